@@ -1,0 +1,5 @@
+import sys
+
+from cqllegacy.cli import main
+
+sys.exit(main())

@@ -1,0 +1,464 @@
+"""The legacy (CQL 3.x) script as an immutable tree: one class per construct.
+
+Every node is a frozen, slotted ``attrs`` class.  Source positions (``span``) and
+nothing else are left out of equality, so two spellings of one construct compare
+equal (``Ra-h1`` and ``R[a1,b1,c1,d1,e1,f1,g1,h1]``) and whole lists hash, which
+the translator uses to de-duplicate transformed lists.
+
+Piece designators are normalised on construction: a type set (13-bit mask, see
+:mod:`cqllegacy.core.pieces`) and a square set (64-bit int, python-chess numbering).
+
+>>> from cqllegacy.core.pieces import legacy_types
+>>> Designator(legacy_types("R"), 0xFF) == Designator(legacy_types("[R]"), 0xFF, span=Span(3, 4))
+True
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import TypeAlias
+
+import attrs
+
+from cqllegacy.core.squares import FULL, SquareSet
+
+
+@attrs.frozen(slots=True)
+class Span:
+    """1-based line and column where a construct starts in the script text."""
+
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.line}:{self.column}"
+
+
+NO_SPAN = Span(0, 0)
+
+
+def _span_field() -> Span:
+    return attrs.field(default=NO_SPAN, eq=False, repr=False, kw_only=True)
+
+
+@attrs.frozen(slots=True)
+class Range:
+    """An inclusive integer range; ``hi is None`` means unlimited (decision L16).
+
+    ``Range(3)`` and ``Range(3, 3)`` are the same range, written ``3``.
+    """
+
+    lo: int
+    hi: int | None = attrs.field()
+    span: Span = _span_field()
+
+    @hi.default
+    def _hi_default(self) -> int | None:
+        return self.lo
+
+    def __contains__(self, value: int) -> bool:
+        return self.lo <= value and (self.hi is None or value <= self.hi)
+
+    def negated(self) -> Range:
+        """``-hi .. -lo``: the range a colour flip gives ``:powerdifference`` (L12)."""
+        if self.hi is None:
+            raise ValueError("an unlimited range has no negation")
+        return Range(-self.hi, -self.lo, span=self.span)
+
+
+@attrs.frozen(slots=True)
+class Comment:
+    """A ``;`` comment, kept in place for ``check`` and carried into CQL 6 (T3).
+
+    ``text`` excludes the leading semicolons and the line end.
+    """
+
+    text: str
+    span: Span = _span_field()
+
+
+# --------------------------------------------------------------------------------------
+# Piece designators
+# --------------------------------------------------------------------------------------
+
+
+@attrs.frozen(slots=True)
+class Designator:
+    """A piece designator: contents ``types`` on squares ``squares``.
+
+    ``tag`` names a ``$tag`` piece type (§4.11); then ``types`` is 0 and the
+    designator stands for that one piece on ``squares``.
+    """
+
+    types: int
+    squares: SquareSet = FULL
+    tag: str | None = None
+    span: Span = _span_field()
+
+
+# --------------------------------------------------------------------------------------
+# Position-list items
+# --------------------------------------------------------------------------------------
+
+
+class FlagKeyword(enum.Enum):
+    """Argument-less position-list keywords other than transforms."""
+
+    MATE = "mate"
+    STALEMATE = "stalemate"
+    CHECK = "check"
+    NOCHECK = "nocheck"
+    WTM = "wtm"
+    BTM = "btm"
+    INITIAL = "initial"
+    VARIATIONS = "variations"
+    VARIATIONSONLY = "variationsonly"
+    MARKALL = "markall"
+    NOANNOTATE = "noannotate"
+    NOT = "not"
+    ENPASSANT = "enpassant"
+    NOENPASSANT = "noenpassant"
+
+
+class TransformKeyword(enum.Enum):
+    """Transform keywords of a position list (§4.3, §5)."""
+
+    FLIP = "flip"
+    FLIPDIHEDRAL = "flipdihedral"
+    FLIPCOLOR = "flipcolor"
+    FLIPDIAGONAL = "flipdiagonal"
+    FLIPOFFDIAGONAL = "flipoffdiagonal"
+    FLIPHORIZONTAL = "fliphorizontal"
+    FLIPVERTICAL = "flipvertical"
+    SHIFT = "shift"
+    SHIFTHORIZONTAL = "shifthorizontal"
+    SHIFTVERTICAL = "shiftvertical"
+    SHIFTMAINDIAGONAL = "shiftmaindiagonal"
+    SHIFTOFFDIAGONAL = "shiftoffdiagonal"
+    SHIFTDIAGONAL = "shiftdiagonal"
+
+
+@attrs.frozen(slots=True)
+class Flag:
+    keyword: FlagKeyword
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class Transform:
+    keyword: TransformKeyword
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class PieceCount:
+    """``:piececount PD R``."""
+
+    designator: Designator
+    range: Range
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class Power:
+    """``:power PD R``."""
+
+    designator: Designator
+    range: Range
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class PowerDifference:
+    """``:powerdifference PD R``."""
+
+    designator: Designator
+    range: Range
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class AttackCount:
+    """``:attackcount PD1 PD2 R``: ordered (attacker, target) pairs (L6)."""
+
+    attackers: Designator
+    targets: Designator
+    range: Range
+    span: Span = _span_field()
+
+
+class MoveKeyword(enum.Enum):
+    MOVEFROM = "movefrom"
+    MOVETO = "moveto"
+    PROMOTE = "promote"
+
+
+@attrs.frozen(slots=True)
+class MoveTest:
+    """``:movefrom PD``, ``:moveto PD`` or ``:promote PD`` (the next move, L7)."""
+
+    keyword: MoveKeyword
+    designator: Designator
+    span: Span = _span_field()
+
+
+class RangeKeyword(enum.Enum):
+    """Keywords whose only parameter is a range."""
+
+    MOVENUMBER = "movenumber"
+    MATCHCOUNT = "matchcount"
+    PRETRANSFORMMATCHCOUNT = "pretransformmatchcount"
+    ELO = "elo"
+    WHITEELO = "whiteelo"
+    BLACKELO = "blackelo"
+
+
+@attrs.frozen(slots=True)
+class RangeTest:
+    """``:movenumber R``, ``:matchcount R``, ``:elo R`` … (see :class:`RangeKeyword`)."""
+
+    keyword: RangeKeyword
+    range: Range
+    span: Span = _span_field()
+
+
+class GameResult(enum.Enum):
+    WHITE_WINS = "1-0"
+    BLACK_WINS = "0-1"
+    DRAW = "1/2-1/2"
+
+    def color_swapped(self) -> GameResult:
+        return _RESULT_SWAP[self]
+
+
+_RESULT_SWAP = {
+    GameResult.WHITE_WINS: GameResult.BLACK_WINS,
+    GameResult.BLACK_WINS: GameResult.WHITE_WINS,
+    GameResult.DRAW: GameResult.DRAW,
+}
+
+
+@attrs.frozen(slots=True)
+class ResultTest:
+    """``:result R`` in a position list (flipped by ``:flipcolor``, L2)."""
+
+    result: GameResult
+    span: Span = _span_field()
+
+
+class RayKeyword(enum.Enum):
+    RAY = "ray"
+    RAYATTACK = "rayattack"
+    RAYDIAGONAL = "raydiagonal"
+    RAYORTHOGONAL = "rayorthogonal"
+    RAYHORIZONTAL = "rayhorizontal"
+    RAYVERTICAL = "rayvertical"
+
+
+@attrs.frozen(slots=True)
+class Ray:
+    """``:ray (PD1 … PDk) [R]`` and its family; ``range is None`` means "at least one"."""
+
+    keyword: RayKeyword
+    designators: tuple[Designator, ...]
+    range: Range | None = None
+    span: Span = _span_field()
+
+
+class ListKeyword(enum.Enum):
+    AND = "and"
+    OR = "or"
+    SEQUENCE = "sequence"
+    GAPPEDSEQUENCE = "gappedsequence"
+
+
+@attrs.frozen(slots=True)
+class ListOfLists:
+    """``:and``, ``:or``, ``:sequence``, ``:gappedsequence`` with their position lists."""
+
+    keyword: ListKeyword
+    lists: tuple[PositionList, ...]
+    span: Span = _span_field()
+
+
+class RelationFlagKeyword(enum.Enum):
+    PATTERN = "pattern"
+    SHIFT = "shift"
+    FLIP = "flip"
+    SAMESIDETOMOVE = "samesidetomove"
+    CHANGESIDETOMOVE = "changesidetomove"
+    IGNORESIDETOMOVE = "ignoresidetomove"
+    VARIATIONS = "variations"
+    VARIATIONSONLY = "variationsonly"
+
+
+@attrs.frozen(slots=True)
+class RelationFlag:
+    keyword: RelationFlagKeyword
+    span: Span = _span_field()
+
+
+class RelationCountKeyword(enum.Enum):
+    MISSINGPIECECOUNT = "missingpiececount"
+    NEWPIECECOUNT = "newpiececount"
+
+
+@attrs.frozen(slots=True)
+class RelationPieceCount:
+    """``:missingpiececount PD R`` / ``:newpiececount PD R`` (never transformed)."""
+
+    keyword: RelationCountKeyword
+    designator: Designator
+    range: Range
+    span: Span = _span_field()
+
+
+class RelationRangeKeyword(enum.Enum):
+    ORIGINALDIFFERENTCOUNT = "originaldifferentcount"
+    ORIGINALSAMECOUNT = "originalsamecount"
+
+
+@attrs.frozen(slots=True)
+class RelationRange:
+    keyword: RelationRangeKeyword
+    range: Range
+    span: Span = _span_field()
+
+
+RelationItem: TypeAlias = "RelationFlag | RelationPieceCount | RelationRange | Comment"
+
+
+@attrs.frozen(slots=True)
+class Relation:
+    """``:relation ( … )``: a later position P2 relates to the current one (§4.8, L18)."""
+
+    items: tuple[RelationItem, ...]
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class Accumulate:
+    """``:accumulate NAME``."""
+
+    name: str
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class SumRange:
+    """``:sumrange NAME R``."""
+
+    name: str
+    range: Range
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class TagMatch:
+    """``:tagmatch NAME PD``: the tagged piece is now described by PD."""
+
+    name: str
+    designator: Designator
+    span: Span = _span_field()
+
+
+PositionItem: TypeAlias = (
+    "Designator | Flag | Transform | PieceCount | Power | PowerDifference | AttackCount"
+    " | MoveTest | RangeTest | ResultTest | Ray | ListOfLists | Relation | Accumulate"
+    " | SumRange | TagMatch | Comment"
+)
+
+
+@attrs.frozen(slots=True)
+class PositionList:
+    """``(position item…)``; items keep their source order (comments included)."""
+
+    items: tuple[PositionItem, ...] = ()
+    span: Span = _span_field()
+
+    def without_comments(self) -> tuple[PositionItem, ...]:
+        return tuple(item for item in self.items if not isinstance(item, Comment))
+
+
+# --------------------------------------------------------------------------------------
+# Match list
+# --------------------------------------------------------------------------------------
+
+
+class MatchPathKeyword(enum.Enum):
+    PGN = "pgn"
+    OUTPUT = "output"
+
+
+@attrs.frozen(slots=True)
+class MatchPath:
+    """``:pgn FILE`` or ``:output FILE`` (relative to the script's folder)."""
+
+    keyword: MatchPathKeyword
+    path: str
+    span: Span = _span_field()
+
+
+class MatchRangeKeyword(enum.Enum):
+    YEAR = "year"
+    GAMENUMBER = "gamenumber"
+
+
+@attrs.frozen(slots=True)
+class MatchRange:
+    """``:year R`` or ``:gamenumber R``."""
+
+    keyword: MatchRangeKeyword
+    range: Range
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class MatchResult:
+    """``:result R`` in the match list."""
+
+    result: GameResult
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class Player:
+    """``:player NAME``: case-insensitive substring of White or Black (L10)."""
+
+    name: str
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class ForAny:
+    """``:forany NAME PD``: bind a tag to one physical piece (§4.11)."""
+
+    name: str
+    designator: Designator
+    span: Span = _span_field()
+
+
+MatchItem: TypeAlias = (
+    "MatchPath | MatchRange | MatchResult | Player | ForAny | PositionList | Comment"
+)
+
+
+@attrs.frozen(slots=True)
+class MatchList:
+    """``(match item…)``; items keep their source order (comments included)."""
+
+    items: tuple[MatchItem, ...] = ()
+    span: Span = _span_field()
+
+    def position_lists(self) -> tuple[PositionList, ...]:
+        return tuple(item for item in self.items if isinstance(item, PositionList))
+
+
+@attrs.frozen(slots=True)
+class Script:
+    """A whole legacy file: comments before the match list, the list, comments after."""
+
+    match: MatchList
+    leading: tuple[Comment, ...] = ()
+    trailing: tuple[Comment, ...] = ()
+    path: str | None = attrs.field(default=None, eq=False, kw_only=True)
