@@ -466,6 +466,26 @@ class Relation(Filter):
 
 
 @attrs.frozen(slots=True)
+class RayCount(Filter):
+    """Legacy ``:ray…`` counting (L20): the number of rays, numeric.
+
+    A ray is a run of squares on one line in one of ``directions`` (basic
+    directions only) whose first square matches ``args[0]``, last matches
+    ``args[-1]``, whose inner designators take distinct inner squares in order, and
+    whose other inner squares are empty.  With ``attack`` (``:rayattack``) the first
+    square must hold a rook or queen for an orthogonal ray, a bishop or queen for a
+    diagonal one (either colour).
+    """
+
+    MODERN: ClassVar[bool] = False
+
+    args: tuple[Filter, ...]
+    directions: tuple[Direction, ...]
+    attack: bool = False
+    origin: Origin | None = _origin_field()
+
+
+@attrs.frozen(slots=True)
 class LegacyOnly(Filter):
     """Any other legacy construct the translator rewrote into a core node the printer
     cannot express; ``filter`` is what the evaluator runs."""
