@@ -23,7 +23,7 @@ many people call "CQL 5 scripts" -- on PGN files, and translate them into CQL 6.
 
 EPILOG = """\
 examples:
-  cqllegacy run examples/quadrupled-pawns.cql            # on the bundled sample games
+  cqllegacy run examples/knight-fork.cql                 # on the bundled sample games
   cqllegacy run old.cql -i games.pgn.bz2 -o found.pgn --report found.jsonl
   cqllegacy translate old.cql -o new.cql                 # CQL 6.1 text, exact or refused
   cqllegacy check scripts/*.cql                          # validate and print canonically

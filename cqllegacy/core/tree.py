@@ -157,6 +157,7 @@ class Move(Filter):
     promote: TypeSet | None = None
     enpassant: bool = False
     previous: bool = False
+    origin: Origin | None = _origin_field()
 
 
 @attrs.frozen(slots=True)
@@ -342,6 +343,7 @@ class Player(Filter):
     text: str
     color: Color | None = None
     ignore_case: bool = False
+    origin: Origin | None = _origin_field()
 
 
 class TagName(enum.Enum):

@@ -1,0 +1,348 @@
+"""Basic transforms and modern (CQL 6) transform orbits, modern-cql §11.
+
+A :class:`BasicTransform` rewrites a whole core filter tree: square designators,
+piece types, directions and colour-dependent keywords.  A transform filter
+``T F`` stands for the *orbit* of F: every basic transform of T applied to F,
+members with an emptied designator dropped (decision M1), repeats removed.
+
+>>> from cqllegacy.core.pieces import types_of
+>>> from cqllegacy.core.squares import parse_squares
+>>> kings = Compound((PieceSet(types_of("K"), parse_squares("a1")),
+...                   PieceSet(types_of("k"), parse_squares("h8"))))
+>>> len(orbit(TransformKind.FLIP, kings))
+4
+>>> len(orbit(TransformKind.SHIFT, PieceSet(types_of("K"), parse_squares("a1"))))
+64
+
+Legacy-only nodes: :class:`RayCount` and :class:`LegacyOnly` are rewritten like any
+other node (arguments transformed, ray directions mapped), because their meaning is
+geometric and the same under every basic transform.  :class:`Relation` is refused
+with ``ValueError``: its missing/new counts are defined as untouched by the list's
+transforms while its allowable squares follow them (L18), so no single rule fits,
+and the translator never puts it under a transform.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import attrs
+
+from cqllegacy.core.pieces import TypeSet, color_swap
+from cqllegacy.core.squares import Dihedral, Direction, SquareSet, color_swap_set, modern_shift
+from cqllegacy.core.tree import (
+    And,
+    Arith,
+    AttackedBy,
+    Attacks,
+    Between,
+    Color,
+    Comment,
+    Compare,
+    Complement,
+    Compound,
+    Count,
+    DirectionSet,
+    Elo,
+    Filter,
+    Find,
+    InRange,
+    Intersection,
+    Keyword,
+    LegacyOnly,
+    Line,
+    LineStep,
+    Move,
+    Negate,
+    Not,
+    Number,
+    NumericValue,
+    Or,
+    PieceLoop,
+    PieceSet,
+    PieceVariable,
+    Player,
+    Power,
+    Ray,
+    RayCount,
+    Relation,
+    Result,
+    Simple,
+    TagContains,
+    Transform,
+    TransformKind,
+    Union,
+    XRay,
+)
+
+__all__ = ["BasicTransform", "apply", "basic_transforms", "orbit"]
+
+
+@attrs.frozen(slots=True)
+class BasicTransform:
+    """Apply ``dihedral``, then the colour swap (if ``swap_colors``), then shift by ``(dx, dy)``.
+
+    ``dx`` counts files to the right, ``dy`` ranks up; both lie in -7..7.
+
+    >>> from cqllegacy.core.squares import format_squares, parse_squares
+    >>> tau = BasicTransform(Dihedral.ROT90, True, 0, 0)
+    >>> format_squares(tau.map_squares(parse_squares("a1")))
+    'h8'
+    >>> BasicTransform(dx=7).map_squares(parse_squares("[d2,c4]")) is None
+    True
+    """
+
+    dihedral: Dihedral = Dihedral.IDENTITY
+    swap_colors: bool = False
+    dx: int = 0
+    dy: int = 0
+
+    @property
+    def is_identity(self) -> bool:
+        return (
+            self.dihedral is Dihedral.IDENTITY
+            and not self.swap_colors
+            and self.dx == 0
+            and self.dy == 0
+        )
+
+    def map_squares(self, squares: SquareSet) -> SquareSet | None:
+        """The image of one square designator; None when a shift pushes all of it off the board.
+
+        A designator that was empty to begin with (``[]``) loses nothing and stays valid.
+        """
+        image = self.dihedral.map_set(squares)
+        if self.swap_colors:
+            image = color_swap_set(image)
+        image = modern_shift(image, self.dx, self.dy)
+        if image == 0 and squares != 0:
+            return None
+        return image
+
+    def map_types(self, types: TypeSet) -> TypeSet:
+        return color_swap(types) if self.swap_colors else types
+
+    def map_direction(self, direction: Direction) -> Direction:
+        # Shifts move squares, not vectors; the colour swap maps vectors as the
+        # horizontal-bisector mirror does (decision M3).
+        image = direction.mapped(self.dihedral.map_vector)
+        if self.swap_colors:
+            image = image.mapped(Dihedral.REFLECT_H.map_vector)
+        return image
+
+    def map_color(self, color: Color | None) -> Color | None:
+        if color is None or not self.swap_colors:
+            return color
+        return color.swapped()
+
+
+def _build_basic_transforms() -> dict[TransformKind, tuple[BasicTransform, ...]]:
+    identity = BasicTransform()
+    offsets = [(dx, dy) for dy in range(-7, 8) for dx in range(-7, 8) if (dx, dy) != (0, 0)]
+    return {
+        TransformKind.FLIPCOLOR: (identity, BasicTransform(swap_colors=True)),
+        TransformKind.REVERSECOLOR: (BasicTransform(swap_colors=True),),
+        TransformKind.FLIP: tuple(BasicTransform(d) for d in Dihedral),
+        TransformKind.FLIPHORIZONTAL: (identity, BasicTransform(Dihedral.REFLECT_H)),
+        TransformKind.FLIPVERTICAL: (identity, BasicTransform(Dihedral.REFLECT_V)),
+        TransformKind.ROTATE90: tuple(
+            BasicTransform(d)
+            for d in (Dihedral.IDENTITY, Dihedral.ROT90, Dihedral.ROT180, Dihedral.ROT270)
+        ),
+        TransformKind.SHIFT: (identity, *(BasicTransform(dx=dx, dy=dy) for dx, dy in offsets)),
+        TransformKind.SHIFTHORIZONTAL: (
+            identity,
+            *(BasicTransform(dx=dx) for dx in range(-7, 8) if dx != 0),
+        ),
+        TransformKind.SHIFTVERTICAL: (
+            identity,
+            *(BasicTransform(dy=dy) for dy in range(-7, 8) if dy != 0),
+        ),
+    }
+
+
+_BASIC_TRANSFORMS = _build_basic_transforms()
+
+
+def basic_transforms(kind: TransformKind) -> tuple[BasicTransform, ...]:
+    """B(T) of modern-cql §11.2; the identity (when present) comes first.
+
+    >>> [len(basic_transforms(k)) for k in TransformKind]
+    [2, 1, 8, 2, 2, 4, 225, 15, 15]
+    """
+    return _BASIC_TRANSFORMS[kind]
+
+
+class _InvalidMember(Exception):
+    """A shift emptied a square designator: the transformed filter leaves the orbit."""
+
+
+def apply(tau: BasicTransform, filter: Filter) -> Filter | None:
+    """``filter`` rewritten by ``tau`` (§11.3), or None when the result is an invalid member.
+
+    >>> from cqllegacy.core.pieces import types_of
+    >>> from cqllegacy.core.squares import parse_squares
+    >>> tau = BasicTransform(swap_colors=True)
+    >>> pawn = PieceSet(types_of("P"), parse_squares("a2"))
+    >>> apply(tau, Compound((Simple(Keyword.WTM), pawn))) == Compound(
+    ...     (Simple(Keyword.BTM), PieceSet(types_of("p"), parse_squares("a7"))))
+    True
+    """
+    if tau.is_identity:
+        return filter
+    try:
+        return _rewrite(filter, tau)
+    except _InvalidMember:
+        return None
+
+
+def orbit(kind: TransformKind, filter: Filter) -> tuple[Filter, ...]:
+    """The distinct valid images of ``filter`` under B(kind), in first-seen order (§11.4).
+
+    >>> orbit(TransformKind.SHIFT, Simple(Keyword.CHECK))
+    (Simple(keyword=<Keyword.CHECK: 'check'>),)
+    """
+    members: dict[Filter, None] = {}
+    for tau in basic_transforms(kind):
+        image = apply(tau, filter)
+        if image is not None:
+            members.setdefault(image, None)
+    return tuple(members)
+
+
+# --------------------------------------------------------------------------------------
+# The rewrite, one rule per node class
+# --------------------------------------------------------------------------------------
+
+
+@functools.singledispatch
+def _rewrite(node: Filter, tau: BasicTransform) -> Filter:
+    raise ValueError(f"cannot transform a {type(node).__name__} node")
+
+
+def _rewrite_fields(node: Filter, tau: BasicTransform) -> Filter:
+    """Rewrite every sub-filter of a node whose own fields do not change under transforms."""
+    changes: dict[str, object] = {}
+    for field in attrs.fields(type(node)):
+        value = getattr(node, field.name)
+        if isinstance(value, Filter):
+            changes[field.name] = _rewrite(value, tau)
+        elif isinstance(value, tuple) and value and isinstance(value[0], Filter):
+            changes[field.name] = tuple(_rewrite(item, tau) for item in value)
+    return attrs.evolve(node, **changes) if changes else node
+
+
+_STRUCTURAL: tuple[type[Filter], ...] = (
+    Union,
+    Intersection,
+    Complement,
+    Attacks,
+    AttackedBy,
+    XRay,
+    Between,
+    PieceLoop,
+    Count,
+    Power,
+    Arith,
+    Negate,
+    InRange,
+    Compare,
+    Compound,
+    And,
+    Or,
+    Not,
+    Find,
+    Transform,
+    LegacyOnly,
+)
+for _cls in _STRUCTURAL:
+    _rewrite.register(_cls)(_rewrite_fields)
+
+
+def _unchanged(node: Filter, tau: BasicTransform) -> Filter:
+    return node
+
+
+for _cls in (PieceVariable, Number, NumericValue, TagContains, Comment):
+    _rewrite.register(_cls)(_unchanged)
+
+
+@_rewrite.register
+def _(node: PieceSet, tau: BasicTransform) -> Filter:
+    squares = tau.map_squares(node.squares)
+    if squares is None:
+        raise _InvalidMember
+    return PieceSet(tau.map_types(node.types), squares)
+
+
+@_rewrite.register
+def _(node: DirectionSet, tau: BasicTransform) -> Filter:
+    arg = _rewrite(node.arg, tau)
+    return DirectionSet(tau.map_direction(node.direction), arg, node.lo, node.hi)
+
+
+@_rewrite.register
+def _(node: Ray, tau: BasicTransform) -> Filter:
+    return Ray(tuple(_rewrite(a, tau) for a in node.args), tau.map_direction(node.direction))
+
+
+@_rewrite.register
+def _(node: RayCount, tau: BasicTransform) -> Filter:
+    return attrs.evolve(
+        node,
+        args=tuple(_rewrite(a, tau) for a in node.args),
+        directions=tuple(tau.map_direction(d) for d in node.directions),
+    )
+
+
+def _rewrite_optional(node: Filter | None, tau: BasicTransform) -> Filter | None:
+    return None if node is None else _rewrite(node, tau)
+
+
+@_rewrite.register
+def _(node: Move, tau: BasicTransform) -> Filter:
+    return attrs.evolve(
+        node,
+        from_=_rewrite_optional(node.from_, tau),
+        to=_rewrite_optional(node.to, tau),
+        capture=_rewrite_optional(node.capture, tau),
+        promote=None if node.promote is None else tau.map_types(node.promote),
+    )
+
+
+@_rewrite.register
+def _(node: Line, tau: BasicTransform) -> Filter:
+    return Line(tuple(LineStep(_rewrite(s.filter, tau), s.lo, s.hi) for s in node.steps))
+
+
+_COLOR_KEYWORDS = {Keyword.WTM: Keyword.BTM, Keyword.BTM: Keyword.WTM}
+
+
+@_rewrite.register
+def _(node: Simple, tau: BasicTransform) -> Filter:
+    if tau.swap_colors and node.keyword in _COLOR_KEYWORDS:
+        return Simple(_COLOR_KEYWORDS[node.keyword])
+    return node
+
+
+@_rewrite.register
+def _(node: Elo, tau: BasicTransform) -> Filter:
+    return Elo(tau.map_color(node.color))
+
+
+@_rewrite.register
+def _(node: Player, tau: BasicTransform) -> Filter:
+    return attrs.evolve(node, color=tau.map_color(node.color))
+
+
+@_rewrite.register
+def _(node: Result, tau: BasicTransform) -> Filter:
+    return Result(node.result.color_swapped()) if tau.swap_colors else node
+
+
+@_rewrite.register
+def _(node: Relation, tau: BasicTransform) -> Filter:
+    raise ValueError(
+        "a legacy :relation cannot stand under a modern transform: its counts ignore the "
+        "list's transforms while its allowable squares follow them"
+    )

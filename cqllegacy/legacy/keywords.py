@@ -1,0 +1,213 @@
+"""Keyword tables of the legacy language: which keywords each list kind takes, and how.
+
+Each standard keyword has a :class:`KeywordSpec`: its name (without the colon), the
+shape of its parameters and the tree node it builds.  The reader dispatches on the
+shape; the tests cross-check these tables against the keyword list of the reference.
+Scidb and Chess Assistant extension keywords are only named here, so that the reader
+can refuse them precisely (decision L17).
+
+>>> POSITION_KEYWORDS["piececount"].shape
+<Shape.PD_RANGE: 'a piece designator and a range'>
+>>> sorted(homes_of("shift"), key=lambda kind: kind.value)
+[<ListKind.POSITION: 'position list'>, <ListKind.RELATION: 'relation list'>]
+>>> is_extension("eco*"), is_extension("mate")
+(True, False)
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import attrs
+
+from cqllegacy.legacy import tree as t
+
+
+class ListKind(enum.Enum):
+    """The three kinds of keyword list; the value names the kind in messages."""
+
+    MATCH = "match list"
+    POSITION = "position list"
+    RELATION = "relation list"
+
+    @property
+    def example(self) -> str:
+        return _LIST_EXAMPLES[self]
+
+
+_LIST_EXAMPLES = {
+    ListKind.MATCH: "(match …)",
+    ListKind.POSITION: "(position …)",
+    ListKind.RELATION: ":relation (…)",
+}
+
+
+class Shape(enum.Enum):
+    """Parameter shapes (legacy-cql.md Appendix A); the value describes them in messages."""
+
+    NONE = "no parameters"
+    PD = "a piece designator"
+    PD_RANGE = "a piece designator and a range"
+    PD_PD_RANGE = "two piece designators and a range"
+    RANGE = "a range"
+    RESULT = "a game result"
+    RAY = "a ray specifier list and an optional range"
+    LISTS = "a parenthesised list of position lists"
+    RELATION = "a parenthesised relation list"
+    NAME = "a name"
+    NAME_RANGE = "a name and a range"
+    NAME_PD = "a name and a piece designator"
+    FILE = "a file name"
+    WORD = "a word"
+
+
+@attrs.frozen(slots=True)
+class KeywordSpec:
+    """One standard keyword: ``build(*parameters, span=…)`` makes its tree node."""
+
+    name: str
+    shape: Shape
+    build: Callable[..., Any] = attrs.field(eq=False, repr=False)
+
+    @property
+    def text(self) -> str:
+        return ":" + self.name
+
+
+def _specs(entries: Iterable[KeywordSpec]) -> dict[str, KeywordSpec]:
+    return {spec.name: spec for spec in entries}
+
+
+def _keyed(enum_type: type[enum.Enum], node: Callable[..., Any], shape: Shape) -> list[KeywordSpec]:
+    """Specs for a node class whose first field is the keyword enum member."""
+    return [
+        KeywordSpec(member.value, shape, functools.partial(node, member)) for member in enum_type
+    ]
+
+
+MATCH_KEYWORDS: dict[str, KeywordSpec] = _specs(
+    [
+        *_keyed(t.MatchPathKeyword, t.MatchPath, Shape.FILE),
+        *_keyed(t.MatchRangeKeyword, t.MatchRange, Shape.RANGE),
+        KeywordSpec("result", Shape.RESULT, t.MatchResult),
+        KeywordSpec("player", Shape.WORD, t.Player),
+        KeywordSpec("forany", Shape.NAME_PD, t.ForAny),
+    ]
+)
+
+POSITION_KEYWORDS: dict[str, KeywordSpec] = _specs(
+    [
+        *_keyed(t.FlagKeyword, t.Flag, Shape.NONE),
+        *_keyed(t.TransformKeyword, t.Transform, Shape.NONE),
+        KeywordSpec("piececount", Shape.PD_RANGE, t.PieceCount),
+        KeywordSpec("power", Shape.PD_RANGE, t.Power),
+        KeywordSpec("powerdifference", Shape.PD_RANGE, t.PowerDifference),
+        KeywordSpec("attackcount", Shape.PD_PD_RANGE, t.AttackCount),
+        *_keyed(t.MoveKeyword, t.MoveTest, Shape.PD),
+        *_keyed(t.RangeKeyword, t.RangeTest, Shape.RANGE),
+        KeywordSpec("result", Shape.RESULT, t.ResultTest),
+        *_keyed(t.RayKeyword, t.Ray, Shape.RAY),
+        *_keyed(t.ListKeyword, t.ListOfLists, Shape.LISTS),
+        KeywordSpec("relation", Shape.RELATION, t.Relation),
+        KeywordSpec("accumulate", Shape.NAME, t.Accumulate),
+        KeywordSpec("sumrange", Shape.NAME_RANGE, t.SumRange),
+        KeywordSpec("tagmatch", Shape.NAME_PD, t.TagMatch),
+    ]
+)
+
+RELATION_KEYWORDS: dict[str, KeywordSpec] = _specs(
+    [
+        *_keyed(t.RelationFlagKeyword, t.RelationFlag, Shape.NONE),
+        *_keyed(t.RelationCountKeyword, t.RelationPieceCount, Shape.PD_RANGE),
+        *_keyed(t.RelationRangeKeyword, t.RelationRange, Shape.RANGE),
+    ]
+)
+
+KEYWORDS: dict[ListKind, dict[str, KeywordSpec]] = {
+    ListKind.MATCH: MATCH_KEYWORDS,
+    ListKind.POSITION: POSITION_KEYWORDS,
+    ListKind.RELATION: RELATION_KEYWORDS,
+}
+
+#: Examples shown when a parameter is missing, for the shapes every keyword shares.
+SHAPE_EXAMPLES: dict[Shape, str] = {
+    Shape.PD: "Ra3",
+    Shape.PD_RANGE: "R 2",
+    Shape.PD_PD_RANGE: "A k 2",
+    Shape.RANGE: "1 10",
+    Shape.RESULT: "1-0",
+    Shape.RAY: "(Q k)",
+    Shape.LISTS: "((position …) (position …))",
+    Shape.RELATION: "(:pattern :shift)",
+    Shape.NAME: "counter",
+    Shape.NAME_RANGE: "counter 1 5",
+    Shape.NAME_PD: "rook [Rr]",
+    Shape.FILE: "games.pgn",
+    Shape.WORD: "kasparov",
+}
+
+LIST_HEADS = ("match", "position")
+
+#: Every standard keyword name, in any list.
+STANDARD_NAMES: frozenset[str] = frozenset().union(*(table.keys() for table in KEYWORDS.values()))
+
+
+def homes_of(name: str) -> set[ListKind]:
+    """The list kinds in which ``name`` is a standard keyword."""
+    return {kind for kind, table in KEYWORDS.items() if name in table}
+
+
+# --------------------------------------------------------------------------------------
+# Extensions (Scidb CQL-S, Chess Assistant 9): recognised, never supported (L17)
+# --------------------------------------------------------------------------------------
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+#: Match-list extension keywords (legacy-cql.md §2.2, §7.1 "ext" rows).
+MATCH_EXTENSIONS: frozenset[str] = _words(
+    """
+    and or xor not cond
+    whiteplayer blackplayer playerid whiteid blackid
+    elo whiteelo blackelo
+    rating whiterating blackrating averagerating averagerating* ratingdifference
+    title whitetitle blacktitle country whitecountry blackcountry gender whitegender blackgender
+    birthyear whitebirthyear blackbirthyear deathyear whitedeathyear blackdeathyear
+    iscomputer whiteiscomputer blackiscomputer ishuman whiteishuman blackishuman
+    event eventcategory eventcountry eventdate eventmode eventtype site round subround timemode
+    annotator date eco eco* plycount termination variant tag
+    comment comment* error goodgame hasannotation hascomments hasmarker hasmarkers
+    hasspecialmarker hasspecialmarkers hasvariations
+    ischess960 isshufflechess startposition eithercolor
+    """
+)
+
+#: Position-list extension keywords (legacy-cql.md §4.3, §4.5–§4.7, §4.10, §4.12, §7.4).
+POSITION_EXTENSIONS: frozenset[str] = _words(
+    """
+    cond xor castling contactcheck nocontactcheck doublecheck nodoublecheck endgame noendgame
+    fen fiftymoverule halfmoveclock halfmoveclocklimit gameisover insidevariation losing
+    matingmaterial nomatingmaterial mustcapture terminal threefoldrepetition fivefoldrepetition
+    repetition whitecannotwin blackcannotwin threechecks kingonthehill checkcount nomate
+    nostalemate inside goodbishop opposition pawncount pawncountdifference piececountdifference
+    maxswapvalue maxswapevaluation exchangeevaluation evaluation moveevaluation
+    endgameevaluation endgameevaluation* iscastling nocastling ischeck iscontactcheck
+    isdoublecheck isillegal isinvalid ismate isnull isstalemate piecedrop forced captureforced
+    takeslastpiece halfmovenumber line line* match matchconsecutive repetitioncount
+    pretransformrepetitioncount accumulate* reset cut exclude skip preceding following endmost
+    variant ischess960 isshufflechess startposition rating whiterating blackrating
+    shifthorizontal*
+    """
+)
+
+EXTENSION_NAMES: frozenset[str] = MATCH_EXTENSIONS | POSITION_EXTENSIONS
+
+
+def is_extension(name: str) -> bool:
+    """True for a named extension keyword or any ``name*`` (Scidb's starred forms)."""
+    return name in EXTENSION_NAMES or (name.endswith("*") and len(name) > 1)

@@ -1,0 +1,240 @@
+"""Canonical legacy text: one item per line, two-space indent, comments kept in place.
+
+Designators are spelled canonically (:func:`~cqllegacy.core.pieces.format_legacy_types`,
+:func:`~cqllegacy.core.squares.format_squares`), so two spellings of one script print
+the same.  ``read_script(print_script(s)) == s`` holds for every script the reader
+accepts.  A comment that followed an item on the same source line stays on that line.
+
+>>> from cqllegacy.legacy.grammar import read_script
+>>> print(print_script(read_script(
+...     "(match :result 1/2 (position R[a1,b1,c1,d1,e1,f1,g1,h1] ?d4 :markall ; each\\n"
+...     " :and ((position :mate) (position :check)) :ray (Q k) 1 unlimited))"
+... )), end="")
+(match
+  :result 1/2-1/2
+  (position
+    Ra-h1
+    ?d4
+    :markall ; each
+    :and (
+      (position
+        :mate)
+      (position
+        :check))
+    :ray (Q k) 1 unlimited))
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+from cqllegacy.core.pieces import format_legacy_types
+from cqllegacy.core.squares import FULL, format_squares
+from cqllegacy.legacy import tree as t
+
+INDENT = "  "
+
+
+def print_script(script: t.Script) -> str:
+    """The canonical text of ``script``, ending with a line break."""
+    lines = [_comment_text(comment) for comment in script.leading]
+    lines += _block("(match", script.match.span, script.match.items, "")
+    lines += [_comment_text(comment) for comment in script.trailing]
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------------------
+# Lists
+# --------------------------------------------------------------------------------------
+
+
+def _block(head: str, span: t.Span, items: Sequence[object], indent: str) -> list[str]:
+    """``head`` then one item per line; the closing ')' ends the last line unless that
+    line ends with a comment."""
+    if not items:
+        return [indent + head + ")"]
+    lines = [indent + head]
+    inner = indent + INDENT
+    previous_span: t.Span | None = span
+    for item in items:
+        if isinstance(item, t.Comment) and _same_line(previous_span, item.span):
+            lines[-1] += " " + _comment_text(item)
+            previous_span = None
+            continue
+        lines += _lines(item, inner)
+        previous_span = _single_line_span(item)
+    if isinstance(items[-1], t.Comment):
+        lines.append(indent + ")")
+    else:
+        lines[-1] += ")"
+    return lines
+
+
+def _same_line(previous: t.Span | None, current: t.Span) -> bool:
+    return previous is not None and previous != t.NO_SPAN and previous.line == current.line
+
+
+def _single_line_span(item: object) -> t.Span | None:
+    """The span of an item printed on one line (a comment may follow it there)."""
+    if isinstance(item, t.Comment) or _multi_line(item):
+        return None
+    span = getattr(item, "span", None)
+    return span if isinstance(span, t.Span) else None
+
+
+def _multi_line(item: object) -> bool:
+    if isinstance(item, t.PositionList | t.Relation):
+        return bool(item.items)
+    return isinstance(item, t.ListOfLists) and bool(item.lists)
+
+
+@functools.singledispatch
+def _lines(item: object, indent: str) -> list[str]:
+    return [indent + _text(item)]
+
+
+@_lines.register
+def _(item: t.PositionList, indent: str) -> list[str]:
+    return _block("(position", item.span, item.items, indent)
+
+
+@_lines.register
+def _(item: t.ListOfLists, indent: str) -> list[str]:
+    head = f":{item.keyword.value} ("
+    if not item.lists:
+        return [indent + head + ")"]
+    lines = [indent + head]
+    for position_list in item.lists:
+        lines += _block("(position", position_list.span, position_list.items, indent + INDENT)
+    lines[-1] += ")"
+    return lines
+
+
+@_lines.register
+def _(item: t.Relation, indent: str) -> list[str]:
+    return _block(":relation (", item.span, item.items, indent)
+
+
+# --------------------------------------------------------------------------------------
+# Items printed on one line
+# --------------------------------------------------------------------------------------
+
+
+@functools.singledispatch
+def _text(item: object) -> str:
+    raise TypeError(f"not a legacy tree item: {item!r}")
+
+
+def designator_text(designator: t.Designator) -> str:
+    """Canonical spelling of a designator; squares of a tag are always bracketed.
+
+    >>> from cqllegacy.core.squares import parse_squares
+    >>> designator_text(t.Designator(0, parse_squares("d4"), tag="rook"))
+    '$rook[d4]'
+    """
+    squares = format_squares(designator.squares)
+    if designator.tag is None:
+        return format_legacy_types(designator.types) + squares
+    if designator.squares != FULL and not squares.startswith("["):
+        squares = f"[{squares}]"
+    return f"${designator.tag}{squares}"
+
+
+def range_text(value: t.Range) -> str:
+    """``3``, ``1 3`` or ``1 unlimited``."""
+    if value.hi == value.lo:
+        return str(value.lo)
+    return f"{value.lo} {'unlimited' if value.hi is None else value.hi}"
+
+
+def _comment_text(comment: t.Comment) -> str:
+    return ";" + comment.text
+
+
+_text.register(t.Designator, designator_text)
+_text.register(t.Comment, _comment_text)
+
+
+@_text.register
+def _(item: t.Flag | t.Transform | t.RelationFlag) -> str:
+    return f":{item.keyword.value}"
+
+
+@_text.register
+def _(item: t.PieceCount) -> str:
+    return f":piececount {designator_text(item.designator)} {range_text(item.range)}"
+
+
+@_text.register
+def _(item: t.Power) -> str:
+    return f":power {designator_text(item.designator)} {range_text(item.range)}"
+
+
+@_text.register
+def _(item: t.PowerDifference) -> str:
+    return f":powerdifference {designator_text(item.designator)} {range_text(item.range)}"
+
+
+@_text.register
+def _(item: t.AttackCount) -> str:
+    designators = f"{designator_text(item.attackers)} {designator_text(item.targets)}"
+    return f":attackcount {designators} {range_text(item.range)}"
+
+
+@_text.register
+def _(item: t.MoveTest) -> str:
+    return f":{item.keyword.value} {designator_text(item.designator)}"
+
+
+@_text.register
+def _(item: t.RangeTest | t.MatchRange | t.RelationRange) -> str:
+    return f":{item.keyword.value} {range_text(item.range)}"
+
+
+@_text.register
+def _(item: t.ResultTest | t.MatchResult) -> str:
+    return f":result {item.result.value}"
+
+
+@_text.register
+def _(item: t.Ray) -> str:
+    designators = " ".join(designator_text(d) for d in item.designators)
+    text = f":{item.keyword.value} ({designators})"
+    return text if item.range is None else f"{text} {range_text(item.range)}"
+
+
+@_text.register
+def _(item: t.Accumulate) -> str:
+    return f":accumulate {item.name}"
+
+
+@_text.register
+def _(item: t.SumRange) -> str:
+    return f":sumrange {item.name} {range_text(item.range)}"
+
+
+@_text.register
+def _(item: t.TagMatch) -> str:
+    return f":tagmatch {item.name} {designator_text(item.designator)}"
+
+
+@_text.register
+def _(item: t.RelationPieceCount) -> str:
+    designator = designator_text(item.designator)
+    return f":{item.keyword.value} {designator} {range_text(item.range)}"
+
+
+@_text.register
+def _(item: t.MatchPath) -> str:
+    return f":{item.keyword.value} {item.path}"
+
+
+@_text.register
+def _(item: t.Player) -> str:
+    return f":player {item.name}"
+
+
+@_text.register
+def _(item: t.ForAny) -> str:
+    return f":forany {item.name} {designator_text(item.designator)}"

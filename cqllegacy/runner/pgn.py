@@ -1,0 +1,394 @@
+"""PGN files game by game: open (plain or compressed), split, decode, parse.
+
+Reading is split in three steps so that a game rejected by its tags costs no move
+replay: :func:`split_games` cuts the text into :class:`GameText` pieces, :func:`read_tags`
+reads the tag pairs from the tag lines alone, and :func:`read_game` parses the moves only
+when the caller asks for them.
+
+Game boundaries follow python-chess (a blank line outside a ``{…}`` comment ends the
+movetext), with two tolerances: any number of blank lines may separate the tags from the
+moves, and a tag line where moves are expected starts a new game even without a blank
+line in between.
+
+>>> games = list(split_games(['[White "Tal"]\\n', '\\n', '1. e4 {a\\n', '\\n', 'b} e5 *\\n']))
+>>> len(games), games[0].tag_lines, games[0].movetext
+(1, ('[White "Tal"]\\n',), '1. e4 {a\\n\\nb} e5 *\\n')
+>>> read_tags(games[0].tag_lines)[0]["White"]
+'Tal'
+>>> read_game(games[0]).next().comment
+'a\\n\\nb'
+"""
+
+from __future__ import annotations
+
+import bz2
+import contextlib
+import enum
+import gzip
+import io
+import lzma
+import os
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+import attrs
+import chess
+import chess.pgn
+
+# --------------------------------------------------------------------------------------
+# Opening: compression by magic bytes
+# --------------------------------------------------------------------------------------
+
+
+class Compression(enum.Enum):
+    PLAIN = "plain"
+    GZIP = "gzip"
+    BZIP2 = "bzip2"
+    XZ = "xz"
+
+
+_MAGIC: tuple[tuple[bytes, Compression], ...] = (
+    (b"\x1f\x8b", Compression.GZIP),
+    (b"\xfd7zXZ\x00", Compression.XZ),
+)
+
+_OPENERS: dict[Compression, Callable[[BinaryIO], BinaryIO]] = {
+    Compression.PLAIN: lambda raw: raw,
+    Compression.GZIP: lambda raw: gzip.GzipFile(fileobj=raw, mode="rb"),
+    Compression.BZIP2: lambda raw: bz2.BZ2File(raw, mode="rb"),
+    Compression.XZ: lambda raw: lzma.LZMAFile(raw, mode="rb"),  # noqa: SIM115 (open_pgn closes it)
+}
+
+#: What a damaged compressed stream raises while being read.
+DECOMPRESSION_ERRORS = (EOFError, OSError, lzma.LZMAError, zlib.error, ValueError)
+
+
+def detect_compression(head: bytes) -> Compression:
+    """The compression the first bytes of a file announce (plain when none does).
+
+    The file name's extension is not consulted: the bytes cannot lie, a name can.
+
+    >>> detect_compression(b"BZh91AY&SY"), detect_compression(b"[Event")
+    (<Compression.BZIP2: 'bzip2'>, <Compression.PLAIN: 'plain'>)
+    """
+    for magic, compression in _MAGIC:
+        if head.startswith(magic):
+            return compression
+    if len(head) >= 4 and head.startswith(b"BZh") and head[3:4].isdigit():
+        return Compression.BZIP2
+    return Compression.PLAIN
+
+
+class DamagedInput(Exception):
+    """A file whose bytes stop making sense part-way (truncated or corrupt compression)."""
+
+
+@attrs.define
+class PgnSource:
+    """An open PGN file: its lines as text and how far into the file reading has got."""
+
+    path: Path
+    compression: Compression
+    size: int
+    _raw: BinaryIO
+    _text: io.TextIOWrapper
+
+    def bytes_read(self) -> int:
+        """Bytes of the file (compressed bytes for a compressed file) consumed so far."""
+        try:
+            return min(self._raw.tell(), self.size)
+        except (OSError, ValueError):
+            return self.size
+
+    def lines(self) -> Iterator[str]:
+        """The file's lines, one character per byte (see :func:`decode_game`).
+
+        Raises :class:`DamagedInput` when decompression fails part-way.
+        """
+        try:
+            # Not ``yield from self._text``: closing this generator early would then
+            # close the file under open_pgn; a readline iterator has nothing to close.
+            yield from iter(self._text.readline, "")
+        except DECOMPRESSION_ERRORS as exc:
+            raise DamagedInput(f"damaged {self.compression.value} data: {exc}") from exc
+
+
+@contextlib.contextmanager
+def open_pgn(path: str | os.PathLike[str]) -> Iterator[PgnSource]:
+    """Open a PGN file for :func:`split_games`, decompressing as its magic bytes say.
+
+    Lines are decoded as Latin-1, which maps every byte to one character and so loses
+    nothing; :func:`decode_game` later re-reads each game as UTF-8 where it is valid.
+    Universal newlines make CRLF and CR files read like LF files.
+    """
+    path = Path(path)
+    with open(path, "rb") as raw:
+        size = os.fstat(raw.fileno()).st_size
+        compression = detect_compression(raw.read(6))
+        raw.seek(0)
+        stream = _OPENERS[compression](raw)
+        text = io.TextIOWrapper(stream, encoding="latin-1", newline=None)  # type: ignore[arg-type]
+        try:
+            yield PgnSource(path, compression, size, raw, text)
+        finally:
+            text.detach()
+            if stream is not raw:
+                stream.close()
+
+
+# --------------------------------------------------------------------------------------
+# Splitting the text into games
+# --------------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class GameText:
+    """One game's text: tag lines and movetext, decoded (see :func:`decode_game`).
+
+    ``line`` is the 1-based line of the file where the game starts; ``problems`` are
+    what splitting found wrong (an unterminated comment).
+    """
+
+    file_ordinal: int
+    line: int
+    tag_lines: tuple[str, ...]
+    movetext: str
+    encoding: str = "utf-8"
+    problems: tuple[str, ...] = ()
+
+    def pgn(self) -> str:
+        """The text python-chess is given: tags, a blank line, the movetext."""
+        return "".join(self.tag_lines) + "\n" + self.movetext
+
+
+_UTF8_BOM_AS_LATIN1 = "\xef\xbb\xbf"
+
+
+def decode_game(raw_tags: str, raw_movetext: str) -> tuple[str, str, str]:
+    """Decode one game whose characters stand for bytes: UTF-8 if valid, else Latin-1.
+
+    Returns ``(tags, movetext, encoding)``.
+
+    >>> decode_game('[White "J\\xc3\\xb6rg"]\\n', "")[0], decode_game('[White "J\\xf6rg"]\\n', "")
+    ('[White "Jörg"]\\n', ('[White "Jörg"]\\n', '', 'latin-1'))
+    """
+    try:
+        tags = raw_tags.encode("latin-1").decode("utf-8")
+        movetext = raw_movetext.encode("latin-1").decode("utf-8")
+    except UnicodeDecodeError:
+        return raw_tags, raw_movetext, "latin-1"
+    return tags.lstrip("\ufeff"), movetext, "utf-8"
+
+
+def _is_blank(line: str) -> bool:
+    return not line.strip()
+
+
+def _is_skipped_line(line: str) -> bool:
+    """``%`` escape lines and ``;`` comment lines, which python-chess ignores at a line start."""
+    return line.startswith(("%", ";"))
+
+
+def _is_tag_pair(line: str) -> bool:
+    return chess.pgn.TAG_REGEX.match(line) is not None
+
+
+def _comment_open_after(line: str, in_comment: bool) -> bool:
+    """Whether a ``{…}`` comment is still open after ``line``.
+
+    Outside a brace comment ``;`` hides the rest of the line; inside one, only ``}``
+    means anything.
+
+    >>> _comment_open_after("1. e4 {best", False), _comment_open_after("e5 ; {", False)
+    (True, False)
+    """
+    if not in_comment and "{" not in line:
+        return False
+    if in_comment and "}" not in line:
+        return True
+    for char in line:
+        if in_comment:
+            in_comment = char != "}"
+        elif char == "{":
+            in_comment = True
+        elif char == ";":
+            break
+    return in_comment
+
+
+UNTERMINATED_COMMENT = "unterminated { comment"
+
+
+@attrs.define
+class _Splitter:
+    """The state of :func:`split_games` between lines."""
+
+    ordinal: int
+    start_line: int = 0
+    tags: list[str] = attrs.Factory(list)
+    moves: list[str] = attrs.Factory(list)
+    blank_lines_after_tag: int = 0
+    in_comment: bool = False
+    previous_blank: bool = False
+
+    def feed(self, number: int, line: str) -> Iterator[GameText]:
+        blank = _is_blank(line)
+        try:
+            if self.in_comment:
+                if not (self.previous_blank and _is_tag_pair(line)):
+                    self._add_move_line(line)
+                    return
+                # A blank line and a tag pair inside a comment: the comment was never
+                # closed, and the rest of the file must not vanish into it.
+                yield self._finish(UNTERMINATED_COMMENT)
+            elif self.moves:
+                if not blank and not _is_tag_pair(line):
+                    self._add_move_line(line)
+                    return
+                yield self._finish()
+            yield from self._feed_outside_movetext(number, line, blank)
+        finally:
+            self.previous_blank = blank
+
+    def _feed_outside_movetext(self, number: int, line: str, blank: bool) -> Iterator[GameText]:
+        if blank:
+            self.blank_lines_after_tag += 1
+        elif _is_skipped_line(line):
+            pass
+        elif line.startswith("["):
+            if self.tags and self.blank_lines_after_tag > 1:
+                # python-chess allows one blank line inside the tag section; after
+                # more, a tag line starts the next game (this one has no moves).
+                yield self._finish()
+            self._start_at(number)
+            self.tags.append(line)
+            self.blank_lines_after_tag = 0
+        else:
+            self._start_at(number)
+            self._add_move_line(line)
+
+    def _start_at(self, number: int) -> None:
+        if not self.tags and not self.moves:
+            self.start_line = number
+
+    def _add_move_line(self, line: str) -> None:
+        self.moves.append(line)
+        if not (not self.in_comment and _is_skipped_line(line)):
+            self.in_comment = _comment_open_after(line, self.in_comment)
+
+    def close(self) -> Iterator[GameText]:
+        if self.tags or self.moves:
+            yield self._finish(UNTERMINATED_COMMENT if self.in_comment else None)
+
+    def _finish(self, problem: str | None = None) -> GameText:
+        tags, movetext, encoding = decode_game("".join(self.tags), "".join(self.moves))
+        game = GameText(
+            file_ordinal=self.ordinal,
+            line=self.start_line,
+            tag_lines=tuple(tags.splitlines(keepends=True)),
+            movetext=movetext,
+            encoding=encoding,
+            problems=(problem,) if problem else (),
+        )
+        self.ordinal += 1
+        self.tags, self.moves = [], []
+        self.blank_lines_after_tag = 0
+        self.in_comment = False
+        return game
+
+
+def split_games(lines: Iterable[str], *, first_ordinal: int = 1) -> Iterator[GameText]:
+    """Cut a PGN file's lines into games, numbered from ``first_ordinal``.
+
+    >>> [g.movetext for g in split_games(["1. e4 *\\n", "[Event \\"b\\"]\\n", "1. d4 *\\n"])]
+    ['1. e4 *\\n', '1. d4 *\\n']
+    """
+    splitter = _Splitter(ordinal=first_ordinal)
+    for number, line in enumerate(lines, start=1):
+        # A byte-order mark opens the file, or a game where files were concatenated.
+        line = line.removeprefix(_UTF8_BOM_AS_LATIN1)
+        yield from splitter.feed(number, line)
+    yield from splitter.close()
+
+
+# --------------------------------------------------------------------------------------
+# Tags and moves
+# --------------------------------------------------------------------------------------
+
+
+class UnreadableGame(Exception):
+    """A game python-chess cannot read completely; the message says why."""
+
+
+def read_tags(tag_lines: Iterable[str]) -> tuple[chess.pgn.Headers, tuple[str, ...]]:
+    """The game's tags, as python-chess would give them, and the problems found.
+
+    The mapping starts from python-chess's seven-tag roster defaults, so it equals
+    ``game.headers`` of the parsed game.  A tag line python-chess would silently drop
+    is a problem, and so is a chess variant other than standard chess or Chess960.
+
+    >>> headers, problems = read_tags(['[White "Tal"]\\n', '[Black Botvinnik]\\n'])
+    >>> headers["White"], headers["Result"], problems
+    ('Tal', '*', ('malformed tag line: [Black Botvinnik]',))
+    """
+    headers = chess.pgn.Headers()
+    problems: list[str] = []
+    for line in tag_lines:
+        match = chess.pgn.TAG_REGEX.match(line)
+        if match is None:
+            problems.append(f"malformed tag line: {line.strip()}")
+        else:
+            headers[match.group(1)] = match.group(2)
+    problems.extend(_variant_problems(headers))
+    return headers, tuple(problems)
+
+
+def _variant_problems(headers: chess.pgn.Headers) -> list[str]:
+    try:
+        board_class = headers.variant()
+    except ValueError as exc:
+        return [str(exc)]
+    if board_class is not chess.Board:
+        return [f"chess variant {headers.get('Variant')!r} is not supported"]
+    return []
+
+
+class _RecordingBuilder(chess.pgn.GameBuilder):
+    """python-chess's game builder without its log message: problems are reported once,
+    by the runner, from ``game.errors``."""
+
+    def handle_error(self, error: Exception) -> None:
+        self.game.errors.append(error)
+
+
+def read_game(text: GameText) -> chess.pgn.Game:
+    """Parse a game's moves; raise :class:`UnreadableGame` when python-chess cannot.
+
+    python-chess records most problems in ``game.errors`` and skips the rest of the
+    line; such a game is incomplete, so it counts as unreadable too.
+
+    >>> read_game(GameText(1, 1, (), "1. e4 Kf3 *"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    cqllegacy.runner.pgn.UnreadableGame: illegal san: 'Kf3' in rnbqkbnr/pppppppp/8/8/4P3/...
+    """
+    if text.problems:
+        raise UnreadableGame("; ".join(text.problems))
+    builder = _RecordingBuilder()
+    try:
+        game = chess.pgn.read_game(io.StringIO(text.pgn()), Visitor=lambda: builder)
+    except Exception as exc:
+        # python-chess 1.11 has internal errors on some bad inputs (IndexError after an
+        # illegal move in one of several sibling variations); any of them means the
+        # game cannot be read, and the scan must go on.
+        crash = f"python-chess failed ({type(exc).__name__}: {exc})"
+        raise UnreadableGame("; ".join([*map(str, builder.game.errors), crash])) from exc
+    if game is None:
+        raise UnreadableGame("no game text")
+    if game.errors:
+        raise UnreadableGame("; ".join(str(error) for error in game.errors))
+    if not text.tag_lines and not game.variations:
+        raise UnreadableGame("neither tags nor moves: not a game")
+    return game

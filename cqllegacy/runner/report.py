@@ -1,0 +1,83 @@
+"""The JSON Lines report: one object per matching game, in input order.
+
+Each line is::
+
+    {"ordinal": 12, "file": "games/b.pgn", "file_ordinal": 5,
+     "white": "Tal, Mihail", "black": "Botvinnik, Mikhail",
+     "lists": [{"count": 2, "plies": [0, 17]}, {"count": 1, "plies": ["24.1/27"]}]}
+
+``ordinal`` is the game's 1-based number in the whole input (all files, in the order
+given), ``file_ordinal`` its number inside ``file``.  ``lists`` has one entry per
+top-level list of the query: ``count`` is the number of examined positions where it
+matched and ``plies`` names those positions (see :func:`position_key`).
+
+A main-line position is an integer: the number of half-moves from the game's start
+position (0 is the start position, also for a game that starts from a FEN).  A position
+inside a variation is a string of ``/``-separated steps, one per move on its way from the
+start that is not the main continuation: ``P.V`` means that the half-move reaching ply
+``P`` is the first move of alternative ``V`` (1 is the first alternative written in the
+PGN, 2 the second …).  A last step ``P`` without ``.V`` follows main continuations
+(inside the variation) up to ply ``P``.  So ``"24.1/27"`` is: take the first alternative to
+the main line's 24th half-move, then go on in that variation to ply 27.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, TextIO
+
+import chess.pgn
+
+if TYPE_CHECKING:
+    from cqllegacy.runner.scanner import FoundGame
+
+
+def position_key(node: chess.pgn.GameNode) -> int | str:
+    """The report's name of a position (see the module docstring).
+
+    >>> import io
+    >>> game = chess.pgn.read_game(io.StringIO("1. e4 e5 (1... c5 2. Nf3 (2. c3)) 2. Nf3 *"))
+    >>> c5 = game.next().variation(1)
+    >>> position_key(game), position_key(game.end()), position_key(c5)
+    (0, 3, '2.1')
+    >>> position_key(c5.next()), position_key(c5.variation(1))
+    ('2.1/3', '2.1/3.1')
+    """
+    choices: list[int] = []  # the variation index taken at each half-move from the start
+    child = node
+    while child.parent is not None:
+        choices.append(child.parent.variations.index(child))
+        child = child.parent
+    choices.reverse()
+    steps = [f"{ply}.{index}" for ply, index in enumerate(choices, start=1) if index]
+    if not steps:
+        return len(choices)
+    if choices[-1] == 0:
+        steps.append(str(len(choices)))
+    return "/".join(steps)
+
+
+def report_record(found: FoundGame) -> dict[str, object]:
+    """The JSON object of one matching game."""
+    headers = found.game.headers
+    return {
+        "ordinal": found.ordinal,
+        "file": found.file,
+        "file_ordinal": found.file_ordinal,
+        "white": headers.get("White", "?"),
+        "black": headers.get("Black", "?"),
+        "lists": [
+            {"count": match.count, "plies": [position_key(node) for node in match.positions]}
+            for match in found.match.lists
+        ],
+    }
+
+
+class ReportWriter:
+    """Writes one JSON line per matching game it is given to an open text file."""
+
+    def __init__(self, handle: TextIO) -> None:
+        self.handle = handle
+
+    def __call__(self, found: FoundGame) -> None:
+        self.handle.write(json.dumps(report_record(found), ensure_ascii=False) + "\n")

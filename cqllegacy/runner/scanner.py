@@ -1,0 +1,268 @@
+"""The scan: every game of every input file through a compiled query.
+
+For each game, in input order: its tags are read from the tag lines alone and handed
+to ``prefilter``; only a game that passes is parsed by python-chess and evaluated.  A
+game that cannot be read is reported through ``progress.message`` with its number and
+the reason, and skipped; nothing else stops the scan.  Memory is one game at a time.
+
+``ordinal`` numbers the games of the whole input from 1 (the number the query's
+``gamenumber`` and the report use); ``file_ordinal`` numbers them inside their file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Protocol
+
+import attrs
+import chess.pgn
+
+from cqllegacy.runner.pgn import (
+    DamagedInput,
+    GameText,
+    PgnSource,
+    UnreadableGame,
+    open_pgn,
+    read_game,
+    read_tags,
+    split_games,
+)
+from cqllegacy.runner.progress import Messages
+
+# --------------------------------------------------------------------------------------
+# What the scan needs from the evaluator (cqllegacy.core.evaluate)
+# --------------------------------------------------------------------------------------
+
+
+class ListMatchLike(Protocol):
+    @property
+    def count(self) -> int: ...
+    @property
+    def positions(self) -> tuple[chess.pgn.GameNode, ...]: ...
+    @property
+    def marked(self) -> tuple[chess.pgn.GameNode, ...]: ...
+
+
+class GameMatchLike(Protocol):
+    @property
+    def matched(self) -> bool: ...
+    @property
+    def lists(self) -> Sequence[ListMatchLike]: ...
+
+
+class CompiledQueryLike(Protocol):
+    def prefilter(self, headers: Mapping[str, str], ordinal: int) -> bool: ...
+
+    def evaluate(
+        self,
+        game: chess.pgn.Game,
+        ordinal: int,
+        *,
+        skip_initial: bool = False,
+        variations: bool = False,
+    ) -> GameMatchLike: ...
+
+
+# --------------------------------------------------------------------------------------
+# Inputs, outcomes, summary
+# --------------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class InputFile:
+    """A PGN file to scan and the name messages and the report call it by."""
+
+    path: Path
+    name: str
+
+    @classmethod
+    def of(cls, path: str | Path) -> InputFile:
+        return cls(Path(path), str(path))
+
+
+@attrs.frozen
+class ScanOptions:
+    """``skip_initial``: do not examine start positions (L1); ``variations``: examine
+    positions inside variations for every list (L14)."""
+
+    skip_initial: bool = False
+    variations: bool = False
+
+
+@attrs.frozen
+class FoundGame:
+    """A matching game with what the evaluator found in it."""
+
+    ordinal: int
+    file: str
+    file_ordinal: int
+    game: chess.pgn.Game
+    match: GameMatchLike
+
+
+@attrs.frozen
+class SkippedGame:
+    """A game that could not be read."""
+
+    ordinal: int
+    file: str
+    file_ordinal: int
+    line: int
+    reason: str
+
+    def describe(self) -> str:
+        """
+        >>> SkippedGame(9, "a.pgn", 9, 120, "illegal san: 'Kf3'").describe()
+        "warning: a.pgn:120: game 9 skipped: illegal san: 'Kf3'"
+        """
+        where = f"{self.file}:{self.line}: game {self.file_ordinal}"
+        if self.ordinal != self.file_ordinal:
+            where += f" (game {self.ordinal} of the input)"
+        return f"warning: {where} skipped: {self.reason}"
+
+
+@attrs.define
+class Summary:
+    """Counts of a finished scan."""
+
+    games: int = 0
+    matched: int = 0
+    skipped: int = 0
+    damaged_files: int = 0
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        """The one-line summary printed at the end of a run.
+
+        >>> Summary(685, 12, 1, 0, 3.25).line()
+        'read 685 games: 12 matched, 1 skipped as unreadable, in 3.2 s'
+        """
+        text = f"read {self.games} games: {self.matched} matched, "
+        text += f"{self.skipped} skipped as unreadable"
+        if self.damaged_files:
+            text += f", {self.damaged_files} input file(s) not read to the end"
+        return text + f", in {self.seconds:.1f} s"
+
+
+@attrs.frozen
+class FoundGameKey:
+    """Where a game comes from: its ordinal in the input, its file, its ordinal there."""
+
+    ordinal: int
+    file: str
+    file_ordinal: int
+
+
+MatchSink = Callable[[FoundGame], None]
+
+
+# --------------------------------------------------------------------------------------
+# The loop
+# --------------------------------------------------------------------------------------
+
+
+@attrs.define
+class _Scan:
+    compiled: CompiledQueryLike
+    options: ScanOptions
+    sinks: Sequence[MatchSink]
+    progress: Messages
+    summary: Summary = attrs.Factory(Summary)
+    bytes_before: int = 0
+
+    def file(self, source: PgnSource, name: str) -> None:
+        games_in_file = 0
+        try:
+            for text in split_games(source.lines()):
+                games_in_file = text.file_ordinal
+                self.game(text, name)
+                self.progress.update(
+                    self.summary.games,
+                    self.summary.matched,
+                    self.bytes_before + source.bytes_read(),
+                )
+        except DamagedInput as exc:
+            self.summary.damaged_files += 1
+            self.progress.message(
+                f"warning: {name}: {exc}; reading stopped after game {games_in_file} of this file"
+            )
+        self.bytes_before += source.size
+
+    def game(self, text: GameText, name: str) -> None:
+        self.summary.games += 1
+        ordinal = self.summary.games
+        headers, problems = read_tags(text.tag_lines)
+        if problems or text.problems:
+            self.skip(text, name, "; ".join((*problems, *text.problems)))
+            return
+        if not self.compiled.prefilter(headers, ordinal):
+            return
+        try:
+            game = read_game(text)
+        except UnreadableGame as exc:
+            self.skip(text, name, str(exc))
+            return
+        self.evaluate(game, FoundGameKey(ordinal, name, text.file_ordinal))
+
+    def evaluate(self, game: chess.pgn.Game, key: FoundGameKey) -> None:
+        match = self.compiled.evaluate(
+            game,
+            key.ordinal,
+            skip_initial=self.options.skip_initial,
+            variations=self.options.variations,
+        )
+        if not match.matched:
+            return
+        self.summary.matched += 1
+        found = FoundGame(key.ordinal, key.file, key.file_ordinal, game, match)
+        for sink in self.sinks:
+            sink(found)
+
+    def skip(self, text: GameText, name: str, reason: str) -> None:
+        self.summary.skipped += 1
+        skipped = SkippedGame(self.summary.games, name, text.file_ordinal, text.line, reason)
+        self.progress.message(skipped.describe())
+
+
+def total_size(inputs: Iterable[InputFile]) -> int | None:
+    """The inputs' total size in bytes, None when some size is unknown."""
+    try:
+        return sum(item.path.stat().st_size for item in inputs)
+    except OSError:
+        return None
+
+
+def scan(
+    compiled: CompiledQueryLike,
+    inputs: Sequence[InputFile],
+    *,
+    options: ScanOptions = ScanOptions(),
+    sinks: Sequence[MatchSink] = (),
+    progress: Messages | None = None,
+) -> Summary:
+    """Run ``compiled`` on every game of ``inputs``; each matching game goes to every sink.
+
+    A file that cannot be opened or whose compressed data breaks off is reported and
+    the scan goes on with the next one.
+    """
+    started = time.monotonic()
+    state = _Scan(compiled, options, sinks, progress or Messages(sys.stderr))
+    try:
+        for item in inputs:
+            with contextlib.ExitStack() as stack:
+                try:
+                    source = stack.enter_context(open_pgn(item.path))
+                except OSError as exc:
+                    state.summary.damaged_files += 1
+                    reason = exc.strerror or str(exc)
+                    state.progress.message(f"warning: {item.name}: cannot read: {reason}")
+                    continue
+                state.file(source, item.name)
+    finally:
+        state.progress.close()
+    state.summary.seconds = time.monotonic() - started
+    return state.summary

@@ -1,0 +1,95 @@
+"""``cqllegacy check``: validate, print canonically, report every bad file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cqllegacy.cli import main
+
+FORK = "(match (position :attackcount N [kq] 2 :flipcolor)) ; fork\n"
+
+
+def write(folder: Path, name: str, content: str | bytes) -> str:
+    path = folder / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    return str(path)
+
+
+def test_one_valid_script_prints_canonically(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(["check", write(tmp_path, "fork.cql", FORK)])
+    out, err = capsys.readouterr()
+    assert (status, err) == (0, "")
+    assert out == "(match\n  (position\n    :attackcount N [kq] 2\n    :flipcolor))\n; fork\n"
+
+
+def test_quiet_only_validates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["check", "-q", write(tmp_path, "fork.cql", FORK)])
+    assert status == 0
+    assert capsys.readouterr() == ("", "")
+
+
+def test_several_scripts_all_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = write(tmp_path, "good.cql", "(match (position Ra3))")
+    bad = write(tmp_path, "bad.cql", "(match\n (position Xa3))")
+    worse = write(tmp_path, "worse.cql", "(match (position :Mate))")
+    also_good = write(tmp_path, "also.cql", "(match (position :mate))")
+    status = main(["check", good, bad, worse, also_good])
+    out, err = capsys.readouterr()
+    assert status == 2
+    assert out == (
+        f";; {good}\n(match\n  (position\n    Ra3))\n"
+        f"\n;; {also_good}\n(match\n  (position\n    :mate))\n"
+    )
+    assert f"{bad}:2:12: error: bad piece letter 'X'" in err
+    assert f"{worse}:1:18: error: keywords are lowercase: did you mean :mate?" in err
+    assert "    (match (position :Mate))\n                     ^" in err
+
+
+def test_directory_and_missing_file_are_clear_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = write(tmp_path, "good.cql", "(match (position Ra3))")
+    status = main(["check", "-q", str(tmp_path), str(tmp_path / "nope.cql"), good])
+    out, err = capsys.readouterr()
+    assert (status, out) == (2, "")
+    assert f"error: cannot read script {tmp_path}: it is a folder" in err
+    assert "nope.cql: No such file" in err
+    assert "Traceback" not in err
+
+
+def test_latin1_and_byte_order_mark(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    latin = write(tmp_path, "latin.cql", "; Réti\n(match (position Ra3))".encode("latin-1"))
+    bom = write(tmp_path, "bom.cql", "\ufeff; Réti\n(match (position Ra3))".encode())
+    assert main(["check", latin]) == 0
+    assert capsys.readouterr().out.startswith("; Réti\n(match")
+    assert main(["check", bom]) == 0
+    assert capsys.readouterr().out.startswith("; Réti\n(match")
+
+
+def test_canonical_output_checks_again_unchanged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = "(match :result 1/2 (position N[c2,d2] ; knight\n :shift :flip))"
+    main(["check", write(tmp_path, "a.cql", source)])
+    first = capsys.readouterr().out
+    main(["check", write(tmp_path, "b.cql", first)])
+    assert capsys.readouterr().out == first
+
+
+def test_modern_script_is_recognised(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    modern = write(tmp_path, "modern.cql", "// CQL 6\ncql(input games.pgn) mate")
+    assert main(["check", modern]) == 2
+    assert "a CQL 6 script" in capsys.readouterr().err
+
+
+def test_empty_file_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    empty = write(tmp_path, "empty.cql", "")
+    assert main(["check", empty]) == 2
+    assert f"{empty}:1:1: error: empty script" in capsys.readouterr().err
