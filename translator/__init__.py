@@ -1,0 +1,44 @@
+"""Legacy CQL 3 script → core :class:`~cqllegacy.core.tree.Query` (exact, or refused).
+
+The core query *is* the modern meaning: ``cqllegacy run`` evaluates it, and the CQL 6
+printer writes it as text.  One :class:`TopList` per top-level position list; match-list
+conditions become constituents of one list's body; legacy transforms are expanded
+(:mod:`translator.orbits`) and written as modern transforms only where both mean the
+same set of filters (T2).
+
+>>> from cqllegacy.legacy import read_script
+>>> query = to_core(read_script("(match :result 1-0 (position Ra1 :wtm :markall))"))
+>>> [type(f).__name__ for f in query.lists[0].body.items]
+['Result', 'PieceSet', 'Simple']
+>>> query.lists[0].mark
+<Mark.ALL: 'all'>
+"""
+
+from __future__ import annotations
+
+from translator.errors import TranslationError
+from translator.query import to_core
+
+__all__ = ["TranslationError", "to_core", "translate"]
+
+
+def translate(text: str, *, approximate: bool = False, path: str | None = None) -> str:
+    """CQL 6.1 text for a legacy script: read, rewrite, print.
+
+    Raises :class:`~cqllegacy.legacy.LegacySyntaxError` for a script that does not read,
+    :class:`TranslationError` for one without a core meaning, and the printer's
+    ``NotExpressible`` where CQL 6.1 cannot say the meaning exactly (unless
+    ``approximate``).  Every error carries the source for its caret excerpt.
+    """
+    from cqllegacy.errors import ScriptError
+    from cqllegacy.legacy import read_script
+    from cqllegacy.modern.printer import print_query
+
+    try:
+        return print_query(to_core(read_script(text, path)), approximate=approximate)
+    except ScriptError as exc:
+        if not exc.source:
+            exc.source = text
+        if exc.file is None:
+            exc.file = path
+        raise

@@ -1,0 +1,145 @@
+"""``cqllegacy translate SCRIPT… [-o OUT] [--approximate]``: legacy scripts → CQL 6.1.
+
+The translation means exactly what the legacy script means, or the script is refused
+with the construct and its line:column (decision T1).  ``--approximate`` writes the
+nearest CQL 6.1 form instead, with a ``// approximate:`` comment at each such place.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError
+from cqllegacy.scripts import read_script_file, script_language
+
+DESCRIPTION = """\
+Translate legacy CQL 3.x scripts into CQL 6.1 text that matches exactly the same
+games and positions. The translation goes to standard output, or to -o OUT: a file
+for one script, a folder (created when missing) for several, each translation named
+after its script with the suffix .cql. An input file is never overwritten.
+
+Where CQL 6.1 cannot say exactly what a script means, the script is refused with the
+construct and its line:column; --approximate writes the nearest form instead, marked
+by a '// approximate:' comment.
+"""
+
+EPILOG = """\
+exit status: 0 every script translated, 1 some script refused (no exact CQL 6.1 form),
+2 a script that does not read or a bad command line.
+"""
+
+#: Exit status for a script that reads but has no exact translation.
+REFUSED = 1
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "translate",
+        help="translate legacy scripts into CQL 6.1 (exact, or refused)",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("scripts", nargs="+", metavar="SCRIPT", help="legacy script files")
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="output file (one script) or folder (several scripts); default: standard output",
+    )
+    parser.add_argument(
+        "--approximate",
+        action="store_true",
+        help="write the nearest CQL 6.1 form where no exact one exists, marked by a comment",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    targets = output_paths(args.scripts, args.output)
+    status = 0
+    several = len(args.scripts) > 1
+    for number, script in enumerate(args.scripts):
+        try:
+            text = translate_file(script, approximate=args.approximate)
+        except CqlLegacyError as error:
+            print(error.render(), file=sys.stderr)
+            status = max(status, exit_status(error))
+            continue
+        target = targets[number]
+        if target is None:
+            if several:
+                print(("\n" if number else "") + f"// {script}")
+            sys.stdout.write(text)
+        else:
+            write_atomically(target, text)
+    return status
+
+
+def exit_status(error: CqlLegacyError) -> int:
+    """1 for a script that reads but has no exact translation, else the error's own."""
+    from cqllegacy.legacy import LegacySyntaxError
+
+    if isinstance(error, ScriptError) and not isinstance(error, LegacySyntaxError):
+        return REFUSED
+    return error.exit_status
+
+
+def translate_file(path: str, *, approximate: bool) -> str:
+    """The CQL 6.1 text of the legacy script in ``path``."""
+    from translator import translate
+
+    text = read_script_file(path)
+    if script_language(text) == "modern":
+        raise UsageError(f"{path}: is already a CQL 6 script")
+    return translate(text, approximate=approximate, path=path)
+
+
+def output_paths(scripts: list[str], output: str | None) -> list[Path | None]:
+    """Where each translation goes (None: standard output); refuses to overwrite inputs."""
+    if output is None:
+        return [None] * len(scripts)
+    out = Path(output)
+    if len(scripts) == 1 and not out.is_dir():
+        targets = [out]
+    else:
+        if out.exists() and not out.is_dir():
+            raise UsageError(f"{output}: several scripts need -o to name a folder")
+        targets = [out / (Path(s).stem + ".cql") for s in scripts]
+        if len({t.name for t in targets}) < len(targets):
+            raise UsageError("two scripts have the same name: their translations would collide")
+    inputs = [Path(s) for s in scripts]
+    for target in targets:
+        for source in inputs:
+            if _same_file(target, source):
+                raise UsageError(f"{target}: refusing to write a translation over its input")
+    return list(targets)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and os.path.samefile(a, b))
+    except OSError:
+        return False
+
+
+def write_atomically(target: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``target``, then rename it into place."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(
+            prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
+        )
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                stream.write(text)
+            os.replace(temporary, target)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    except OSError as error:
+        raise UsageError(f"{target}: cannot write: {error.strerror or error}") from None

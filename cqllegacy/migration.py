@@ -1,0 +1,450 @@
+"""Translate a folder of legacy scripts into CQL 6.1 and report on every file.
+
+:func:`migrate_folder` walks ``SRC_DIR`` recursively, writes the translation of every
+``.cql`` file to the same relative path under ``DEST_DIR`` and returns a
+:class:`MigrationReport`; :func:`report_markdown` and :func:`report_json` render it.
+Nothing is ever written under ``SRC_DIR``; every file is written atomically.
+
+Each file gets one status:
+
+========================  ============================================================
+``exact``                 translated, same games and positions (decision T1)
+``approximate``           translated with ``--approximate``; the translation has
+                          ``// approximate:`` comments where it differs
+``refused``               a construct has no exact CQL 6.1 form (which one, where)
+``not-a-script``          not a ``.cql`` file, a ``.cql`` file that is already a CQL
+                          5/6 script, or a directory that is not searched
+``unreadable``            cannot be read as a legacy script: I/O error, a directory
+                          named ``*.cql``, or a syntax error (binary junk ends here)
+========================  ============================================================
+
+Like ``cqllegacy run``, a file that is not UTF-8 is read as Latin-1; its entry then
+says so.  The exit status is 0 when every script was translated exactly (files that are not
+scripts do not count, and an empty folder gives 0), else 1.
+
+>>> outcome = FileOutcome("a/old.cql", Status.REFUSED,
+...                       refusal=Refusal(":relation", 3, 5, "no CQL 6.1 form"))
+>>> MigrationReport("src", "dest", False, (outcome,)).exit_status
+1
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError
+from cqllegacy.fixturekit import write_text_atomically
+from cqllegacy.scripts import decode_script, script_language
+
+SCRIPT_SUFFIX = ".cql"
+MARKDOWN_NAME = "MIGRATION.md"
+JSON_NAME = "migration.json"
+REPORT_FORMAT = "cqllegacy-migration/1"
+ALREADY_MODERN = "already a CQL 5/6 script, left alone"
+LATIN1_NOTE = "not UTF-8 (byte 0x{byte} at offset {offset}), read as Latin-1"
+_APPROXIMATE = re.compile(r"^\s*//\s*approximate:\s*(?P<note>.*?)\s*$")
+
+
+class Status(enum.Enum):
+    EXACT = "exact"
+    APPROXIMATE = "approximate"
+    REFUSED = "refused"
+    NOT_A_SCRIPT = "not-a-script"
+    UNREADABLE = "unreadable"
+
+    @property
+    def fails(self) -> bool:
+        """Whether this status makes the migration exit with 1."""
+        return self in _FAILING
+
+
+_FAILING = frozenset({Status.APPROXIMATE, Status.REFUSED, Status.UNREADABLE})
+
+_HEADINGS = {
+    Status.EXACT: "Translated exactly",
+    Status.APPROXIMATE: "Translated with approximations",
+    Status.REFUSED: "Refused",
+    Status.UNREADABLE: "Unreadable",
+    Status.NOT_A_SCRIPT: "Not scripts (left alone)",
+}
+
+
+@attrs.frozen
+class Approximation:
+    """An ``// approximate:`` comment: its line in the written translation and its text."""
+
+    line: int
+    note: str
+
+
+@attrs.frozen
+class Refusal:
+    """Why a script was refused: the construct, its place in the legacy script, the message."""
+
+    construct: str
+    line: int
+    column: int
+    message: str
+
+
+@attrs.frozen
+class FileOutcome:
+    """One file of the source folder.  ``path`` and ``output`` are relative POSIX paths."""
+
+    path: str
+    status: Status
+    output: str | None = None
+    approximations: tuple[Approximation, ...] = ()
+    refusal: Refusal | None = None
+    reason: str | None = None
+
+
+@attrs.frozen
+class MigrationReport:
+    source: str
+    destination: str
+    approximate: bool
+    files: tuple[FileOutcome, ...]
+
+    @property
+    def exit_status(self) -> int:
+        return 1 if any(f.status.fails for f in self.files) else 0
+
+    def count(self, status: Status) -> int:
+        return sum(1 for f in self.files if f.status is status)
+
+
+# --------------------------------------------------------------------------------------
+# One script
+# --------------------------------------------------------------------------------------
+
+Translate = Callable[[str, bool, str], str]
+Check = Callable[[str, str], None]
+
+
+@attrs.frozen
+class Translator:
+    """The two stages a migration needs: a syntax check and the translation.
+
+    ``check(text, path)`` raises a ``ScriptError`` for a syntax error; ``translate(text,
+    approximate, path)`` returns CQL 6.1 text or raises a ``CqlLegacyError`` refusal.
+    """
+
+    check: Check
+    translate: Translate
+
+    @classmethod
+    def default(cls) -> Translator:
+        from cqllegacy.legacy.grammar import read_script
+        from translator import translate
+
+        def check(text: str, path: str) -> None:
+            read_script(text, path=path)
+
+        def translate_text(text: str, approximate: bool, path: str) -> str:
+            return translate(text, approximate=approximate, path=path)
+
+        return cls(check, translate_text)
+
+
+def approximations_in(modern: str) -> tuple[Approximation, ...]:
+    """The ``// approximate:`` comments of a translation, with their line numbers.
+
+    >>> approximations_in("cql()\\n// approximate: :player ignores case\\nplayer \\"x\\"\\n")
+    (Approximation(line=2, note=':player ignores case'),)
+    """
+    found = []
+    for number, line in enumerate(modern.splitlines(), 1):
+        match = _APPROXIMATE.match(line)
+        if match:
+            found.append(Approximation(number, match["note"]))
+    return tuple(found)
+
+
+def refusal_of(error: CqlLegacyError) -> Refusal:
+    """The construct, place and message of a refused translation."""
+    if isinstance(error, ScriptError):
+        construct = getattr(error, "construct", None) or error.text or _construct_in(error.message)
+        return Refusal(str(construct), error.line, error.column, error.message)
+    return Refusal(_construct_in(str(error)), 0, 0, str(error))
+
+
+def _construct_in(message: str) -> str:
+    # Refusal messages name the construct as a keyword; use it when no text is attached.
+    match = re.search(r":[a-z]+", message)
+    return match.group(0) if match else "(not named)"
+
+
+def translate_script(
+    text: str, rel: str, *, approximate: bool, translator: Translator
+) -> tuple[FileOutcome, str | None]:
+    """The outcome for one script's text and, when translated, the CQL 6.1 text.
+
+    A ``.cql`` file that is already a CQL 5/6 script needs no migration: it is left
+    alone like any file that is not a legacy script.
+    """
+    if script_language(text) == "modern":
+        return FileOutcome(rel, Status.NOT_A_SCRIPT, reason=ALREADY_MODERN), None
+    try:
+        translator.check(text, rel)
+    except ScriptError as error:
+        return FileOutcome(rel, Status.UNREADABLE, reason=_syntax_reason(error)), None
+    try:
+        modern = translator.translate(text, approximate, rel)
+    except CqlLegacyError as error:
+        return FileOutcome(rel, Status.REFUSED, refusal=refusal_of(error)), None
+    except Exception as error:  # one broken script must not stop a whole folder
+        return FileOutcome(rel, Status.REFUSED, refusal=_internal_error(error)), None
+    notes = approximations_in(modern)
+    status = Status.APPROXIMATE if notes else Status.EXACT
+    return FileOutcome(rel, status, output=rel, approximations=notes), modern
+
+
+def _internal_error(error: Exception) -> Refusal:
+    message = f"internal error {type(error).__name__}: {error} (please report this script)"
+    return Refusal("internal error", 0, 0, message)
+
+
+def _syntax_reason(error: ScriptError) -> str:
+    return f"syntax error at {error.line}:{error.column}: {error.message}"
+
+
+def read_script_text(path: Path) -> tuple[str, str | None]:
+    """A script's text, decoded as ``run`` decodes it, and a note when it was not UTF-8.
+
+    Raises ``OSError``.  Bytes that are not UTF-8 are read as Latin-1 (every byte is a
+    character there); the note makes that guess visible in the report.
+    """
+    data = path.read_bytes()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        bad = data[error.start : error.start + 1].hex()
+        return decode_script(data), LATIN1_NOTE.format(byte=bad, offset=error.start)
+    return decode_script(data), None
+
+
+def _unreadable_reason(path: Path, error: OSError) -> str:
+    if isinstance(error, IsADirectoryError) or path.is_dir():
+        return "a directory, not a file"
+    return error.strerror or str(error)
+
+
+# --------------------------------------------------------------------------------------
+# The folder
+# --------------------------------------------------------------------------------------
+
+
+def check_folders(source: Path, destination: Path) -> tuple[Path, Path]:
+    """Validate ``SRC_DIR`` and ``DEST_DIR``; return them resolved.
+
+    Raises :class:`UsageError` (exit status 2) when the source is missing or not a
+    folder, when the destination is a file, or when either folder contains the other
+    (writing there could overwrite or mix with the source scripts).
+    """
+    if not source.exists():
+        raise UsageError(f"SRC_DIR {source} does not exist")
+    if not source.is_dir():
+        raise UsageError(f"SRC_DIR {source} is not a folder")
+    if destination.exists() and not destination.is_dir():
+        raise UsageError(f"DEST_DIR {destination} exists and is not a folder")
+    src, dest = source.resolve(), destination.resolve()
+    if dest == src or dest.is_relative_to(src):
+        raise UsageError(
+            f"DEST_DIR {destination} is inside SRC_DIR {source}; choose another folder"
+        )
+    if src.is_relative_to(dest):
+        raise UsageError(
+            f"SRC_DIR {source} is inside DEST_DIR {destination}; translations could land "
+            "among the source scripts, choose another folder"
+        )
+    return src, dest
+
+
+def walk(source: Path) -> Iterator[tuple[str, Path, bool]]:
+    """``(relative POSIX path, path, searched)`` for every entry worth reporting.
+
+    Files come in sorted order; directories named ``*.cql`` are reported (they are
+    unreadable as scripts) and still searched.  Hidden directories and symbolic links
+    to directories are reported with ``searched = False`` and not entered.
+    """
+    for folder, dirnames, filenames in os.walk(source):
+        here = Path(folder)
+        dirnames.sort()
+        skipped = [d for d in dirnames if d.startswith(".") or (here / d).is_symlink()]
+        for name in skipped:
+            yield _rel(here / name, source), here / name, False
+        dirnames[:] = [d for d in dirnames if d not in skipped]
+        for name in dirnames:
+            if name.lower().endswith(SCRIPT_SUFFIX):
+                yield _rel(here / name, source), here / name, True
+        for name in sorted(filenames):
+            yield _rel(here / name, source), here / name, True
+
+
+def _rel(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def _outcome_of_entry(
+    rel: str, path: Path, searched: bool, *, approximate: bool, translator: Translator
+) -> tuple[FileOutcome, str | None]:
+    if not searched:
+        why = "symbolic link to a folder" if path.is_symlink() else "hidden folder"
+        return FileOutcome(rel, Status.NOT_A_SCRIPT, reason=f"{why}, not searched"), None
+    if not rel.lower().endswith(SCRIPT_SUFFIX):
+        return FileOutcome(rel, Status.NOT_A_SCRIPT), None
+    try:
+        text, note = read_script_text(path)
+    except OSError as error:
+        return FileOutcome(rel, Status.UNREADABLE, reason=_unreadable_reason(path, error)), None
+    outcome, modern = translate_script(text, rel, approximate=approximate, translator=translator)
+    if note is not None:
+        reasons = [r for r in (note, outcome.reason) if r]
+        outcome = attrs.evolve(outcome, reason="; ".join(reasons))
+    return outcome, modern
+
+
+def migrate_folder(
+    source: Path,
+    destination: Path,
+    *,
+    approximate: bool = False,
+    translator: Translator | None = None,
+) -> MigrationReport:
+    """Translate every script under ``source`` into ``destination`` and write the reports."""
+    src, dest = check_folders(source, destination)
+    tools = translator or Translator.default()
+    outcomes = []
+    for rel, path, searched in walk(src):
+        outcome, modern = _outcome_of_entry(
+            rel, path, searched, approximate=approximate, translator=tools
+        )
+        if modern is not None:
+            target = dest / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_text_atomically(target, modern)
+        outcomes.append(outcome)
+    report = MigrationReport(str(source), str(destination), approximate, tuple(outcomes))
+    dest.mkdir(parents=True, exist_ok=True)
+    write_text_atomically(dest / MARKDOWN_NAME, report_markdown(report))
+    write_text_atomically(dest / JSON_NAME, json.dumps(report_json(report), indent=2) + "\n")
+    return report
+
+
+# --------------------------------------------------------------------------------------
+# Reports
+# --------------------------------------------------------------------------------------
+
+
+def report_json(report: MigrationReport) -> dict[str, Any]:
+    """The JSON report: summary counts, exit status, one object per file."""
+    return {
+        "format": REPORT_FORMAT,
+        "source": report.source,
+        "destination": report.destination,
+        "approximate": report.approximate,
+        "exit_status": report.exit_status,
+        "summary": {status.value: report.count(status) for status in Status},
+        "files": [_file_json(outcome) for outcome in report.files],
+    }
+
+
+def _file_json(outcome: FileOutcome) -> dict[str, Any]:
+    out: dict[str, Any] = {"path": outcome.path, "status": outcome.status.value}
+    if outcome.output is not None:
+        out["output"] = outcome.output
+    if outcome.approximations:
+        out["approximations"] = [attrs.asdict(a) for a in outcome.approximations]
+    if outcome.refusal is not None:
+        out["refusal"] = attrs.asdict(outcome.refusal)
+    if outcome.reason is not None:
+        out["reason"] = outcome.reason
+    return out
+
+
+def report_markdown(report: MigrationReport) -> str:
+    """The Markdown report: a summary table, then one section per status that occurs."""
+    lines = [
+        "# Migration report",
+        "",
+        f"Source: `{report.source}`  ",
+        f"Destination: `{report.destination}`  ",
+        f"Approximations allowed: {'yes' if report.approximate else 'no'}  ",
+        f"Exit status: {report.exit_status}",
+        "",
+        "| status | files |",
+        "|---|---|",
+        *(f"| {_HEADINGS[s].lower()} | {report.count(s)} |" for s in _ORDER),
+    ]
+    for status in _ORDER:
+        entries = [f for f in report.files if f.status is status]
+        if entries:
+            lines += ["", f"## {_HEADINGS[status]}", ""]
+            lines += [line for entry in entries for line in _MARKDOWN_ENTRY[status](entry)]
+    return "\n".join(lines) + "\n"
+
+
+_ORDER = (
+    Status.REFUSED,
+    Status.UNREADABLE,
+    Status.APPROXIMATE,
+    Status.EXACT,
+    Status.NOT_A_SCRIPT,
+)
+
+
+def _md_path(text: str) -> str:
+    return "`" + text.replace("`", "'") + "`"
+
+
+def _approximate_entry(entry: FileOutcome) -> list[str]:
+    suffix = f" ({entry.reason})" if entry.reason else ""
+    lines = [f"- {_md_path(entry.path)}{suffix}:"]
+    lines += [f"  - line {a.line} of the translation: {a.note}" for a in entry.approximations]
+    return lines
+
+
+def _refused_entry(entry: FileOutcome) -> list[str]:
+    refusal = entry.refusal
+    assert refusal is not None
+    place = f"{refusal.line}:{refusal.column}" if refusal.line else "(no position)"
+    suffix = f" ({entry.reason})" if entry.reason else ""
+    return [
+        f"- {_md_path(entry.path)} at {place}: `{refusal.construct}`: {refusal.message}{suffix}"
+    ]
+
+
+def _reason_entry(entry: FileOutcome) -> list[str]:
+    suffix = f": {entry.reason}" if entry.reason else ""
+    return [f"- {_md_path(entry.path)}{suffix}"]
+
+
+_MARKDOWN_ENTRY: dict[Status, Callable[[FileOutcome], list[str]]] = {
+    Status.EXACT: _reason_entry,
+    Status.APPROXIMATE: _approximate_entry,
+    Status.REFUSED: _refused_entry,
+    Status.UNREADABLE: _reason_entry,
+    Status.NOT_A_SCRIPT: _reason_entry,
+}
+
+
+def summary_line(report: MigrationReport) -> str:
+    """One line for the terminal.
+
+    >>> summary_line(MigrationReport("s", "d", False, ()))
+    '0 exact, 0 approximate, 0 refused, 0 unreadable, 0 not scripts'
+    """
+    return (
+        f"{report.count(Status.EXACT)} exact, {report.count(Status.APPROXIMATE)} approximate, "
+        f"{report.count(Status.REFUSED)} refused, {report.count(Status.UNREADABLE)} unreadable, "
+        f"{report.count(Status.NOT_A_SCRIPT)} not scripts"
+    )

@@ -1,0 +1,1072 @@
+"""Core :class:`~cqllegacy.core.tree.Query` → CQL 6.1 ASCII text (decision M5).
+
+:func:`print_query` writes the ``cql( … )`` header and the body, one printer function
+per core node class (a dispatch table), with the fewest parentheses that are safe
+under the CQL 6.1 precedence table *and* the ``chessql`` parser: where the two
+sources differ (unary minus, ``#``) the operand is always parenthesised.  Transform
+and ``find`` arguments are braces (a compound), a single self-delimiting filter, or
+parenthesised.  :mod:`cqllegacy.modern.grammar` reads the text back into the same
+tree (``read_query(print_query(q)) == q`` for canonical trees, see below).
+
+>>> from cqllegacy.core.pieces import types_of
+>>> from cqllegacy.core.squares import parse_squares
+>>> from cqllegacy.core.tree import Compound, Header, PieceSet, Query, TopList
+>>> from cqllegacy.core.tree import Transform, TransformKind as T
+>>> body = Compound((PieceSet(types_of("N"), parse_squares("d4")),
+...                  PieceSet(types_of("k"), parse_squares("f3"))))
+>>> body = Transform(T.FLIPCOLOR, Transform(T.FLIP, Transform(T.SHIFT, body)))
+>>> print(print_query(Query(Header(inputs=("in.pgn",)), (TopList(body),))), end="")
+cql(input in.pgn)
+flipcolor flip shift {Nd4 kf3}
+
+Pragmas: what CQL 6 cannot say about a query
+--------------------------------------------
+
+A CQL 6 script marks every matching position and has one list of filters.  A core
+query may mark only the first matching position or none (legacy ``:markall`` absent,
+``:noannotate``), and may hold several top-level lists that each must match at some
+position of the game.  The printer writes the CQL 6 text that selects exactly the
+same games and records the rest in *pragma* comments, ``// cqllegacy: …``, which the
+modern reader turns back into the same query and every other CQL tool ignores:
+
+``// cqllegacy: mark first`` / ``// cqllegacy: mark none`` (first line after the header)
+    The single list marks only the first matching position, or none.  CQL 6 proper
+    marks every matching position.
+
+``// cqllegacy: lists`` (first line after the header)
+    The body is ``initial`` followed by one item per top-level list:
+    ``find {…}`` (the list matches somewhere), ``(lo <= (find all {…}) <= hi)``,
+    ``(find all {…}) >= lo`` or ``(find all {…}) == n`` (its match count), or
+    ``not (find {…})`` (no match); the reader also takes them without the optional
+    parentheses.  A ``// cqllegacy: mark first|none`` line may open each ``find``
+    body.  This form is also used for a single list whose match count the
+    ``matchcount`` header cannot say (no upper bound, or zero).  CQL 6 proper
+    selects the same games but marks only their start position.
+
+Every list shares the header's ``variations``; lists with different scopes are
+refused.  A user comment whose text starts with ``cqllegacy:`` is refused, so that it
+is never mistaken for a pragma.
+
+Spellings chosen for the chessql parser
+---------------------------------------
+
+The empty square set is written ``([])`` (chessql misreads a bare ``[]`` next to
+another filter), a constituent that starts with ``-``, a digit, or (after a word) a
+string is parenthesised, ``[Aa]x ==`` becomes ``([Aa]x) ==`` (chessql takes it for a
+piece assignment), and ``up -3 -1 X`` becomes ``down 1 3 X``.  Line repetitions are
+written ``{m,n}`` as in chessql's tests; modern-cql.md §3 writes ``{m n}``, which
+chessql reads as a compound.
+
+Canonical trees
+---------------
+
+Some trees have a shorter twin that means the same; the printer writes the meaning
+exactly, but the reader returns the twin.  Canonical trees avoid them: a compound
+holds at least one filter that is not a comment; ``Union``, ``Intersection``, ``And``
+and ``Or`` hold at least two items; a ``PieceSet`` with no squares has every type
+(``[]``) and a type set is never empty; an ``InRange`` has a bound; a direction range
+is not wholly negative (``up -3 -1`` is written ``down 1 3``); a ``promote`` set
+holds only Q, R, B, N and is either colour-symmetric or of one colour (then ``from``
+is not ``P``/``p`` nor ``X & P``/``X & p``; when symmetric ``from`` is none of those
+either); a case-insensitive ``Player`` text is lowercase ASCII; a comment never
+starts with ``/``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
+
+import attrs
+
+from cqllegacy.core import tree as ct
+from cqllegacy.core.pieces import (
+    ANYTHING,
+    BLACK_PIECES,
+    NOTHING,
+    WHITE_PIECES,
+    TypeSet,
+    color_swap,
+    format_modern_types,
+    types_of,
+)
+from cqllegacy.core.squares import EMPTY, FULL, Direction, format_squares
+from cqllegacy.modern.errors import NotExpressible
+
+# --------------------------------------------------------------------------------------
+# Shared lexical facts (the reader imports these)
+# --------------------------------------------------------------------------------------
+
+PRAGMA_PREFIX = "cqllegacy:"
+PRAGMA_LISTS = "lists"
+PRAGMA_MARK = "mark"
+
+#: Pieces a pawn may promote to, both colours.
+PROMOTABLE: TypeSet = types_of("QRBNqrbn")
+WHITE_PAWN: TypeSet = types_of("P")
+BLACK_PAWN: TypeSet = types_of("p")
+
+#: Words that may not name a piece variable: CQL 6.1 keywords and parameters.
+# fmt: off
+RESERVED_WORDS = frozenset(
+    (
+        "abs", "all", "ancestor", "and", "anydirection", "ascii", "assert", "atomic",
+        "attackedby", "attacks", "between", "black", "btm", "capture", "captures", "castle",
+        "check",
+        "child", "comment", "connectedpawns", "consecutivemoves", "count", "currentposition",
+        "cql", "dark", "depth", "descendant", "diagonal", "distance", "doubledpawns", "down",
+        "echo", "elo", "else", "enpassant", "enpassantsquare", "event", "false", "fen", "file",
+        "find", "firstmatch", "flip", "flipcolor", "fliphorizontal", "flipvertical", "from",
+        "function", "gamenumber", "hascomment", "horizontal", "if", "in", "initial", "input",
+        "int", "isolatedpawns", "lastposition", "left", "legal", "light", "line", "loop",
+        "lowercase", "maindiagonal", "mainline", "makesquare", "mate", "matchcount",
+        "matchstring", "max", "message", "min", "modelmate", "move", "movenumber", "nestban",
+        "northeast", "northwest", "not", "null", "o-o", "o-o-o", "offdiagonal", "or",
+        "orthogonal", "output", "passedpawns", "persistent", "piece", "pieceid", "pin",
+        "player", "ply", "position", "positionid", "power", "previous", "primary", "promote",
+        "pseudolegal", "pure", "quiet", "rank", "ray", "result", "reversecolor", "right",
+        "rotate45", "rotate90", "secondary", "shift", "shifthorizontal", "shiftvertical",
+        "sidetomove", "silent", "singlecolor", "site", "sort", "southeast", "southwest", "sqrt",
+        "square", "stalemate", "str", "terminal", "then", "through", "to", "true", "type", "up",
+        "uppercase", "variation", "variations", "vertical", "virtualmainline", "white", "wtm",
+        "xray", "year",
+    )
+)
+# fmt: on
+
+_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
+#: The piece-type part of a designator (``K``, ``[Aa]``, ``_``).
+TYPE_PATTERN = r"(?:[KQRBNPkqrbnpAa_]|\[[KQRBNPkqrbnpAa_]+\])"
+_SQUARE_ITEM = r"[a-h](?:-[a-h])?[1-8](?:-[1-8])?"
+#: The square part of a designator (``a1``, ``a-h1-2``, ``[a1,h8]``).
+SQUARES_PATTERN = rf"(?:{_SQUARE_ITEM}|\[{_SQUARE_ITEM}(?:,{_SQUARE_ITEM})*\])"
+#: A piece designator token (``Ka1``, ``[Aa]``, ``_f1-8``, ``[a1,h8]``).
+# Squares first: in `a-h8` the `a` is a file, not the black-piece letter.
+DESIGNATOR_PATTERN = rf"(?:{SQUARES_PATTERN}|{TYPE_PATTERN}{SQUARES_PATTERN}?)(?![\w$])"
+_DESIGNATOR = re.compile(DESIGNATOR_PATTERN + r"\Z")
+_SAFE_FILE_NAME = re.compile(r"[A-Za-z0-9_.\-/\\:+~]+\Z")
+
+
+def is_pragma_text(text: str) -> bool:
+    """True for comment text the reader takes as a ``cqllegacy:`` pragma."""
+    return text.strip().startswith(PRAGMA_PREFIX)
+
+
+def is_variable_name(name: str) -> bool:
+    """True if ``name`` can name a CQL piece variable (not a keyword, not a designator).
+
+    >>> [is_variable_name(word) for word in ("x", "K", "find", "b", "a1x")]
+    [True, False, False, False, True]
+    """
+    return bool(_NAME.match(name)) and name not in RESERVED_WORDS and not _DESIGNATOR.match(name)
+
+
+def implicit_search_ok(text: str) -> bool:
+    """True if ``text`` may follow ``player``/``event``/``site`` directly (CQL 6.1 rule).
+
+    ``+ * ?`` may not appear after the first character and ``[`` not before a ``]``.
+
+    >>> implicit_search_ok("Kasparov"), implicit_search_ok("x+y"), implicit_search_ok("+x")
+    (True, False, True)
+    """
+    if any(ch in text[1:] for ch in "+*?"):
+        return False
+    bracket = text.find("[")
+    return bracket < 0 or "]" not in text[bracket + 1 :]
+
+
+# --------------------------------------------------------------------------------------
+# Precedence levels (higher binds tighter); chessql's table, adjusted where sources differ
+# --------------------------------------------------------------------------------------
+
+LINE = 10
+TRANSFORM = 30  # transforms, find, piece loops: prefix forms whose argument reaches `or`
+OR = 40
+AND = 50
+NOT = 60
+IN = 70
+RELATION = 80
+UNARY = 90  # unary minus: below `#` in the CQL 6.1 table, above `* / %` in chessql
+COUNT = 100
+ARITH = 110
+POWER = 150
+UNION = 160
+INTERSECTION = 170
+COMPLEMENT = 180
+ATTACK = 190
+MOVE = 200  # `move` parameters take their argument above this level
+DIRECTION = 210
+ATOM = 1000
+
+_INLINE_WIDTH = 72
+_INDENT = "  "
+
+# --------------------------------------------------------------------------------------
+# Printed fragments
+# --------------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Printed:
+    """Lines of CQL text for one filter and the precedence level of its outer form.
+
+    Comment lines always stand alone, so joining fragments never puts code after
+    a ``//``.
+    """
+
+    lines: tuple[str, ...]
+    level: int
+
+
+def _text(text: str, level: int = ATOM) -> Printed:
+    return Printed((text,), level)
+
+
+def _is_comment(line: str) -> bool:
+    return line.lstrip().startswith("//")
+
+
+def _join(first: Printed, second: Printed, sep: str = " ", level: int = ATOM) -> Printed:
+    """``first`` and ``second`` on one line where no comment line is in the way."""
+    if not first.lines:
+        return Printed(second.lines, level)
+    if not second.lines:
+        return Printed(first.lines, level)
+    if _is_comment(first.lines[-1]) or _is_comment(second.lines[0]):
+        return Printed(first.lines + second.lines, level)
+    merged = first.lines[-1] + sep + second.lines[0]
+    return Printed((*first.lines[:-1], merged, *second.lines[1:]), level)
+
+
+def _joined(parts: Sequence[Printed | str], level: int, sep: str = " ") -> Printed:
+    out = Printed((), level)
+    for part in parts:
+        out = _join(out, _text(part) if isinstance(part, str) else part, sep, level)
+    return out
+
+
+def _parenthesised(printed: Printed) -> Printed:
+    return _joined(["(", printed, ")"], ATOM, sep="")
+
+
+def _noted(note: str | None, printed: Printed) -> Printed:
+    if note is None:
+        return printed
+    return Printed((note, *printed.lines), printed.level)
+
+
+def _indented(lines: Iterable[str]) -> tuple[str, ...]:
+    return tuple(_INDENT + line for line in lines)
+
+
+# --------------------------------------------------------------------------------------
+# Context and dispatch
+# --------------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class _Context:
+    """What the printer needs besides the node: the approximate switch, bound names."""
+
+    approximate: bool
+    bound: frozenset[str] = frozenset()
+
+    def refuse(self, construct: str, reason: str, origin: ct.Origin | None = None) -> str:
+        """Raise :class:`NotExpressible`, or (approximating) return the note to print."""
+        if not self.approximate:
+            raise NotExpressible(construct, reason, origin)
+        where = f" at {origin.span}" if origin is not None and origin.span.line else ""
+        return f"// approximate: {construct}{where}: {reason}"
+
+    def binding(self, name: str) -> _Context:
+        return attrs.evolve(self, bound=self.bound | {name})
+
+
+F = TypeVar("F", bound=ct.Filter)
+_Printer = Callable[[F, _Context], Printed]
+_PRINTERS: dict[type, Callable[[ct.Filter, _Context], Printed]] = {}
+
+
+def _printer(cls: type[F]) -> Callable[[_Printer[F]], _Printer[F]]:
+    def register(fn: _Printer[F]) -> _Printer[F]:
+        _PRINTERS[cls] = fn  # type: ignore[assignment]
+        return fn
+
+    return register
+
+
+def _print(node: ct.Filter, ctx: _Context) -> Printed:
+    printer = _PRINTERS.get(type(node))
+    if printer is None:
+        raise NotExpressible(type(node).__name__, "the CQL 6.1 printer does not know this node")
+    return printer(node, ctx)
+
+
+def _operand(node: ct.Filter, ctx: _Context, min_level: int) -> Printed:
+    """``node`` printed for a place that needs at least ``min_level``."""
+    printed = _print(node, ctx)
+    return printed if printed.level >= min_level else _parenthesised(printed)
+
+
+def _closed(node: ct.Filter, ctx: _Context) -> Printed:
+    """An argument that must be a single token or a prefix form over one (``#X``, ``~X``)."""
+    printed = _print(node, ctx)
+    if printed.level < DIRECTION or isinstance(node, ct.Number):
+        return _parenthesised(printed)
+    return printed
+
+
+def _argument(node: ct.Filter, ctx: _Context) -> Printed:
+    """The argument of a transform, ``find`` or piece loop (§3.1: braces, never a bare chain)."""
+    printed = _print(node, ctx)
+    self_delimiting = isinstance(node, ct.Compound | ct.Transform | ct.Find | ct.PieceLoop)
+    if self_delimiting or (printed.level >= MOVE and not isinstance(node, ct.Number)):
+        return printed
+    return _parenthesised(printed)
+
+
+# --------------------------------------------------------------------------------------
+# Items: compound constituents and the top-level body
+# --------------------------------------------------------------------------------------
+
+
+@attrs.frozen(slots=True)
+class Pragma(ct.Filter):
+    """A ``// cqllegacy: …`` line the printer places itself (never a user comment)."""
+
+    text: str
+
+
+def _comment_line(text: str, ctx: _Context) -> str:
+    if "\n" in text or "\r" in text:
+        note = ctx.refuse("comment", "a // comment cannot span lines")
+        return note + "\n//" + " ".join(text.split())
+    if is_pragma_text(text):
+        note = ctx.refuse("comment", f"text starting with {PRAGMA_PREFIX!r} reads as a pragma")
+        return note + "\n// " + text.strip().replace(PRAGMA_PREFIX, "cqllegacy -", 1)
+    # `///` is a comment *filter* in CQL 6.2: keep two slashes and a space.
+    return "// " + text if text.startswith("/") else "//" + text
+
+
+def _is_commentary(node: ct.Filter) -> bool:
+    return isinstance(node, ct.Comment | Pragma)
+
+
+def _item(node: ct.Filter, ctx: _Context) -> Printed:
+    if isinstance(node, ct.Comment):
+        return Printed(tuple(_comment_line(node.text, ctx).split("\n")), ATOM)
+    if isinstance(node, Pragma):
+        return _text(f"// {PRAGMA_PREFIX} {node.text}")
+    return _print(node, ctx)
+
+
+def _first_code(printed: Printed) -> str:
+    return next((line for line in printed.lines if not _is_comment(line)), "")
+
+
+def _extends(previous: Printed, following: Printed) -> bool:
+    """Would ``following`` read as the continuation of the constituent ``previous``?
+
+    A leading ``-`` reads as subtraction, a number as a range of the word before
+    (``elo 2000``; chessql also after ``find {…}``), a string after ``in player`` as
+    the player's search text.
+    """
+    start, end = _first_code(following)[:1], previous.lines[-1].rstrip()[-1:]
+    return start == "-" or start.isdigit() or (start == '"' and end.isalpha())
+
+
+def _line_runs_on(line: ct.Line, following: Printed) -> bool:
+    """Would the next constituent read as part of ``line``'s last one?
+
+    A ``{`` reads as a repetition, and after a ``+`` or ``*`` repetition the next
+    constituent reads as the other operand of addition or multiplication.
+    """
+    last = line.steps[-1] if line.steps else None
+    ends_in_operator = last is not None and last.hi is None and last.lo in (0, 1)
+    return ends_in_operator or _first_code(following).startswith("{")
+
+
+def _items(items: Sequence[ct.Filter], ctx: _Context) -> list[Printed]:
+    """Constituents printed so that each one reads back as one constituent."""
+    printed = [_item(item, ctx) for item in items]
+    previous: Printed | None = None
+    for i, item in enumerate(items):
+        if not _is_commentary(item):
+            if previous is not None and _extends(previous, printed[i]):
+                printed[i] = _parenthesised(printed[i])
+            previous = printed[i]
+    for i, item in enumerate(items):
+        if isinstance(item, ct.Line):
+            following = next(
+                (
+                    p
+                    for p, it in zip(printed[i + 1 :], items[i + 1 :], strict=True)
+                    if not _is_commentary(it)
+                ),
+                None,
+            )
+            if following is not None and _line_runs_on(item, following):
+                printed[i] = _parenthesised(printed[i])
+    return printed
+
+
+def _braced(items: Sequence[ct.Filter], ctx: _Context) -> Printed:
+    printed = _items(items, ctx)
+    inline = " ".join(p.lines[0] for p in printed)
+    fits = all(len(p.lines) == 1 for p in printed) and len(inline) + 2 <= _INLINE_WIDTH
+    if fits and not any(_is_commentary(item) for item in items):
+        return _text("{" + inline + "}")
+    body = tuple(line for p in printed for line in _indented(p.lines))
+    return Printed(("{", *body, "}"), ATOM)
+
+
+def _with_a_filter(items: tuple[ct.Filter, ...]) -> tuple[ct.Filter, ...]:
+    # CQL wants a filter in every { }; `true` changes nothing next to comments.
+    if all(_is_commentary(item) for item in items):
+        return (*items, ct.Simple(ct.Keyword.TRUE))
+    return items
+
+
+# --------------------------------------------------------------------------------------
+# Set filters
+# --------------------------------------------------------------------------------------
+
+
+def designator_text(types: TypeSet, squares: int) -> str:
+    """CQL 6 text of a piece designator.
+
+    >>> from cqllegacy.core.squares import parse_squares
+    >>> designator_text(types_of("K"), parse_squares("a1")), designator_text(ANYTHING, FULL)
+    ('Ka1', '.')
+    >>> designator_text(ANYTHING, parse_squares("d4")), designator_text(WHITE_PIECES, FULL)
+    ('d4', 'A')
+    """
+    if squares == EMPTY or types == NOTHING:
+        return "[]"
+    if types == ANYTHING and squares == FULL:
+        return "."
+    return format_modern_types(types) + format_squares(squares)
+
+
+@_printer(ct.PieceSet)
+def _piece_set(node: ct.PieceSet, ctx: _Context) -> Printed:
+    if node.types & ~ANYTHING or node.squares & ~FULL or node.types < 0 or node.squares < 0:
+        raise NotExpressible("piece designator", f"{node!r} is not a valid piece designator")
+    text = designator_text(node.types, node.squares)
+    # chessql misreads a bare `[]` after or before another filter (as an index).
+    return _text("([])" if text == "[]" else text)
+
+
+def _infix(items: Sequence[ct.Filter], word: str, level: int, ctx: _Context, empty: str) -> Printed:
+    """An n-ary operator; nested ones of the same kind keep their parentheses."""
+    if not items:
+        return _text(empty)
+    if len(items) == 1:
+        return _print(items[0], ctx)
+    parts: list[Printed | str] = []
+    for i, item in enumerate(items):
+        if i:
+            parts.append(word)
+        parts.append(_operand(item, ctx, level + 1))
+    return _joined(parts, level)
+
+
+@_printer(ct.Union)
+def _union(node: ct.Union, ctx: _Context) -> Printed:
+    return _infix(node.items, "|", UNION, ctx, empty="([])")
+
+
+@_printer(ct.Intersection)
+def _intersection(node: ct.Intersection, ctx: _Context) -> Printed:
+    return _infix(node.items, "&", INTERSECTION, ctx, empty=".")
+
+
+@_printer(ct.Complement)
+def _complement(node: ct.Complement, ctx: _Context) -> Printed:
+    # `~~` is the regex-match operator: a nested complement is always parenthesised.
+    return _joined(["~", _closed(node.arg, ctx)], COMPLEMENT, sep="")
+
+
+def _attack(left: ct.Filter, word: str, right: ct.Filter, ctx: _Context) -> Printed:
+    return _joined([_operand(left, ctx, ATTACK), word, _operand(right, ctx, ATTACK + 1)], ATTACK)
+
+
+@_printer(ct.Attacks)
+def _attacks(node: ct.Attacks, ctx: _Context) -> Printed:
+    return _attack(node.left, "attacks", node.right, ctx)
+
+
+@_printer(ct.AttackedBy)
+def _attacked_by(node: ct.AttackedBy, ctx: _Context) -> Printed:
+    return _attack(node.left, "attackedby", node.right, ctx)
+
+
+@_printer(ct.DirectionSet)
+def _direction_set(node: ct.DirectionSet, ctx: _Context) -> Printed:
+    direction, lo, hi = node.direction, node.lo, node.hi
+    if lo < hi < 0:
+        # `up -3 -1` reads as `up -3` minus 1 in chessql; `down 1 3` is the same set.
+        direction, lo, hi = direction.mapped(lambda dx, dy: (-dx, -dy)), -hi, -lo
+    if (lo, hi) == (1, 7):
+        steps = ""
+    elif lo == hi:
+        steps = f" {lo}"
+    else:
+        steps = f" {lo} {hi}"
+    return _joined([direction.word + steps, _closed(node.arg, ctx)], DIRECTION)
+
+
+def _argument_list(args: Sequence[ct.Filter], ctx: _Context) -> Printed:
+    parts = [_closed(arg, ctx) for arg in args]
+    inner = _joined(parts, ATOM)
+    return _joined(["(", inner, ")"], ATOM, sep="")
+
+
+def _ray_like(keyword: str, args: tuple[ct.Filter, ...], ctx: _Context) -> Printed:
+    if len(args) < 2:
+        raise NotExpressible(keyword, "it needs at least two square sets")
+    return _joined([keyword, _argument_list(args, ctx)], ATOM)
+
+
+@_printer(ct.Ray)
+def _ray(node: ct.Ray, ctx: _Context) -> Printed:
+    word = "ray" if node.direction is Direction.ANYDIRECTION else f"ray {node.direction.word}"
+    return _ray_like(word, node.args, ctx)
+
+
+@_printer(ct.XRay)
+def _xray(node: ct.XRay, ctx: _Context) -> Printed:
+    return _ray_like("xray", node.args, ctx)
+
+
+@_printer(ct.Between)
+def _between(node: ct.Between, ctx: _Context) -> Printed:
+    return _joined(["between", _argument_list((node.left, node.right), ctx)], ATOM)
+
+
+def _promotion(node: ct.Move, ctx: _Context) -> tuple[ct.Filter | None, str | None, str | None]:
+    """``from`` argument, ``promote`` letters and an approximation note for a move.
+
+    CQL 6.1 ignores colour in ``promote`` (``move promote N captures A`` is a black
+    promotion in the manual), so one colour is said by the promoting pawn: ``from P``.
+    """
+    if node.promote is None:
+        return node.from_, None, None
+    promotable = node.promote & PROMOTABLE
+    white = promotable & WHITE_PIECES
+    black = color_swap(promotable & BLACK_PIECES)
+    note = None
+    if not promotable:
+        note = ctx.refuse(":promote", "no piece a pawn can promote to", node.origin)
+        white = black = PROMOTABLE & WHITE_PIECES
+    if white and black and white != black:
+        note = ctx.refuse(
+            ":promote", "CQL 6.1 promote has no colour; these sets differ by colour", node.origin
+        )
+        white = black = white | black
+    letters = format_modern_types(white | black)
+    if white == black:
+        return node.from_, letters, note
+    pawn = ct.PieceSet(WHITE_PAWN if white else BLACK_PAWN)
+    origin_side = pawn if node.from_ is None else ct.Intersection((node.from_, pawn))
+    return origin_side, letters, note
+
+
+@_printer(ct.Move)
+def _move(node: ct.Move, ctx: _Context) -> Printed:
+    from_, letters, note = _promotion(node, ctx)
+    parts: list[Printed | str] = ["move"]
+    if node.previous:
+        parts.append("previous")
+    for word, arg in (("from", from_), ("to", node.to), ("capture", node.capture)):
+        if arg is not None:
+            parts += [word, _closed(arg, ctx)]
+    if letters is not None:
+        parts += ["promote", letters]
+    if node.enpassant:
+        parts.append("enpassant")
+    return _noted(note, _joined(parts, MOVE))
+
+
+@_printer(ct.PieceVariable)
+def _piece_variable(node: ct.PieceVariable, ctx: _Context) -> Printed:
+    if node.name not in ctx.bound:
+        raise NotExpressible(f"piece variable {node.name}", "no enclosing piece loop binds it")
+    return _text(node.name)
+
+
+@_printer(ct.PieceLoop)
+def _piece_loop(node: ct.PieceLoop, ctx: _Context) -> Printed:
+    if not is_variable_name(node.name):
+        raise NotExpressible(f"piece variable {node.name!r}", "not a valid CQL variable name")
+    domain = _closed(node.domain, ctx)
+    body = _argument(node.body, ctx.binding(node.name))
+    return _joined([f"piece {node.name} in", domain, body], TRANSFORM)
+
+
+# --------------------------------------------------------------------------------------
+# Numeric filters
+# --------------------------------------------------------------------------------------
+
+
+@_printer(ct.Number)
+def _number(node: ct.Number, ctx: _Context) -> Printed:
+    return _text(str(node.value), ATOM if node.value >= 0 else UNARY)
+
+
+@_printer(ct.Count)
+def _count(node: ct.Count, ctx: _Context) -> Printed:
+    return _joined(["#", _closed(node.arg, ctx)], COUNT, sep="")
+
+
+@_printer(ct.Power)
+def _power(node: ct.Power, ctx: _Context) -> Printed:
+    return _joined(["power", _closed(node.arg, ctx)], POWER)
+
+
+@_printer(ct.Arith)
+def _arith(node: ct.Arith, ctx: _Context) -> Printed:
+    left = _operand(node.left, ctx, ARITH)
+    right = _operand(node.right, ctx, ARITH + 1)
+    return _joined([left, node.op.value, right], ARITH)
+
+
+@_printer(ct.Negate)
+def _negate(node: ct.Negate, ctx: _Context) -> Printed:
+    # `_closed` parenthesises every number: `-(3)` is not the number -3.
+    return _joined(["-", _closed(node.arg, ctx)], UNARY, sep="")
+
+
+@_printer(ct.NumericValue)
+def _numeric_value(node: ct.NumericValue, ctx: _Context) -> Printed:
+    return _text(node.keyword.value)
+
+
+@_printer(ct.Elo)
+def _elo(node: ct.Elo, ctx: _Context) -> Printed:
+    return _text("elo" if node.color is None else f"elo {node.color.value}")
+
+
+_ANY_PIECE_WORD = re.compile(r"\[Aa\][\w$]+$")
+
+
+def _relation_left(node: ct.Filter, ctx: _Context, op: str = "") -> Printed:
+    printed = _operand(node, ctx, RELATION + 1)
+    if op == "==" and _ANY_PIECE_WORD.search(printed.lines[-1]):
+        # chessql reads `[Aa]a1 ==` as the piece assignment `[Aa]x = …`.
+        return _parenthesised(printed)
+    return printed
+
+
+@_printer(ct.InRange)
+def _in_range(node: ct.InRange, ctx: _Context) -> Printed:
+    if node.lo is None and node.hi is None:
+        raise NotExpressible("range", f"{node!r} has no bound")
+    value = _relation_left(node.value, ctx, "==" if node.lo == node.hi else "")
+    if node.lo == node.hi:
+        return _joined([value, f"== {node.lo}"], RELATION)
+    if node.hi is None:
+        return _joined([value, f">= {node.lo}"], RELATION)
+    if node.lo is None:
+        return _joined([value, f"<= {node.hi}"], RELATION)
+    return _joined([f"{node.lo} <=", value, f"<= {node.hi}"], RELATION)
+
+
+_RANGE_OPS = (ct.CompareOp.EQ, ct.CompareOp.GE, ct.CompareOp.LE)
+
+
+def _reads_as_range(node: ct.Compare) -> bool:
+    """Would ``left op right`` read back as an :class:`~cqllegacy.core.tree.InRange`?"""
+    right = node.right
+    if isinstance(right, ct.Number):
+        return node.op in _RANGE_OPS
+    return (
+        node.op is ct.CompareOp.LE
+        and isinstance(node.left, ct.Number)
+        and isinstance(right, ct.InRange)
+        and right.lo is None
+        and right.hi is not None
+    )
+
+
+@_printer(ct.Compare)
+def _compare(node: ct.Compare, ctx: _Context) -> Printed:
+    left = _relation_left(node.left, ctx, node.op.value)
+    right = _operand(node.right, ctx, RELATION)
+    if _reads_as_range(node):
+        right = _parenthesised(right)
+    return _joined([left, node.op.value, right], RELATION)
+
+
+# --------------------------------------------------------------------------------------
+# Logical, position and game filters
+# --------------------------------------------------------------------------------------
+
+
+@_printer(ct.Compound)
+def _compound(node: ct.Compound, ctx: _Context) -> Printed:
+    if not node.items:
+        return _text("true")  # `{}` is not CQL; an empty conjunction always matches
+    return _braced(_with_a_filter(node.items), ctx)
+
+
+@_printer(ct.And)
+def _and(node: ct.And, ctx: _Context) -> Printed:
+    return _infix(node.items, "and", AND, ctx, empty="true")
+
+
+@_printer(ct.Or)
+def _or(node: ct.Or, ctx: _Context) -> Printed:
+    return _infix(node.items, "or", OR, ctx, empty="false")
+
+
+@_printer(ct.Not)
+def _not(node: ct.Not, ctx: _Context) -> Printed:
+    return _joined(["not", _operand(node.arg, ctx, NOT)], NOT)
+
+
+@_printer(ct.Simple)
+def _simple(node: ct.Simple, ctx: _Context) -> Printed:
+    return _text(node.keyword.value)
+
+
+@_printer(ct.Result)
+def _result(node: ct.Result, ctx: _Context) -> Printed:
+    return _text(f"result {node.result.value}")
+
+
+def _string(
+    text: str, construct: str, ctx: _Context, origin: ct.Origin | None = None
+) -> tuple[str, str | None]:
+    """A CQL string literal; CQL strings have no escapes for quotes or line ends."""
+    unwritable = '"\\\n\r'
+    if not any(ch in unwritable for ch in text):
+        return f'"{text}"', None
+    note = ctx.refuse(construct, f"the text {text!r} cannot be a CQL string", origin)
+    return '"' + "".join(ch for ch in text if ch not in unwritable) + '"', note
+
+
+def _tag_search(
+    tag: str, text: str, construct: str, ctx: _Context, origin: ct.Origin | None = None
+) -> Printed:
+    literal, note = _string(text, construct, ctx, origin)
+    if implicit_search_ok(text):
+        return _noted(note, _text(f"{tag} {literal}"))
+    return _noted(note, _text(f"{literal} in {tag}", IN))
+
+
+@_printer(ct.Player)
+def _player(node: ct.Player, ctx: _Context) -> Printed:
+    tag = "player" if node.color is None else f"player {node.color.value}"
+    if not node.ignore_case:
+        return _tag_search(tag, node.text, ":player", ctx, node.origin)
+    if not node.text.isascii():
+        note = ctx.refuse(
+            ":player",
+            "ignoring case is exact only for ASCII text; CQL 6.1 lowercase of other letters"
+            " is undocumented",
+            node.origin,
+        )
+        return _noted(note, _tag_search(tag, node.text, ":player", ctx, node.origin))
+    literal, note = _string(node.text.lower(), ":player", ctx, node.origin)
+    return _noted(note, _text(f"{literal} in lowercase {tag}", IN))
+
+
+@_printer(ct.TagContains)
+def _tag_contains(node: ct.TagContains, ctx: _Context) -> Printed:
+    return _tag_search(node.tag.value, node.text, f":{node.tag.value}", ctx)
+
+
+@_printer(Pragma)
+@_printer(ct.Comment)
+def _misplaced_comment(node: ct.Comment | Pragma, ctx: _Context) -> Printed:
+    raise NotExpressible(
+        "comment", "a // comment can only stand among the constituents of { } or the body"
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Filters over several positions
+# --------------------------------------------------------------------------------------
+
+
+def _quantifier(step: ct.LineStep, ctx: _Context) -> str:
+    lo, hi = step.lo, step.hi
+    if lo < 0 or (hi is not None and hi < lo):
+        raise NotExpressible("line", f"repetition {lo}..{hi} is empty or negative")
+    shorthand = {(1, 1): "", (0, None): "*", (1, None): "+", (0, 1): "?"}
+    if (lo, hi) in shorthand:
+        return shorthand[(lo, hi)]
+    return f"{{{lo},}}" if hi is None else f"{{{lo},{hi}}}"
+
+
+def _one_group(printed: Printed) -> bool:
+    """Is the code one parenthesised group, ``( … )`` from its first to its last character?"""
+    code = " ".join(line for line in printed.lines if not _is_comment(line))
+    depth = 0
+    for match in re.finditer(r'"[^"]*"|[()]', code):
+        depth += {"(": 1, ")": -1}.get(match.group(), 0)
+        if depth == 0:
+            return match.end() == len(code)
+    return False
+
+
+def _constituent(step: ct.LineStep, ctx: _Context) -> Printed:
+    quantifier = _quantifier(step, ctx)
+    printed = _operand(step.filter, ctx, TRANSFORM)
+    plain_token = printed.level == ATOM and not isinstance(step.filter, ct.Number)
+    # In a line a leading `(` opens a group of constituents, which must span it all.
+    opens_group = _first_code(printed).startswith("(")
+    if (quantifier and not plain_token) or (opens_group and not _one_group(printed)):
+        printed = _parenthesised(printed)
+    return _joined([printed, quantifier], ATOM, sep="")
+
+
+@_printer(ct.Line)
+def _line(node: ct.Line, ctx: _Context) -> Printed:
+    if not node.steps:
+        raise NotExpressible("line", "it needs at least one constituent")
+    parts: list[Printed | str] = ["line"]
+    for step in node.steps:
+        parts += ["-->", _constituent(step, ctx)]
+    return _joined(parts, LINE)
+
+
+@_printer(ct.Find)
+def _find(node: ct.Find, ctx: _Context) -> Printed:
+    return _joined(["find all" if node.all else "find", _argument(node.arg, ctx)], TRANSFORM)
+
+
+@_printer(ct.Transform)
+def _transform(node: ct.Transform, ctx: _Context) -> Printed:
+    if node.count and node.kind is ct.TransformKind.REVERSECOLOR:
+        raise NotExpressible("reversecolor count", "CQL 6.1 reversecolor takes no count")
+    word = node.kind.value + (" count" if node.count else "")
+    return _joined([word, _argument(node.arg, ctx)], TRANSFORM)
+
+
+# --------------------------------------------------------------------------------------
+# Legacy-only nodes: refused, or their nearest CQL 6.1 form
+# --------------------------------------------------------------------------------------
+
+
+def _construct(origin: ct.Origin | None, fallback: str) -> str:
+    return origin.construct if origin is not None else fallback
+
+
+@_printer(ct.Relation)
+def _relation(node: ct.Relation, ctx: _Context) -> Printed:
+    note = ctx.refuse(
+        _construct(node.origin, ":relation"),
+        "it compares the position with a later one; no CQL 6.1 filter of this subset does;"
+        " written as true",
+        node.origin,
+    )
+    return _noted(note, _text("true"))
+
+
+@_printer(ct.RayCount)
+def _ray_count(node: ct.RayCount, ctx: _Context) -> Printed:
+    note = ctx.refuse(
+        _construct(node.origin, ":ray"),
+        "it counts rays (L20); CQL 6.1 ray gives the set of end squares, counted here",
+        node.origin,
+    )
+    if node.attack:
+        ray = _ray_like("xray", node.args, ctx)
+    else:
+        vectors = frozenset(v for d in node.directions for v in d.vectors)
+        try:
+            direction = Direction.from_vectors(vectors)
+        except KeyError:
+            direction = Direction.ANYDIRECTION
+        ray = _print(ct.Ray(node.args, direction), ctx)
+    return _noted(note, _joined(["#", ray], COUNT, sep=""))
+
+
+@_printer(ct.LegacyOnly)
+def _legacy_only(node: ct.LegacyOnly, ctx: _Context) -> Printed:
+    note = ctx.refuse(
+        _construct(node.origin, "legacy construct"),
+        "its legacy meaning differs from every CQL 6.1 filter; the nearest one follows",
+        node.origin,
+    )
+    return _noted(note, _print(node.filter, ctx))
+
+
+# --------------------------------------------------------------------------------------
+# The query: header, plain body or the `lists` form
+# --------------------------------------------------------------------------------------
+
+_LARGEST_GAME_NUMBER = 2**31 - 1
+
+
+def file_name_text(name: str) -> str:
+    """A header file name, quoted only when CQL would otherwise misread it.
+
+    >>> file_name_text("in.pgn"), file_name_text("my games.pgn")
+    ('in.pgn', '"my games.pgn"')
+    """
+    if _SAFE_FILE_NAME.match(name) and "//" not in name and "/*" not in name:
+        return name
+    return f'"{name}"'
+
+
+def _file_parameter(word: str, construct: str, name: str, ctx: _Context) -> tuple[str, list[str]]:
+    notes = []
+    if any(ch in name for ch in '"\n\r'):
+        notes.append(ctx.refuse(construct, f"the file name {name!r} cannot be written in CQL"))
+        name = "".join(ch for ch in name if ch not in '"\n\r')
+    return f"{word} {file_name_text(name)}", notes
+
+
+def _header(
+    query: ct.Query, matchcount: tuple[int, int] | None, variations: bool, ctx: _Context
+) -> tuple[str, list[str]]:
+    header = query.header
+    params: list[str] = []
+    notes: list[str] = []
+    inputs = header.inputs
+    if len(inputs) > 1:
+        notes.append(ctx.refuse(":pgn", "CQL 6.1 reads one input file; the first is kept"))
+        inputs = inputs[:1]
+    for name in inputs:
+        param, extra = _file_parameter("input", ":pgn", name, ctx)
+        params.append(param)
+        notes += extra
+    if header.output is not None:
+        output = header.output
+        if not output.endswith(".pgn"):
+            notes.append(
+                ctx.refuse(":output", "CQL 6.1 needs an output file ending in .pgn; added")
+            )
+            output += ".pgn"
+        param, extra = _file_parameter("output", ":output", output, ctx)
+        params.append(param)
+        notes += extra
+    if header.gamenumber is not None:
+        lo, hi = header.gamenumber
+        if hi is None:
+            notes.append(ctx.refuse(":gamenumber", "CQL 6.1 needs an upper game number"))
+            hi = _LARGEST_GAME_NUMBER
+        if lo < 0 or hi < lo:
+            raise NotExpressible(":gamenumber", f"the range {lo}..{hi} selects no game")
+        params.append(f"gamenumber {lo} {hi}")
+    if matchcount is not None:
+        params.append(f"matchcount {matchcount[0]} {matchcount[1]}")
+    if variations:
+        params.append("variations")
+    return "cql(" + " ".join(params) + ")", notes
+
+
+def _header_matchcount(matchcount: tuple[int, int | None] | None) -> tuple[int, int] | None:
+    """The list's match count as a header range, or None if the header cannot say it."""
+    if matchcount is None:
+        return None
+    lo, hi = matchcount
+    if hi is None or lo < 1 or hi < lo:
+        return None
+    return lo, hi
+
+
+def _body_items(body: ct.Filter) -> tuple[ct.Filter, ...]:
+    """The constituents a body is written as (one filter, or a compound's items)."""
+    several = isinstance(body, ct.Compound) and len(body.items) >= 2
+    if several and not all(_is_commentary(item) for item in body.items):
+        return body.items
+    return (body,)
+
+
+def _mark_pragma(mark: ct.Mark) -> tuple[ct.Filter, ...]:
+    return () if mark is ct.Mark.ALL else (Pragma(f"{PRAGMA_MARK} {mark.value}"),)
+
+
+def _list_item(top: ct.TopList) -> ct.Filter:
+    """One top-level list of the `lists` form as a CQL filter at the start position."""
+    items = _mark_pragma(top.mark) + _body_items(top.body)
+    if top.matchcount is None:
+        return ct.Find(ct.Compound(items))
+    lo, hi = top.matchcount
+    if (lo, hi) == (0, 0):
+        return ct.Not(ct.Find(ct.Compound(items)))
+    return ct.InRange(ct.Find(ct.Compound(items), all=True), lo, hi)
+
+
+def _scope_is_all(query: ct.Query, ctx: _Context) -> tuple[bool, list[str]]:
+    scopes = {top.scope for top in query.lists}
+    if len(scopes) <= 1:
+        return scopes == {ct.Scope.ALL}, []
+    note = ctx.refuse(
+        "variations",
+        "the lists examine different positions but CQL 6.1 has one variations setting",
+    )
+    return True, [note]
+
+
+def _tag_wrapped(
+    items: Sequence[ct.Filter], query: ct.Query, ctx: _Context
+) -> tuple[list[ct.Filter], list[str]]:
+    """Legacy ``:forany`` tags: refused, or each one a piece loop around the lists."""
+    notes = []
+    wrapped: list[ct.Filter] = list(items)
+    for tag in reversed(query.tags):
+        notes.append(
+            ctx.refuse(
+                _construct(tag.origin, ":forany"),
+                "a tag binds a piece of the start position for all lists together;"
+                " written as a piece loop there",
+                tag.origin,
+            )
+        )
+        body = wrapped[0] if len(wrapped) == 1 else ct.Compound(tuple(wrapped))
+        wrapped = [ct.PieceLoop(tag.name, ct.PieceSet(tag.types), body)]
+    return wrapped, list(reversed(notes))
+
+
+def print_query(query: ct.Query, *, approximate: bool = False) -> str:
+    """CQL 6.1 text of ``query``; raises :class:`NotExpressible` unless ``approximate``.
+
+    With ``approximate`` a construct without an exact CQL 6.1 form is written in its
+    nearest form, after a ``// approximate: …`` line saying what and why.
+    """
+    limit = sys.getrecursionlimit()
+    # A few frames per tree level; the reader caps trees at 200 levels.
+    sys.setrecursionlimit(max(limit, 20_000))
+    try:
+        return _print_query(query, _Context(approximate))
+    except RecursionError:
+        raise NotExpressible("query", "its filters nest too deeply to print") from None
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _print_query(query: ct.Query, ctx: _Context) -> str:
+    if not query.lists:
+        raise NotExpressible("query", "it has no top-level list")
+    variations, notes = _scope_is_all(query, ctx)
+    single = query.lists[0]
+    header_count = _header_matchcount(single.matchcount)
+    plain = (
+        len(query.lists) == 1
+        and not query.tags
+        and (single.matchcount is None or header_count is not None)
+    )
+    if plain:
+        header, header_notes = _header(query, header_count, variations, ctx)
+        items: list[ct.Filter] = [*_mark_pragma(single.mark), *_body_items(single.body)]
+    else:
+        header, header_notes = _header(query, None, variations, ctx)
+        lists = [_list_item(top) for top in query.lists]
+        if query.tags:
+            wrapped, tag_notes = _tag_wrapped(lists, query, ctx)
+            notes += tag_notes
+            items = [ct.Simple(ct.Keyword.INITIAL), *wrapped]
+        else:
+            items = [Pragma(PRAGMA_LISTS), ct.Simple(ct.Keyword.INITIAL), *lists]
+    lines = [_comment_line(text, ctx) for text in query.leading_comments]
+    lines += [*header_notes, *notes, header]
+    for printed in _items(_with_a_filter(tuple(items)), ctx):
+        lines += printed.lines
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,106 @@
+"""``cqllegacy translate``: outputs, refusals, exit statuses, never over an input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from chessql.core import parser
+
+from cqllegacy.cli import main
+
+FORK = "; knight fork\n(match (position Nd4 kf3 :shift :flip :flipcolor :markall))\n"
+RAYS = "(match\n (position :ray (Q . k) 2))\n"
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_translation_goes_to_standard_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = write(tmp_path, "fork.cql", FORK)
+    assert main(["translate", str(script)]) == 0
+    out = capsys.readouterr().out
+    assert "flipcolor flip shift {Nd4 kf3}" in out and "// knight fork" in out
+    parser.parse(out)
+
+
+def test_output_file_and_folder(tmp_path: Path) -> None:
+    fork = write(tmp_path, "fork.cql", FORK)
+    mate = write(tmp_path, "mate.cql", "(match (position :mate :btm))")
+    target = tmp_path / "new.cql"
+    assert main(["translate", str(fork), "-o", str(target)]) == 0
+    assert "flipcolor flip shift" in target.read_text(encoding="utf-8")
+    folder = tmp_path / "out"
+    assert main(["translate", str(fork), str(mate), "-o", str(folder)]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == ["fork.cql", "mate.cql"]
+    assert "btm" in (folder / "mate.cql").read_text(encoding="utf-8")
+
+
+def test_refusal_exits_1_with_the_construct_and_place(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = write(tmp_path, "rays.cql", RAYS)
+    target = tmp_path / "rays6.cql"
+    assert main(["translate", str(script), "-o", str(target)]) == 1
+    err = capsys.readouterr().err
+    assert f"{script}:2:12:" in err and ":ray" in err
+    assert not target.exists()
+
+
+def test_approximate_writes_the_nearest_form(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = write(tmp_path, "rays.cql", RAYS)
+    assert main(["translate", "--approximate", str(script)]) == 0
+    assert "// approximate:" in capsys.readouterr().out
+
+
+def test_syntax_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = write(tmp_path, "bad.cql", "(match (position Ri9))")
+    assert main(["translate", str(script)]) == 2
+    assert f"{script}:1:" in capsys.readouterr().err
+
+
+def test_every_script_is_tried_and_the_worst_status_wins(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = write(tmp_path, "bad.cql", "(match (position Ri9))")
+    rays = write(tmp_path, "rays.cql", RAYS)
+    fork = write(tmp_path, "fork.cql", FORK)
+    assert main(["translate", str(rays), str(fork), str(bad)]) == 2
+    captured = capsys.readouterr()
+    assert f"// {fork}" in captured.out and "flipcolor flip shift" in captured.out
+    assert ":ray" in captured.err and "bad.cql" in captured.err
+
+
+def test_never_writes_over_an_input(tmp_path: Path) -> None:
+    script = write(tmp_path, "fork.cql", FORK)
+    assert main(["translate", str(script), "-o", str(script)]) == 2
+    assert script.read_text(encoding="utf-8") == FORK
+    # Several scripts into their own folder would overwrite them too.
+    other = write(tmp_path, "mate.cql", "(match (position :mate))")
+    assert main(["translate", str(script), str(other), "-o", str(tmp_path)]) == 2
+    assert script.read_text(encoding="utf-8") == FORK
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fork.cql", "mate.cql"]
+
+
+def test_a_modern_script_or_a_missing_file_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    modern = write(tmp_path, "new.cql", "cql() mate")
+    assert main(["translate", str(modern)]) == 2
+    assert main(["translate", str(tmp_path / "missing.cql")]) == 2
+    err = capsys.readouterr().err
+    assert "already a CQL 6 script" in err and "missing.cql" in err
+
+
+def test_no_temporary_files_are_left(tmp_path: Path) -> None:
+    script = write(tmp_path, "fork.cql", FORK)
+    folder = tmp_path / "out"
+    assert main(["translate", str(script), "-o", str(folder / "fork6.cql")]) == 0
+    assert [p.name for p in folder.iterdir()] == ["fork6.cql"]

@@ -1,0 +1,483 @@
+"""Legacy orbits of position lists, and when a modern transform says the same (T2).
+
+The *legacy orbit* of a position list is the tuple of distinct lists T(L) for T in the
+list's transform set (transform keywords removed, duplicates dropped by structural
+equality, decision L4).  A transform reaches into nested lists, whose own transform
+keywords stay and apply on top (§5.5); designators a shift empties are kept (L5).
+
+The translator writes the OR of the orbit either explicitly or, when CQL 6 transforms
+produce the same set of filters, as nested modern ``Transform`` nodes.  The second is
+only chosen after computing both sets (:func:`modern_atoms`) and comparing them.
+
+>>> from cqllegacy.core.pieces import types_of
+>>> from cqllegacy.core.squares import format_squares, parse_squares
+>>> from cqllegacy.legacy.tree import Designator, PositionList, TransformKeyword
+>>> rook = PositionList((Designator(types_of("R"), parse_squares("[a1,c1]")),))
+>>> [format_squares(m.items[0].squares) for m in legacy_orbit(
+...     rook, (TransformKeyword.SHIFTHORIZONTAL,), Budget(), rook.span)][:4]
+['[a1,c1]', 'b1', '[a-b1,d1]', 'a1']
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable, Sequence
+
+import attrs
+
+from cqllegacy.core import transforms as modern
+from cqllegacy.core.squares import Dihedral
+from cqllegacy.core.tree import (
+    And,
+    Arith,
+    ArithOp,
+    Filter,
+    Or,
+    TransformKind,
+)
+from cqllegacy.core.tree import Transform as CoreTransform
+from cqllegacy.legacy.tree import (
+    AttackCount,
+    Designator,
+    Flag,
+    FlagKeyword,
+    ListOfLists,
+    MoveTest,
+    PieceCount,
+    PositionItem,
+    PositionList,
+    Power,
+    PowerDifference,
+    Range,
+    RangeKeyword,
+    RangeTest,
+    Ray,
+    RayKeyword,
+    ResultTest,
+    Span,
+    TagMatch,
+    Transform,
+    TransformKeyword,
+)
+from translator.errors import translation_error
+from translator.shifts import (
+    FLIP_KEYWORDS,
+    SHIFT_KEYWORDS,
+    LegacyTransform,
+    flip_set,
+    shift_set,
+    transform_set,
+)
+
+__all__ = [
+    "MAX_ORBIT_MEMBERS",
+    "MAX_TRANSFORMED_LISTS",
+    "Budget",
+    "Layering",
+    "legacy_orbit",
+    "modern_atoms",
+    "modern_layerings",
+    "normalize",
+    "transform_list",
+]
+
+#: At most this many distinct transformed lists in one list's legacy orbit.
+MAX_ORBIT_MEMBERS = 4096
+#: At most this many transformed lists built for a whole script (nested transforms
+#: multiply: a ``:shift`` list inside a ``:shift :flip :flipcolor`` list needs
+#: 225 lists for every distinct outer member).
+MAX_TRANSFORMED_LISTS = 20_000
+
+#: No board gives a power difference beyond this (64 squares × a queen's 9 points), so
+#: a range bound past it is as good as no bound.
+MAX_ABS_POWER = 64 * 9
+
+
+# --------------------------------------------------------------------------------------
+# Applying one legacy transform to a legacy list (§5.4)
+# --------------------------------------------------------------------------------------
+
+
+def transform_designator(t: LegacyTransform, d: Designator) -> Designator:
+    """The squares move (and may empty, L5); types swap colour under the colour flip.
+
+    A ``$tag`` designator keeps its piece: only its squares move (L12).
+    """
+    types = d.types if d.tag is not None else t.map_types(d.types)
+    return attrs.evolve(d, types=types, squares=t.map_squares(d.squares))
+
+
+def negated_range(r: Range) -> Range:
+    """``-hi .. -lo``; an unlimited ``hi`` becomes a bound no power difference reaches."""
+    lo = -r.hi if r.hi is not None else -MAX_ABS_POWER
+    return Range(lo, -r.lo, span=r.span)
+
+
+@functools.singledispatch
+def _map_item(item: PositionItem, t: LegacyTransform) -> PositionItem:
+    # Comments, :relation (its counts are never transformed, L18), accumulators and
+    # transform keywords themselves are the same in every member.
+    return item
+
+
+@_map_item.register(Designator)
+def _(item: Designator, t: LegacyTransform) -> PositionItem:
+    return transform_designator(t, item)
+
+
+_COLOR_FLAGS = {FlagKeyword.WTM: FlagKeyword.BTM, FlagKeyword.BTM: FlagKeyword.WTM}
+
+
+@_map_item.register(Flag)
+def _(item: Flag, t: LegacyTransform) -> PositionItem:
+    if t.swap_colors and item.keyword in _COLOR_FLAGS:
+        return attrs.evolve(item, keyword=_COLOR_FLAGS[item.keyword])
+    return item
+
+
+@_map_item.register(PieceCount)
+@_map_item.register(Power)
+@_map_item.register(MoveTest)
+@_map_item.register(TagMatch)
+def _(item: PieceCount | Power | MoveTest | TagMatch, t: LegacyTransform) -> PositionItem:
+    return attrs.evolve(item, designator=transform_designator(t, item.designator))
+
+
+@_map_item.register(PowerDifference)
+def _(item: PowerDifference, t: LegacyTransform) -> PositionItem:
+    r = negated_range(item.range) if t.swap_colors else item.range
+    return attrs.evolve(item, designator=transform_designator(t, item.designator), range=r)
+
+
+@_map_item.register(AttackCount)
+def _(item: AttackCount, t: LegacyTransform) -> PositionItem:
+    return attrs.evolve(
+        item,
+        attackers=transform_designator(t, item.attackers),
+        targets=transform_designator(t, item.targets),
+    )
+
+
+_ELO_SWAP = {
+    RangeKeyword.WHITEELO: RangeKeyword.BLACKELO,
+    RangeKeyword.BLACKELO: RangeKeyword.WHITEELO,
+}
+
+
+@_map_item.register(RangeTest)
+def _(item: RangeTest, t: LegacyTransform) -> PositionItem:
+    if t.swap_colors and item.keyword in _ELO_SWAP:
+        return attrs.evolve(item, keyword=_ELO_SWAP[item.keyword])
+    return item
+
+
+@_map_item.register(ResultTest)
+def _(item: ResultTest, t: LegacyTransform) -> PositionItem:
+    return attrs.evolve(item, result=item.result.color_swapped()) if t.swap_colors else item
+
+
+_RAY_SWAP = {
+    RayKeyword.RAYHORIZONTAL: RayKeyword.RAYVERTICAL,
+    RayKeyword.RAYVERTICAL: RayKeyword.RAYHORIZONTAL,
+}
+
+
+@_map_item.register(Ray)
+def _(item: Ray, t: LegacyTransform) -> PositionItem:
+    keyword = item.keyword
+    if t.swaps_ranks_and_files:
+        keyword = _RAY_SWAP.get(keyword, keyword)  # decision L13
+    designators = tuple(transform_designator(t, d) for d in item.designators)
+    return attrs.evolve(item, keyword=keyword, designators=designators)
+
+
+@_map_item.register(ListOfLists)
+def _(item: ListOfLists, t: LegacyTransform) -> PositionItem:
+    return attrs.evolve(item, lists=tuple(transform_list(t, pl) for pl in item.lists))
+
+
+def transform_list(t: LegacyTransform, pl: PositionList) -> PositionList:
+    """T(L): T applied to every designator and colour keyword, nested lists included.
+
+    >>> from cqllegacy.legacy.tree import Flag, FlagKeyword
+    >>> from cqllegacy.core.pieces import types_of
+    >>> from cqllegacy.core.squares import format_squares, parse_squares
+    >>> pl = PositionList((Designator(types_of("R"), parse_squares("b2")), Flag(FlagKeyword.WTM)))
+    >>> flipped = transform_list(LegacyTransform(swap_colors=True), pl)
+    >>> flipped.items[1].keyword, format_squares(flipped.items[0].squares)
+    (<FlagKeyword.BTM: 'btm'>, 'b7')
+    """
+    if t.is_identity:
+        return pl
+    return attrs.evolve(pl, items=tuple(_map_item(item, t) for item in pl.items))
+
+
+# --------------------------------------------------------------------------------------
+# The orbit of one list, with a guard against blow-up
+# --------------------------------------------------------------------------------------
+
+
+class Budget:
+    """Counts the transformed lists built for one script; raises past the limits."""
+
+    def __init__(
+        self,
+        limit: int = MAX_TRANSFORMED_LISTS,
+        orbit_limit: int = MAX_ORBIT_MEMBERS,
+        path: str | None = None,
+    ) -> None:
+        self.limit = limit
+        self.orbit_limit = orbit_limit
+        self.path = path
+        self.used = 0
+
+    def spend(self, count: int, span: Span) -> None:
+        self.used += count
+        if self.used > self.limit:
+            raise translation_error(
+                f"the transforms of the position list at {span} need more than "
+                f"{self.limit} transformed lists (nested transforms multiply)",
+                span,
+                path=self.path,
+                hint="split the script, or use fewer transform keywords in nested lists",
+            )
+
+    def check_orbit(self, size: int, span: Span) -> None:
+        if size > self.orbit_limit:
+            raise translation_error(
+                f"the position list at {span} has {size} distinct transformed lists "
+                f"(the limit is {self.orbit_limit})",
+                span,
+                path=self.path,
+            )
+
+
+def legacy_orbit(
+    base: PositionList,
+    keywords: tuple[TransformKeyword, ...],
+    budget: Budget,
+    span: Span,
+) -> tuple[PositionList, ...]:
+    """The distinct T(base) for T in the transform set of ``keywords``, identity first."""
+    transforms = transform_set(keywords)
+    budget.spend(len(transforms), span)
+    members = dict.fromkeys(transform_list(t, base) for t in transforms)
+    budget.check_orbit(len(members), span)
+    return tuple(members)
+
+
+def transform_keywords(pl: PositionList) -> tuple[TransformKeyword, ...]:
+    return tuple(item.keyword for item in pl.items if isinstance(item, Transform))
+
+
+# --------------------------------------------------------------------------------------
+# Modern transforms that may stand for a legacy transform set
+# --------------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Layering:
+    """A candidate modern wrapper: ``layers`` (outermost first) around the OR of the
+    orbit of ``inner_keywords`` (the legacy keywords the layers do not cover)."""
+
+    layers: tuple[TransformKind, ...]
+    inner_keywords: tuple[TransformKeyword, ...]
+    covered: int
+
+
+_FLIP_LAYERS: dict[frozenset[Dihedral], tuple[TransformKind, ...]] = {
+    frozenset(Dihedral): (TransformKind.FLIP,),
+    frozenset({Dihedral.IDENTITY, Dihedral.REFLECT_H}): (TransformKind.FLIPHORIZONTAL,),
+    frozenset({Dihedral.IDENTITY, Dihedral.REFLECT_V}): (TransformKind.FLIPVERTICAL,),
+    frozenset({Dihedral.IDENTITY, Dihedral.ROT90, Dihedral.ROT180, Dihedral.ROT270}): (
+        TransformKind.ROTATE90,
+    ),
+    frozenset({Dihedral.IDENTITY, Dihedral.REFLECT_H, Dihedral.REFLECT_V, Dihedral.ROT180}): (
+        TransformKind.FLIPHORIZONTAL,
+        TransformKind.FLIPVERTICAL,
+    ),
+}
+
+_SHIFT_LAYERS: dict[frozenset[tuple[int, int]], tuple[TransformKind, ...]] = {
+    shift_set([TransformKeyword.SHIFT]): (TransformKind.SHIFT,),
+    shift_set([TransformKeyword.SHIFTHORIZONTAL]): (TransformKind.SHIFTHORIZONTAL,),
+    shift_set([TransformKeyword.SHIFTVERTICAL]): (TransformKind.SHIFTVERTICAL,),
+}
+
+
+@attrs.frozen
+class _Option:
+    """One way to treat a factor: these layers stand for ``covered`` legacy keywords, the
+    ``remaining`` keywords stay explicit inside (``size`` maps covered)."""
+
+    layers: tuple[TransformKind, ...]
+    covered: tuple[TransformKeyword, ...]
+    remaining: tuple[TransformKeyword, ...]
+    size: int
+
+
+def _factor_options(keywords: tuple[TransformKeyword, ...]) -> list[list[_Option]]:
+    flips = tuple(k for k in keywords if k in FLIP_KEYWORDS)
+    shifts = tuple(k for k in keywords if k in SHIFT_KEYWORDS)
+    colors = tuple(k for k in keywords if k is TransformKeyword.FLIPCOLOR)
+    factors: list[list[_Option]] = []
+    if colors:
+        factors.append([_Option((TransformKind.FLIPCOLOR,), colors, (), 2)])
+    if flips and (group := flip_set(flips)) in _FLIP_LAYERS:
+        factors.append([_Option(_FLIP_LAYERS[group], flips, (), len(group))])
+    if shifts and (offsets := shift_set(shifts)) in _SHIFT_LAYERS:
+        options = [_Option(_SHIFT_LAYERS[offsets], shifts, (), len(offsets))]
+        if _SHIFT_LAYERS[offsets] == (TransformKind.SHIFT,):
+            # Horizontal and vertical legacy shifts commute: one direction may be modern
+            # while the other stays explicit (an edge smears only one way).
+            options += [
+                _Option(
+                    (TransformKind.SHIFTVERTICAL,), shifts, (TransformKeyword.SHIFTHORIZONTAL,), 15
+                ),
+                _Option(
+                    (TransformKind.SHIFTHORIZONTAL,), shifts, (TransformKeyword.SHIFTVERTICAL,), 15
+                ),
+            ]
+        factors.append(options)
+    return factors
+
+
+def modern_layerings(keywords: tuple[TransformKeyword, ...]) -> list[Layering]:
+    """Candidate wrappers for a list with these transform keywords, largest first.
+
+    Each factor of the legacy set S ∘ C ∘ G (colour, flips, shifts) that a modern
+    transform has the same maps for may become a layer; the rest stays explicit.  The
+    candidates still have to be checked (:func:`modern_atoms`): edges, emptied
+    designators and full ranks make the two meanings differ.
+
+    >>> [c.layers for c in modern_layerings((TransformKeyword.FLIPCOLOR,))]
+    [(<TransformKind.FLIPCOLOR: 'flipcolor'>,), ()]
+    """
+    skip = _Option((), (), (), 1)
+    candidates = []
+    for chosen in itertools.product(*([skip, *options] for options in _factor_options(keywords))):
+        layers = tuple(kind for option in chosen for kind in option.layers)
+        covered = {k for option in chosen for k in option.covered}
+        inner = tuple(k for k in keywords if k not in covered)
+        inner += tuple(k for option in chosen for k in option.remaining)
+        size = 1
+        for option in chosen:
+            size *= option.size
+        candidates.append(Layering(layers, inner, size))
+    candidates.sort(key=lambda c: -c.covered)
+    return candidates
+
+
+def modern_atoms(
+    layers: Sequence[TransformKind], inner: Filter, disjuncts: bool
+) -> frozenset[Hashable] | None:
+    """The normalised filters whose OR ``layers`` around ``inner`` means in CQL 6.
+
+    Nested transforms act as every composition of their basic transforms, outermost
+    first, each member dropped when a shift empties a designator (M1, M4).  With
+    ``disjuncts`` the inner filter is an explicit ``Or`` and each member contributes its
+    disjuncts.  None when a node cannot stand under a modern transform.
+    """
+    members: dict[Filter, None] = {inner: None}
+    try:
+        for kind in layers:
+            images: dict[Filter, None] = {}
+            for member in members:
+                for tau in modern.basic_transforms(kind):
+                    image = modern.apply(tau, member)
+                    if image is not None:
+                        images.setdefault(image, None)
+            members = images
+    except ValueError:
+        return None
+    atoms: set[Hashable] = set()
+    for member in members:
+        parts = member.items if disjuncts and isinstance(member, Or) else (member,)
+        atoms.update(normalize(p) for p in parts)
+    return frozenset(atoms)
+
+
+def wrap(layers: Sequence[TransformKind], inner: Filter) -> Filter:
+    """``layers`` (outermost first) as nested core ``Transform`` nodes around ``inner``."""
+    for kind in reversed(layers):
+        inner = CoreTransform(kind, inner)
+    return inner
+
+
+def choose_compact(
+    keywords: tuple[TransformKeyword, ...],
+    members: Sequence[Filter],
+    inner_members: Callable[[tuple[TransformKeyword, ...]], Sequence[Filter]],
+) -> Filter | None:
+    """The largest modern wrapper whose meaning is the OR of ``members``, or None.
+
+    ``inner_members(keywords)`` gives the rewritten (non-false) members of the orbit of
+    the keywords a wrapper leaves explicit.
+    """
+    target = frozenset(normalize(m) for m in members)
+    for candidate in modern_layerings(keywords):
+        if not candidate.layers:
+            continue
+        inner = list(inner_members(candidate.inner_keywords))
+        if not inner:
+            continue
+        body = inner[0] if len(inner) == 1 else Or(tuple(inner))
+        if modern_atoms(candidate.layers, body, disjuncts=len(inner) > 1) == target:
+            return wrap(candidate.layers, body)
+    return None
+
+
+def single_layer_count(
+    keywords: tuple[TransformKeyword, ...], members: Sequence[Filter]
+) -> Filter | None:
+    """``T count F`` counting exactly the legacy members, when one modern layer does.
+
+    Counting needs more than the same OR: the modern orbit must be the members one to
+    one (no two members written alike, none dropped or added).
+    """
+    normalized = [normalize(m) for m in members]
+    if not members or len(set(normalized)) != len(members):
+        return None
+    for candidate in modern_layerings(keywords):
+        if len(candidate.layers) != 1 or candidate.inner_keywords:
+            continue
+        kind = candidate.layers[0]
+        try:
+            images = modern.orbit(kind, members[0])
+        except ValueError:
+            return None
+        if len(images) == len(members) and {normalize(i) for i in images} == set(normalized):
+            return CoreTransform(kind, members[0], count=True)
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# Structural normal form used only to compare two sets of filters
+# --------------------------------------------------------------------------------------
+
+
+def _sum_terms(node: Filter) -> Iterable[Filter]:
+    if isinstance(node, Arith) and node.op is ArithOp.ADD:
+        yield from _sum_terms(node.left)
+        yield from _sum_terms(node.right)
+    else:
+        yield node
+
+
+def normalize(node: object) -> Hashable:
+    """A hashable form equal for filters that differ only in the order of ``or``/``and``
+    operands or of the terms of a sum (both commute); used to compare orbits."""
+    if isinstance(node, (Or, And)):
+        return (type(node).__name__, frozenset(Counter(normalize(i) for i in node.items).items()))
+    if isinstance(node, Arith) and node.op is ArithOp.ADD:
+        terms = Counter(normalize(t) for t in _sum_terms(node))
+        return ("sum", frozenset(terms.items()))
+    if isinstance(node, tuple):
+        return tuple(normalize(i) for i in node)
+    if attrs.has(type(node)):
+        fields = attrs.fields(type(node))
+        return (type(node).__name__, *(normalize(getattr(node, f.name)) for f in fields if f.eq))
+    assert isinstance(node, Hashable)
+    return node

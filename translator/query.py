@@ -1,0 +1,486 @@
+"""The match list and its top-level lists → a core :class:`Query`.
+
+Settings of a top-level list (docs/architecture.md):
+
+- scope: ``:variations`` → ``Scope.ALL``; ``:variationsonly`` → ``Scope.ALL`` and a
+  ``not mainline`` constituent.  When one list needs variations every list examines
+  every position, the main-line-only ones with a ``mainline`` constituent — except a
+  main-line-only list that looks at following moves or positions (``:movefrom``,
+  ``:sequence``, ``:relation`` …): under ``Scope.ALL`` those would also follow the
+  variations that branch off the main line, so such a list keeps ``Scope.MAINLINE``.
+- marks (L3): ``Mark.FIRST`` by default, ``:markall`` → ``ALL``, ``:noannotate`` → ``NONE``.
+- ``:matchcount`` → ``TopList.matchcount``; ``:pretransformmatchcount`` → a list examined
+  at the start position that asks, for some transformed list, how many positions of
+  the game it matches (``initial`` and ``lo <= find all {…} <= hi``).
+
+Match-list ``:result``, ``:year`` and ``:player`` test the game, not a position: they
+become constituents of the first list that needs at least one matching position (or
+of a list of their own when every list accepts zero matches).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import attrs
+
+from cqllegacy.core import tree as core
+from cqllegacy.legacy import tree as lt
+from cqllegacy.legacy.tree import FlagKeyword, PositionList, Range, Script
+from translator.errors import translation_error
+from translator.orbits import Budget, choose_compact, legacy_orbit, transform_keywords
+from translator.rewrite import (
+    FALSE,
+    TRUE,
+    Context,
+    comment,
+    conjunction,
+    list_parts,
+    strip_comments,
+)
+
+__all__ = ["to_core"]
+
+
+def to_core(script: Script) -> core.Query:
+    """The core query that means what ``script`` means (decisions L1–L22).
+
+    Raises :class:`~translator.errors.TranslationError` for a script whose meaning the
+    core cannot hold (see the README's compatibility notes for the cases).
+    """
+    return _Builder(script).build()
+
+
+def _is_gamenumber(item: object) -> bool:
+    return isinstance(item, lt.MatchRange) and item.keyword is lt.MatchRangeKeyword.GAMENUMBER
+
+
+def _flags(pl: PositionList) -> set[FlagKeyword]:
+    return {item.keyword for item in pl.items if isinstance(item, lt.Flag)}
+
+
+def _range_tests(pl: PositionList, keyword: lt.RangeKeyword) -> list[lt.RangeTest]:
+    return [i for i in pl.items if isinstance(i, lt.RangeTest) and i.keyword is keyword]
+
+
+def _bounds(r: Range) -> tuple[int, int | None]:
+    return (r.lo, r.hi)
+
+
+#: Constructs that look at the moves and positions following the current one.
+def _follows_the_game(item: object) -> bool:
+    if isinstance(item, lt.MoveTest | lt.Relation):
+        return True
+    if isinstance(item, lt.Flag):
+        return item.keyword in (FlagKeyword.ENPASSANT, FlagKeyword.NOENPASSANT)
+    if isinstance(item, lt.RangeTest):
+        return item.keyword is lt.RangeKeyword.PRETRANSFORMMATCHCOUNT
+    if isinstance(item, lt.ListOfLists):
+        if item.keyword in (lt.ListKeyword.SEQUENCE, lt.ListKeyword.GAPPEDSEQUENCE):
+            return True
+        return any(_follows_the_game(i) for pl in item.lists for i in pl.items)
+    return False
+
+
+_Placed = list[list[core.Filter]]
+
+
+@attrs.define
+class _Condition:
+    """A match-list item that tests the game (or a comment among them)."""
+
+    filter: core.Filter
+    is_comment: bool
+
+
+class _Builder:
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.path = script.path
+        self.budget = Budget(path=script.path)
+
+    def error(self, message: str, span: lt.Span) -> Exception:
+        return translation_error(message, span, path=self.path)
+
+    # --- the match list ----------------------------------------------------------------
+
+    def build(self) -> core.Query:
+        match = self.script.match
+        lists = match.position_lists()
+        header = self._header()
+        tags = tuple(self._tags())
+        prefixes, suffixes, conditions, trailing = self._placements(lists)
+        self._check_shared_accumulators(lists)
+        any_variations = any(self._wants_variations(pl) for pl in lists)
+        toplists = [self._top_list(pl, prefixes[i], any_variations) for i, pl in enumerate(lists)]
+        toplists = [
+            attrs.evolve(t, body=_append(t.body, suffix)) if suffix else t
+            for t, suffix in zip(toplists, suffixes, strict=True)
+        ]
+        toplists = self._place_conditions(toplists, conditions)
+        leading = tuple(comment(c.text).text for c in self.script.leading)
+        if trailing:
+            if toplists:
+                last = toplists[-1]
+                toplists[-1] = attrs.evolve(last, body=_append(last.body, trailing))
+            else:
+                leading += tuple(c.text for c in trailing)
+        return core.Query(header, tuple(_canonical(t) for t in toplists), tags, leading)
+
+    def _check_shared_accumulators(self, lists: Sequence[PositionList]) -> None:
+        """Each top-level list has its own accumulators: one list cannot read another's."""
+        accumulated = [_names(pl, lt.Accumulate) for pl in lists]
+        for own, pl in zip(accumulated, lists, strict=True):
+            for place in _places(pl):
+                for item in place.pl.items:
+                    if not isinstance(item, lt.SumRange) or item.name in own:
+                        continue
+                    if any(item.name in other for other in accumulated if other is not own):
+                        raise self.error(
+                            f":sumrange {item.name} reads an accumulator of another top-level list",
+                            item.span,
+                        )
+
+    def _header(self) -> core.Header:
+        inputs: list[str] = []
+        output: str | None = None
+        gamenumber: tuple[int, int | None] | None = None
+        for item in self.script.match.items:
+            if isinstance(item, lt.MatchPath):
+                if item.keyword is lt.MatchPathKeyword.PGN:
+                    inputs.append(item.path)
+                elif output is not None:
+                    raise self.error("a match list may name only one :output file", item.span)
+                else:
+                    output = item.path
+            elif _is_gamenumber(item):
+                assert isinstance(item, lt.MatchRange)
+                gamenumber = _intersect(gamenumber, _bounds(item.range))
+        return core.Header(tuple(inputs), output, gamenumber)
+
+    def _tags(self) -> Iterator[core.TagDeclaration]:
+        for item in self.script.match.items:
+            if isinstance(item, lt.ForAny):
+                if item.designator.tag is not None:
+                    raise self.error(":forany needs piece types, not a tag", item.designator.span)
+                yield core.TagDeclaration(
+                    item.name, item.designator.types, origin=core.Origin(":forany", item.span)
+                )
+
+    def _placements(
+        self, lists: Sequence[PositionList]
+    ) -> tuple[_Placed, _Placed, list[_Condition], list[core.Comment]]:
+        """Comments of the match list go before the next position list, or to the end of
+        the list on whose last line they stand (after the last list: to its end); game
+        conditions are collected with the comments before the first list, in order."""
+        prefixes: _Placed = [[] for _ in lists]
+        suffixes: _Placed = [[] for _ in lists]
+        conditions: list[_Condition] = []
+        pending: list[core.Comment] = []
+        index = 0
+        previous_end = 0
+        for item in self.script.match.items:
+            if isinstance(item, lt.PositionList):
+                prefixes[index] = list(pending)
+                pending = []
+                index += 1
+                previous_end = _last_line(item)
+            elif isinstance(item, lt.Comment):
+                if index == 0:
+                    conditions.append(_Condition(comment(item.text), True))
+                elif item.span.line == previous_end and not pending:
+                    # A comment on the line where a list ends belongs to that list.
+                    suffixes[index - 1].append(comment(item.text))
+                else:
+                    pending.append(comment(item.text))
+            else:
+                condition = self._condition(item)
+                if condition is not None:
+                    conditions.append(_Condition(condition, False))
+        trailing = pending + [comment(c.text) for c in self.script.trailing]
+        return prefixes, suffixes, conditions, trailing
+
+    def _condition(self, item: object) -> core.Filter | None:
+        if isinstance(item, lt.MatchResult):
+            return core.Result(item.result)
+        if isinstance(item, lt.MatchRange) and item.keyword is lt.MatchRangeKeyword.YEAR:
+            year = core.NumericValue(core.NumericKeyword.YEAR)
+            return core.InRange(year, item.range.lo, item.range.hi)
+        if isinstance(item, lt.Player):
+            # L10: case-insensitive; the distinction is moot without cased letters.
+            origin = core.Origin(":player", item.span)
+            if item.name.lower() == item.name.upper():
+                return core.Player(item.name, origin=origin)
+            return core.Player(item.name.lower(), ignore_case=True, origin=origin)
+        return None
+
+    def _place_conditions(
+        self, toplists: list[core.TopList], conditions: list[_Condition]
+    ) -> list[core.TopList]:
+        """Put the game conditions into the first list that needs a matching position:
+        in a list that may match nowhere (``:matchcount 0 …``) they would let through a
+        game that fails them.  When every list may match nowhere, they get a list of
+        their own.  Comments before the first list stay with it."""
+        out = list(toplists)
+        tests = [c.filter for c in conditions if not c.is_comment]
+        comments = [c.filter for c in conditions if c.is_comment]
+        host = next(
+            (i for i, t in enumerate(out) if t.matchcount is None or t.matchcount[0] >= 1),
+            None,
+        )
+        if host is None and tests:
+            scope = out[0].scope if out else core.Scope.MAINLINE
+            out.append(core.TopList(core.Compound(tuple(tests)), mark=core.Mark.NONE, scope=scope))
+            tests = []
+            host = len(out) - 1
+        if host == 0:
+            out[0] = _prepend_to(out[0], [c.filter for c in conditions])
+        elif out:
+            out[0] = _prepend_to(out[0], comments)
+            if host is not None:
+                out[host] = _prepend_to(out[host], tests)
+        return out
+
+    # --- one top-level list --------------------------------------------------------------
+
+    def _wants_variations(self, pl: PositionList) -> bool:
+        flags = _flags(pl)
+        if {FlagKeyword.VARIATIONS, FlagKeyword.VARIATIONSONLY} <= flags:
+            item = next(
+                i
+                for i in pl.items
+                if isinstance(i, lt.Flag) and i.keyword is FlagKeyword.VARIATIONSONLY
+            )
+            raise self.error(
+                ":variations and :variationsonly contradict each other in one list", item.span
+            )
+        return bool(flags & {FlagKeyword.VARIATIONS, FlagKeyword.VARIATIONSONLY})
+
+    def _scope(
+        self, pl: PositionList, any_variations: bool
+    ) -> tuple[core.Scope, list[core.Filter]]:
+        flags = _flags(pl)
+        mainline = core.Simple(core.Keyword.MAINLINE)
+        if FlagKeyword.VARIATIONSONLY in flags:
+            return core.Scope.ALL, [core.Not(mainline)]
+        if FlagKeyword.VARIATIONS in flags:
+            return core.Scope.ALL, []
+        if not any_variations or any(_follows_the_game(i) for i in pl.items):
+            return core.Scope.MAINLINE, []
+        return core.Scope.ALL, [mainline]
+
+    def _mark(self, pl: PositionList) -> core.Mark:
+        flags = _flags(pl)
+        if FlagKeyword.NOANNOTATE in flags:
+            return core.Mark.NONE
+        if FlagKeyword.MARKALL in flags:
+            return core.Mark.ALL
+        return core.Mark.FIRST
+
+    def _top_list(
+        self, pl: PositionList, prefix: list[core.Filter], any_variations: bool
+    ) -> core.TopList:
+        scope, scope_parts = self._scope(pl, any_variations)
+        ctx = Context(scope=scope, budget=self.budget, path=self.path)
+        check_accumulators(pl, self.path)
+        counts = _range_tests(pl, lt.RangeKeyword.MATCHCOUNT)
+        pretransform = _range_tests(pl, lt.RangeKeyword.PRETRANSFORMMATCHCOUNT)
+        if len(counts) + len(pretransform) > 1:
+            extra = (counts + pretransform)[1]
+            raise self.error(
+                "a position list takes one :matchcount or :pretransformmatchcount", extra.span
+            )
+        mark = self._mark(pl)
+        if pretransform and transform_keywords(pl):
+            body = self._pretransform_body(pl, pretransform[0].range, scope_parts, ctx)
+            return core.TopList(_body(prefix, body), None, mark, scope)
+        matchcount = None
+        if counts or pretransform:
+            matchcount = _bounds((counts + pretransform)[0].range)
+        parts = list_parts(pl, ctx, top=True)
+        return core.TopList(_body(prefix, [*scope_parts, *parts]), matchcount, mark, scope)
+
+    def _pretransform_body(
+        self, pl: PositionList, r: Range, scope_parts: list[core.Filter], ctx: Context
+    ) -> list[core.Filter]:
+        """``initial`` and: for some transform T, T(list) matches a number of positions of
+        the game in R (``lo <= find all {T(list)} <= hi``), written with a modern
+        transform where that provably means the same."""
+        keep = tuple(i for i in pl.items if not _is_pretransform_setting(i))
+        comments, stripped = strip_comments(attrs.evolve(pl, items=keep))
+
+        def options_for(keywords: tuple[lt.TransformKeyword, ...]) -> list[core.Filter]:
+            options: dict[core.Filter, None] = {}
+            for member in legacy_orbit(stripped, keywords, self.budget, pl.span):
+                body = conjunction([*scope_parts, *list_parts(member, ctx, top=True)])
+                if body == FALSE:
+                    # No position matches: a count of 0.
+                    options[TRUE if 0 in r else FALSE] = None
+                else:
+                    options[core.InRange(core.Find(body, all=True), r.lo, r.hi)] = None
+            options.pop(FALSE, None)
+            return list(options)
+
+        keywords = transform_keywords(pl)
+        choices = options_for(keywords)
+        if TRUE in choices or not choices:
+            test: core.Filter = TRUE if TRUE in choices else FALSE
+        elif len(choices) == 1:
+            test = choices[0]
+        else:
+            compact = choose_compact(keywords, choices, options_for)
+            test = compact if compact is not None else core.Or(tuple(choices))
+        hoisted = [comment(c.text) for c in comments]
+        return [*hoisted, core.Simple(core.Keyword.INITIAL), test]
+
+
+def _is_pretransform_setting(item: object) -> bool:
+    """Items a transformed copy of a ``:pretransformmatchcount`` list leaves out."""
+    if isinstance(item, lt.Transform):
+        return True
+    return isinstance(item, lt.RangeTest) and item.keyword is lt.RangeKeyword.PRETRANSFORMMATCHCOUNT
+
+
+# --------------------------------------------------------------------------------------
+# Accumulators: where :sumrange can be given an exact meaning
+# --------------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class _Place:
+    pl: PositionList
+    ancestors: tuple[PositionList, ...]
+    in_sequence: bool
+
+
+def _places(
+    pl: PositionList, ancestors: tuple[PositionList, ...] = (), in_sequence: bool = False
+) -> Iterator[_Place]:
+    yield _Place(pl, ancestors, in_sequence)
+    for item in pl.items:
+        if isinstance(item, lt.ListOfLists):
+            nested_in_sequence = in_sequence or item.keyword in (
+                lt.ListKeyword.SEQUENCE,
+                lt.ListKeyword.GAPPEDSEQUENCE,
+            )
+            for nested in item.lists:
+                yield from _places(nested, (*ancestors, pl), nested_in_sequence)
+
+
+def _names(pl: PositionList, kind: type) -> set[str]:
+    """Names used by ``:accumulate`` (or ``:sumrange``) anywhere in a top-level list."""
+    return {i.name for place in _places(pl) for i in place.pl.items if isinstance(i, kind)}
+
+
+def _negated(pl: PositionList) -> bool:
+    return FlagKeyword.NOT in _flags(pl)
+
+
+def check_accumulators(top: PositionList, path: str | None) -> None:
+    """Refuse the uses of ``:accumulate``/``:sumrange`` whose value would depend on the
+    order of evaluation (§4.10: not inside ``:not`` or sequences; a ``:sumrange`` sees
+    the accumulations made while its own list is evaluated once)."""
+    places = list(_places(top))
+    for place in places:
+        for item in place.pl.items:
+            negated = any(_negated(p) for p in (*place.ancestors, place.pl))
+            if isinstance(item, lt.Accumulate) and (place.in_sequence or negated):
+                raise translation_error(
+                    ":accumulate inside :not, :sequence or :gappedsequence has no defined count",
+                    item.span,
+                    path=path,
+                )
+            if isinstance(item, lt.SumRange):
+                _check_sumrange(item, place, places, path)
+
+
+def _check_sumrange(
+    item: lt.SumRange, place: _Place, places: list[_Place], path: str | None
+) -> None:
+    if place.in_sequence or any(transform_keywords(p) for p in place.ancestors):
+        raise translation_error(
+            f":sumrange {item.name} in a list evaluated more than once per position "
+            "(inside a transformed list or a sequence) is not supported",
+            item.span,
+            path=path,
+        )
+    for other in places:
+        accumulates = any(
+            isinstance(i, lt.Accumulate) and i.name == item.name for i in other.pl.items
+        )
+        inside = other.pl is place.pl or any(a is place.pl for a in other.ancestors)
+        if accumulates and not inside:
+            raise translation_error(
+                f":sumrange {item.name} would depend on the order in which lists are "
+                f"evaluated: :accumulate {item.name} at {_accumulate_span(other.pl, item.name)} "
+                "is outside the list of the :sumrange",
+                item.span,
+                path=path,
+            )
+
+
+def _accumulate_span(pl: PositionList, name: str) -> lt.Span:
+    return next(i.span for i in pl.items if isinstance(i, lt.Accumulate) and i.name == name)
+
+
+# --------------------------------------------------------------------------------------
+# Helpers
+# --------------------------------------------------------------------------------------
+
+
+def _last_line(node: object) -> int:
+    """The last line a legacy node (with everything inside it) starts anything on."""
+    line = 0
+    if attrs.has(type(node)):
+        for field in attrs.fields(type(node)):
+            value = getattr(node, field.name)
+            if isinstance(value, lt.Span):
+                line = max(line, value.line)
+            elif isinstance(value, tuple):
+                line = max([line, *(_last_line(v) for v in value)])
+            elif attrs.has(type(value)):
+                line = max(line, _last_line(value))
+    return line
+
+
+def _intersect(
+    a: tuple[int, int | None] | None, b: tuple[int, int | None]
+) -> tuple[int, int | None]:
+    if a is None:
+        return b
+    hi = b[1] if a[1] is None else (a[1] if b[1] is None else min(a[1], b[1]))
+    return (max(a[0], b[0]), hi)
+
+
+def _body(prefix: Sequence[core.Filter], parts: Sequence[core.Filter]) -> core.Compound:
+    items = [*prefix, *parts]
+    if all(isinstance(i, core.Comment) for i in items):
+        items.append(TRUE)
+    return core.Compound(tuple(items))
+
+
+def _prepend(body: core.Filter, items: Sequence[core.Filter]) -> core.Filter:
+    if not items:
+        return body
+    assert isinstance(body, core.Compound)
+    rest = body.items
+    if rest == (TRUE,):
+        rest = ()
+    return _body(items, rest)
+
+
+def _canonical(toplist: core.TopList) -> core.TopList:
+    """A body of one constituent is that constituent (as CQL 6 text reads back)."""
+    body = toplist.body
+    if isinstance(body, core.Compound) and len(body.items) == 1:
+        return attrs.evolve(toplist, body=body.items[0])
+    return toplist
+
+
+def _prepend_to(toplist: core.TopList, items: Sequence[core.Filter]) -> core.TopList:
+    return attrs.evolve(toplist, body=_prepend(toplist.body, items))
+
+
+def _append(body: core.Filter, items: Sequence[core.Filter]) -> core.Filter:
+    assert isinstance(body, core.Compound)
+    return core.Compound((*body.items, *items))
