@@ -12,17 +12,15 @@ Latin-1 when they are not valid UTF-8; a byte-order mark is ignored.
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import attrs
 
 from cqllegacy.core.tree import Query
-from cqllegacy.errors import UsageError
+from cqllegacy.errors import ScriptError, UsageError
 
 Language = Literal["legacy", "modern"]
 
@@ -84,33 +82,19 @@ def read_script_file(path: str | os.PathLike[str]) -> str:
     return decode_script(data)
 
 
-def _stage(module: str, function: str, unavailable: str) -> Callable[..., Any]:
-    """A function of another stage, imported only when a script needs it."""
-    try:
-        found = getattr(importlib.import_module(module), function, None)
-    except ModuleNotFoundError as exc:
-        if exc.name != module:
-            raise
-        found = None
-    if found is None:
-        raise UsageError(unavailable)
-    return found
-
-
 def _read_modern(text: str, path: str) -> Query:
-    read_query = _stage(
-        "cqllegacy.modern.grammar", "read_query", "modern CQL 6 scripts are not supported yet"
-    )
+    from cqllegacy.modern.grammar import read_query
+
     return read_query(text, path)
 
 
 def _read_legacy(text: str, path: str) -> Query:
-    read_script = _stage(
-        "cqllegacy.legacy.grammar", "read_script", "legacy scripts cannot be read yet"
-    )
-    script = read_script(text, path)
-    to_core = _stage("translator", "to_core", "legacy scripts cannot be translated yet")
-    return to_core(script)
+    # Imported here: the translator imports the core and the legacy reader, not this module,
+    # and ``--help`` should not pay for loading every stage.
+    from cqllegacy.legacy import read_script
+    from translator import to_core
+
+    return to_core(read_script(text, path))
 
 
 _READERS = {"modern": _read_modern, "legacy": _read_legacy}
@@ -125,5 +109,12 @@ def load_query(path: str | os.PathLike[str]) -> LoadedScript:
     """
     text = read_script_file(path)
     language = script_language(text)
-    query = _READERS[language](text, str(path))
+    try:
+        query = _READERS[language](text, str(path))
+    except ScriptError as exc:
+        # A refusal raised deep in the translator may not know the file or its text; the
+        # user still deserves the file name and the caret excerpt.
+        exc.source = exc.source or text
+        exc.file = exc.file or str(path)
+        raise
     return LoadedScript(query=query, language=language, path=Path(path), text=text)

@@ -83,10 +83,26 @@ def test_canonical_output_checks_again_unchanged(
     assert capsys.readouterr().out == first
 
 
-def test_modern_script_is_recognised(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    modern = write(tmp_path, "modern.cql", "// CQL 6\ncql(input games.pgn) mate")
+def test_modern_script_is_checked_and_printed_canonically(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    modern = write(tmp_path, "modern.cql", "// CQL 6\ncql(input games.pgn)   flipcolor {mate  btm}")
+    assert main(["check", modern]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("// CQL 6\ncql(input games.pgn)")
+    assert "flipcolor {" in printed
+    # The canonical text is itself valid and a fixed point.
+    again = write(tmp_path, "again.cql", printed)
+    assert main(["check", again]) == 0
+    assert capsys.readouterr().out == printed
+
+
+def test_modern_syntax_error_points_at_its_place(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    modern = write(tmp_path, "bad.cql", "cql(input games.pgn)\nflipcolor {mate btmm}")
     assert main(["check", modern]) == 2
-    assert "a CQL 6 script" in capsys.readouterr().err
+    assert f"{modern}:2:17:" in capsys.readouterr().err
 
 
 def test_empty_file_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-import types
 from pathlib import Path
 
 import pytest
 
-from cqllegacy.core.tree import Header, Query
+from cqllegacy.core.tree import Compound, Filter, Keyword, Mark, Simple
 from cqllegacy.errors import ScriptError, UsageError
 from cqllegacy.scripts import load_query, script_language
-
-QUERY = Query(Header(inputs=("g.pgn",)), ())
 
 
 @pytest.mark.parametrize(
@@ -30,69 +26,44 @@ def test_language_from_the_first_text_after_comments(text: str, language: str) -
     assert script_language(text) == language
 
 
-@pytest.fixture
-def fake_stages(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, object]]:
-    """Stand-ins for the legacy reader, the translator and the modern reader."""
-    calls: list[tuple[str, object]] = []
-
-    def read_script(text: str, path: str | None = None) -> str:
-        calls.append(("read_script", (text, path)))
-        return "legacy tree"
-
-    def to_core(script: object) -> Query:
-        calls.append(("to_core", script))
-        return QUERY
-
-    def read_query(text: str, path: str | None = None) -> Query:
-        calls.append(("read_query", (text, path)))
-        return QUERY
-
-    grammar = types.ModuleType("cqllegacy.legacy.grammar")
-    grammar.read_script = read_script  # type: ignore[attr-defined]
-    translator = types.ModuleType("translator")
-    translator.to_core = to_core  # type: ignore[attr-defined]
-    modern = types.ModuleType("cqllegacy.modern.grammar")
-    modern.read_query = read_query  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "cqllegacy.legacy.grammar", grammar)
-    monkeypatch.setitem(sys.modules, "translator", translator)
-    monkeypatch.setitem(sys.modules, "cqllegacy.modern.grammar", modern)
-    return calls
+def constituents(body: Filter) -> tuple[Filter, ...]:
+    return body.items if isinstance(body, Compound) else (body,)
 
 
-def test_legacy_script_is_read_then_translated(
-    tmp_path: Path, fake_stages: list[tuple[str, object]]
-) -> None:
+def test_legacy_script_is_read_then_translated(tmp_path: Path) -> None:
     script = tmp_path / "q.cql"
-    script.write_bytes(b"\xef\xbb\xbf; J\xc3\xb6rg\n(match (position))\n")
+    script.write_bytes(b"\xef\xbb\xbf; J\xc3\xb6rg\n(match :pgn g.pgn (position :mate))\n")
     loaded = load_query(script)
     assert loaded.language == "legacy"
-    assert loaded.query is QUERY
-    assert loaded.text == "; Jörg\n(match (position))\n"
-    assert fake_stages == [("read_script", (loaded.text, str(script))), ("to_core", "legacy tree")]
+    assert loaded.text == "; Jörg\n(match :pgn g.pgn (position :mate))\n"
+    assert loaded.query.header.inputs == ("g.pgn",)
+    (top,) = loaded.query.lists
+    assert Simple(Keyword.MATE) in constituents(top.body)
     assert loaded.resolve("g.pgn") == tmp_path / "g.pgn"
 
 
-def test_modern_script_goes_to_the_modern_reader(
-    tmp_path: Path, fake_stages: list[tuple[str, object]]
-) -> None:
+def test_modern_script_goes_to_the_modern_reader(tmp_path: Path) -> None:
     script = tmp_path / "q.cql"
     script.write_bytes(b"// Latin-1: J\xf6rg\ncql(input g.pgn) mate\n")
     loaded = load_query(script)
     assert loaded.language == "modern"
-    assert fake_stages == [
-        ("read_query", ("// Latin-1: Jörg\ncql(input g.pgn) mate\n", str(script)))
-    ]
+    assert loaded.query.header.inputs == ("g.pgn",)
+    (top,) = loaded.query.lists
+    assert top.mark is Mark.ALL
+    assert Simple(Keyword.MATE) in (
+        top.body.items if isinstance(top.body, Compound) else (top.body,)
+    )
 
 
-def test_modern_script_without_the_modern_reader(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # None in sys.modules makes the import fail as if the module did not exist.
-    monkeypatch.setitem(sys.modules, "cqllegacy.modern.grammar", None)
-    script = tmp_path / "q.cql"
-    script.write_text("cql() mate\n")
-    with pytest.raises(UsageError, match="modern CQL 6 scripts are not supported yet"):
+def test_refusal_from_the_translator_carries_file_and_excerpt(tmp_path: Path) -> None:
+    script = tmp_path / "deep.cql"
+    # Nested :markall has no core meaning: the translator refuses it with its place.
+    script.write_text("(match\n (position :and ((position Ra1 :markall))))\n")
+    with pytest.raises(ScriptError) as caught:
         load_query(script)
+    rendered = caught.value.render()
+    assert rendered.startswith(f"{script}:2:")
+    assert "^" in rendered
 
 
 def test_missing_and_folder_scripts_are_usage_errors(tmp_path: Path) -> None:
@@ -103,7 +74,6 @@ def test_missing_and_folder_scripts_are_usage_errors(tmp_path: Path) -> None:
 
 
 def test_legacy_syntax_error_propagates_as_script_error(tmp_path: Path) -> None:
-    pytest.importorskip("cqllegacy.legacy.grammar", reason="the legacy reader is not there yet")
     script = tmp_path / "bad.cql"
     script.write_text("(match\n (position Qi9))\n")
     with pytest.raises(ScriptError) as caught:

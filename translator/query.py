@@ -55,6 +55,10 @@ def _is_gamenumber(item: object) -> bool:
     return isinstance(item, lt.MatchRange) and item.keyword is lt.MatchRangeKeyword.GAMENUMBER
 
 
+def _origin(pl: PositionList) -> core.Origin:
+    return core.Origin("(position …)", pl.span)
+
+
 def _flags(pl: PositionList) -> set[FlagKeyword]:
     return {item.keyword for item in pl.items if isinstance(item, lt.Flag)}
 
@@ -211,7 +215,15 @@ class _Builder:
             origin = core.Origin(":player", item.span)
             if item.name.lower() == item.name.upper():
                 return core.Player(item.name, origin=origin)
-            return core.Player(item.name.lower(), ignore_case=True, origin=origin)
+            # One test per colour: CQL 6.1 documents the string value of ``player white``
+            # and ``player black`` but not of a colourless ``player``.
+            text = item.name.lower()
+            return core.Or(
+                tuple(
+                    core.Player(text, color, ignore_case=True, origin=origin)
+                    for color in (core.Color.WHITE, core.Color.BLACK)
+                )
+            )
         return None
 
     def _place_conditions(
@@ -293,12 +305,14 @@ class _Builder:
         mark = self._mark(pl)
         if pretransform and transform_keywords(pl):
             body = self._pretransform_body(pl, pretransform[0].range, scope_parts, ctx)
-            return core.TopList(_body(prefix, body), None, mark, scope)
+            return core.TopList(_body(prefix, body), None, mark, scope, origin=_origin(pl))
         matchcount = None
         if counts or pretransform:
             matchcount = _bounds((counts + pretransform)[0].range)
         parts = list_parts(pl, ctx, top=True)
-        return core.TopList(_body(prefix, [*scope_parts, *parts]), matchcount, mark, scope)
+        return core.TopList(
+            _body(prefix, [*scope_parts, *parts]), matchcount, mark, scope, origin=_origin(pl)
+        )
 
     def _pretransform_body(
         self, pl: PositionList, r: Range, scope_parts: list[core.Filter], ctx: Context

@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from cqllegacy.errors import CqlLegacyError, UsageError
+from cqllegacy.errors import CqlLegacyError
 from cqllegacy.legacy import print_script, read_script
 from cqllegacy.scripts import Language, read_script_file, script_language
 
@@ -64,8 +64,12 @@ def _check_legacy(text: str, path: str) -> str:
 
 
 def _check_modern(text: str, path: str) -> str:
-    # Seam: validating and printing CQL 6 scripts (modern reader + printer) plugs in here.
-    raise UsageError(f"{path}: a CQL 6 script; check validates legacy (match …) scripts only")
+    from cqllegacy.modern import print_query, read_query
+
+    # Reading already validates; printing gives the canonical spelling, and it can only
+    # fail for a construct the reader accepted but CQL 6.1 text cannot hold, which would
+    # be a bug worth a clear message rather than silence.
+    return print_query(read_query(text, path))
 
 
 _CHECKERS: dict[Language, Callable[[str, str], str]] = {

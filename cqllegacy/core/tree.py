@@ -535,6 +535,7 @@ class TopList:
     matchcount: tuple[int, int | None] | None = None
     mark: Mark = Mark.ALL
     scope: Scope = Scope.MAINLINE
+    origin: Origin | None = _origin_field()
 
 
 @attrs.frozen(slots=True)

@@ -998,9 +998,12 @@ def _scope_is_all(query: ct.Query, ctx: _Context) -> tuple[bool, list[str]]:
     scopes = {top.scope for top in query.lists}
     if len(scopes) <= 1:
         return scopes == {ct.Scope.ALL}, []
+    mainline_only = next(top for top in query.lists if top.scope is ct.Scope.MAINLINE)
     note = ctx.refuse(
-        "variations",
-        "the lists examine different positions but CQL 6.1 has one variations setting",
+        _construct(mainline_only.origin, "position list"),
+        "this list follows only the main line while another examines variations, but CQL 6.1"
+        " has one variations setting and would also follow variation moves here",
+        mainline_only.origin,
     )
     return True, [note]
 
