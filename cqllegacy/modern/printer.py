@@ -273,12 +273,23 @@ class _Context:
     approximate: bool
     bound: frozenset[str] = frozenset()
 
-    def refuse(self, construct: str, reason: str, origin: ct.Origin | None = None) -> str:
-        """Raise :class:`NotExpressible`, or (approximating) return the note to print."""
+    def refuse(
+        self,
+        construct: str,
+        reason: str,
+        origin: ct.Origin | None = None,
+        *,
+        written_as: str = "",
+    ) -> str:
+        """Raise :class:`NotExpressible`, or (approximating) return the note to print.
+
+        ``written_as`` says what the approximation prints; only the note mentions it.
+        """
         if not self.approximate:
             raise NotExpressible(construct, reason, origin)
         where = f" at {origin.span}" if origin is not None and origin.span.line else ""
-        return f"// approximate: {construct}{where}: {reason}"
+        instead = f"; written as {written_as}" if written_as else ""
+        return f"// approximate: {construct}{where}: {reason}{instead}"
 
     def binding(self, name: str) -> _Context:
         return attrs.evolve(self, bound=self.bound | {name})
@@ -860,9 +871,9 @@ def _construct(origin: ct.Origin | None, fallback: str) -> str:
 def _relation(node: ct.Relation, ctx: _Context) -> Printed:
     note = ctx.refuse(
         _construct(node.origin, ":relation"),
-        "it compares the position with a later one; no CQL 6.1 filter of this subset does;"
-        " written as true",
+        "it compares the position with a later one; no CQL 6.1 filter of this subset does",
         node.origin,
+        written_as="true",
     )
     return _noted(note, _text("true"))
 
@@ -1018,9 +1029,9 @@ def _tag_wrapped(
         notes.append(
             ctx.refuse(
                 _construct(tag.origin, ":forany"),
-                "a tag binds a piece of the start position for all lists together;"
-                " written as a piece loop there",
+                "a tag binds a piece of the start position for all lists together",
                 tag.origin,
+                written_as="a piece loop there",
             )
         )
         body = wrapped[0] if len(wrapped) == 1 else ct.Compound(tuple(wrapped))
