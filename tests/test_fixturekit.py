@@ -330,11 +330,17 @@ def test_compare_results_names_each_difference() -> None:
     ]
 
 
-def test_compare_modern_ignores_marks_and_positions_of_reshaped_queries() -> None:
+def test_compare_modern_holds_the_translation_to_marks_and_lists() -> None:
+    # Run by cqllegacy, the pragmas keep the legacy marking and the lists apart.
     legacy = Results((game(2, ((3, 5), (3,))),))
+    assert compare_modern(legacy, legacy) == []
     modern_marks_all = Results((game(2, ((3, 5), (3, 5))),))
-    assert compare_modern(legacy, modern_marks_all) == []
+    assert compare_modern(legacy, modern_marks_all) == [
+        "modern.cql: game 2, list 1: marked positions differ: expected [3], got [3, 5]"
+    ]
     two_lists = Results((game(2, ((3,), (3,)), ((7,), (7,))),))
     one_list_at_start = Results((game(2, ((0,), (0,))),))
-    assert compare_modern(two_lists, one_list_at_start) == []
+    assert compare_modern(two_lists, one_list_at_start) == [
+        "modern.cql: game 2: 1 top-level lists instead of 2"
+    ]
     assert compare_modern(two_lists, Results()) == ["modern.cql: games no longer selected: 2"]
