@@ -15,6 +15,7 @@ import attrs
 
 from cqllegacy.errors import UsageError
 from cqllegacy.runner.output import STDOUT, PgnWriter, check_destinations, open_destination
+from cqllegacy.runner.parallel import Engine
 from cqllegacy.runner.progress import make_progress
 from cqllegacy.runner.report import ReportWriter
 from cqllegacy.runner.scanner import (
@@ -69,6 +70,24 @@ exit status: 0 when the run completed, whether or not any game matched;
 """
 
 
+def default_jobs() -> int:
+    """Every core this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not every platform has it
+        return os.cpu_count() or 1
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
+
+
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "run",
@@ -102,6 +121,28 @@ def register(subparsers: Any) -> None:
         "--skip-initial",
         action="store_true",
         help="do not examine the start position of a game, as CQL 3.0 (decision L1)",
+    )
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help=f"processes that scan at once (default: every core, {default_jobs()} here); "
+        "the output is the same as with --jobs 1",
+    )
+    parser.add_argument(
+        "--engine",
+        choices=("local", "dask"),
+        default="local",
+        help="local: processes on this machine (--jobs); dask: a Dask cluster "
+        "(needs the optional extra cqllegacy[dask])",
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="with --engine dask: the scheduler, e.g. tcp://host:8786 (default: a cluster "
+        "of local processes started for the run)",
     )
     parser.add_argument(
         "-q",
@@ -207,6 +248,27 @@ def summary_line(summary: Summary, plan: RunPlan) -> str:
     return text
 
 
+def make_engine(args: argparse.Namespace) -> Engine | None:
+    """Where the games are scanned: here (None), local processes or a Dask cluster."""
+    if args.engine == "dask":
+        try:
+            from cqllegacy.runner.parallel import DaskEngine
+
+            return DaskEngine(args.scheduler)
+        except ImportError as exc:
+            raise UsageError("--engine dask needs Dask: pip install 'cqllegacy[dask]'") from exc
+        except OSError as exc:
+            raise UsageError(f"cannot reach the Dask scheduler {args.scheduler}: {exc}") from exc
+    if args.scheduler:
+        raise UsageError("--scheduler goes with --engine dask")
+    jobs = args.jobs or default_jobs()
+    if jobs == 1:
+        return None
+    from cqllegacy.runner.parallel import ProcessEngine
+
+    return ProcessEngine(jobs, small_inputs=False)
+
+
 def _carry_out(
     args: argparse.Namespace,
     loaded: LoadedScript,
@@ -224,7 +286,10 @@ def _carry_out(
             )
         sinks = open_sinks(stack, plan)
         progress = make_progress(err, quiet=args.quiet, total_bytes=total_size(plan.inputs))
-        summary = scan(compiled, plan.inputs, options=options, sinks=sinks, progress=progress)
+        engine = make_engine(args)
+        summary = scan(
+            compiled, plan.inputs, options=options, sinks=sinks, progress=progress, engine=engine
+        )
     return summary, plan
 
 

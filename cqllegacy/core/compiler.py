@@ -49,6 +49,9 @@ class QueryError(CqlLegacyError, ValueError):
         return f"error: cannot run the query: {self}"
 
 
+#: ``_PLIES[p] == p``: the ply of every position of a main line read from its start.
+_PLIES = range(1 << 40)
+
 # --------------------------------------------------------------------------------------
 # The per-game context every compiled closure reads
 # --------------------------------------------------------------------------------------
@@ -57,7 +60,11 @@ class QueryError(CqlLegacyError, ValueError):
 class Context:
     """One game being evaluated: its positions, tags, continuations in scope and bindings.
 
-    Built without a table it serves the filters that read the tags alone.
+    Built without a table it serves the filters that read the tags alone.  The lists the
+    rules read are indexed by position: ``boards``, ``moves`` (the move that reached a
+    position), ``next`` (the continuations in scope), ``children`` (every continuation),
+    ``parent``, ``ply``; ``mainline_end`` is the first position that is not on the main
+    line.  :meth:`streaming` makes a context whose lists grow while a game is read.
     """
 
     __slots__ = (
@@ -66,9 +73,12 @@ class Context:
         "_piece_boards",
         "bindings",
         "boards",
+        "children",
         "info",
         "key",
+        "mainline_end",
         "memo",
+        "moves",
         "next",
         "nodes",
         "parent",
@@ -88,14 +98,32 @@ class Context:
             return
         self.table = table
         self.boards = table.boards
+        self.moves = table.moves
+        self.children = table.children
         self.nodes = table.nodes
         self.parent = table.parent
         self.ply = table.ply
         self.who = table.who
         self.where = table.where
+        self.mainline_end = table.mainline_length
         self._main_next = table.main_continuations()
         self.next: list[tuple[int, ...]] = self._main_next
         self._refresh_key()
+
+    @classmethod
+    def streaming(cls, info: GameInfo) -> Context:
+        """A context for one main line read move by move (see
+        :mod:`~cqllegacy.core.stream`): the stream keeps ``boards``, ``moves`` and
+        ``next`` (which is also ``children``) up to date for the position being
+        evaluated; every position is on the main line and ``ply[p] == p``."""
+        ctx = cls(None, info)
+        ctx.boards, ctx.moves, ctx.next = [], [None], []
+        ctx.children = ctx.next
+        ctx._main_next = ctx.next
+        ctx.ply = _PLIES
+        ctx.mainline_end = _PLIES.stop
+        ctx._refresh_key()
+        return ctx
 
     def set_scope(self, scope: Scope) -> None:
         self._all_scope = scope is Scope.ALL
@@ -113,10 +141,10 @@ class Context:
         # Memoised results of line/find depend on the scope and on the bindings only.
         self.key = (self._all_scope, tuple(sorted(self.bindings.items())))
 
-    def memo_for(self, token: int) -> Any:
+    def memo_for(self, token: object) -> Any:
         return self.memo.get((token, self.key))
 
-    def store(self, token: int, value: Any) -> Any:
+    def store(self, token: object, value: Any) -> Any:
         self.memo[(token, self.key)] = value
         return value
 
@@ -150,8 +178,12 @@ Fn = Callable[[Context, int], Any]
 
 @attrs.frozen(slots=True)
 class Compiled:
+    """A compiled node: its kind, its value function and, when a faster one exists, a
+    function that only says whether it matches (``test``)."""
+
     kind: Kind
     fn: Fn
+    test: Fn | None = None
 
 
 Rule = Callable[["Compiler", Any], Compiled]
@@ -173,6 +205,8 @@ def as_logical(fn: Fn) -> Compiled:
 
 
 def truth(compiled: Compiled) -> Fn:
+    if compiled.test is not None:
+        return compiled.test
     fn = compiled.fn
     if compiled.kind is Kind.SET:
         return lambda ctx, p: fn(ctx, p) != 0
@@ -188,6 +222,8 @@ class Compiler:
     def __init__(self, rules: Mapping[type[Filter], Rule]) -> None:
         self._rules = rules
         self._cache: dict[Filter, Compiled] = {}
+        #: What rules share beyond compiled nodes, under keys of their own.
+        self.extras: dict[object, Any] = {}
 
     def compile(self, node: Filter) -> Compiled:
         compiled = self._cache.get(node)

@@ -28,16 +28,29 @@ True
 
 from __future__ import annotations
 
+import enum
+import functools
 import itertools
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 import attrs
 import chess
 import chess.pgn
 
-from cqllegacy.core import legacy_rules, line_rules, position_rules
+from cqllegacy.core import atoms, fast_rules, legacy_rules, line_rules, position_rules
 from cqllegacy.core.compiler import Compiler, Context, Fn, QueryError, Rule, in_bounds
 from cqllegacy.core.gametree import GameInfo, PositionTable
+from cqllegacy.core.stream import (
+    Candidates,
+    GameStream,
+    Hits,
+    ListTest,
+    LiveStream,
+    SnapshotStream,
+    Verdict,
+)
+from cqllegacy.core.transforms import orbit
 from cqllegacy.core.tree import (
     And,
     Arith,
@@ -46,11 +59,14 @@ from cqllegacy.core.tree import (
     Compound,
     Elo,
     Filter,
+    Find,
     InRange,
     Keyword,
     LegacyOnly,
+    Line,
     LineStep,
     Mark,
+    Move,
     Negate,
     Not,
     Number,
@@ -69,6 +85,7 @@ from cqllegacy.core.tree import (
     TagContains,
     TopList,
     Transform,
+    Union,
 )
 
 __all__ = [
@@ -80,11 +97,15 @@ __all__ = [
     "evaluate_filter",
 ]
 
+#: The straightforward rules: every node evaluated as the language defines it.
 RULES: Mapping[type[Filter], Rule] = {
     **position_rules.RULES,
     **line_rules.RULES,
     **legacy_rules.RULES,
 }
+
+#: The same with faster rules for some node patterns (same values, tested against RULES).
+FAST_RULES: Mapping[type[Filter], Rule] = {**RULES, **fast_rules.RULES}
 
 
 # --------------------------------------------------------------------------------------
@@ -201,11 +222,17 @@ class _CompiledList:
 
 
 class CompiledQuery:
-    """A query ready to run on many games; build it with :func:`compile_query`."""
+    """A query ready to run on many games; build it with :func:`compile_query`.
 
-    def __init__(self, query: Query) -> None:
+    Besides :meth:`evaluate` on a game tree, :meth:`stream` gives a python-chess visitor
+    that evaluates the query while the game is read, without a game tree (the fast path
+    of the runner); both give the same results.
+    """
+
+    def __init__(self, query: Query, *, optimize: bool = True) -> None:
         self.query = query
-        compiler = Compiler(RULES)
+        self.optimize = optimize
+        compiler = Compiler(FAST_RULES if optimize else RULES)
         tag_names = {tag.name for tag in query.tags}
         if len(tag_names) != len(query.tags):
             raise QueryError("two tags have the same name")
@@ -229,6 +256,13 @@ class CompiledQuery:
         self._variations = any(top.scope is Scope.ALL for top in query.lists) or any(
             isinstance(n, Relation) and n.scope is not RelationScope.MAINLINE for n in nodes
         )
+        self._stream_kind = _stream_kind(query, nodes) if optimize else None
+        self._live_tests = tuple(_live_test(compiled) for compiled in self._lists)
+        self._gates = _gates(compiler, query) if self._stream_kind is _StreamKind.SNAPSHOT else None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Closures do not pickle; the query does, and compiling it again is cheap.
+        return (_recompile, (self.query, self.optimize))
 
     # ---- rejecting games from their tags -------------------------------------------
 
@@ -268,22 +302,99 @@ class CompiledQuery:
         table = PositionTable.build(
             game, variations=variations or self._variations, identities=self._identities
         )
+        return self._game_match(self._verdict(table, info, skip_initial, variations), table.nodes)
+
+    def stream(
+        self,
+        headers: Mapping[str, str],
+        ordinal: int,
+        *,
+        skip_initial: bool = False,
+        variations: bool = False,
+    ) -> GameStream | None:
+        """A visitor for ``chess.pgn.read_game`` that evaluates the game while it is read
+        (``headers`` are the game's tags); None when this query is better evaluated on the
+        game tree (:meth:`evaluate`).
+
+        After a clean read (``stream.readable``) ``stream.verdict()`` says whether the game
+        matched (None: it has variations this query examines; use :meth:`evaluate`), and
+        :meth:`stream_match` turns a verdict into the :class:`GameMatch` of the game tree.
+        """
+        kind = self._stream_kind
+        if kind is None:
+            return None
+        info = GameInfo.from_headers(headers)
+        if not self._ordinal_ok(ordinal) or not self._tags_ok(Context(None, info)):
+            return None
+        leave = variations or self._variations
+        if kind is _StreamKind.LIVE:
+            return LiveStream(
+                self._live_tests,
+                Context.streaming(info),
+                judge=self._judge,
+                skip_initial=skip_initial,
+                leave_on_variation=leave,
+            )
+
+        def evaluate_line(
+            boards: list[chess.Board | None], moves: list[chess.Move], candidates: Candidates
+        ) -> Verdict:
+            table = PositionTable.from_main_line(boards, moves, identities=self._identities)
+            return self._verdict(table, info, skip_initial, variations, candidates)
+
+        gates = None
+        if self._gates is not None:
+            tests, horizon = self._gates
+            gates = (tests, Context.streaming(info), horizon)
+        return SnapshotStream(evaluate_line, gates=gates, leave_on_variation=leave)
+
+    def stream_match(self, verdict: Verdict, game: chess.pgn.Game) -> GameMatch:
+        """The :class:`GameMatch` of a streamed game, read again as a game tree."""
+        return self._game_match(verdict, [game, *game.mainline()])
+
+    def _judge(self, hits: Hits) -> bool:
+        return all(
+            compiled.satisfied(len(found))
+            for compiled, found in zip(self._lists, hits, strict=True)
+        )
+
+    def _verdict(
+        self,
+        table: PositionTable,
+        info: GameInfo,
+        skip_initial: bool,
+        variations: bool,
+        candidates: Candidates = None,
+    ) -> Verdict:
+        """The hits of the first binding of the tags that satisfies every list (only
+        ``candidates[i]`` are examined for list i, when given)."""
         ctx = Context(table, info)
-        cache: dict[tuple[int, tuple[int, ...]], ListMatch] = {}
+        cache: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
         for binding in self._bindings(table):
             for name, identity in binding.items():
                 ctx.bind(name, identity)
-            lists = []
+            found = []
             for index, compiled in enumerate(self._lists):
                 key = (index, tuple(binding[name] for name in compiled.tags))
                 if key not in cache:
-                    cache[key] = self._run_list(ctx, compiled, skip_initial, variations)
-                if not compiled.satisfied(cache[key].count):
+                    only = None if candidates is None else candidates[index]
+                    cache[key] = self._list_hits(ctx, compiled, skip_initial, variations, only)
+                if not compiled.satisfied(len(cache[key])):
                     break
-                lists.append(cache[key])
+                found.append(cache[key])
             else:
-                return GameMatch(True, tuple(lists))
-        return GameMatch(False, ())
+                return Verdict(True, tuple(found))
+        return Verdict(False, ())
+
+    def _game_match(self, verdict: Verdict, nodes: Sequence[chess.pgn.GameNode]) -> GameMatch:
+        if not verdict.matched:
+            return GameMatch(False, ())
+        lists = []
+        for compiled, hits in zip(self._lists, verdict.hits, strict=True):
+            positions = tuple(nodes[p] for p in hits)
+            marked = {Mark.ALL: positions, Mark.FIRST: positions[:1], Mark.NONE: ()}
+            lists.append(ListMatch(len(hits), positions, marked[compiled.source.mark]))
+        return GameMatch(True, tuple(lists))
 
     def _bindings(self, table: PositionTable) -> Iterator[dict[str, int]]:
         """Every assignment of distinct eligible pieces to the query's tags."""
@@ -300,28 +411,148 @@ class CompiledQuery:
             if len(set(choice)) == len(choice):
                 yield {tag.name: identity for tag, identity in zip(tags, choice, strict=True)}
 
-    def _run_list(
-        self, ctx: Context, compiled: _CompiledList, skip_initial: bool, variations: bool
-    ) -> ListMatch:
-        source = compiled.source
-        scope = Scope.ALL if variations else source.scope
+    def _list_hits(
+        self,
+        ctx: Context,
+        compiled: _CompiledList,
+        skip_initial: bool,
+        variations: bool,
+        only: Sequence[int] | None = None,
+    ) -> tuple[int, ...]:
+        scope = Scope.ALL if variations else compiled.source.scope
         ctx.set_scope(scope)
         end = len(ctx.table) if scope is Scope.ALL else ctx.table.mainline_length
         body = compiled.body
-        hits = tuple(p for p in range(1 if skip_initial else 0, end) if body(ctx, p))
-        nodes = tuple(ctx.nodes[p] for p in hits)
-        marked = {Mark.ALL: nodes, Mark.FIRST: nodes[:1], Mark.NONE: ()}[source.mark]
-        return ListMatch(len(hits), nodes, marked)
+        first = 1 if skip_initial else 0
+        examined = range(first, end) if only is None else (p for p in only if first <= p < end)
+        return tuple(p for p in examined if body(ctx, p))
 
 
-def compile_query(query: Query) -> CompiledQuery:
+class _StreamKind(enum.Enum):
+    LIVE = "live"
+    SNAPSHOT = "snapshot"
+
+
+#: Nodes that look at other positions than the current one and its next move.
+_BEYOND_THE_NEXT_MOVE = (Line, Find, Relation, PieceVariable, PieceLoop)
+
+
+def _stream_kind(query: Query, nodes: list[Filter]) -> _StreamKind | None:
+    """How a game is best evaluated for ``query`` while it is read (None: on the tree).
+
+    A query whose lists read the tags alone matches every game its tags admit, and a
+    matching game is read as a tree anyway.
+    """
+    if all(_depends_on_game_only(top.body) for top in query.lists):
+        return None
+    if query.tags or any(
+        isinstance(n, _BEYOND_THE_NEXT_MOVE) or (isinstance(n, Move) and n.previous) for n in nodes
+    ):
+        return _StreamKind.SNAPSHOT
+    return _StreamKind.LIVE
+
+
+def _live_test(compiled: _CompiledList) -> ListTest:
+    """How a live stream tests a list: on the board alone when the body is piece
+    designators and counts of them."""
+    check = atoms.board_test(compiled.source.body)
+    if check is not None:
+        return (True, check)
+    return (False, compiled.body)
+
+
+def _local(node: Filter) -> bool:
+    """Whether ``node`` reads only the current position, its next move and the tags."""
+    return not any(
+        isinstance(n, _BEYOND_THE_NEXT_MOVE) or (isinstance(n, Move) and n.previous)
+        for n in _walk(node)
+    )
+
+
+def _gate(node: Filter) -> Filter | None:
+    """A filter on the current position alone that matches wherever ``node`` matches
+    (None when there is none worth having)."""
+    if _local(node):
+        return node
+    if isinstance(node, Line):
+        first = node.steps[0] if node.steps else None
+        return _gate(first.filter) if first is not None and first.lo >= 1 else None
+    if isinstance(node, LegacyOnly):
+        return _gate(node.filter)
+    if isinstance(node, Compound | And):
+        found = [g for item in node.items if (g := _gate(item)) is not None]
+        return Compound(tuple(found)) if found else None
+    members: Sequence[Filter]
+    if isinstance(node, Or | Union):
+        members = node.items
+    elif isinstance(node, Transform) and not node.count:
+        members = orbit(node.kind, node.arg)
+    else:
+        return None
+    gates = [_gate(member) for member in members if not isinstance(member, Comment)]
+    if any(g is None for g in gates):
+        return None
+    return Or(tuple(dict.fromkeys(g for g in gates if g is not None)))
+
+
+def _horizon(node: Filter) -> int | None:
+    """How many positions after the current one ``node`` may look at (None: unbounded,
+    or earlier positions too)."""
+    if isinstance(node, Find | Relation | PieceVariable | PieceLoop):
+        return None
+    if isinstance(node, Move) and node.previous:
+        return None
+    below = [_horizon(child) for child in _children(node)]
+    if any(h is None for h in below):
+        return None
+    deepest = max((h for h in below if h is not None), default=0)
+    if isinstance(node, Line):
+        if any(step.hi is None for step in node.steps):
+            return None
+        return sum(step.hi or 0 for step in node.steps) - 1 + deepest
+    return deepest
+
+
+def _gates(compiler: Compiler, query: Query) -> tuple[tuple[Fn, ...], int] | None:
+    """Per list, a test on the position being read that its body needs, and how far
+    ahead the bodies look; None when some list has no such bound."""
+    if query.tags:
+        return None
+    tests = []
+    horizon = 0
+    for top in query.lists:
+        ahead = _horizon(top.body)
+        gate = None if ahead is None else _gate(top.body)
+        if gate is None or ahead is None:
+            return None
+        tests.append(compiler.truth(gate))
+        horizon = max(horizon, ahead)
+    return tuple(tests), horizon
+
+
+@functools.lru_cache(maxsize=4)
+def _recompile(query: Query, optimize: bool) -> CompiledQuery:
+    # A worker process that is sent the query with every task compiles it once.
+    return CompiledQuery(query, optimize=optimize)
+
+
+def compile_query(query: Query, *, optimize: bool = True) -> CompiledQuery:
     """Compile ``query`` once; raises ``ValueError`` for a tree the evaluator cannot run
-    (a logical filter used as a number, an unbound piece variable, …)."""
-    return CompiledQuery(query)
+    (a logical filter used as a number, an unbound piece variable, …).
+
+    ``optimize=False`` gives the straightforward evaluator (every orbit member evaluated
+    on its own, a game tree for every game): slow, and the reference the optimised one is
+    tested against.
+    """
+    return CompiledQuery(query, optimize=optimize)
 
 
 def evaluate_filter(
-    filter: Filter, node: chess.pgn.GameNode, *, scope: Scope = Scope.MAINLINE
+    filter: Filter,
+    node: chess.pgn.GameNode,
+    *,
+    scope: Scope = Scope.MAINLINE,
+    optimize: bool = True,
 ) -> int | bool | None:
     """The value of ``filter`` at the position of ``node``: an ``int`` bitboard for a set
     filter, an ``int`` or None for a numeric one, a ``bool`` for a logical one.
@@ -331,7 +562,7 @@ def evaluate_filter(
     free = _free_variables(filter)
     if free:
         raise QueryError(f"piece variable {sorted(free)[0]!r} is never bound")
-    compiled = Compiler(RULES).compile(filter)
+    compiled = Compiler(FAST_RULES if optimize else RULES).compile(filter)
     identities = any(isinstance(n, PieceVariable | PieceLoop) for n in _walk(filter))
     table = PositionTable.build(node.game(), variations=True, identities=identities)
     ctx = Context(table, GameInfo.from_headers(node.game().headers))

@@ -78,7 +78,9 @@ class GameInfo:
         )
 
 
-def piece_moves(board: chess.Board, move: chess.Move) -> tuple[list[tuple[int, int]], int | None]:
+def piece_moves(
+    board: chess.Board, move: chess.Move | None
+) -> tuple[list[tuple[int, int]], int | None]:
     """The pieces ``move`` relocates as (from, to) pairs, and the square of a captured piece.
 
     Castling relocates king and rook (also in the king-takes-rook encoding); en passant
@@ -109,7 +111,9 @@ def piece_moves(board: chess.Board, move: chess.Move) -> tuple[list[tuple[int, i
     return [(move.from_square, move.to_square)], captured
 
 
-def _next_identities(who: tuple[int, ...], board: chess.Board, move: chess.Move) -> tuple[int, ...]:
+def _next_identities(
+    who: tuple[int, ...], board: chess.Board, move: chess.Move | None
+) -> tuple[int, ...]:
     relocated, captured = piece_moves(board, move)
     out = list(who)
     if captured is not None:
@@ -135,9 +139,11 @@ class PositionTable:
     """The examined positions of one game, indexed 0 .. n-1 (0 is the start position).
 
     ``children[p]`` lists every continuation (main first), ``main_child[p]`` the main one
-    (-1 at the end of a line).  With identities, ``who[p][sq]`` is the identity of the
-    piece on ``sq`` (its square in the start position) and ``where[p][identity]`` its
-    square, both ``NO_PIECE`` where there is none.
+    (-1 at the end of a line), ``moves[p]`` the move that reached ``p`` (None for 0).
+    With identities, ``who[p][sq]`` is the identity of the piece on ``sq`` (its square
+    in the start position) and ``where[p][identity]`` its square, both ``NO_PIECE`` where
+    there is none.  ``nodes`` is empty for a table built from a main line alone
+    (:meth:`from_main_line`): such a table knows positions, not game nodes.
     """
 
     nodes: list[chess.pgn.GameNode]
@@ -148,12 +154,13 @@ class PositionTable:
     ply: list[int]
     subtree_end: list[int]
     mainline_length: int
+    moves: list[chess.Move | None] = attrs.field(factory=list)
     who: list[tuple[int, ...]] | None = None
     where: list[tuple[int, ...]] | None = None
     _index: dict[int, int] = attrs.field(factory=dict)
 
     def __len__(self) -> int:
-        return len(self.nodes)
+        return len(self.boards)
 
     @classmethod
     def build(
@@ -168,7 +175,7 @@ class PositionTable:
         stack: list[tuple[chess.pgn.GameNode, int, chess.Board]] = [(game, -1, root_board)]
         while stack:
             node, parent, board = stack.pop()
-            index = table._add(node, parent, board)
+            index = table._add(node, parent, board, node.move if parent >= 0 else None)
             continuations = node.variations if variations else node.variations[:1]
             for child in reversed(continuations):
                 child_board = board.copy(stack=False)
@@ -177,15 +184,60 @@ class PositionTable:
         table._finish()
         return table
 
-    def _add(self, node: chess.pgn.GameNode, parent: int, board: chess.Board) -> int:
-        index = len(self.nodes)
-        self.nodes.append(node)
+    @classmethod
+    def from_main_line(
+        cls, boards: list[chess.Board], moves: list[chess.Move], *, identities: bool = False
+    ) -> PositionTable:
+        """The table of one line: ``boards[0]`` the start, ``moves[i]`` leads from
+        ``boards[i]`` to ``boards[i + 1]``; no game nodes.
+
+        >>> board = chess.Board()
+        >>> after = board.copy(stack=False)
+        >>> after.push_san("e4")
+        Move.from_uci('e2e4')
+        >>> table = PositionTable.from_main_line([board, after], [after.peek()])
+        >>> len(table), table.children, table.mainline_length, table.moves
+        (2, [(1,), ()], 2, [None, Move.from_uci('e2e4')])
+        """
+        if identities:
+            table = cls([], [], [], [], [], [], [], 0)
+            table.who, table.where = [], []
+            for index, board in enumerate(boards):
+                table._add(None, index - 1, board, moves[index - 1] if index else None)
+            table._finish()
+            return table
+        # Without identities every list follows from the length alone.
+        n = len(boards)
+        following = [(p + 1,) for p in range(n - 1)] + [()]
+        return cls(
+            nodes=[],
+            boards=list(boards),
+            parent=list(range(-1, n - 1)),
+            children=following,
+            main_child=[*range(1, n), -1],
+            ply=list(range(n)),
+            subtree_end=[n] * n,
+            mainline_length=n,
+            moves=[None, *moves],
+        )
+
+    def _add(
+        self,
+        node: chess.pgn.GameNode | None,
+        parent: int,
+        board: chess.Board,
+        move: chess.Move | None,
+    ) -> int:
+        index = len(self.boards)
+        if node is not None:
+            self.nodes.append(node)
+            self._index[id(node)] = index
         self.boards.append(board)
+        self.moves.append(move)
         self.parent.append(parent)
         self.children.append(())
         self.main_child.append(-1)
         self.ply.append(0 if parent < 0 else self.ply[parent] + 1)
-        self._index[id(node)] = index
         if parent >= 0:
             siblings = self.children[parent]
             if not siblings:
@@ -195,13 +247,13 @@ class PositionTable:
             if parent < 0:
                 who = tuple(sq if board.piece_type_at(sq) else NO_PIECE for sq in range(64))
             else:
-                who = _next_identities(self.who[parent], self.boards[parent], node.move)
+                who = _next_identities(self.who[parent], self.boards[parent], move)
             self.who.append(who)
             self.where.append(_locations(who))
         return index
 
     def _finish(self) -> None:
-        n = len(self.nodes)
+        n = len(self.boards)
         self.subtree_end = list(range(1, n + 1))
         for p in range(n - 1, 0, -1):
             up = self.parent[p]

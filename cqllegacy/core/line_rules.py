@@ -32,7 +32,7 @@ from cqllegacy.core.pieces import TypeSet, piece_bit
 from cqllegacy.core.squares import rank_of, square
 from cqllegacy.core.tree import Filter, Find, Line, Move
 
-__all__ = ["RULES"]
+__all__ = ["RULES", "MoveTest"]
 
 RULES: dict[type[Filter], Rule] = {}
 _rule = registrar(RULES)
@@ -52,7 +52,7 @@ def _destination(board: chess.Board, move: chess.Move) -> int:
 
 
 @attrs.frozen(slots=True)
-class _MoveTest:
+class MoveTest:
     """The compiled parameters of one ``move`` filter."""
 
     from_: Fn | None
@@ -61,8 +61,21 @@ class _MoveTest:
     promote: TypeSet | None
     enpassant: bool
 
+    @classmethod
+    def of(cls, c: Compiler, node: Move) -> MoveTest:
+        def optional(arg: Filter | None) -> Fn | None:
+            return None if arg is None else c.set_fn(arg)
+
+        return cls(
+            optional(node.from_),
+            optional(node.to),
+            optional(node.capture),
+            node.promote,
+            node.enpassant,
+        )
+
     def matches(self, ctx: Context, before: int, after: int) -> bool:
-        board, move = ctx.boards[before], ctx.nodes[after].move
+        board, move = ctx.boards[before], ctx.moves[after]
         if not move:
             # A null move moves nothing: only a bare ``move`` describes it.
             return self == _BARE_MOVE
@@ -83,21 +96,12 @@ class _MoveTest:
         return True
 
 
-_BARE_MOVE = _MoveTest(None, None, None, None, False)
+_BARE_MOVE = MoveTest(None, None, None, None, False)
 
 
 @_rule(Move)
 def _move(c: Compiler, node: Move) -> Compiled:
-    def optional(arg: Filter | None) -> Fn | None:
-        return None if arg is None else c.set_fn(arg)
-
-    test = _MoveTest(
-        optional(node.from_),
-        optional(node.to),
-        optional(node.capture),
-        node.promote,
-        node.enpassant,
-    )
+    test = MoveTest.of(c, node)
     if node.previous:
         return as_logical(lambda ctx, p: p > 0 and test.matches(ctx, ctx.parent[p], p))
     return as_logical(lambda ctx, p: any(test.matches(ctx, p, q) for q in ctx.next[p]))

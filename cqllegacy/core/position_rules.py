@@ -559,8 +559,8 @@ _SIMPLE: dict[Keyword, Fn] = {
     Keyword.MATE: lambda ctx, p: ctx.boards[p].is_checkmate(),
     Keyword.STALEMATE: lambda ctx, p: ctx.boards[p].is_stalemate(),
     Keyword.INITIAL: lambda ctx, p: p == 0,
-    Keyword.TERMINAL: lambda ctx, p: not ctx.nodes[p].variations,
-    Keyword.MAINLINE: lambda ctx, p: ctx.table.is_mainline(p),
+    Keyword.TERMINAL: lambda ctx, p: not ctx.children[p],
+    Keyword.MAINLINE: lambda ctx, p: p < ctx.mainline_end,
 }
 
 

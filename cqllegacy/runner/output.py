@@ -42,6 +42,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+import attrs
 import chess.pgn
 
 from cqllegacy.errors import UsageError
@@ -118,20 +119,40 @@ def marked_positions(found: FoundGame) -> list[chess.pgn.GameNode]:
     return list(seen)
 
 
+@attrs.frozen
+class PgnRenderer:
+    """The text :class:`PgnWriter` writes for a matching game (picklable, so that worker
+    processes can produce it)."""
+
+    several_files: bool
+    columns: int | None = 80
+
+    def __call__(self, found: FoundGame) -> str:
+        note = original_game_note(
+            found.ordinal, found.file, found.file_ordinal, several_files=self.several_files
+        )
+        text = export_game(found.game, marked_positions(found), note, columns=self.columns)
+        return text + "\n\n"
+
+
 class PgnWriter:
-    """Writes each matching game it is given, annotated, to an open text file."""
+    """Writes each matching game it is given, annotated, to an open text file.
+
+    ``renderer`` makes the text, ``write`` writes a text made elsewhere (by a worker
+    process of a parallel scan).
+    """
 
     def __init__(self, handle: TextIO, *, several_files: bool, columns: int | None = 80) -> None:
         self.handle = handle
         self.several_files = several_files
         self.columns = columns
+        self.renderer = PgnRenderer(several_files, columns)
 
     def __call__(self, found: FoundGame) -> None:
-        note = original_game_note(
-            found.ordinal, found.file, found.file_ordinal, several_files=self.several_files
-        )
-        text = export_game(found.game, marked_positions(found), note, columns=self.columns)
-        self.handle.write(text + "\n\n")
+        self.handle.write(self.renderer(found))
+
+    def write(self, text: str) -> None:
+        self.handle.write(text)
 
 
 # --------------------------------------------------------------------------------------

@@ -28,10 +28,11 @@ import gzip
 import io
 import lzma
 import os
+import re
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 import attrs
 import chess
@@ -192,7 +193,7 @@ def _is_skipped_line(line: str) -> bool:
 
 
 def _is_tag_pair(line: str) -> bool:
-    return chess.pgn.TAG_REGEX.match(line) is not None
+    return line.startswith("[") and chess.pgn.TAG_REGEX.match(line) is not None
 
 
 def _comment_open_after(line: str, in_comment: bool) -> bool:
@@ -233,26 +234,27 @@ class _Splitter:
     in_comment: bool = False
     previous_blank: bool = False
 
-    def feed(self, number: int, line: str) -> Iterator[GameText]:
-        blank = _is_blank(line)
-        try:
-            if self.in_comment:
-                if not (self.previous_blank and _is_tag_pair(line)):
-                    self._add_move_line(line)
-                    return
-                # A blank line and a tag pair inside a comment: the comment was never
-                # closed, and the rest of the file must not vanish into it.
-                yield self._finish(UNTERMINATED_COMMENT)
-            elif self.moves:
-                if not blank and not _is_tag_pair(line):
-                    self._add_move_line(line)
-                    return
-                yield self._finish()
-            yield from self._feed_outside_movetext(number, line, blank)
-        finally:
-            self.previous_blank = blank
+    def feed(self, number: int, line: str) -> GameText | None:
+        """Take one line; the game it completes, if any (one line never completes two)."""
+        blank = not line.strip()
+        previous_blank, self.previous_blank = self.previous_blank, blank
+        done = None
+        if self.in_comment:
+            if not (previous_blank and _is_tag_pair(line)):
+                self._add_move_line(line)
+                return None
+            # A blank line and a tag pair inside a comment: the comment was never
+            # closed, and the rest of the file must not vanish into it.
+            done = self._finish(UNTERMINATED_COMMENT)
+        elif self.moves:
+            if not blank and not _is_tag_pair(line):
+                self._add_move_line(line)
+                return None
+            done = self._finish()
+        return self._feed_outside_movetext(number, line, blank) or done
 
-    def _feed_outside_movetext(self, number: int, line: str, blank: bool) -> Iterator[GameText]:
+    def _feed_outside_movetext(self, number: int, line: str, blank: bool) -> GameText | None:
+        done = None
         if blank:
             self.blank_lines_after_tag += 1
         elif _is_skipped_line(line):
@@ -261,13 +263,14 @@ class _Splitter:
             if self.tags and self.blank_lines_after_tag > 1:
                 # python-chess allows one blank line inside the tag section; after
                 # more, a tag line starts the next game (this one has no moves).
-                yield self._finish()
+                done = self._finish()
             self._start_at(number)
             self.tags.append(line)
             self.blank_lines_after_tag = 0
         else:
             self._start_at(number)
             self._add_move_line(line)
+        return done
 
     def _start_at(self, number: int) -> None:
         if not self.tags and not self.moves:
@@ -275,7 +278,7 @@ class _Splitter:
 
     def _add_move_line(self, line: str) -> None:
         self.moves.append(line)
-        if not (not self.in_comment and _is_skipped_line(line)):
+        if self.in_comment or ("{" in line and not _is_skipped_line(line)):
             self.in_comment = _comment_open_after(line, self.in_comment)
 
     def close(self) -> Iterator[GameText]:
@@ -299,18 +302,119 @@ class _Splitter:
         return game
 
 
-def split_games(lines: Iterable[str], *, first_ordinal: int = 1) -> Iterator[GameText]:
-    """Cut a PGN file's lines into games, numbered from ``first_ordinal``.
+def split_games(
+    lines: Iterable[str], *, first_ordinal: int = 1, first_line: int = 1
+) -> Iterator[GameText]:
+    """Cut a PGN file's lines into games, numbered from ``first_ordinal``; the first line
+    is line ``first_line`` of the file (a part of a file is split like the whole when it
+    starts at a game boundary, see :func:`game_boundaries`).
 
     >>> [g.movetext for g in split_games(["1. e4 *\\n", "[Event \\"b\\"]\\n", "1. d4 *\\n"])]
     ['1. e4 *\\n', '1. d4 *\\n']
     """
     splitter = _Splitter(ordinal=first_ordinal)
-    for number, line in enumerate(lines, start=1):
+    feed = splitter.feed
+    for number, line in enumerate(lines, start=first_line):
         # A byte-order mark opens the file, or a game where files were concatenated.
-        line = line.removeprefix(_UTF8_BOM_AS_LATIN1)
-        yield from splitter.feed(number, line)
+        done = feed(number, line.removeprefix(_UTF8_BOM_AS_LATIN1))
+        if done is not None:
+            yield done
     yield from splitter.close()
+
+
+# --------------------------------------------------------------------------------------
+# Cutting a plain file into parts at game boundaries
+# --------------------------------------------------------------------------------------
+
+#: A line end, in universal newlines mode (as open_pgn reads files).
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def _starts_a_game(previous_text: str | None, blank_before: bool, line: str) -> bool:
+    """Whether :func:`split_games` starts a new game at ``line`` whatever came earlier.
+
+    That is so for a tag pair after a blank line when the last non-blank line before it
+    (``previous_text``) is movetext: then either that game's movetext ended at the blank
+    line, or a comment was left open, and a blank line and a tag pair end it too.
+    After tags without moves one blank line does not end a game, so tag lines do not
+    qualify as ``previous_text``, nor do ``%`` and ``;`` lines, which split_games skips.
+    """
+    if not blank_before or previous_text is None or not _is_tag_pair(line):
+        return False
+    return not previous_text.startswith(("[", "%", ";"))
+
+
+def game_boundaries(path: str | os.PathLike[str], part_bytes: int) -> list[int]:
+    """Byte offsets, about ``part_bytes`` apart, where a plain PGN file can be cut so that
+    :func:`split_games` reads each part (from a fresh start) exactly as it reads that
+    stretch of the whole file.  The first offset is 0.
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("wb", suffix=".pgn", delete=False) as f:
+    ...     _ = f.write(b'[Event "a"]\\n\\n1. e4 *\\n\\n[Event "b"]\\n\\n1. d4 *\\n')
+    >>> game_boundaries(f.name, 10)
+    [0, 22]
+    >>> os.unlink(f.name)
+    """
+    cuts = [0]
+    size = os.path.getsize(path)
+    with open(path, "rb") as handle:
+        target = part_bytes
+        while target < size:
+            cut = _next_boundary(handle, max(target, cuts[-1] + 1))
+            if cut is None:
+                break
+            cuts.append(cut)
+            target = cut + part_bytes
+    return cuts
+
+
+def _lines_after(handle: BinaryIO, position: int, window: int) -> Iterator[tuple[int, str]]:
+    """(offset, line) for the lines of the file from byte ``position`` on, the first one
+    possibly a part of a line; line ends as universal newlines see them."""
+    handle.seek(position)
+    buffer, offset = "", position
+    while True:
+        data = handle.read(window)
+        if not data:
+            if buffer:
+                yield offset, buffer
+            return
+        buffer += data.decode("latin-1")
+        done = 0
+        for match in _LINE_END.finditer(buffer):
+            if match.group() == "\r" and match.end() == len(buffer):
+                break  # a "\n" may follow in the next read
+            yield offset + done, buffer[done : match.end()]
+            done = match.end()
+        buffer, offset = buffer[done:], offset + done
+
+
+def _next_boundary(handle: BinaryIO, start: int, window: int = 1 << 16) -> int | None:
+    """The first game boundary at or after ``start`` (see :func:`_starts_a_game`)."""
+    previous_text: str | None = None
+    blank_before = False
+    # Begin one byte early and drop that first piece: what remains begins whole lines.
+    lines = _lines_after(handle, start - 1, window)
+    next(lines, None)
+    for line_start, raw in lines:
+        line = raw.removeprefix(_UTF8_BOM_AS_LATIN1)
+        if _starts_a_game(previous_text, blank_before, line):
+            return line_start
+        blank_before = _is_blank(line)
+        if not blank_before:
+            previous_text = line
+    return None
+
+
+def range_lines(path: str | os.PathLike[str], start: int, end: int) -> Iterator[str]:
+    """The lines of bytes ``start`` to ``end`` of a plain PGN file, decoded as
+    :func:`open_pgn` decodes them."""
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        data = handle.read(end - start)
+    text = io.TextIOWrapper(io.BytesIO(data), encoding="latin-1", newline=None)
+    yield from iter(text.readline, "")
 
 
 # --------------------------------------------------------------------------------------
@@ -361,6 +465,42 @@ class _RecordingBuilder(chess.pgn.GameBuilder):
 
     def handle_error(self, error: Exception) -> None:
         self.game.errors.append(error)
+
+
+class StreamVisitor(Protocol):
+    """What :func:`read_stream` needs from a visitor that evaluates while reading."""
+
+    errors: list[Exception]
+    main_moves: int
+
+    @property
+    def readable(self) -> bool: ...
+
+
+def read_stream(text: GameText, visitor: StreamVisitor) -> bool:
+    """Let python-chess read a game into ``visitor`` (no game tree is built).
+
+    True when the game was read cleanly: exactly the games :func:`read_game` reads
+    without raising.  On False the caller uses :func:`read_game`, which says why the game
+    is unreadable (or reads it after all), so every message comes from one place.
+
+    >>> import chess.pgn
+    >>> class Counter(chess.pgn.BaseVisitor):
+    ...     errors, main_moves, readable = [], 0, True
+    ...     def visit_move(self, board, move): self.main_moves += 1
+    ...     def result(self): return self
+    >>> read_stream(GameText(1, 1, (), "1. e4 e5 *"), Counter())
+    True
+    """
+    if text.problems:
+        return False
+    try:
+        result = chess.pgn.read_game(io.StringIO(text.pgn()), Visitor=lambda: visitor)
+    except Exception:
+        return False
+    if result is None or not visitor.readable:
+        return False
+    return bool(text.tag_lines) or visitor.main_moves > 0
 
 
 def read_game(text: GameText) -> chess.pgn.Game:

@@ -73,11 +73,24 @@ def report_record(found: FoundGame) -> dict[str, object]:
     }
 
 
+def report_line(found: FoundGame) -> str:
+    """The JSON line of one matching game, line end included."""
+    return json.dumps(report_record(found), ensure_ascii=False) + "\n"
+
+
 class ReportWriter:
-    """Writes one JSON line per matching game it is given to an open text file."""
+    """Writes one JSON line per matching game it is given to an open text file.
+
+    ``renderer`` makes the line, ``write`` writes a line made elsewhere.
+    """
+
+    renderer = staticmethod(report_line)
 
     def __init__(self, handle: TextIO) -> None:
         self.handle = handle
 
     def __call__(self, found: FoundGame) -> None:
-        self.handle.write(json.dumps(report_record(found), ensure_ascii=False) + "\n")
+        self.handle.write(report_line(found))
+
+    def write(self, text: str) -> None:
+        self.handle.write(text)

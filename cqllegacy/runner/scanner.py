@@ -16,11 +16,19 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, cast
 
 import attrs
 import chess.pgn
 
+from cqllegacy.runner.parallel import (
+    FOUND,
+    Engine,
+    RenderingSink,
+    UnitResult,
+    run_units,
+    worth_spreading,
+)
 from cqllegacy.runner.pgn import (
     DamagedInput,
     GameText,
@@ -28,6 +36,7 @@ from cqllegacy.runner.pgn import (
     UnreadableGame,
     open_pgn,
     read_game,
+    read_stream,
     read_tags,
     split_games,
 )
@@ -201,12 +210,44 @@ class _Scan:
             return
         if not self.compiled.prefilter(headers, ordinal):
             return
+        key = FoundGameKey(ordinal, name, text.file_ordinal)
+        if self.streamed(text, headers, key):
+            return
         try:
             game = read_game(text)
         except UnreadableGame as exc:
             self.skip(text, name, str(exc))
             return
-        self.evaluate(game, FoundGameKey(ordinal, name, text.file_ordinal))
+        self.evaluate(game, key)
+
+    def streamed(self, text: GameText, headers: Mapping[str, str], key: FoundGameKey) -> bool:
+        """Evaluate the game while python-chess reads it, without a game tree, when the
+        query offers a stream; False when the game must be read and evaluated as a tree.
+
+        Only a matching game is then read as a tree, for its output.
+        """
+        start = getattr(self.compiled, "stream", None)
+        if start is None:
+            return False
+        stream = start(
+            headers,
+            key.ordinal,
+            skip_initial=self.options.skip_initial,
+            variations=self.options.variations,
+        )
+        if stream is None or not read_stream(text, stream):
+            return False
+        verdict = stream.verdict()
+        if verdict is None:
+            return False
+        if verdict.matched:
+            try:
+                game = read_game(text)
+            except UnreadableGame as exc:
+                self.skip(text, key.file, str(exc))
+                return True
+            self.found(game, self.compiled.stream_match(verdict, game), key)  # type: ignore[attr-defined]
+        return True
 
     def evaluate(self, game: chess.pgn.Game, key: FoundGameKey) -> None:
         match = self.compiled.evaluate(
@@ -215,6 +256,9 @@ class _Scan:
             skip_initial=self.options.skip_initial,
             variations=self.options.variations,
         )
+        self.found(game, match, key)
+
+    def found(self, game: chess.pgn.Game, match: GameMatchLike, key: FoundGameKey) -> None:
         if not match.matched:
             return
         self.summary.matched += 1
@@ -243,26 +287,71 @@ def scan(
     options: ScanOptions = ScanOptions(),
     sinks: Sequence[MatchSink] = (),
     progress: Messages | None = None,
+    engine: Engine | None = None,
 ) -> Summary:
     """Run ``compiled`` on every game of ``inputs``; each matching game goes to every sink.
 
     A file that cannot be opened or whose compressed data breaks off is reported and
-    the scan goes on with the next one.
+    the scan goes on with the next one.  With an ``engine`` of several workers (see
+    :mod:`cqllegacy.runner.parallel`) the games are scanned there, with the same
+    results in the same order; that needs sinks that can render their text elsewhere
+    (``renderer`` and ``write``, as the PGN and report writers), else the scan runs here.
     """
     started = time.monotonic()
     state = _Scan(compiled, options, sinks, progress or Messages(sys.stderr))
     try:
-        for item in inputs:
-            with contextlib.ExitStack() as stack:
-                try:
-                    source = stack.enter_context(open_pgn(item.path))
-                except OSError as exc:
-                    state.summary.damaged_files += 1
-                    reason = exc.strerror or str(exc)
-                    state.progress.message(f"warning: {item.name}: cannot read: {reason}")
-                    continue
-                state.file(source, item.name)
+        if _spread(engine, inputs, sinks):
+            assert engine is not None
+            _scan_on(engine, state, inputs)
+        else:
+            if engine is not None:
+                engine.close()
+            for item in inputs:
+                _scan_file(state, item)
     finally:
         state.progress.close()
     state.summary.seconds = time.monotonic() - started
     return state.summary
+
+
+def _scan_file(state: _Scan, item: InputFile) -> None:
+    with contextlib.ExitStack() as stack:
+        try:
+            source = stack.enter_context(open_pgn(item.path))
+        except OSError as exc:
+            state.summary.damaged_files += 1
+            reason = exc.strerror or str(exc)
+            state.progress.message(f"warning: {item.name}: cannot read: {reason}")
+            return
+        state.file(source, item.name)
+
+
+def _spread(engine: Engine | None, inputs: Sequence[InputFile], sinks: Sequence[MatchSink]) -> bool:
+    """Whether to scan on the engine's workers."""
+    if engine is None or engine.workers < 2 or not all(_renders(s) for s in sinks):
+        return False
+    return getattr(engine, "small_inputs", True) or worth_spreading(inputs)
+
+
+def _renders(sink: MatchSink) -> bool:
+    return callable(getattr(sink, "renderer", None)) and callable(getattr(sink, "write", None))
+
+
+def _scan_on(engine: Engine, state: _Scan, inputs: Sequence[InputFile]) -> None:
+    """The scan on an engine's workers; results are written here, in input order."""
+    summary, progress = state.summary, state.progress
+    sinks = cast(Sequence[RenderingSink], state.sinks)
+
+    def emit(result: UnitResult, bytes_done: int) -> None:
+        for kind, payload in result.events:
+            if kind == FOUND:
+                for sink, text in zip(sinks, payload, strict=True):
+                    sink.write(text)
+            else:
+                progress.message(payload)
+        summary.games += result.games
+        summary.matched += result.matched
+        summary.skipped += result.skipped
+        progress.update(summary.games, summary.matched, bytes_done)
+
+    summary.damaged_files += run_units(engine, state.compiled, inputs, state.options, sinks, emit)

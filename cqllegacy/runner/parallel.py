@@ -1,0 +1,517 @@
+"""Scanning with several processes (``run --jobs N``) or on a Dask cluster
+(``run --engine dask``), with the same output as one process, in input order.
+
+The input is cut into *units* at game boundaries:
+
+* a plain PGN file into byte ranges (:func:`~cqllegacy.runner.pgn.game_boundaries`);
+  a worker reads its range itself, so only offsets travel.  The games and lines of each
+  range are counted first (in the workers too), so that every unit knows the ordinal of
+  its first game and its first line: messages and ``{Original game: N}`` come out as in
+  a one-process run.
+* a compressed file is read by the main process, which sends batches of games.
+
+A worker runs the ordinary one-process scan on its unit and returns *events*, in order:
+the texts the sinks would write for each matching game (rendered by the sinks'
+``renderer``) and the messages about unreadable games.  The main process writes them in
+input order, keeps the summary and the progress bar, and never has more than a few
+units per worker under way, so memory does not grow with the input.
+
+An *engine* runs the units: :class:`ProcessEngine` (``concurrent.futures`` processes)
+or :class:`DaskEngine` (a ``dask.distributed`` client).  Both look like an executor:
+``submit(fn, *args)`` returns a future with ``result()``.
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Protocol
+
+import attrs
+
+from cqllegacy.runner.pgn import (
+    Compression,
+    DamagedInput,
+    GameText,
+    detect_compression,
+    game_boundaries,
+    open_pgn,
+    range_lines,
+    split_games,
+)
+from cqllegacy.runner.progress import Messages
+
+__all__ = [
+    "DaskEngine",
+    "Engine",
+    "ProcessEngine",
+    "RenderingSink",
+    "UnitResult",
+    "run_units",
+    "worth_spreading",
+]
+
+#: A message about the input, printed as it is.
+MESSAGE = "message"
+#: A matching game: the text of each sink.
+FOUND = "found"
+
+Event = tuple[str, Any]
+
+
+class RenderingSink(Protocol):
+    """A sink whose text can be made elsewhere: ``renderer(found)`` (picklable) gives the
+    text, ``write(text)`` writes it."""
+
+    renderer: Callable[[Any], str]
+
+    def write(self, text: str) -> None: ...
+
+
+class Future(Protocol):
+    def result(self) -> Any: ...
+
+
+class Engine(Protocol):
+    """Runs functions on workers (``workers`` of them, at least one).
+
+    ``part_bytes`` (None: chosen from the input size) and ``batch_games`` size the units.
+    """
+
+    part_bytes: int | None
+    batch_games: int
+
+    @property
+    def workers(self) -> int: ...
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future: ...
+
+    def share(self, value: Any) -> Any:
+        """``value`` as the engine passes it to every task (sent once where it can)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+# --------------------------------------------------------------------------------------
+# Units and what workers do with them
+# --------------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class FileRange:
+    """Bytes ``start`` to ``end`` of a plain PGN file, beginning at a game boundary."""
+
+    path: str
+    name: str
+    start: int
+    end: int
+
+
+@attrs.frozen
+class Start:
+    """Where a unit begins: games read before it (in the whole input, in its file) and
+    the file line it begins on."""
+
+    games: int
+    file_games: int
+    line: int
+
+
+@attrs.frozen
+class UnitResult:
+    """What scanning a unit gave: events in input order and counts."""
+
+    events: tuple[Event, ...]
+    games: int
+    matched: int
+    skipped: int
+
+
+def count_range(part: FileRange) -> tuple[int, int]:
+    """The games and the lines of a file range."""
+    lines = 0
+
+    def counted() -> Iterator[str]:
+        nonlocal lines
+        for line in range_lines(part.path, part.start, part.end):
+            lines += 1
+            yield line
+
+    games = sum(1 for _ in split_games(counted()))
+    return games, lines
+
+
+class _Recorder(Messages):
+    """Sink and progress of a worker's scan: it records what the main process will do."""
+
+    def __init__(self, renderers: Sequence[Callable[[Any], str]]) -> None:
+        self.events: list[Event] = []
+        self.renderers = renderers
+
+    def __call__(self, found: Any) -> None:
+        self.events.append((FOUND, tuple(render(found) for render in self.renderers)))
+
+    def message(self, text: str) -> None:
+        self.events.append((MESSAGE, text))
+
+
+def _scan_texts(
+    compiled: Any,
+    texts: Iterator[GameText],
+    name: str,
+    start: Start,
+    options: Any,
+    renderers: Sequence[Callable[[Any], str]],
+) -> UnitResult:
+    from cqllegacy.runner.scanner import Summary, _Scan
+
+    if isinstance(compiled, Inherited):
+        compiled = compiled.value()
+    recorder = _Recorder(renderers)
+    state = _Scan(compiled, options, [recorder], recorder, Summary(games=start.games))
+    for text in texts:
+        state.game(text, name)
+    summary = state.summary
+    return UnitResult(
+        tuple(recorder.events), summary.games - start.games, summary.matched, summary.skipped
+    )
+
+
+def scan_range(
+    compiled: Any,
+    part: FileRange,
+    start: Start,
+    options: Any,
+    renderers: Sequence[Callable[[Any], str]],
+) -> UnitResult:
+    """Scan a file range (a worker's task)."""
+    lines = range_lines(part.path, part.start, part.end)
+    texts = split_games(lines, first_ordinal=start.file_games + 1, first_line=start.line)
+    return _scan_texts(compiled, texts, part.name, start, options, renderers)
+
+
+def scan_batch(
+    compiled: Any,
+    name: str,
+    texts: tuple[GameText, ...],
+    games_before: int,
+    options: Any,
+    renderers: Sequence[Callable[[Any], str]],
+) -> UnitResult:
+    """Scan games the main process read (a worker's task)."""
+    start = Start(games_before, 0, 0)
+    return _scan_texts(compiled, iter(texts), name, start, options, renderers)
+
+
+# --------------------------------------------------------------------------------------
+# Engines
+# --------------------------------------------------------------------------------------
+
+#: Values handed to forked workers by inheritance rather than by pickling.
+_INHERITED: dict[int, Any] = {}
+
+
+@attrs.frozen
+class Inherited:
+    """A handle on a value a forked worker inherited from the main process (whatever
+    the value is, it needs no pickling, and it is not sent with every task)."""
+
+    token: int
+
+    def value(self) -> Any:
+        return _INHERITED[self.token]
+
+
+class ProcessEngine:
+    """Worker processes on this machine (started at the first task).  ``small_inputs``
+    False: a scan of little input (see :func:`worth_spreading`) runs in the calling
+    process instead."""
+
+    def __init__(
+        self,
+        jobs: int,
+        *,
+        part_bytes: int | None = None,
+        batch_games: int = 200,
+        small_inputs: bool = True,
+    ) -> None:
+        self.jobs = max(1, jobs)
+        self.small_inputs = small_inputs
+        self.part_bytes = part_bytes
+        self.batch_games = batch_games
+        self._executor: concurrent.futures.ProcessPoolExecutor | None = None
+        self._tokens: list[int] = []
+
+    @property
+    def workers(self) -> int:
+        return self.jobs
+
+    @staticmethod
+    def _forking() -> bool:
+        return "fork" in multiprocessing.get_all_start_methods()
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
+        if self._executor is None:
+            # fork starts workers fastest, and they inherit the compiled query (see
+            # share); elsewhere the platform's default, and the query is pickled.
+            context = multiprocessing.get_context("fork" if self._forking() else None)
+            self._executor = concurrent.futures.ProcessPoolExecutor(
+                max_workers=self.jobs, mp_context=context
+            )
+        return self._executor.submit(fn, *args)
+
+    def share(self, value: Any) -> Any:
+        if not self._forking() or self._executor is not None:
+            return value
+        token = id(value)
+        _INHERITED[token] = value
+        self._tokens.append(token)
+        return Inherited(token)
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None
+        for token in self._tokens:
+            _INHERITED.pop(token, None)
+        self._tokens.clear()
+
+
+class DaskEngine:
+    """A ``dask.distributed`` cluster: the scheduler at ``address``, or a cluster of
+    local processes started for the run when ``address`` is None."""
+
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        client: Any = None,
+        part_bytes: int | None = None,
+        batch_games: int = 200,
+    ) -> None:
+        self.part_bytes = part_bytes
+        self.batch_games = batch_games
+        if client is None:
+            from dask.distributed import Client
+
+            client = Client(address) if address else Client()
+            self._own_client = True
+        else:
+            self._own_client = False
+        self.client = client
+
+    @property
+    def workers(self) -> int:
+        return max(1, sum(self.client.nthreads().values()))
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
+        return self.client.submit(fn, *args, pure=False)
+
+    def share(self, value: Any) -> Any:
+        return self.client.scatter(value, broadcast=True, hash=False)
+
+    def close(self) -> None:
+        if self._own_client:
+            self.client.close()
+
+
+@attrs.frozen
+class _Ready:
+    """A result the main process already has (a message about a file)."""
+
+    value: UnitResult
+
+    def result(self) -> UnitResult:
+        return self.value
+
+
+# --------------------------------------------------------------------------------------
+# The main process
+# --------------------------------------------------------------------------------------
+
+#: Parts of plain files: about this many per worker, within these sizes.
+_PARTS_PER_WORKER = 16
+_SMALLEST_PART = 64 * 1024
+_LARGEST_PART = 4 * 1024 * 1024
+#: Below this much text (compressed files counted at ``_COMPRESSION`` times their size)
+#: local worker processes cost more than they save.
+_WORTH_SPREADING = 256 * 1024
+_COMPRESSION = 4
+
+
+def worth_spreading(inputs: Sequence[Any]) -> bool:
+    """Whether ``inputs`` hold enough games for local worker processes."""
+    total = 0
+    for item in inputs:
+        try:
+            size = os.path.getsize(item.path)
+            with open(item.path, "rb") as handle:
+                plain = detect_compression(handle.read(6)) is Compression.PLAIN
+        except OSError:
+            continue
+        total += size if plain else _COMPRESSION * size
+    return total >= _WORTH_SPREADING
+
+
+def part_size(total_bytes: int, workers: int) -> int:
+    """Bytes per part of a plain file.
+
+    >>> part_size(100 * 1024 * 1024, 2), part_size(10**6, 2), part_size(10**10, 2)
+    (3276800, 65536, 4194304)
+    """
+    wanted = total_bytes // max(1, workers * _PARTS_PER_WORKER)
+    return min(_LARGEST_PART, max(_SMALLEST_PART, wanted))
+
+
+@attrs.define
+class _Pipeline:
+    """Units under way, oldest first, at most ``window`` of them."""
+
+    engine: Engine
+    emit: Callable[[UnitResult, int], None]
+    window: int
+    pending: collections.deque[tuple[Future, int]] = attrs.Factory(collections.deque)
+
+    def add(self, future: Future, bytes_done: int) -> None:
+        self.pending.append((future, bytes_done))
+        while len(self.pending) > self.window:
+            self.drain_one()
+
+    def drain_one(self) -> None:
+        future, bytes_done = self.pending.popleft()
+        self.emit(future.result(), bytes_done)
+
+    def drain(self) -> None:
+        while self.pending:
+            self.drain_one()
+
+
+def _message(text: str) -> UnitResult:
+    return UnitResult(((MESSAGE, text),), 0, 0, 0)
+
+
+def run_units(
+    engine: Engine,
+    compiled: Any,
+    inputs: Sequence[Any],
+    options: Any,
+    sinks: Sequence[RenderingSink],
+    emit: Callable[[UnitResult, int], None],
+) -> int:
+    """Scan ``inputs`` (objects with ``path`` and ``name``) on ``engine``; every unit's
+    result goes to ``emit(result, bytes_done)`` in input order.  Returns the number of
+    input files that could not be read to the end."""
+    shared = engine.share(compiled)
+    renderers = tuple(sink.renderer for sink in sinks)
+    pipeline = _Pipeline(engine, emit, window=2 * engine.workers)
+    sizes = []
+    for item in inputs:
+        try:
+            sizes.append(os.path.getsize(item.path))
+        except OSError:
+            sizes.append(0)
+    part = engine.part_bytes or part_size(sum(sizes), engine.workers)
+    batch_games = engine.batch_games
+    damaged = 0
+    games_before = 0
+    bytes_before = 0
+    try:
+        for item, size in zip(inputs, sizes, strict=True):
+            try:
+                with open(item.path, "rb") as handle:
+                    compression = detect_compression(handle.read(6))
+                if compression is Compression.PLAIN:
+                    games_before = _plain_file(
+                        engine, pipeline, shared, item, part, games_before, bytes_before,
+                        options, renderers,
+                    )  # fmt: skip
+                else:
+                    games_before, broken = _compressed_file(
+                        engine, pipeline, shared, item, batch_games, games_before,
+                        bytes_before, options, renderers,
+                    )  # fmt: skip
+                    damaged += broken
+            except OSError as exc:
+                damaged += 1
+                reason = exc.strerror or str(exc)
+                pipeline.add(_Ready(_message(f"warning: {item.name}: cannot read: {reason}")), 0)
+            bytes_before += size
+        pipeline.drain()
+    finally:
+        engine.close()
+    return damaged
+
+
+def _plain_file(
+    engine: Engine,
+    pipeline: _Pipeline,
+    shared: Any,
+    item: Any,
+    part_bytes: int,
+    games_before: int,
+    bytes_before: int,
+    options: Any,
+    renderers: tuple[Callable[[Any], str], ...],
+) -> int:
+    # Workers open the file themselves, maybe elsewhere: a path that does not depend on
+    # the folder they run in.
+    path = os.path.abspath(item.path)
+    cuts = game_boundaries(path, part_bytes)
+    ends = [*cuts[1:], os.path.getsize(path)]
+    parts = [FileRange(path, item.name, a, b) for a, b in zip(cuts, ends, strict=True)]
+    counts = collections.deque(engine.submit(count_range, part) for part in parts)
+    file_games, line = 0, 1
+    for part in parts:
+        start = Start(games_before, file_games, line)
+        future = engine.submit(scan_range, shared, part, start, options, renderers)
+        pipeline.add(future, bytes_before + part.end)
+        games, lines = counts.popleft().result()
+        games_before, file_games, line = games_before + games, file_games + games, line + lines
+    return games_before
+
+
+def _compressed_file(
+    engine: Engine,
+    pipeline: _Pipeline,
+    shared: Any,
+    item: Any,
+    batch_games: int,
+    games_before: int,
+    bytes_before: int,
+    options: Any,
+    renderers: tuple[Callable[[Any], str], ...],
+) -> tuple[int, int]:
+    """Read and split a compressed file here, scan its games in batches elsewhere."""
+    with open_pgn(item.path) as source:
+        batch: list[GameText] = []
+        first = games_before
+        games_in_file = 0
+
+        def send() -> None:
+            nonlocal batch, first
+            future = engine.submit(
+                scan_batch, shared, item.name, tuple(batch), first, options, renderers
+            )
+            pipeline.add(future, bytes_before + source.bytes_read())
+            first += len(batch)
+            batch = []
+
+        try:
+            for text in split_games(source.lines()):
+                batch.append(text)
+                games_in_file = text.file_ordinal
+                if len(batch) >= batch_games:
+                    send()
+        except DamagedInput as exc:
+            if batch:
+                send()
+            note = f"warning: {item.name}: {exc}; reading stopped after game {games_in_file} "
+            pipeline.add(_Ready(_message(note + "of this file")), bytes_before)
+            return first, 1
+        if batch:
+            send()
+        return first, 0

@@ -1,0 +1,407 @@
+"""The optimised evaluator gives exactly what the straightforward one gives.
+
+``compile_query(q, optimize=False)`` compiles every node with its plain rule and runs
+every game on a game tree; the default compiles faster rules (atoms, indexed orbits,
+attack sums, walked lines) and evaluates while python-chess reads the game (live or
+snapshot streams).  Both are run on real games (World Championship games, Lichess
+puzzles starting from a FEN, the runner's annotated games with variations) with
+generated queries, patterns the optimisations target, the example scripts and the
+benchmark scripts, and compared position by position.
+"""
+
+from __future__ import annotations
+
+import bz2
+import io
+import lzma
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+
+import chess
+import chess.pgn
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cqllegacy.core import atoms, fast_rules
+from cqllegacy.core import tree as ct
+from cqllegacy.core.compiler import QueryError
+from cqllegacy.core.evaluate import CompiledQuery, GameMatch, compile_query
+from cqllegacy.core.pieces import ANYTHING, EMPTY_BIT, types_of
+from cqllegacy.core.position_rules import piece_mask_fn
+from cqllegacy.core.squares import FULL
+from cqllegacy.core.testing import pd
+from cqllegacy.runner.output import PgnWriter
+from cqllegacy.runner.pgn import GameText, read_game, read_stream, read_tags, split_games
+from cqllegacy.runner.report import ReportWriter
+from cqllegacy.runner.scanner import InputFile, ScanOptions, scan
+from cqllegacy.scripts import load_query
+from tests import strategies_core as sc
+
+ROOT = Path(__file__).resolve().parents[1]
+PGN = Path(__file__).parent / "pgn"
+
+
+def _texts(handle: io.TextIOBase, count: int) -> list[GameText]:
+    return list(split_games(handle))[:count]
+
+
+def _games() -> list[GameText]:
+    data = (resources.files("cqllegacy") / "data" / "wcc.pgn.bz2").read_bytes()
+    with bz2.open(io.BytesIO(data), "rt", encoding="latin-1") as handle:
+        wcc = _texts(handle, 10)
+    with lzma.open(ROOT / "fixtures" / "lichess-puzzles.pgn.xz", "rt", encoding="latin-1") as f:
+        puzzles = _texts(f, 6)
+    with open(PGN / "annotated.pgn", encoding="latin-1") as handle:
+        annotated = _texts(handle, 10)
+    return wcc + puzzles + annotated
+
+
+GAMES = _games()
+TREES = [read_game(text) for text in GAMES]
+FEW = list(range(0, len(GAMES), 3))  # every third game, for generated queries
+
+
+def _key(match: GameMatch, game: chess.pgn.Game) -> tuple[object, ...]:
+    """A match with positions named by their place in the game."""
+    index = {id(node): i for i, node in enumerate(_nodes(game))}
+    return (
+        match.matched,
+        [
+            (
+                found.count,
+                [index[id(n)] for n in found.positions],
+                [index[id(n)] for n in found.marked],
+            )
+            for found in match.lists
+        ],
+    )
+
+
+def _nodes(game: chess.pgn.Game) -> Iterator[chess.pgn.GameNode]:
+    stack: list[chess.pgn.GameNode] = [game]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(node.variations))
+
+
+def _streamed(
+    compiled: CompiledQuery, text: GameText, game: chess.pgn.Game, ordinal: int, **flags: bool
+) -> GameMatch:
+    """The runner's way: on a stream when the query offers one and the game allows."""
+    headers, _ = read_tags(text.tag_lines)
+    stream = compiled.stream(headers, ordinal, **flags)
+    if stream is not None and read_stream(text, stream):
+        verdict = stream.verdict()
+        if verdict is not None:
+            return compiled.stream_match(verdict, game) if verdict.matched else GameMatch(False, ())
+    return compiled.evaluate(game, ordinal, **flags)
+
+
+def assert_same(query: ct.Query, games: list[int] | None = None, **flags: bool) -> None:
+    try:
+        reference = compile_query(query, optimize=False)
+    except QueryError:
+        with pytest.raises(QueryError):
+            compile_query(query)
+        return
+    fast = compile_query(query)
+    for i in games if games is not None else range(len(GAMES)):
+        text, game = GAMES[i], TREES[i]
+        expected = _key(reference.evaluate(game, i + 1, **flags), game)
+        assert _key(fast.evaluate(game, i + 1, **flags), game) == expected, (i, query)
+        assert _key(_streamed(fast, text, game, i + 1, **flags), game) == expected, (i, query)
+
+
+def one_list(body: ct.Filter, scope: ct.Scope = ct.Scope.MAINLINE) -> ct.Query:
+    return ct.Query(ct.Header(), (ct.TopList(body, scope=scope),))
+
+
+# --------------------------------------------------------------------------------------
+# Scripts: the examples and the benchmark queries
+# --------------------------------------------------------------------------------------
+
+SCRIPTS = sorted((ROOT / "examples").glob("*.cql")) + sorted(
+    (ROOT / "benchmarks" / "queries").glob("*.cql")
+)
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_scripts_match_the_same_positions(script: Path) -> None:
+    assert_same(load_query(script).query, FEW)
+
+
+@pytest.mark.parametrize("flags", [{"skip_initial": True}, {"variations": True}])
+def test_run_options_are_honoured_on_streams(flags: dict[str, bool]) -> None:
+    for script in ("examples/knight-fork", "examples/many-checks", "benchmarks/queries/sequence"):
+        assert_same(load_query(ROOT / f"{script}.cql").query, **flags)
+
+
+# --------------------------------------------------------------------------------------
+# Generated queries
+# --------------------------------------------------------------------------------------
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(sc.filters(depth=2), st.sampled_from(list(ct.Scope)))
+def test_generated_filters(body: ct.Filter, scope: ct.Scope) -> None:
+    assert_same(one_list(body, scope), FEW)
+
+
+@SETTINGS
+@given(sc.queries(depth=1, max_lists=2))
+def test_generated_queries(query: ct.Query) -> None:
+    assert_same(query, FEW)
+
+
+# Patterns the fast rules aim at: conjunctions of atoms under nested transforms, moves,
+# lines of single steps, sums of attack counts.
+
+_LETTERS = st.sampled_from(list("KQRBNPkqrbnp"))
+_TYPES = st.one_of(
+    _LETTERS.map(types_of),
+    st.lists(_LETTERS, min_size=2, max_size=3).map(lambda ls: types_of("".join(ls))),
+    st.sampled_from([ANYTHING, EMPTY_BIT, types_of("KQRBNP"), types_of("kqrbnp") | EMPTY_BIT]),
+)
+_SQUARES = st.one_of(
+    st.integers(0, 63).map(lambda sq: 1 << sq),
+    st.integers(0, 63).map(lambda sq: chess.BB_FILES[sq % 8] & ~chess.BB_RANKS[sq // 8]),
+    st.integers(1, FULL),
+)
+_PIECES = st.builds(ct.PieceSet, _TYPES, _SQUARES)
+_ATOMS = st.one_of(
+    _PIECES,
+    _PIECES.map(ct.Not),
+    st.builds(
+        lambda p, lo, span: ct.InRange(ct.Count(p), lo, None if span is None else lo + span),
+        _PIECES,
+        st.integers(-1, 3),
+        st.one_of(st.none(), st.integers(0, 3)),
+    ),
+)
+_EXTRAS = st.one_of(
+    st.sampled_from([ct.Simple(k) for k in ct.Keyword]),
+    st.builds(ct.Move, from_=st.one_of(st.none(), _PIECES), to=st.one_of(st.none(), _PIECES)),
+    st.builds(lambda a, b: ct.InRange(ct.Count(ct.Attacks(a, b)), 1, None), _PIECES, _PIECES),
+    st.builds(ct.AttackedBy, _PIECES, _PIECES),
+)
+_PATTERNS = st.lists(st.one_of(_ATOMS, _ATOMS, _EXTRAS), min_size=1, max_size=4).map(
+    lambda items: ct.Compound(tuple(items))
+)
+_KINDS = st.sampled_from([k for k in ct.TransformKind if k is not ct.TransformKind.SHIFT])
+
+
+def _transformed(pattern: ct.Filter, kinds: list[ct.TransformKind]) -> ct.Filter:
+    for kind in kinds:
+        pattern = ct.Transform(kind, pattern)
+    return pattern
+
+
+@SETTINGS
+@given(_PATTERNS, st.lists(_KINDS, max_size=2), st.booleans())
+def test_transformed_patterns(pattern: ct.Filter, kinds: list, shifted: bool) -> None:
+    if shifted:
+        kinds = [*kinds, ct.TransformKind.SHIFT]
+    assert_same(one_list(_transformed(pattern, kinds)), FEW)
+
+
+_MOVE_SQUARES = st.one_of(
+    st.none(),
+    st.builds(ct.PieceSet, _TYPES, _SQUARES),
+    st.builds(ct.PieceSet, st.just(ANYTHING), st.integers(1, FULL)),
+)
+
+
+@SETTINGS
+@given(_MOVE_SQUARES, _MOVE_SQUARES, _MOVE_SQUARES, st.lists(_KINDS, max_size=1))
+def test_moves(from_: ct.Filter, to: ct.Filter, capture: ct.Filter, kinds: list) -> None:
+    move = ct.Move(from_=from_, to=to, capture=capture)
+    assert_same(one_list(_transformed(move, kinds)))
+
+
+@SETTINGS
+@given(st.lists(_ATOMS, min_size=2, max_size=6), st.sampled_from(["P", "[Pp]", "N", "k"]))
+def test_disjunctions_of_single_atoms(items: list[ct.Filter], letters: str) -> None:
+    # Members of one type set, often on overlapping squares: they share one mask test.
+    types = pd(letters).types
+
+    def retyped(item: ct.Filter) -> ct.Filter:
+        if isinstance(item, ct.PieceSet):
+            return ct.PieceSet(types, item.squares)
+        if isinstance(item, ct.Not):
+            return ct.Not(retyped(item.arg))
+        assert isinstance(item, ct.InRange) and isinstance(item.value, ct.Count)
+        return ct.InRange(ct.Count(retyped(item.value.arg)), item.lo, item.hi)
+
+    assert_same(one_list(ct.Or(tuple(retyped(item) for item in items))), FEW)
+
+
+@SETTINGS
+@given(st.lists(_PATTERNS, min_size=2, max_size=5), st.sampled_from([ct.Or, ct.Union]))
+def test_disjunctions(patterns: list[ct.Filter], kind: type) -> None:
+    items = tuple(p.items[-1] if kind is ct.Union else p for p in patterns)
+    assert_same(one_list(ct.Compound((kind(items),))), FEW)
+
+
+@SETTINGS
+@given(st.lists(_PATTERNS, min_size=1, max_size=4), st.lists(_KINDS, max_size=1))
+def test_lines_of_single_steps(steps: list[ct.Filter], kinds: list) -> None:
+    line = ct.Line(tuple(ct.LineStep(step) for step in steps))
+    assert_same(one_list(_transformed(line, kinds)), FEW)
+
+
+# Steps that hold often, so that long lines get walked to their end.
+_LIKELY_STEPS = st.sampled_from(
+    [
+        ct.Simple(ct.Keyword.WTM),
+        ct.Simple(ct.Keyword.BTM),
+        ct.Not(ct.Simple(ct.Keyword.CHECK)),
+        ct.Simple(ct.Keyword.CHECK),
+        pd("K"),
+        pd("[Pp]a-h2-7"),
+        ct.Move(from_=pd("[Pp]")),
+        ct.Move(to=pd("_")),
+        ct.Simple(ct.Keyword.TERMINAL),
+    ]
+)
+
+
+@SETTINGS
+@given(st.lists(_LIKELY_STEPS, min_size=1, max_size=6), st.lists(_KINDS, max_size=1))
+def test_long_lines(steps: list[ct.Filter], kinds: list) -> None:
+    line = ct.Line(tuple(ct.LineStep(step) for step in steps))
+    assert_same(one_list(_transformed(line, kinds)))
+
+
+@SETTINGS
+@given(
+    st.lists(st.integers(0, 63), min_size=1, max_size=10),
+    st.sampled_from(["N", "A", "[Qq]", "a"]),
+    st.sampled_from(["q", "k", "[RQ]", "a"]),
+    st.integers(0, 2),
+)
+def test_sums_of_attack_counts(squares: list[int], left: str, right: str, lo: int) -> None:
+    target = types_of(right.strip("[]")) if right != "a" else types_of("kqrbnp")
+    attacker = pd(left) if left != "a" else pd("[kqrbnp]")
+    terms: list[ct.Filter] = [
+        ct.Count(ct.Attacks(attacker, ct.PieceSet(target, 1 << sq))) for sq in squares
+    ]
+    total = terms[0]
+    for term in terms[1:]:
+        total = ct.Arith(ct.ArithOp.ADD, total, term)
+    assert_same(one_list(ct.InRange(total, lo, lo + 1)), FEW)
+
+
+# --------------------------------------------------------------------------------------
+# The building blocks, on boards of real games
+# --------------------------------------------------------------------------------------
+
+
+def _boards() -> list[chess.Board]:
+    boards = []
+    for game in TREES:
+        board = game.board()
+        for ply, move in enumerate(game.mainline_moves()):
+            board.push(move)
+            if ply % 5 == 2:
+                boards.append(board.copy(stack=False))
+    return boards
+
+
+BOARDS = _boards()
+
+
+def test_attackers_of_is_the_inverse_of_attacks_mask() -> None:
+    for board in BOARDS:
+        for square in chess.SQUARES:
+            expected = sum(1 << a for a in chess.SQUARES if board.attacks_mask(a) >> square & 1)
+            assert fast_rules.attackers_of(board, square) == expected
+
+
+@given(st.integers(0, (1 << 13) - 1))
+@settings(max_examples=200, deadline=None)
+def test_masks_agree_with_the_plain_mask(types: int) -> None:
+    plain = piece_mask_fn(types)
+    fast = atoms.mask_function(types)
+    for board in BOARDS[::7]:
+        assert fast(board) == plain(board)
+
+
+@SETTINGS
+@given(st.lists(_ATOMS, min_size=1, max_size=6))
+def test_board_checks_agree_with_the_atoms_one_by_one(items: list[ct.Filter]) -> None:
+    found = atoms.exact_atoms(ct.Compound(tuple(items)))
+    assert found is not None
+    check = atoms.board_check(found)
+    for board in BOARDS[::3]:
+        expected = all(atom.holds(board) for atom in found)
+        assert (check is None or check(board)) == expected
+
+
+_LINES_OF_SQUARES = st.one_of(
+    st.integers(0, 7).map(lambda i: chess.BB_RANKS[i]),
+    st.integers(0, 7).map(lambda i: chess.BB_FILES[i]),
+    st.integers(0, 63).map(lambda sq: chess.BB_SQUARES[sq]),
+)
+_BOARD_ATOMS = st.builds(
+    atoms.Atom,
+    _TYPES,
+    _LINES_OF_SQUARES,
+    st.integers(0, 2),
+    st.one_of(st.none(), st.integers(0, 3)),
+)
+
+
+@SETTINGS
+@given(st.lists(st.lists(_BOARD_ATOMS, min_size=1, max_size=3), min_size=1, max_size=6))
+def test_any_conjunction_agrees_with_the_atoms_one_by_one(conjunctions: list[list]) -> None:
+    check = atoms.any_conjunction(conjunctions)
+    for board in BOARDS[::2]:
+        expected = any(all(a.holds(board) for a in conj) for conj in conjunctions)
+        assert check(board) == expected
+
+
+def test_members_merged_on_one_mask_keep_overlapping_squares_apart() -> None:
+    # One rank and one file share a square: the merged test must see every square.
+    for letter in "KQRBNPkqrbnp":
+        types = types_of(letter)
+        for rank in range(8):
+            for file in range(8):
+                members = [
+                    (atoms.Atom(types, chess.BB_RANKS[rank]),),
+                    (atoms.Atom(types, chess.BB_FILES[file]),),
+                    (atoms.Atom(types, chess.BB_RANKS[rank], 2, 2),),
+                ]
+                check = atoms.any_conjunction(members)
+                for board in BOARDS[::4]:
+                    expected = any(m[0].holds(board) for m in members)
+                    assert check(board) == expected, (letter, rank, file, board.fen())
+
+
+# --------------------------------------------------------------------------------------
+# Whole runs
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("script", ["knight-fork", "queen-staircase", "early-queen-trade"])
+def test_runs_write_the_same_files(script: str) -> None:
+    query = load_query(ROOT / "examples" / f"{script}.cql").query
+    inputs = [InputFile.of(PGN / name) for name in ("annotated.pgn", "broken.pgn", "crlf.pgn")]
+    outputs = []
+    for optimize in (False, True):
+        pgn, report, messages = io.StringIO(), io.StringIO(), io.StringIO()
+        from cqllegacy.runner.progress import Messages
+
+        summary = scan(
+            compile_query(query, optimize=optimize),
+            inputs,
+            options=ScanOptions(),
+            sinks=[PgnWriter(pgn, several_files=True), ReportWriter(report)],
+            progress=Messages(messages),
+        )
+        outputs.append((pgn.getvalue(), report.getvalue(), messages.getvalue(), summary.games))
+    assert outputs[0] == outputs[1]
