@@ -28,8 +28,9 @@ examples:
   cqllegacy translate old.cql -o new.cql                 # CQL 6.1 text, exact or refused
   cqllegacy check scripts/*.cql                          # validate and print canonically
 
-exit status: 0 success, 1 nothing matched / something refused (see each command),
-2 bad script or bad command line.
+exit status: 0 success (for run: the scan completed, whether or not a game matched);
+1 something was refused or approximated (translate, migrate, fixtures make) or differs
+(fixtures check); 2 bad script or bad command line.
 """
 
 
