@@ -29,8 +29,8 @@ examples:
   cqllegacy check scripts/*.cql                          # validate and print canonically
 
 exit status: 0 success (for run: the scan completed, whether or not a game matched);
-1 something was refused or approximated (translate, migrate, fixtures make) or differs
-(fixtures check); 2 bad script or bad command line.
+1 something was refused (translate, fixtures make), refused, approximated or unreadable
+(migrate), or differs (fixtures check); 2 bad script or bad command line.
 """
 
 
