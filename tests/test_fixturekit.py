@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import shutil
@@ -28,14 +27,6 @@ from cqllegacy.fixturekit import (
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_GAMES = ROOT / "fixtures" / "games.pgn"
-
-needs_toolchain = pytest.mark.skipif(
-    any(
-        importlib.util.find_spec(name) is None
-        for name in ("translator.query", "cqllegacy.modern.printer", "cqllegacy.modern.grammar")
-    ),
-    reason="the translator, the CQL 6 printer or the CQL 6 reader is not written yet",
-)
 
 MATES = ";; checkmates\n(match (position :mate))\n"
 CHECKS = "(match (position :check :markall))\n"
@@ -98,7 +89,6 @@ def expected(folder: Path) -> dict:
 # --------------------------------------------------------------------------------------
 
 
-@needs_toolchain
 def test_make_writes_a_triple_per_script(workspace: Path) -> None:
     assert make(workspace, "mates.cql", "checks.cql") == 0
     out = workspace / "out"
@@ -111,7 +101,6 @@ def test_make_writes_a_triple_per_script(workspace: Path) -> None:
     parser.parse((mates / "modern.cql").read_text(encoding="utf-8"))
 
 
-@needs_toolchain
 def test_expected_json_records_games_and_pgn(workspace: Path) -> None:
     make(workspace, "mates.cql")
     data = expected(workspace / "out" / "mates")
@@ -130,7 +119,6 @@ def test_expected_json_records_games_and_pgn(workspace: Path) -> None:
         assert only["marked"] == only["matched"][:1]
 
 
-@needs_toolchain
 def test_make_records_a_refusal(workspace: Path) -> None:
     (workspace / "scripts" / "later.cql").write_text(RELATION, encoding="utf-8")
     assert make(workspace, "later.cql", "mates.cql") == 1
@@ -141,7 +129,6 @@ def test_make_records_a_refusal(workspace: Path) -> None:
     assert expected(later)["translation"] == "refused.txt"
 
 
-@needs_toolchain
 def test_make_with_a_bad_script_writes_nothing(
     workspace: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -177,7 +164,6 @@ def check(path: Path) -> int:
     return main(["fixtures", "check", str(path)])
 
 
-@needs_toolchain
 def test_check_agrees_right_after_make(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     make(workspace, "mates.cql", "checks.cql")
     capsys.readouterr()
@@ -186,7 +172,6 @@ def test_check_agrees_right_after_make(workspace: Path, capsys: pytest.CaptureFi
     assert check(workspace / "out" / "mates") == 0  # one triple on its own
 
 
-@needs_toolchain
 def test_check_still_agrees_after_moving_everything(workspace: Path) -> None:
     make(workspace, "mates.cql")
     moved = workspace.parent / (workspace.name + "-moved")
@@ -194,7 +179,6 @@ def test_check_still_agrees_after_moving_everything(workspace: Path) -> None:
     assert check(moved / "out") == 0
 
 
-@needs_toolchain
 def test_check_reports_a_changed_expectation(
     workspace: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -212,7 +196,6 @@ def test_check_reports_a_changed_expectation(
     assert f"modern.cql: games selected in addition: {dropped}" in output
 
 
-@needs_toolchain
 def test_check_reports_an_edited_modern_script(
     workspace: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -226,7 +209,6 @@ def test_check_reports_an_edited_modern_script(
     assert "legacy.cql:" not in output
 
 
-@needs_toolchain
 def test_check_reports_a_modern_script_that_no_longer_reads(
     workspace: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -237,7 +219,6 @@ def test_check_reports_a_modern_script_that_no_longer_reads(
     assert "modern.cql: cannot be read any more" in capsys.readouterr().out
 
 
-@needs_toolchain
 def test_check_says_when_the_pgn_changed(
     workspace: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -251,7 +232,6 @@ def test_check_says_when_the_pgn_changed(
     assert "games selected in addition: 13" in output
 
 
-@needs_toolchain
 def test_check_without_the_pgn_exits_2(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     make(workspace, "mates.cql")
     (workspace / "games.pgn").unlink()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -16,12 +15,6 @@ from cqllegacy.migration import (
     MigrationReport,
     Status,
     refusal_of,
-)
-
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("cqllegacy.modern.printer") is None
-    or importlib.util.find_spec("translator.query") is None,
-    reason="the translator or the CQL 6 printer is not written yet",
 )
 
 MATES = ";; mates\n(match (position :mate))\n"

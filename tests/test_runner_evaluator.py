@@ -16,14 +16,13 @@ import pytest
 from test_runner_helpers import PGN, WCC, node_at
 
 import cqllegacy.runner.scanner as scanner
+from cqllegacy.core import evaluate
 from cqllegacy.core.pieces import types_of
 from cqllegacy.core.tree import Header, Mark, PieceSet, Query, Result, TopList
 from cqllegacy.legacy.tree import GameResult
 from cqllegacy.runner.output import PgnWriter
 from cqllegacy.runner.report import ReportWriter
 from cqllegacy.runner.scanner import InputFile, ScanOptions, scan
-
-evaluate = pytest.importorskip("cqllegacy.core.evaluate", reason="no evaluator yet")
 
 QUEEN_ON_D1 = PieceSet(types_of("Q"), 1 << chess.D1)
 PLAIN = ScanOptions()

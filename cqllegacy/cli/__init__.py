@@ -46,13 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"cqllegacy {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
-        try:
-            module = importlib.import_module(f"cqllegacy.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"cqllegacy.cli.{name}":
-                raise
-            continue
-        module.register(subparsers)
+        importlib.import_module(f"cqllegacy.cli.{name}").register(subparsers)
     return parser
 
 

@@ -208,13 +208,9 @@ def check_plan(plan: RunPlan, script: Path) -> None:
 
 
 def compile_for_run(loaded: LoadedScript) -> CompiledQueryLike:
-    """The evaluator's compiled query (imported here so ``--help`` works without it)."""
-    try:
-        from cqllegacy.core.evaluate import compile_query
-    except ModuleNotFoundError as exc:
-        if exc.name != "cqllegacy.core.evaluate":
-            raise
-        raise UsageError("running scripts is not supported yet (no evaluator)") from exc
+    """The evaluator's compiled query (imported here so ``--help`` does not load it)."""
+    from cqllegacy.core.evaluate import compile_query
+
     try:
         return compile_query(loaded.query)
     except ValueError as exc:
