@@ -38,6 +38,7 @@ import attrs
 import chess
 import chess.pgn
 
+from cqllegacy.core import san
 from cqllegacy.core.compiler import Context, Fn
 
 __all__ = [
@@ -84,6 +85,9 @@ class GameStream(chess.pgn.BaseVisitor["GameStream"]):
         self._leave_on_variation = leave_on_variation
 
     # ---- python-chess's visitor interface ---------------------------------------------
+
+    #: python-chess's reading of each move, found without generating every legal move.
+    parse_san = staticmethod(san.parse_san)
 
     def visit_board(self, board: chess.Board) -> None:
         # The first board is the start position; the main line is played on that object.

@@ -38,6 +38,8 @@ import attrs
 import chess
 import chess.pgn
 
+from cqllegacy.core import san
+
 # --------------------------------------------------------------------------------------
 # Opening: compression by magic bytes
 # --------------------------------------------------------------------------------------
@@ -461,7 +463,9 @@ def _variant_problems(headers: chess.pgn.Headers) -> list[str]:
 
 class _RecordingBuilder(chess.pgn.GameBuilder):
     """python-chess's game builder without its log message: problems are reported once,
-    by the runner, from ``game.errors``."""
+    by the runner, from ``game.errors``; moves are read by the fast SAN reader."""
+
+    parse_san = staticmethod(san.parse_san)
 
     def handle_error(self, error: Exception) -> None:
         self.game.errors.append(error)

@@ -1,0 +1,187 @@
+"""Reading a SAN move the way python-chess does, without generating every legal move.
+
+python-chess's ``Board.parse_san`` finds a move by generating the legal moves that
+could match and keeping the one that does.  That is half the cost of reading a PGN
+file.  :func:`parse_san` computes the same answer directly for the common forms
+(``e4``, ``exd5``, ``Nf3``, ``Rad1``, ``e8=Q``): the pieces that can reach the target
+square come from attack tables, and a candidate is legal when its own king is not
+attacked once it has moved.  Everything else (castling, en passant, null moves,
+fully specified squares, Chess960, unusual boards, ambiguous or illegal moves) is
+handed to python-chess, so the result, and the error raised for a bad move, is always
+python-chess's own.
+
+>>> board = chess.Board()
+>>> parse_san(board, "Nf3"), parse_san(board, "e4")
+(Move.from_uci('g1f3'), Move.from_uci('e2e4'))
+>>> board = chess.Board("4k3/8/8/8/1b6/8/3N1N2/4K3 w - - 0 1")
+>>> parse_san(board, "Ne4")  # the knight on d2 is pinned by the bishop
+Move.from_uci('f2e4')
+>>> parse_san(board, "Nb3")
+Traceback (most recent call last):
+...
+chess.IllegalMoveError: illegal san: 'Nb3' in 4k3/8/8/8/1b6/8/3N1N2/4K3 w - - 0 1
+"""
+
+from __future__ import annotations
+
+import chess
+
+__all__ = ["parse_san"]
+
+#: What a SAN token says, for the forms read here: the moving piece type, the squares
+#: it may come from (file/rank hints), the target square, the promotion piece type.
+_Token = tuple[chess.PieceType, chess.Bitboard, chess.Square, chess.PieceType | None]
+
+#: Token text → its reading, or None for a form left to python-chess.  Tokens come
+#: from a finite alphabet (python-chess's move pattern), so the cache stays small.
+_TOKENS: dict[str, _Token | None] = {}
+
+_PIECE_LETTERS = {
+    "N": chess.KNIGHT,
+    "B": chess.BISHOP,
+    "R": chess.ROOK,
+    "Q": chess.QUEEN,
+    "K": chess.KING,
+}
+_PROMOTIONS = {"n": chess.KNIGHT, "b": chess.BISHOP, "r": chess.ROOK, "q": chess.QUEEN}
+_LAST_RANKS = chess.BB_RANK_1 | chess.BB_RANK_8
+
+
+def _read_token(san: str) -> _Token | None:
+    """The reading of ``san``, None when python-chess should read it.
+
+    >>> _read_token("Nbd2") == (chess.KNIGHT, chess.BB_FILE_B, chess.D2, None)
+    True
+    >>> _read_token("O-O"), _read_token("e2e4"), _read_token("exe5")
+    (None, None, None)
+    """
+    match = chess.SAN_REGEX.match(san)
+    if match is None:
+        return None
+    letter, file_name, rank_name, target, promotion = match.groups()
+    to_square = chess.parse_square(target)
+    from_mask = chess.BB_ALL
+    if file_name:
+        from_mask &= chess.BB_FILES[chess.FILE_NAMES.index(file_name)]
+    if rank_name:
+        from_mask &= chess.BB_RANKS[int(rank_name) - 1]
+    promoted = _PROMOTIONS.get(promotion[-1].lower()) if promotion else None
+    if promotion and promoted is None:
+        return None  # promotion to a king: python-chess says why it is illegal
+    if letter:
+        return (_PIECE_LETTERS[letter], from_mask, to_square, promoted)
+    if file_name and rank_name:
+        return None  # "e2e4": python-chess accepts any piece there
+    if file_name and chess.square_file(to_square) == chess.FILE_NAMES.index(file_name):
+        return None  # "ee4": a push spelled as a capture
+    if not file_name:
+        from_mask &= chess.BB_FILES[chess.square_file(to_square)]
+    return (chess.PAWN, from_mask, to_square, promoted)
+
+
+def _reading(san: str) -> _Token | None:
+    try:
+        return _TOKENS[san]
+    except KeyError:
+        reading = _TOKENS[san] = _read_token(san)
+        return reading
+
+
+def _reaching(
+    board: chess.Board, piece_type: chess.PieceType, to_square: chess.Square
+) -> chess.Bitboard:
+    """Squares from which a piece of ``piece_type`` (not a pawn) would move to ``to_square``."""
+    occupied = board.occupied
+    if piece_type == chess.KNIGHT:
+        return chess.BB_KNIGHT_ATTACKS[to_square]
+    if piece_type == chess.KING:
+        return chess.BB_KING_ATTACKS[to_square]
+    reach = 0
+    if piece_type != chess.ROOK:
+        reach |= chess.BB_DIAG_ATTACKS[to_square][chess.BB_DIAG_MASKS[to_square] & occupied]
+    if piece_type != chess.BISHOP:
+        reach |= chess.BB_RANK_ATTACKS[to_square][chess.BB_RANK_MASKS[to_square] & occupied]
+        reach |= chess.BB_FILE_ATTACKS[to_square][chess.BB_FILE_MASKS[to_square] & occupied]
+    return reach
+
+
+def _pawn_sources(
+    board: chess.Board, from_mask: chess.Bitboard, to_square: chess.Square
+) -> chess.Bitboard:
+    """Squares of the mover's pawns that push or capture (not en passant) to ``to_square``."""
+    turn = board.turn
+    pawns = board.pawns & board.occupied_co[turn] & from_mask
+    target = chess.BB_SQUARES[to_square]
+    if board.occupied_co[not turn] & target:
+        return pawns & chess.BB_PAWN_ATTACKS[not turn][to_square]
+    if board.occupied & target:
+        return 0
+    step = -8 if turn == chess.WHITE else 8
+    one_back = to_square + step
+    if not 0 <= one_back < 64:
+        return 0
+    if board.occupied & chess.BB_SQUARES[one_back]:
+        return pawns & chess.BB_SQUARES[one_back]
+    double_rank = chess.BB_RANK_4 if turn == chess.WHITE else chess.BB_RANK_5
+    if target & double_rank:
+        return pawns & chess.BB_SQUARES[one_back + step]
+    return 0
+
+
+def _king_safe_after(
+    board: chess.Board, from_square: chess.Square, to_square: chess.Square, king: chess.Square
+) -> bool:
+    """Whether the mover's king (on ``king``) is not attacked once the piece on
+    ``from_square`` stands on ``to_square`` (capturing what is there)."""
+    target = chess.BB_SQUARES[to_square]
+    occupied = (board.occupied & ~chess.BB_SQUARES[from_square]) | target
+    if king == from_square:
+        king = to_square
+    return not board.attackers_mask(not board.turn, king, occupied) & ~target
+
+
+def _fast_move(board: chess.Board, reading: _Token) -> chess.Move | None:
+    piece_type, from_mask, to_square, promotion = reading
+    turn = board.turn
+    if board.occupied_co[turn] & chess.BB_SQUARES[to_square]:
+        return None
+    if piece_type == chess.PAWN:
+        if bool(promotion) != bool(chess.BB_SQUARES[to_square] & _LAST_RANKS):
+            return None
+        sources = _pawn_sources(board, from_mask, to_square)
+    elif promotion:
+        return None
+    else:
+        sources = (
+            board.pieces_mask(piece_type, turn)
+            & from_mask
+            & _reaching(board, piece_type, to_square)
+        )
+    kings = board.kings & board.occupied_co[turn]
+    if not sources or kings & (kings - 1) or not kings:
+        return None
+    king = chess.msb(kings)
+    if not sources & (sources - 1):  # one candidate: the usual case
+        from_square = chess.msb(sources)
+        if _king_safe_after(board, from_square, to_square, king):
+            return chess.Move(from_square, to_square, promotion)
+        return None
+    legal = [
+        from_square
+        for from_square in chess.scan_forward(sources)
+        if _king_safe_after(board, from_square, to_square, king)
+    ]
+    if len(legal) != 1:
+        return None
+    return chess.Move(legal[0], to_square, promotion)
+
+
+def parse_san(board: chess.Board, san: str) -> chess.Move:
+    """The move ``san`` names on ``board``: what ``board.parse_san(san)`` returns, and
+    the same exception where that raises."""
+    reading = _reading(san)
+    if reading is not None and not board.chess960 and type(board) is chess.Board:
+        move = _fast_move(board, reading)
+        if move is not None:
+            return move
+    return board.parse_san(san)
