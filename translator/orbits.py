@@ -469,6 +469,18 @@ def _sum_terms(node: Filter) -> Iterable[Filter]:
 def normalize(node: object) -> Hashable:
     """A hashable form equal for filters that differ only in the order of ``or``/``and``
     operands or of the terms of a sum (both commute); used to compare orbits."""
+    if isinstance(node, Filter):
+        return _normalized_filter(node)
+    return _normalized(node)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _normalized_filter(node: Filter) -> Hashable:
+    # Orbit members share many equal subtrees: each is put in normal form once.
+    return _normalized(node)
+
+
+def _normalized(node: object) -> Hashable:
     if isinstance(node, (Or, And)):
         return (type(node).__name__, frozenset(Counter(normalize(i) for i in node.items).items()))
     if isinstance(node, Arith) and node.op is ArithOp.ADD:

@@ -297,11 +297,27 @@ def _and(c: Compiler, node: And) -> Compiled:
 # --------------------------------------------------------------------------------------
 
 
-class _Entry(NamedTuple):
-    """A member as the index stores it: atoms still to check on the board (``check``),
-    then its test (None when the atoms are the whole member)."""
+#: "Whatever the next move": a bit beyond the board, set in every ``moved`` value
+#: (:func:`_moved_from`), so an entry with this ``moved_from`` always passes, even at
+#: the end of a line.
+_ANY_MOVE = FULL | 1 << 64
 
+
+class _Entry(NamedTuple):
+    """A member as the index stores it: the squares its next move must start from
+    (``moved_from``; ``_ANY_MOVE``: no demand), atoms still to check on the board
+    (``check``), then its test (None when the atoms are the whole member)."""
+
+    moved_from: int
     check: BoardCheck | None
+    test: Fn | None
+
+
+class _Pending(NamedTuple):
+    """A member on its way into the index: the atoms left to check and its test."""
+
+    moved_from: int
+    atoms: list[Atom]
     test: Fn | None
 
 
@@ -312,19 +328,47 @@ def _member_atoms(c: Compiler, member: Filter) -> tuple[tuple[Atom, ...], Fn | N
     return necessary_atoms(member), c.truth(member)
 
 
-def _entries(pending: list[tuple[list[Atom], Fn | None]]) -> tuple[_Entry, ...]:
-    """Entries for members given as (atoms to check, test); members that are one atom
-    of the same type set become one entry, checked on one mask."""
+def next_move_from(node: Filter) -> int:
+    """Squares the next move starts from wherever ``node`` matches (FULL: no constraint).
+
+    A null move starts nowhere: the caller lets it through.
+
+    >>> from cqllegacy.core.testing import pd
+    >>> from cqllegacy.core.tree import LineStep
+    >>> from cqllegacy.core.squares import format_squares
+    >>> step = Compound((Move(from_=pd("Qa2")),))
+    >>> format_squares(next_move_from(Line((LineStep(step, 1, 1), LineStep(step, 1, 1)))))
+    'a2'
+    """
+    if isinstance(node, Move) and not node.previous:
+        return _squares_of(node.from_)
+    if isinstance(node, Compound | And):
+        out = FULL
+        for item in meaningful(node.items):
+            out &= next_move_from(item)
+        return out
+    if isinstance(node, Line) and node.steps and node.steps[0].lo >= 1:
+        return next_move_from(node.steps[0].filter)
+    if isinstance(node, LegacyOnly):
+        return next_move_from(node.filter)
+    return FULL
+
+
+def _entries(pending: list[_Pending]) -> tuple[_Entry, ...]:
+    """Entries for pending members; members that are one atom of the same type set
+    become one entry, checked on one mask."""
     single: dict[TypeSet, list[Atom]] = {}
     out: list[_Entry] = []
-    for atoms, test in pending:
+    for moved_from, atoms, test in pending:
         if test is None and len(atoms) == 1:
             single.setdefault(atoms[0].types, []).append(atoms[0])
         elif test is None and not atoms:
-            return (_Entry(None, None),)  # a member that always matches
+            return (_Entry(_ANY_MOVE, None, None),)  # a member that always matches
         else:
-            out.append(_Entry(board_check(atoms), test))
-    merged = [_Entry(any_conjunction([(a,) for a in group]), None) for group in single.values()]
+            out.append(_Entry(moved_from, board_check(atoms), test))
+    merged = [
+        _Entry(_ANY_MOVE, any_conjunction([(a,) for a in group]), None) for group in single.values()
+    ]
     return tuple(merged + out)
 
 
@@ -341,13 +385,15 @@ def _index(
 ) -> tuple[tuple[_Entry, ...], tuple[_KeyedTable, ...]]:
     """Members filed under their key atoms: those to look at always, and per piece kind
     those to look at when a piece of that kind stands on the key square."""
-    always: list[tuple[list[Atom], Fn | None]] = []
-    keyed: dict[tuple[str, chess.Color], dict[int, list[tuple[list[Atom], Fn | None]]]] = {}
+    always: list[_Pending] = []
+    keyed: dict[tuple[str, chess.Color], dict[int, list[_Pending]]] = {}
     for member in members:
         atoms, test = _member_atoms(c, member)
+        demand = FULL if test is None else next_move_from(member)
+        moved_from = _ANY_MOVE if demand == FULL else demand
         key = best_key(atoms)
         if key is None or (key.key_cost() or 0) > KEY_COST_LIMIT:
-            always.append((list(atoms), test))
+            always.append(_Pending(moved_from, list(atoms), test))
             continue
         rest = list(atoms)
         if key.presence:
@@ -356,7 +402,7 @@ def _index(
         for kind in kinds(key.types):
             by_square = keyed.setdefault(kind, {})
             for sq in bits(key.squares):
-                by_square.setdefault(sq, []).append((rest, test))
+                by_square.setdefault(sq, []).append(_Pending(moved_from, rest, test))
     tables = []
     for (name, color), by_square in keyed.items():
         table: list[tuple[_Entry, ...]] = [()] * 64
@@ -367,11 +413,29 @@ def _index(
     return _entries(always), tuple(tables)
 
 
-def _first_holding(entries: tuple[_Entry, ...], ctx: Context, p: int, board: Board) -> bool:
-    for check, test in entries:
-        if (check is None or check(board)) and (test is None or test(ctx, p)):
+def _first_holding(
+    entries: tuple[_Entry, ...], ctx: Context, p: int, board: Board, moved: int
+) -> bool:
+    for moved_from, check, test in entries:
+        if (
+            moved_from & moved
+            and (check is None or check(board))
+            and (test is None or test(ctx, p))
+        ):
             return True
     return False
+
+
+def _moved_from(ctx: Context, p: int) -> int:
+    """The squares the moves continuing from ``p`` start from, and the ``_ANY_MOVE``
+    bit (all squares after a null move, which a move filter judges by itself)."""
+    out = 1 << 64
+    for q in ctx.next[p]:
+        move = ctx.moves[q]
+        if not move:
+            return _ANY_MOVE
+        out |= 1 << move.from_square
+    return out
 
 
 def _any_test(c: Compiler, node: Filter) -> Fn:
@@ -382,16 +446,19 @@ def _any_test(c: Compiler, node: Filter) -> Fn:
     members = list(dict.fromkeys(disjunction_members(node)))
     always, keyed = _index(c, members)
     needs_board = bool(keyed) or any(entry.check for entry in always)
+    entries = [*always, *(entry for table in keyed for slot in table.table for entry in slot)]
+    needs_moves = any(entry.moved_from != _ANY_MOVE for entry in entries)
 
     def any_member(ctx: Context, p: int) -> bool:
         board = ctx.boards[p] if needs_board else None
-        if always and _first_holding(always, ctx, p, board):
+        moved = _moved_from(ctx, p) if needs_moves else _ANY_MOVE
+        if always and _first_holding(always, ctx, p, board, moved):
             return True
         for pieces, squares, table in keyed:
             bb = pieces(board) & squares
             while bb:
                 low = bb & -bb
-                if _first_holding(table[low.bit_length() - 1], ctx, p, board):
+                if _first_holding(table[low.bit_length() - 1], ctx, p, board, moved):
                     return True
                 bb ^= low
         return False
