@@ -156,6 +156,37 @@ def _attack_count(left: PieceSet, right: PieceSet) -> Fn:
     return attack_count
 
 
+def _attack_count_in_range(left: PieceSet, right: PieceSet, lo: int, hi: int) -> Fn:
+    """``lo <= #(L attacks R) <= hi`` for two piece designators, in one closure: the
+    attackers of a single target are read from python-chess's attack tables directly."""
+    attackers_mask, attacker_squares = mask_function(left.types), left.squares
+    targets_mask, target_squares = mask_function(right.types), right.squares
+    zero_in_range = lo <= 0 <= hi
+    white, black = chess.WHITE, chess.BLACK
+
+    def attack_count_in_range(ctx: Context, p: int) -> bool:
+        board = ctx.boards[p]
+        targets = targets_mask(board) & target_squares
+        if not targets:
+            return zero_in_range
+        attackers = attackers_mask(board) & attacker_squares & board.occupied
+        if not attackers:
+            return zero_in_range
+        if targets & (targets - 1):
+            count = _attacking(board, attackers, targets).bit_count()
+        else:
+            target = targets.bit_length() - 1
+            found = 0
+            if attackers & board.occupied_co[white]:
+                found = board.attackers_mask(white, target)
+            if attackers & board.occupied_co[black]:
+                found |= board.attackers_mask(black, target)
+            count = (found & attackers).bit_count()
+        return lo <= count <= hi
+
+    return attack_count_in_range
+
+
 @_rule(InRange)
 def _in_range(c: Compiler, node: InRange) -> Compiled:
     atom = count_atom(node.value, node.lo, node.hi)
@@ -164,6 +195,11 @@ def _in_range(c: Compiler, node: InRange) -> Compiled:
     fn = c.number_fn(node.value)
     lo = node.lo if node.lo is not None else -(1 << 62)
     hi = node.hi if node.hi is not None else 1 << 62
+    value = node.value
+    if isinstance(value, Count) and isinstance(value.arg, Attacks):
+        attacks = value.arg
+        if _plain_pieces(attacks.left) and _plain_pieces(attacks.right):
+            return as_logical(_attack_count_in_range(attacks.left, attacks.right, lo, hi))  # type: ignore[arg-type]
 
     def in_range(ctx: Context, p: int) -> bool:
         value = fn(ctx, p)
@@ -480,7 +516,23 @@ def _setdisjunction_members(node: Filter) -> Iterator[Filter]:
         yield node
 
 
-def _union_value(c: Compiler, node: Filter) -> Fn:
+def _lazy_orbit_value(c: Compiler, node: Transform) -> Fn:
+    """The union of the members' values, compiled when first asked for: an orbit in a
+    condition is only tested (:func:`_any_test`), and compiling the value of a thousand
+    members costs a noticeable part of a second.  Only for orbits: their members are
+    images of one set filter, so compiling them later cannot fail."""
+    union: Fn | None = None
+
+    def first_use(ctx: Context, p: int) -> int:
+        nonlocal union
+        if union is None:
+            union = _compiled_union_value(c, node)
+        return union(ctx, p)
+
+    return first_use
+
+
+def _compiled_union_value(c: Compiler, node: Filter) -> Fn:
     """The union of the members' values; members whose necessary atoms fail add nothing."""
     members = list(dict.fromkeys(_setdisjunction_members(node)))
     entries = tuple((board_check(necessary_atoms(m)), c.set_fn(m)) for m in members)
@@ -507,7 +559,8 @@ def _or(c: Compiler, node: Or) -> Compiled:
 
 @_rule(Union)
 def _union(c: Compiler, node: Union) -> Compiled:
-    return Compiled(Kind.SET, _union_value(c, node), _any_test(c, node))
+    # Compiled now: an item that is not a set must be refused before any game is read.
+    return Compiled(Kind.SET, _compiled_union_value(c, node), _any_test(c, node))
 
 
 @_rule(Transform)
@@ -521,7 +574,7 @@ def _transform(c: Compiler, node: Transform) -> Compiled:
     test = _any_test(c, node)
     if kind is Kind.LOGICAL:
         return as_logical(test)
-    return Compiled(Kind.SET, _union_value(c, node), test)
+    return Compiled(Kind.SET, _lazy_orbit_value(c, node), test)
 
 
 # --------------------------------------------------------------------------------------

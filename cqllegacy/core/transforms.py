@@ -196,8 +196,12 @@ def apply(tau: BasicTransform, filter: Filter) -> Filter | None:
         return None
 
 
+@functools.lru_cache(maxsize=256)
 def orbit(kind: TransformKind, filter: Filter) -> tuple[Filter, ...]:
     """The distinct valid images of ``filter`` under B(kind), in first-seen order (§11.4).
+
+    Remembered: the compiler asks for the same orbit several times (index, gates,
+    pure tests), and a nested orbit has thousands of members.
 
     >>> orbit(TransformKind.SHIFT, Simple(Keyword.CHECK))
     (Simple(keyword=<Keyword.CHECK: 'check'>),)
