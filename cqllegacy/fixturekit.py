@@ -41,6 +41,7 @@ import chess.pgn
 
 from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError
 from cqllegacy.runner.pgn import DamagedInput, UnreadableGame, open_pgn, read_game, split_games
+from cqllegacy.runner.report import variation_choices
 from cqllegacy.scripts import read_script_file
 
 if TYPE_CHECKING:
@@ -62,25 +63,17 @@ PositionKey = int | str
 
 
 def position_key(node: chess.pgn.GameNode) -> PositionKey:
-    """The name of a position in a game: see the module docstring."""
-    path: list[chess.pgn.GameNode] = []
-    while node.parent is not None:
-        path.append(node)
-        node = node.parent
-    path.reverse()
-    branches = [
-        f"{depth}.{_child_index(child)}"
-        for depth, child in enumerate(path, 1)
-        if _child_index(child) != 0
-    ]
+    """The name of a position in a game: see the module docstring.
+
+    The path through the game is the report's
+    (:func:`~cqllegacy.runner.report.variation_choices`); only the spelling differs, the
+    one ``expected.json`` files have always used.
+    """
+    choices = variation_choices(node)
+    branches = [f"{ply}.{index}" for ply, index in enumerate(choices, 1) if index]
     if not branches:
-        return len(path)
-    return f"{len(path)}@{','.join(branches)}"
-
-
-def _child_index(child: chess.pgn.GameNode) -> int:
-    siblings = child.parent.variations
-    return next(i for i, sibling in enumerate(siblings) if sibling is child)
+        return len(choices)
+    return f"{len(choices)}@{','.join(branches)}"
 
 
 def _key_order(key: PositionKey) -> tuple[int, str]:

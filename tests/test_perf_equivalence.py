@@ -17,6 +17,7 @@ import lzma
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import chess
 import chess.pgn
@@ -34,7 +35,7 @@ from cqllegacy.core.squares import FULL
 from cqllegacy.core.testing import pd
 from cqllegacy.runner.output import PgnWriter
 from cqllegacy.runner.pgn import GameText, read_game, read_stream, read_tags, split_games
-from cqllegacy.runner.report import ReportWriter
+from cqllegacy.runner.report import ReportWriter, position_key
 from cqllegacy.runner.scanner import InputFile, ScanOptions, scan
 from cqllegacy.scripts import load_query
 from tests import strategies_core as sc
@@ -96,8 +97,21 @@ def _streamed(
     if stream is not None and read_stream(text, stream):
         verdict = stream.verdict()
         if verdict is not None:
-            return compiled.stream_match(verdict, game) if verdict.matched else GameMatch(False, ())
+            if not verdict.matched:
+                return GameMatch(False, ())
+            match = compiled.stream_match(verdict, game)
+            # What the runner uses: the same positions named by their plies, no tree.
+            keyed = compiled.stream_keys(verdict, stream.main_moves)
+            assert _plies(keyed) == _plies(match, key=position_key)
+            return match
     return compiled.evaluate(game, ordinal, **flags)
+
+
+def _plies(match: GameMatch, key: Any = lambda ply: ply) -> list[tuple[object, ...]]:
+    return [
+        (found.count, [key(p) for p in found.positions], [key(p) for p in found.marked])
+        for found in match.lists
+    ]
 
 
 def assert_same(query: ct.Query, games: list[int] | None = None, **flags: bool) -> None:

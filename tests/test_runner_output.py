@@ -1,22 +1,53 @@
-"""Output PGN and JSON Lines report, re-read with python-chess and json; safe writing."""
+"""Output PGN and JSON Lines report, re-read with python-chess and json; safe writing.
+
+The output is written from each game's text; it is compared with what python-chess reads
+back from it, with the input game itself, and with the way output used to be made (the
+game tree exported by python-chess, the report from its nodes), which is redone here.
+"""
 
 from __future__ import annotations
 
 import io
 import json
 import os
+import pickle
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import chess
 import chess.pgn
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_runner_helpers import PGN, StandIn, node_at, read_all
+from test_runner_movetext import depth_first, game_texts
 
+import cqllegacy.runner.scanner as scanner
+from cqllegacy.core.evaluate import compile_query
 from cqllegacy.core.tree import Mark
 from cqllegacy.errors import UsageError
-from cqllegacy.runner.output import PgnWriter, atomic_text_file, check_destinations
+from cqllegacy.legacy import read_script
+from cqllegacy.runner.output import (
+    PgnWriter,
+    annotate_movetext,
+    annotated_game,
+    atomic_text_file,
+    check_destinations,
+)
+from cqllegacy.runner.pgn import (
+    GameText,
+    UnreadableGame,
+    open_pgn,
+    read_game,
+    read_tags,
+    split_games,
+)
 from cqllegacy.runner.report import ReportWriter, position_key
-from cqllegacy.runner.scanner import FoundGame, InputFile, ScanOptions, scan
+from cqllegacy.runner.scanner import FoundGame, InputFile, ListFound, ScanOptions, scan
+from translator import to_core
+
+ROOT = Path(__file__).resolve().parents[1]
 
 PLAIN = ScanOptions()
 
@@ -270,3 +301,281 @@ def test_found_game_fields_are_what_sinks_read() -> None:
     found: list[FoundGame] = []
     scan(StandIn(), [InputFile(PGN / "annotated.pgn", "shown-name.pgn")], sinks=[found.append])
     assert {f.file for f in found} == {"shown-name.pgn"}
+
+
+# --------------------------------------------------------------------------------------
+# Written from the text: nothing lost, marks where python-chess reads them
+# --------------------------------------------------------------------------------------
+
+
+def test_semicolon_comments_escape_lines_and_layout_are_kept() -> None:
+    movetext = "1. e4 ; king's pawn\n% an escape line\n1... e5   2. Nf3 {x}\n(2. Bc4) *\n"
+    text = GameText(3, 1, ('[White "A"]\n', '[Black "B"]\n'), movetext)
+    written = annotated_game(text, [], "Original game: 3")
+    assert written == f'[White "A"]\n[Black "B"]\n\n{{ Original game: 3 }} {movetext}\n'
+
+
+def test_marks_go_after_the_move_and_its_comments() -> None:
+    movetext = "{intro} 1. e4+! $1 {a} {b} (1. d4 {c}) e5 ; aside\n{d} 2. Nf3 *\n"
+    out = annotate_movetext(movetext, [0, 1, "1.1", 2, 3], "N")
+    assert out == (
+        "{ N } {intro} { MATCH } 1. e4+! $1 {a} {b} { MATCH } (1. d4 {c} { MATCH }) e5 "
+        "; aside\n{d} { MATCH } 2. Nf3 { MATCH } *\n"
+    )
+    game = chess.pgn.read_game(io.StringIO(out))
+    assert game.comment == "N intro MATCH"
+    assert game.next().comment == "a b MATCH"
+    assert game.variation(1).comment == "c MATCH"
+    assert game.next().next().comment == "d MATCH"
+
+
+def test_the_note_keeps_a_first_line_that_means_something_at_a_line_start() -> None:
+    for movetext in ["% escape\n1. e4 *\n", "; comment\n1. e4 *\n"]:
+        out = annotate_movetext(movetext, [0], "N")
+        assert out == "{ N } { MATCH }\n" + movetext
+        assert chess.pgn.read_game(io.StringIO(out)).comment == "N MATCH"
+
+
+def test_games_without_moves_or_tags() -> None:
+    assert annotated_game(GameText(1, 1, ('[Event "x"]',), ""), [0], "N") == (
+        '[Event "x"]\n\n{ N } { MATCH }\n\n'
+    )
+    assert annotated_game(GameText(1, 1, (), "1. e4"), [1], "N") == "{ N } 1. e4 { MATCH }\n\n"
+
+
+def test_a_brace_in_a_file_name_does_not_end_the_note() -> None:
+    out = annotate_movetext("1. e4 *", [0], "Original game: 2 (a}b.pgn, game 1)")
+    assert chess.pgn.read_game(io.StringIO(out)).comment == (
+        "Original game: 2 (ab.pgn, game 1) MATCH"
+    )
+
+
+def test_a_position_the_movetext_does_not_have_is_an_error() -> None:
+    with pytest.raises(ValueError, match=r"not in the movetext: 2\.1, 3"):
+        annotate_movetext("1. e4 e5 *", [1, 3, "2.1"], "N")
+
+
+def test_found_games_pickle() -> None:
+    found: list[FoundGame] = []
+    scan(StandIn(mark=Mark.ALL), [InputFile.of(PGN / "annotated.pgn")], sinks=[found.append])
+    assert found and all(pickle.loads(pickle.dumps(game)) == game for game in found)
+    assert found[0].lists == (ListFound(7, (0, 1, 2, 5, 6, 7, 8), (0, 1, 2, 5, 6, 7, 8)),)
+
+
+# --------------------------------------------------------------------------------------
+# Generated games: MATCH exactly at the marked nodes, everything else as read before
+# --------------------------------------------------------------------------------------
+
+
+def signature(game: chess.pgn.Game) -> list[tuple[object, ...]]:
+    """What python-chess read: every node's position key, move, NAGs and comments."""
+    return [
+        (
+            position_key(node),
+            node.move,
+            sorted(node.nags),
+            node.comment,
+            node.starting_comment if node.parent is not None else "",
+        )
+        for node in depth_first(game)
+    ]
+
+
+def without_annotations(game: chess.pgn.Game, note: str) -> set[int | str]:
+    """Take the note and the MATCH marks out of a re-read game's comments (in place);
+    the keys of the positions that had a MATCH."""
+    assert game.comment.startswith(note)
+    game.comment = game.comment[len(note) :].removeprefix(" ")
+    marked = set()
+    for node in depth_first(game):
+        words = node.comment.split(" ")
+        if "MATCH" in words:
+            assert words.count("MATCH") == 1
+            words.remove("MATCH")
+            marked.add(position_key(node))
+        node.comment = " ".join(words)
+    return marked
+
+
+def reread_one(text: str) -> chess.pgn.Game:
+    [game] = [g for g in _read_games(text)]
+    return game
+
+
+def _read_games(text: str) -> Iterator[chess.pgn.Game]:
+    handle = io.StringIO(text)
+    while (game := chess.pgn.read_game(handle)) is not None:
+        assert not game.errors, game.errors
+        yield game
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game_texts(), st.data())
+def test_generated_games_come_back_with_marks_exactly_where_asked(
+    text: GameText, data: st.DataObject
+) -> None:
+    original = read_game(text)
+    keys = [position_key(node) for node in depth_first(original)]
+    marked = set(data.draw(st.lists(st.sampled_from(keys), unique=True)))
+    note = "Original game: 9 (x.pgn, game 4)"
+    written = annotated_game(text, marked, note)
+    again = reread_one(written)
+    assert dict(again.headers) == dict(original.headers)
+    assert without_annotations(again, note) == marked
+    assert signature(again) == signature(original)
+    # The output is a PGN file the runner reads as it reads its input.
+    [split] = split_games(io.StringIO(written))
+    assert split.movetext.count("{ MATCH }") == len(marked)
+
+
+# --------------------------------------------------------------------------------------
+# The same results as the old way: game trees, python-chess's exporter, node keys
+# --------------------------------------------------------------------------------------
+
+
+class _OldExporter(chess.pgn.StringExporter):
+    def __init__(self, note: str) -> None:
+        super().__init__(columns=80, headers=True, comments=True, variations=True)
+        self.note = note
+
+    def end_headers(self) -> None:
+        super().end_headers()
+        self.visit_comment(self.note)
+
+
+def old_output(game: chess.pgn.Game, marked: Sequence[chess.pgn.GameNode], note: str) -> str:
+    """The output text as python-chess's exporter made it, MATCH appended to comments."""
+    saved = {node: node.comment for node in marked}
+    try:
+        for node in saved:
+            node.comment = f"{node.comment} MATCH" if node.comment else "MATCH"
+        return game.accept(_OldExporter(note))
+    finally:
+        for node, comment in saved.items():
+            node.comment = comment
+
+
+def old_run(
+    compiled: Any, inputs: Sequence[Path], options: ScanOptions
+) -> tuple[list[dict[str, object]], list[str], list[chess.pgn.Game]]:
+    """Report records and output texts as the runner made them from game trees, and the
+    input games that matched."""
+    records, texts, games = [], [], []
+    ordinal = 0
+    for path in inputs:
+        with open_pgn(path) as source:
+            for text in split_games(source.lines()):
+                ordinal += 1
+                headers, problems = read_tags(text.tag_lines)
+                if problems or not compiled.prefilter(headers, ordinal):
+                    continue
+                try:
+                    game = read_game(text)
+                except UnreadableGame:
+                    continue
+                match = compiled.evaluate(
+                    game,
+                    ordinal,
+                    skip_initial=options.skip_initial,
+                    variations=options.variations,
+                )
+                if not match.matched:
+                    continue
+                records.append(
+                    {
+                        "ordinal": ordinal,
+                        "file": str(path),
+                        "file_ordinal": text.file_ordinal,
+                        "white": game.headers.get("White", "?"),
+                        "black": game.headers.get("Black", "?"),
+                        "lists": [
+                            {
+                                "count": found.count,
+                                "plies": [position_key(n) for n in found.positions],
+                            }
+                            for found in match.lists
+                        ],
+                    }
+                )
+                marked = list(dict.fromkeys(n for found in match.lists for n in found.marked))
+                note = f"Original game: {ordinal} ({path.name}, game {text.file_ordinal})"
+                texts.append(old_output(game, marked, note))
+                games.append(game)
+    return records, texts, games
+
+
+def legacy(script: str) -> Any:
+    return compile_query(to_core(read_script(script)))
+
+
+EQUIVALENCE_SCRIPTS = [
+    "(match (position :check :markall))",
+    "(match (position :variations :mate :markall))",
+    "(match (position :variationsonly :stalemate))",
+    "(match (position :promote U :noannotate) (position :mate))",
+    "(match (position :enpassant) (position :movefrom [Kk]e? :moveto .[c?,g?])"
+    " (position :check :markall))",
+    "(match (position :variations :enpassant) (position :mate))",
+    "(match (position :variations :promote [Qq] :markall) (position :promote [Nn]))",
+    "(match :forany rook [Rr] (position $rook[a1]) (position $rook[d1] :markall))",
+    "(match (position :sequence ((position :check :movefrom [Kk]) (position) (position :mate))))",
+    "(match (position :attackcount Q k 1 1 :markall))",
+    # The tags decide these: no move is replayed.
+    "(match :player Loyd (position :markall))",
+    "(match (position :result 1-0 :variations :markall))",
+    "(match (position :noannotate) (position :result 1/2 :markall))",
+    "(match (position :matchcount 3 12 :markall))",
+]
+EQUIVALENCE_INPUTS = [ROOT / "fixtures" / "games.pgn", PGN / "annotated.pgn"]
+
+
+def test_report_and_output_are_those_of_game_trees(monkeypatch: pytest.MonkeyPatch) -> None:
+    paths: dict[str, int] = {"tree": 0, "stream": 0, "tags": 0}
+
+    def counted(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any) -> Any:
+            paths[name] += 1
+            return function(*args)
+
+        return call
+
+    monkeypatch.setattr(scanner, "read_game", counted("tree", scanner.read_game))
+    monkeypatch.setattr(scanner, "read_stream", counted("stream", scanner.read_stream))
+    monkeypatch.setattr(scanner, "scan_movetext", counted("tags", scanner.scan_movetext))
+    compared = 0
+    for script in EQUIVALENCE_SCRIPTS:
+        compiled = legacy(script)
+        for options in (ScanOptions(), ScanOptions(skip_initial=True, variations=True)):
+            pgn, report = io.StringIO(), io.StringIO()
+            scan(
+                compiled,
+                [InputFile.of(path) for path in EQUIVALENCE_INPUTS],
+                options=options,
+                sinks=[PgnWriter(pgn, several_files=True), ReportWriter(report)],
+            )
+            records, old_texts, originals = old_run(compiled, EQUIVALENCE_INPUTS, options)
+            assert [json.loads(line) for line in report.getvalue().splitlines()] == records
+            written = list(_read_games(pgn.getvalue()))
+            assert len(written) == len(originals)
+            for new, old_text, original, record in zip(
+                written, old_texts, originals, records, strict=True
+            ):
+                assert signature(new) == signature(reread_one(old_text)), (script, record)
+                file, number = Path(str(record["file"])).name, record["file_ordinal"]
+                note = f"Original game: {record['ordinal']} ({file}, game {number})"
+                expected_marks = _marked_keys(compiled, original, record["ordinal"], options)
+                assert without_annotations(new, note) == expected_marks
+                assert signature(new) == signature(original)
+                compared += 1
+    assert compared > 500
+    # Every way of evaluating a game was taken.
+    assert all(paths.values()), paths
+
+
+def _marked_keys(
+    compiled: Any, game: chess.pgn.Game, ordinal: Any, options: ScanOptions
+) -> set[int | str]:
+    match = compiled.evaluate(
+        game, ordinal, skip_initial=options.skip_initial, variations=options.variations
+    )
+    return {position_key(node) for found in match.lists for node in found.marked}

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_runner_helpers import PGN, WCC, read_all
 
+from cqllegacy.runner import pgn as pgn_module
 from cqllegacy.runner.pgn import (
     UNTERMINATED_COMMENT,
     Compression,
@@ -326,3 +327,47 @@ def test_illegal_move_in_sibling_variation_names_the_move() -> None:
 def test_unterminated_comment_at_end_of_file_is_a_problem() -> None:
     [text] = texts_of("1. e4 {open\n\nstill open\n")
     assert text.problems == (UNTERMINATED_COMMENT,)
+
+
+def _split_line_by_line(lines: list[str]) -> list[GameText]:
+    """The splitter's own line-by-line rule, without split_games's fast path."""
+    splitter = pgn_module._Splitter(ordinal=1)
+    out = []
+    for number, line in enumerate(lines, start=1):
+        done = splitter.feed(number, line.removeprefix("\xef\xbb\xbf"))
+        if done is not None:
+            out.append(done)
+    return out + list(splitter.close())
+
+
+_LINES = [
+    '[Event "x"]\n',
+    '[White "A"]\n',
+    "[Black B]\n",
+    "[ bad\n",
+    "\n",
+    "  \n",
+    "\t\n",
+    "1. e4 e5\n",
+    "2. Nf3 {a comment\n",
+    "still inside}\n",
+    "3. Bb5 ; hides { this\n",
+    "% escape {\n",
+    "; comment line {\n",
+    "1-0\n",
+    "*\n",
+    " 1. d4\n",
+    "{\n",
+    "}\n",
+    '\xef\xbb\xbf[Event "bom"]\n',
+    "\xef\xbb\xbf1. c4\n",
+    "\x0c\n",
+    "\x85\n",
+    "1. e4 (1. d4 {x\n",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_LINES), max_size=40))
+def test_fast_splitting_equals_the_line_by_line_rule(lines: list[str]) -> None:
+    assert list(split_games(lines)) == _split_line_by_line(lines)

@@ -5,14 +5,20 @@ from __future__ import annotations
 import gzip
 import io
 from pathlib import Path
+from typing import Any
 
-import chess.pgn
 import pytest
 from test_runner_helpers import PGN, WCC, StandIn
 
 import cqllegacy.runner.scanner as scan_module
+from cqllegacy.core.evaluate import compile_query
+from cqllegacy.core.tree import Mark
+from cqllegacy.legacy import read_script
+from cqllegacy.runner.output import PgnWriter
 from cqllegacy.runner.progress import Messages, ProgressBar, make_progress
+from cqllegacy.runner.report import ReportWriter
 from cqllegacy.runner.scanner import FoundGame, InputFile, ScanOptions, scan
+from translator import to_core
 
 
 class Recorder(Messages):
@@ -55,7 +61,7 @@ def run(
 def test_matching_games_in_input_order_with_ordinals_across_files() -> None:
     found, _, summary = run(StandIn(), PGN / "annotated.pgn", PGN / "annotated.pgn.xz")
     # Rounds 1-3 have a white queen on d1 in the main line, round 4 only in a variation.
-    assert [(f.ordinal, f.file_ordinal, f.game.headers["Round"]) for f in found] == [
+    assert [(f.ordinal, f.file_ordinal, f.headers["Round"]) for f in found] == [
         (1, 1, "1"),
         (2, 2, "2"),
         (3, 3, "3"),
@@ -91,7 +97,7 @@ def test_prefilter_rejection_costs_no_move_parsing(monkeypatch: pytest.MonkeyPat
     found, _, summary = run(compiled, WCC)
     assert compiled.prefiltered == list(range(1, 686))
     assert len(parsed) == len(compiled.evaluated) == summary.matched == len(found)
-    draws = [f.game.headers["Result"] for f in found]
+    draws = [f.headers["Result"] for f in found]
     assert draws and set(draws) == {"1/2-1/2"}
     assert summary.games == 685
 
@@ -99,7 +105,7 @@ def test_prefilter_rejection_costs_no_move_parsing(monkeypatch: pytest.MonkeyPat
 def test_bad_games_are_reported_and_skipped_and_the_rest_evaluated() -> None:
     compiled = StandIn(predicate=lambda board: True)
     found, progress, summary = run(compiled, PGN / "annotated.pgn", PGN / "broken.pgn")
-    events = [f.game.headers["Event"] for f in found]
+    events = [f.headers["Event"] for f in found]
     assert events == ["Runner fixture"] * 4 + ["good 1", "good 3", "good 7", "good 10", "good 12"]
     assert summary.skipped == 7
     assert len(progress.messages) == 7
@@ -140,11 +146,19 @@ def test_progress_updates_count_games_and_bytes() -> None:
     assert bytes_done[-1] == total
 
 
-def test_sinks_get_the_evaluators_answer() -> None:
-    found, _, _ = run(StandIn(), PGN / "annotated.pgn")
+def test_sinks_get_the_evaluators_answer_with_positions_named() -> None:
+    options = ScanOptions(variations=True)
+    found, _, _ = run(StandIn(mark=Mark.ALL), PGN / "annotated.pgn", options=options)
     first = found[0]
-    assert isinstance(first.game, chess.pgn.Game)
-    assert first.match.lists[0].marked == (first.game,)
+    assert first.text.tag_lines[3] == '[Round "1"]\n'
+    assert (first.white, first.black) == ("Alpha, Anna", "Beta, Bert")
+    # The queen stands on d1 until 2. Qh5 and after 3. Qd1; in the side line 3... Bc5
+    # until 4. Qg4 or 4. Qf3; in the side lines 2. Nf3 Nc6 3. Bb5 and 2... d6 3. d4
+    # throughout.  Depth first, the main continuation first.
+    [listed] = first.lists
+    side_lines = ("6.1", "3.1", "3.1/4", "3.1/5", "3.1/4.1", "3.1/4.1/5")
+    assert listed.positions == (0, 1, 2, 5, 6, 7, 8, *side_lines)
+    assert listed.count == len(listed.positions) and listed.marked == listed.positions
 
 
 # --------------------------------------------------------------------------------------
@@ -187,3 +201,65 @@ def test_messages_only_without_a_terminal() -> None:
     progress.message("warning: x")
     progress.close()
     assert stream.getvalue() == "warning: x\n"
+
+
+# --------------------------------------------------------------------------------------
+# Queries the tags decide: no move replayed
+# --------------------------------------------------------------------------------------
+
+TAG_SCRIPTS = [
+    "(match (position))",
+    "(match :player Loyd (position :markall))",
+    "(match (position :result 1-0 :variations :markall))",
+    "(match (position :result 1-0 :markall) (position :noannotate))",
+    "(match (position :matchcount 3 12 :markall))",
+    "(match :gamenumber 2 40 (position :result 0-1 :flipcolor))",
+]
+
+
+def _texts(compiled: Any, path: Path, options: ScanOptions) -> tuple[str, str, str, tuple]:
+    pgn, report, messages = io.StringIO(), io.StringIO(), io.StringIO()
+    summary = scan(
+        compiled,
+        [InputFile.of(path)],
+        options=options,
+        sinks=[PgnWriter(pgn, several_files=False), ReportWriter(report)],
+        progress=Messages(messages),
+    )
+    counts = (summary.games, summary.matched, summary.skipped)
+    return pgn.getvalue(), report.getvalue(), messages.getvalue(), counts
+
+
+@pytest.mark.parametrize("script", TAG_SCRIPTS)
+def test_queries_the_tags_decide_write_what_replaying_writes(
+    script: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    query = to_core(read_script(script))
+    fast, replaying = compile_query(query), compile_query(query, optimize=False)
+    assert fast.decided_by_tags and not replaying.decided_by_tags
+    games = Path(__file__).resolve().parents[1] / "fixtures" / "games.pgn"
+    for options in (PLAIN, ScanOptions(skip_initial=True), ScanOptions(variations=True)):
+        expected = _texts(replaying, games, options)
+        monkeypatch.setattr(scan_module, "read_game", _never)
+        monkeypatch.setattr(scan_module, "read_stream", _never)
+        assert _texts(fast, games, options) == expected
+        monkeypatch.undo()
+        assert expected[3][1] > 0
+
+
+def _never(*args: object) -> None:
+    raise AssertionError("a move was replayed")
+
+
+def test_queries_the_tags_decide_write_games_with_illegal_moves_but_not_bad_fens() -> None:
+    compiled = compile_query(to_core(read_script("(match (position))")))
+    pgn, _, messages, (games, matched, skipped) = _texts(compiled, PGN / "broken.pgn", PLAIN)
+    _, _, replayed, (_, _, skipped_replaying) = _texts(
+        compile_query(compiled.query, optimize=False), PGN / "broken.pgn", PLAIN
+    )
+    assert (games, matched, skipped, skipped_replaying) == (12, 7, 5, 7)
+    assert '[Event "illegal move"]' in pgn and "1. e4 Kf3 2. Nf3 *" in pgn
+    assert "illegal san" not in messages and "illegal san" in replayed
+    # Every other reason to skip a game is found without replaying, in the same words.
+    assert messages.splitlines() == [m for m in replayed.splitlines() if "illegal san" not in m]
+    assert "bad FEN" not in pgn and "expected 'w' or 'b'" in messages

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cqllegacy.errors import UsageError
-from cqllegacy.fixturekit import (
-    CheckReport,
-    Toolchain,
-    check_triples,
-    find_triples,
-    make_triples,
-)
+
+if TYPE_CHECKING:
+    from cqllegacy.fixturekit import CheckReport
 
 DESCRIPTION = """\
 A fixture triple is a folder with the legacy script (legacy.cql), its CQL 6.1
@@ -73,6 +69,9 @@ def register(subparsers: Any) -> None:
 
 
 def run_make(args: argparse.Namespace) -> int:
+    # Imported here: other sub-commands should not pay for loading the fixture kit.
+    from cqllegacy.fixturekit import Toolchain, make_triples
+
     if args.out.exists() and not args.out.is_dir():
         raise UsageError(f"--out {args.out} exists and is not a folder")
     made = make_triples(Toolchain.default(), args.scripts, args.pgn, args.out)
@@ -86,6 +85,9 @@ def run_make(args: argparse.Namespace) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
+    # Imported here: other sub-commands should not pay for loading the fixture kit.
+    from cqllegacy.fixturekit import Toolchain, check_triples, find_triples
+
     if not args.directory.is_dir():
         raise UsageError(f"{args.directory} is not a folder")
     folders = find_triples(args.directory)

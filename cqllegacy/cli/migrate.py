@@ -7,8 +7,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cqllegacy.migration import JSON_NAME, MARKDOWN_NAME, migrate_folder, summary_line
-
 SHOWN = 20  # failing files listed on the terminal; the report lists them all
 
 DESCRIPTION = """\
@@ -49,6 +47,9 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here: `cqllegacy run` should not pay for loading the migration tools.
+    from cqllegacy.migration import JSON_NAME, MARKDOWN_NAME, migrate_folder, summary_line
+
     report = migrate_folder(args.source, args.destination, approximate=args.approximate)
     print(summary_line(report))
     print(f"report: {args.destination / MARKDOWN_NAME} and {args.destination / JSON_NAME}")

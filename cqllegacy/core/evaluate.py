@@ -115,11 +115,16 @@ FAST_RULES: Mapping[type[Filter], Rule] = {**RULES, **fast_rules.RULES}
 
 @attrs.frozen
 class ListMatch:
-    """How one top-level list fared on a game."""
+    """How one top-level list fared on a game.
+
+    Positions are game nodes (:meth:`CompiledQuery.evaluate`, :meth:`~CompiledQuery.stream_match`)
+    or whatever names the caller gave them (:meth:`~CompiledQuery.stream_keys`,
+    :meth:`~CompiledQuery.tag_match`).
+    """
 
     count: int
-    positions: tuple[chess.pgn.GameNode, ...]
-    marked: tuple[chess.pgn.GameNode, ...]
+    positions: tuple[Any, ...]
+    marked: tuple[Any, ...]
 
 
 @attrs.frozen
@@ -259,6 +264,11 @@ class CompiledQuery:
         self._stream_kind = _stream_kind(query, nodes) if optimize else None
         self._live_tests = tuple(_live_test(compiled) for compiled in self._lists)
         self._gates = _gates(compiler, query) if self._stream_kind is _StreamKind.SNAPSHOT else None
+        self._decided_by_tags = (
+            optimize
+            and not query.tags
+            and all(_depends_on_game_only(top.body) for top in query.lists)
+        )
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Closures do not pickle; the query does, and compiling it again is cheap.
@@ -352,6 +362,77 @@ class CompiledQuery:
         """The :class:`GameMatch` of a streamed game, read again as a game tree."""
         return self._game_match(verdict, [game, *game.mainline()])
 
+    def stream_keys(self, verdict: Verdict, main_moves: int) -> GameMatch:
+        """The :class:`GameMatch` of a streamed game whose main line has ``main_moves``
+        moves, positions named by their plies (0 the start) instead of game nodes: the
+        game need not be read again.
+
+        >>> from cqllegacy.core.tree import Header, Mark, TopList
+        >>> from cqllegacy.core.testing import pd
+        >>> compiled = compile_query(Query(Header(), (TopList(pd("Q"), mark=Mark.FIRST),)))
+        >>> compiled.stream_keys(Verdict(True, ((0, 1, 2),)), 5)
+        GameMatch(matched=True, lists=(ListMatch(count=3, positions=(0, 1, 2), marked=(0,)),))
+        """
+        return self._game_match(verdict, range(main_moves + 1))
+
+    # ---- queries the tags decide -------------------------------------------------------
+
+    @property
+    def decided_by_tags(self) -> bool:
+        """Whether no list looks at the board: every list's body reads the tags alone (so
+        it holds at every examined position of a game or at none) and no piece tag needs
+        the game's pieces.  :meth:`tag_match` then evaluates a game without its moves.
+
+        >>> from cqllegacy.core.tree import Header, Player, TopList
+        >>> from cqllegacy.core.testing import pd
+        >>> compile_query(Query(Header(), (TopList(Player("Tal")),))).decided_by_tags
+        True
+        >>> compile_query(Query(Header(), (TopList(pd("Q")),))).decided_by_tags
+        False
+        """
+        return self._decided_by_tags
+
+    def tag_match(
+        self,
+        headers: Mapping[str, str],
+        ordinal: int,
+        positions: Sequence[Any],
+        mainline_length: int,
+        *,
+        skip_initial: bool = False,
+        variations: bool = False,
+    ) -> GameMatch:
+        """What :meth:`evaluate` gives for a query :attr:`decided_by_tags`, from the
+        game's tags and its positions alone, named as the caller likes: ``positions``
+        are every position in the evaluator's order (depth first, the main continuation
+        before the variations: the main line, ``mainline_length`` positions, first).
+
+        >>> from cqllegacy.core.tree import Header, Mark, Player, Scope, TopList
+        >>> query = Query(Header(), (TopList(Player("Tal"), mark=Mark.ALL, scope=Scope.ALL),))
+        >>> compiled = compile_query(query)
+        >>> positions = ["start", "e4", "d4"]  # 1. e4 (1. d4)
+        >>> found = compiled.tag_match({"White": "Tal"}, 1, positions, 2, skip_initial=True)
+        >>> found.matched, found.lists[0].positions, found.lists[0].marked
+        (True, ('e4', 'd4'), ('e4', 'd4'))
+        >>> compiled.tag_match({"White": "Botvinnik"}, 1, ["start"], 1).matched
+        False
+        """
+        if not self._decided_by_tags:
+            raise ValueError("tag_match needs a query whose tags decide everything")
+        ctx = Context(None, GameInfo.from_headers(headers))
+        if not self._ordinal_ok(ordinal) or not self._tags_ok(ctx):
+            return GameMatch(False, ())
+        first = 1 if skip_initial else 0
+        hits = []
+        for compiled in self._lists:
+            scope = Scope.ALL if variations else compiled.source.scope
+            end = len(positions) if scope is Scope.ALL else mainline_length
+            found = tuple(range(first, end)) if compiled.body(ctx, -1) else ()
+            if not compiled.satisfied(len(found)):
+                return GameMatch(False, ())
+            hits.append(found)
+        return self._game_match(Verdict(True, tuple(hits)), positions)
+
     def _judge(self, hits: Hits) -> bool:
         return all(
             compiled.satisfied(len(found))
@@ -386,7 +467,7 @@ class CompiledQuery:
                 return Verdict(True, tuple(found))
         return Verdict(False, ())
 
-    def _game_match(self, verdict: Verdict, nodes: Sequence[chess.pgn.GameNode]) -> GameMatch:
+    def _game_match(self, verdict: Verdict, nodes: Sequence[Any]) -> GameMatch:
         if not verdict.matched:
             return GameMatch(False, ())
         lists = []

@@ -1,33 +1,34 @@
 """Writing results: annotated PGN, safe destinations, atomic replacement.
 
-A matching game is written with python-chess's exporter, so its tags, moves,
-comments, NAGs and variations come out as python-chess read them (``;`` rest-of-line
-comments and ``%`` escape lines are not kept: python-chess drops them on reading).
-Two things are added:
+A matching game is written from its own text, as the input has it: its tag lines, a
+blank line, then its movetext with nothing changed (comments, ``;`` comments, ``%``
+escape lines, NAGs, variations, move numbers, line breaks: nothing is lost, and no move
+is replayed) but for two kinds of comment inserted:
 
-* a first comment ``{ Original game: N }`` where N is the game's 1-based ordinal in the
-  whole input (the number ``:gamenumber`` and the report's ``ordinal`` use); when the
-  run reads several files it continues ``(FILE, game M)`` with the file and the game's
-  ordinal within it;
-* ``MATCH`` at every marked position (decision L3): appended, after a space, to the
-  comment that follows the move producing the position, or to the comment before the
-  first move for the start position.  A position marked by several lists gets one
-  ``MATCH``.
+* ``{ Original game: N }`` at the very start, where N is the game's 1-based ordinal in
+  the whole input (the number ``:gamenumber`` and the report's ``ordinal`` use); when
+  the run reads several files it continues ``(FILE, game M)`` with the file and the
+  game's ordinal within it;
+* ``{ MATCH }`` at every marked position (decision L3): after the move that produced the
+  position and the NAGs and ``{…}`` comments that directly follow it (python-chess reads
+  them all as that move's comment, which so ends in ``MATCH``), or after the note and
+  the comments before the first move for the start position.  A position marked by
+  several lists gets one ``MATCH``.
 
->>> import io, chess.pgn
->>> game = chess.pgn.read_game(io.StringIO("1. e4 {best} e5 *"))
->>> print(export_game(game, [game.next()], "Original game: 7", columns=None))
-[Event "?"]
-[Site "?"]
-[Date "????.??.??"]
-[Round "?"]
-[White "?"]
-[Black "?"]
-[Result "*"]
+Where the moves are is found by :mod:`cqllegacy.runner.movetext`, as python-chess finds
+them.  A game without tag lines gets no blank line before its movetext; ``%`` and ``;``
+lines between the tags and the movetext are no part of the game's text
+(:func:`~cqllegacy.runner.pgn.split_games` skips them) and are not written.
+
+>>> from cqllegacy.runner.pgn import GameText
+>>> game = GameText(7, 1, ('[White "Tal"]\\n',), "1. e4 {best} e5 ; aside\\n% kept\\n2. Nf3 *\\n")
+>>> print(annotated_game(game, [0, 1, 3], "Original game: 7"), end="")
+[White "Tal"]
 <BLANKLINE>
-{ Original game: 7 } 1. e4 { best MATCH } 1... e5 *
->>> game.next().comment
-'best'
+{ Original game: 7 } { MATCH } 1. e4 {best} { MATCH } e5 ; aside
+% kept
+2. Nf3 { MATCH } *
+<BLANKLINE>
 """
 
 from __future__ import annotations
@@ -38,19 +39,21 @@ import os
 import secrets
 import shutil
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 import attrs
-import chess.pgn
 
 from cqllegacy.errors import UsageError
+from cqllegacy.runner.movetext import START, PositionKey, scan_movetext
+from cqllegacy.runner.pgn import GameText
 
 if TYPE_CHECKING:
     from cqllegacy.runner.scanner import FoundGame
 
 MATCH = "MATCH"
+_MARK = " { " + MATCH + " }"
 
 #: The destination name that means standard output.
 STDOUT = "-"
@@ -68,55 +71,65 @@ def original_game_note(ordinal: int, file: str, file_ordinal: int, *, several_fi
     return note
 
 
-def with_match(comment: str) -> str:
-    """A comment with the ``MATCH`` mark appended.
+def _note_comment(note: str) -> str:
+    # A "}" (in a file name) would end the comment early; python-chess's exporter drops
+    # it too.
+    return "{ " + note.replace("}", "") + " }"
 
-    >>> with_match(""), with_match("[%clk 0:03:00]")
-    ('MATCH', '[%clk 0:03:00] MATCH')
+
+def _after_note(movetext: str) -> str:
+    """What separates the note from the movetext: a line break where the movetext's first
+    line means something only at the start of a line (a ``%`` or ``;`` line, a blank line)
+    or there is no movetext, else a space.
+
+    >>> _after_note("1. e4 *"), _after_note("% escape\\n1. e4 *"), _after_note("")
+    (' ', '\\n', '\\n')
     """
-    return f"{comment} {MATCH}" if comment else MATCH
+    first_line = movetext.split("\n", 1)[0]
+    if not movetext or not first_line.strip() or first_line.startswith(("%", ";")):
+        return "\n"
+    return " "
 
 
-class _NotedExporter(chess.pgn.StringExporter):
-    """python-chess's exporter with one extra comment right after the tags."""
+def annotate_movetext(movetext: str, marked: Collection[PositionKey], note: str) -> str:
+    """``movetext`` with the ``note`` comment first and ``MATCH`` at the ``marked``
+    positions (keys as :func:`~cqllegacy.runner.report.position_key` gives them).
 
-    def __init__(self, note: str, *, columns: int | None) -> None:
-        super().__init__(columns=columns, headers=True, comments=True, variations=True)
-        self.note = note
+    Raises ``ValueError`` for a marked position the movetext does not have.
 
-    def end_headers(self) -> None:
-        super().end_headers()
-        if self.note:
-            self.visit_comment(self.note)
-
-
-def export_game(
-    game: chess.pgn.Game,
-    marked: Iterable[chess.pgn.GameNode],
-    note: str,
-    *,
-    columns: int | None = 80,
-) -> str:
-    """The game as PGN text with ``MATCH`` at the marked positions and ``note`` first.
-
-    The game itself is left as it was.
+    >>> annotate_movetext("1. e4 (1. d4) *", ["1.1"], "N")
+    '{ N } 1. e4 (1. d4 { MATCH }) *'
     """
-    original = {node: node.comment for node in marked}
-    try:
-        for node in original:
-            node.comment = with_match(node.comment)
-        return game.accept(_NotedExporter(note, columns=columns))
-    finally:
-        for node, comment in original.items():
-            node.comment = comment
+    marked = set(marked)
+    moves = scan_movetext(movetext)
+    missing = marked - {START, *(move.key for move in moves.moves)}
+    if missing:
+        names = ", ".join(sorted(map(str, missing)))
+        raise ValueError(f"marked positions not in the movetext: {names}")
+    inserts = {move.annotated_end: _MARK for move in moves.moves if move.key in marked}
+    head = _note_comment(note)
+    if START in marked:
+        if moves.start_annotated_end == 0:
+            head += _MARK
+        else:
+            inserts[moves.start_annotated_end] = _MARK
+    pieces = [head, _after_note(movetext)]
+    done = 0
+    for offset in sorted(inserts):
+        pieces += [movetext[done:offset], inserts[offset]]
+        done = offset
+    pieces.append(movetext[done:])
+    return "".join(pieces)
 
 
-def marked_positions(found: FoundGame) -> list[chess.pgn.GameNode]:
-    """The positions any list marked, each once, in the order the lists give them."""
-    seen: dict[chess.pgn.GameNode, None] = {}
-    for list_match in found.match.lists:
-        seen.update(dict.fromkeys(list_match.marked))
-    return list(seen)
+def annotated_game(text: GameText, marked: Collection[PositionKey], note: str) -> str:
+    """The PGN text of a matching game: its tags, a blank line, its annotated movetext
+    (see :func:`annotate_movetext`) and a blank line."""
+    tags = "".join(line if line.endswith("\n") else line + "\n" for line in text.tag_lines)
+    movetext = annotate_movetext(text.movetext, marked, note)
+    if not movetext.endswith("\n"):
+        movetext += "\n"
+    return (tags + "\n" if tags else "") + movetext + "\n"
 
 
 @attrs.frozen
@@ -125,14 +138,12 @@ class PgnRenderer:
     processes can produce it)."""
 
     several_files: bool
-    columns: int | None = 80
 
     def __call__(self, found: FoundGame) -> str:
         note = original_game_note(
             found.ordinal, found.file, found.file_ordinal, several_files=self.several_files
         )
-        text = export_game(found.game, marked_positions(found), note, columns=self.columns)
-        return text + "\n\n"
+        return annotated_game(found.text, found.marked(), note)
 
 
 class PgnWriter:
@@ -142,11 +153,10 @@ class PgnWriter:
     process of a parallel scan).
     """
 
-    def __init__(self, handle: TextIO, *, several_files: bool, columns: int | None = 80) -> None:
+    def __init__(self, handle: TextIO, *, several_files: bool) -> None:
         self.handle = handle
         self.several_files = several_files
-        self.columns = columns
-        self.renderer = PgnRenderer(several_files, columns)
+        self.renderer = PgnRenderer(several_files)
 
     def __call__(self, found: FoundGame) -> None:
         self.handle.write(self.renderer(found))

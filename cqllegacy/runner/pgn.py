@@ -317,11 +317,35 @@ def split_games(
     splitter = _Splitter(ordinal=first_ordinal)
     feed = splitter.feed
     for number, line in enumerate(lines, start=first_line):
+        first = line[:1]
+        # The two usual lines, handled here as _Splitter.feed would (tested equal):
+        # a movetext line going on with a game's movetext, and a tag line.
+        if first not in _UNUSUAL_FIRST:
+            if splitter.moves and not splitter.in_comment:
+                splitter.moves.append(line)
+                splitter.previous_blank = False
+                if "{" in line and first not in "%;":
+                    splitter.in_comment = _comment_open_after(line, False)
+                continue
+        elif first == "[" and not splitter.moves and not splitter.in_comment:
+            tags = splitter.tags
+            if not tags or splitter.blank_lines_after_tag <= 1:
+                if not tags:
+                    splitter.start_line = number
+                tags.append(line)
+                splitter.blank_lines_after_tag = 0
+                splitter.previous_blank = False
+                continue
         # A byte-order mark opens the file, or a game where files were concatenated.
         done = feed(number, line.removeprefix(_UTF8_BOM_AS_LATIN1))
         if done is not None:
             yield done
     yield from splitter.close()
+
+
+#: First characters of lines :func:`split_games` leaves to :meth:`_Splitter.feed`: tag
+#: lines, possibly blank lines (whitespace first), the byte-order mark, the empty string.
+_UNUSUAL_FIRST = frozenset("[ \t\n\r\x0b\x0c\x1c\x1d\x1e\x85\xa0\xef") | {""}
 
 
 # --------------------------------------------------------------------------------------

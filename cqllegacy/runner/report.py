@@ -28,11 +28,32 @@ from typing import TYPE_CHECKING, TextIO
 
 import chess.pgn
 
+from cqllegacy.runner.movetext import PositionKey
+
 if TYPE_CHECKING:
     from cqllegacy.runner.scanner import FoundGame
 
 
-def position_key(node: chess.pgn.GameNode) -> int | str:
+def variation_choices(node: chess.pgn.GameNode) -> list[int]:
+    """The continuation taken at each half-move on the way from the start to ``node``
+    (0 the main one, 1 the first alternative …).
+
+    >>> import io
+    >>> game = chess.pgn.read_game(io.StringIO("1. e4 e5 (1... c5 2. Nf3 (2. c3)) 2. Nf3 *"))
+    >>> variation_choices(game.next().variation(1).variation(1))
+    [0, 1, 1]
+    """
+    choices: list[int] = []
+    child = node
+    while child.parent is not None:
+        siblings = child.parent.variations
+        choices.append(next(i for i, sibling in enumerate(siblings) if sibling is child))
+        child = child.parent
+    choices.reverse()
+    return choices
+
+
+def position_key(node: chess.pgn.GameNode) -> PositionKey:
     """The report's name of a position (see the module docstring).
 
     >>> import io
@@ -43,12 +64,7 @@ def position_key(node: chess.pgn.GameNode) -> int | str:
     >>> position_key(c5.next()), position_key(c5.variation(1))
     ('2.1/3', '2.1/3.1')
     """
-    choices: list[int] = []  # the variation index taken at each half-move from the start
-    child = node
-    while child.parent is not None:
-        choices.append(child.parent.variations.index(child))
-        child = child.parent
-    choices.reverse()
+    choices = variation_choices(node)
     steps = [f"{ply}.{index}" for ply, index in enumerate(choices, start=1) if index]
     if not steps:
         return len(choices)
@@ -59,17 +75,13 @@ def position_key(node: chess.pgn.GameNode) -> int | str:
 
 def report_record(found: FoundGame) -> dict[str, object]:
     """The JSON object of one matching game."""
-    headers = found.game.headers
     return {
         "ordinal": found.ordinal,
         "file": found.file,
         "file_ordinal": found.file_ordinal,
-        "white": headers.get("White", "?"),
-        "black": headers.get("Black", "?"),
-        "lists": [
-            {"count": match.count, "plies": [position_key(node) for node in match.positions]}
-            for match in found.match.lists
-        ],
+        "white": found.white,
+        "black": found.black,
+        "lists": [{"count": item.count, "plies": list(item.positions)} for item in found.lists],
     }
 
 

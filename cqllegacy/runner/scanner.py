@@ -5,6 +5,16 @@ to ``prefilter``; only a game that passes is parsed by python-chess and evaluate
 game that cannot be read is reported through ``progress.message`` with its number and
 the reason, and skipped; nothing else stops the scan.  Memory is one game at a time.
 
+A game is parsed once at most: a query that offers a stream is evaluated while
+python-chess reads the game, other queries on its game tree, and what a matching game
+hands to the sinks (:class:`FoundGame`) is its text and the positions found, named by
+their report keys, from which the output and the report are written.  A query whose
+tags decide everything (``decided_by_tags``: no list looks at the board) replays no
+move at all: its positions are named from the movetext alone
+(:mod:`~cqllegacy.runner.movetext`), so a game with an illegal move is written out
+rather than reported as unreadable; a game whose ``FEN`` tag is invalid is still
+reported.
+
 ``ordinal`` numbers the games of the whole input from 1 (the number the query's
 ``gamenumber`` and the report use); ``file_ordinal`` numbers them inside their file.
 """
@@ -16,11 +26,12 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 import attrs
 import chess.pgn
 
+from cqllegacy.runner.movetext import PositionKey, scan_movetext
 from cqllegacy.runner.parallel import (
     FOUND,
     Engine,
@@ -41,6 +52,7 @@ from cqllegacy.runner.pgn import (
     split_games,
 )
 from cqllegacy.runner.progress import Messages
+from cqllegacy.runner.report import position_key
 
 # --------------------------------------------------------------------------------------
 # What the scan needs from the evaluator (cqllegacy.core.evaluate)
@@ -48,12 +60,15 @@ from cqllegacy.runner.progress import Messages
 
 
 class ListMatchLike(Protocol):
+    """Positions are game nodes (of :meth:`CompiledQueryLike.evaluate`) or position keys
+    (of the evaluator's stream and tag paths)."""
+
     @property
     def count(self) -> int: ...
     @property
-    def positions(self) -> tuple[chess.pgn.GameNode, ...]: ...
+    def positions(self) -> tuple[Any, ...]: ...
     @property
-    def marked(self) -> tuple[chess.pgn.GameNode, ...]: ...
+    def marked(self) -> tuple[Any, ...]: ...
 
 
 class GameMatchLike(Protocol):
@@ -103,14 +118,46 @@ class ScanOptions:
 
 
 @attrs.frozen
+class ListFound:
+    """What one top-level list found in a matching game: the number of positions where
+    it matched, those positions and the ones it marks, named by
+    :func:`~cqllegacy.runner.report.position_key`."""
+
+    count: int
+    positions: tuple[PositionKey, ...]
+    marked: tuple[PositionKey, ...]
+
+
+@attrs.frozen
 class FoundGame:
-    """A matching game with what the evaluator found in it."""
+    """A matching game: its text, its players and what each top-level list found.
+
+    No game tree: it pickles small, and the output and the report are written from it.
+
+    >>> from cqllegacy.runner.pgn import GameText
+    >>> text = GameText(1, 1, ('[Round "3"]\\n',), "1. e4 e5 *\\n")
+    >>> found = FoundGame(4, "a.pgn", 1, text, "?", "?", (ListFound(2, (0, 2), (0, 2)),
+    ...                                                   ListFound(1, (2,), (2,))))
+    >>> found.marked(), found.headers["Round"]
+    ((0, 2), '3')
+    """
 
     ordinal: int
     file: str
     file_ordinal: int
-    game: chess.pgn.Game
-    match: GameMatchLike
+    text: GameText
+    white: str
+    black: str
+    lists: tuple[ListFound, ...]
+
+    @property
+    def headers(self) -> chess.pgn.Headers:
+        """The game's tags, read again from its tag lines."""
+        return read_tags(self.text.tag_lines)[0]
+
+    def marked(self) -> tuple[PositionKey, ...]:
+        """The positions any list marks, each once, in the order the lists give them."""
+        return tuple(dict.fromkeys(key for found in self.lists for key in found.marked))
 
 
 @attrs.frozen
@@ -211,20 +258,56 @@ class _Scan:
         if not self.compiled.prefilter(headers, ordinal):
             return
         key = FoundGameKey(ordinal, name, text.file_ordinal)
-        if self.streamed(text, headers, key):
+        if self.decided_by_tags(text, headers, key) or self.streamed(text, headers, key):
             return
         try:
             game = read_game(text)
         except UnreadableGame as exc:
             self.skip(text, name, str(exc))
             return
-        self.evaluate(game, key)
+        match = self.compiled.evaluate(
+            game,
+            key.ordinal,
+            skip_initial=self.options.skip_initial,
+            variations=self.options.variations,
+        )
+        self.found(text, headers, key, match, _memoized(position_key))
 
-    def streamed(self, text: GameText, headers: Mapping[str, str], key: FoundGameKey) -> bool:
+    def decided_by_tags(
+        self, text: GameText, headers: chess.pgn.Headers, key: FoundGameKey
+    ) -> bool:
+        """Evaluate the game without replaying its moves when the query's tags decide
+        everything (every position holds or none does); False when the query does not.
+
+        The positions are named from the movetext; the start position is still checked,
+        as python-chess checks it before the first move.
+        """
+        if not getattr(self.compiled, "decided_by_tags", False):
+            return False
+        problem = start_position_problem(headers)
+        moves = scan_movetext(text.movetext)
+        if problem is None and not text.tag_lines and not moves.moves:
+            problem = NOT_A_GAME
+        if problem is not None:
+            self.skip(text, key.file, problem)
+            return True
+        match = self.compiled.tag_match(  # type: ignore[attr-defined]
+            headers,
+            key.ordinal,
+            moves.game_order(),
+            moves.mainline_length,
+            skip_initial=self.options.skip_initial,
+            variations=self.options.variations,
+        )
+        self.found(text, headers, key, match, _as_is)
+        return True
+
+    def streamed(self, text: GameText, headers: chess.pgn.Headers, key: FoundGameKey) -> bool:
         """Evaluate the game while python-chess reads it, without a game tree, when the
         query offers a stream; False when the game must be read and evaluated as a tree.
 
-        Only a matching game is then read as a tree, for its output.
+        A matching game is not read again: its main-line positions are named by their
+        plies.
         """
         start = getattr(self.compiled, "stream", None)
         if start is None:
@@ -241,35 +324,78 @@ class _Scan:
         if verdict is None:
             return False
         if verdict.matched:
-            try:
-                game = read_game(text)
-            except UnreadableGame as exc:
-                self.skip(text, key.file, str(exc))
-                return True
-            self.found(game, self.compiled.stream_match(verdict, game), key)  # type: ignore[attr-defined]
+            match = self.compiled.stream_keys(verdict, stream.main_moves)  # type: ignore[attr-defined]
+            self.found(text, headers, key, match, _as_is)
         return True
 
-    def evaluate(self, game: chess.pgn.Game, key: FoundGameKey) -> None:
-        match = self.compiled.evaluate(
-            game,
-            key.ordinal,
-            skip_initial=self.options.skip_initial,
-            variations=self.options.variations,
-        )
-        self.found(game, match, key)
-
-    def found(self, game: chess.pgn.Game, match: GameMatchLike, key: FoundGameKey) -> None:
+    def found(
+        self,
+        text: GameText,
+        headers: Mapping[str, str],
+        key: FoundGameKey,
+        match: GameMatchLike,
+        name: Callable[[Any], PositionKey],
+    ) -> None:
+        """Hand a matching game to the sinks; ``name`` gives the key of a position of
+        ``match``."""
         if not match.matched:
             return
         self.summary.matched += 1
-        found = FoundGame(key.ordinal, key.file, key.file_ordinal, game, match)
+        lists = tuple(
+            ListFound(
+                found.count,
+                tuple(name(position) for position in found.positions),
+                tuple(name(position) for position in found.marked),
+            )
+            for found in match.lists
+        )
+        white, black = headers.get("White", "?"), headers.get("Black", "?")
+        game = FoundGame(key.ordinal, key.file, key.file_ordinal, text, white, black, lists)
         for sink in self.sinks:
-            sink(found)
+            sink(game)
 
     def skip(self, text: GameText, name: str, reason: str) -> None:
         self.summary.skipped += 1
         skipped = SkippedGame(self.summary.games, name, text.file_ordinal, text.line, reason)
         self.progress.message(skipped.describe())
+
+
+#: Why a game without tags and without moves is skipped (the words of pgn.read_game).
+NOT_A_GAME = "neither tags nor moves: not a game"
+
+
+def start_position_problem(headers: chess.pgn.Headers) -> str | None:
+    """What python-chess finds wrong with a game's start position before reading its
+    moves (an invalid ``FEN`` tag), in its words; None when nothing.
+
+    >>> headers, _ = read_tags(['[FEN "not a position"]\\n'])
+    >>> start_position_problem(headers)
+    "expected 'w' or 'b' for turn part of fen: 'not a position'"
+    """
+    board_class = headers.variant()  # read_tags has refused every other variant
+    try:
+        board_class(headers.get("FEN", board_class.starting_fen), chess960=headers.is_chess960())
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def _as_is(position: PositionKey) -> PositionKey:
+    return position
+
+
+def _memoized(name: Callable[[Any], PositionKey]) -> Callable[[Any], PositionKey]:
+    """``name`` computed once per object (a list's marked positions are among its
+    matched ones)."""
+    known: dict[int, PositionKey] = {}
+
+    def named(position: Any) -> PositionKey:
+        identity = id(position)
+        if identity not in known:
+            known[identity] = name(position)
+        return known[identity]
+
+    return named
 
 
 def total_size(inputs: Iterable[InputFile]) -> int | None:

@@ -1,0 +1,282 @@
+"""The moves of a game's movetext, found where python-chess's reader finds them.
+
+:func:`scan_movetext` walks the movetext of a :class:`~cqllegacy.runner.pgn.GameText`
+the way ``chess.pgn.read_game`` (python-chess 1.11) does, without a board: line by line,
+``%`` escape lines and ``;`` lines skipped at a line start, ``{…}`` comments across
+lines, ``;`` comments to the end of the line, a blank line ending the game, and the
+tokens of ``chess.pgn.MOVETEXT_REGEX`` (reused, not copied: ``+`` and ``#`` are no part
+of a move token, so they are skipped like move numbers).  A ``(`` before the first move
+of the game is ignored and so is a ``)`` with no variation open, as python-chess does.
+
+Every move token becomes a :class:`MoveToken` that knows the report's name of the
+position the move produces (:func:`~cqllegacy.runner.report.position_key`), so a
+game's text can be annotated, and its positions named, without replaying a move.
+The moves are assumed legal: on a game python-chess reads without an error the tokens
+are exactly its game nodes, in the order its exporter writes them.
+
+>>> moves = scan_movetext("1. e4 $1 {centre} e5 (1... c5+! 2. Nf3) 2. Nf3 *\\n")
+>>> [(m.key, m.san) for m in moves.moves]
+[(1, 'e4'), (2, 'e5'), ('2.1', 'c5'), ('2.1/3', 'Nf3'), (3, 'Nf3')]
+>>> text = "1. e4 $1 {centre} e5 (1... c5+! 2. Nf3) 2. Nf3 *\\n"
+>>> c5 = moves.moves[2]
+>>> text[c5.start : c5.word_end], text[c5.start : c5.annotated_end]
+('c5+!', 'c5+!')
+>>> e4 = moves.moves[0]
+>>> text[e4.start : e4.word_end], text[e4.start : e4.annotated_end]
+('e4', 'e4 $1 {centre}')
+>>> moves.game_order()
+[0, 1, 2, 3, '2.1', '2.1/3']
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import attrs
+import chess.pgn
+
+__all__ = ["START", "MoveToken", "Movetext", "PositionKey", "scan_movetext"]
+
+#: A position's name in the report: a main-line ply, or a path through variations.
+PositionKey = int | str
+
+#: The name of the start position.
+START: PositionKey = 0
+
+_TOKENS = chess.pgn.MOVETEXT_REGEX
+_RESULTS = frozenset(("1-0", "0-1", "1/2-1/2", "*"))
+#: Characters that may follow a move in the same word without being a move themselves.
+_SUFFIXES = frozenset("+#!?")
+_SKIPPED_LINE_STARTS = ("%", ";")
+
+
+@attrs.frozen(slots=True)
+class MoveToken:
+    """One move of the movetext.
+
+    ``key`` names the position the move produces.  ``start`` and ``end`` delimit the move
+    token in the movetext; ``word_end`` is the end of the whole word (check, mate and
+    annotation signs glued to it), ``annotated_end`` the end of the NAGs and ``{…}``
+    comments that follow the move before the next move or bracket (python-chess makes
+    them the move's comment; ``;`` comments, ``%`` lines and the result between them
+    change nothing), or ``word_end`` when none follows.  ``parent`` is the position the
+    move is played from (0 the start position, ``i + 1`` the position after
+    ``moves[i]``) and ``choice`` its index among that position's continuations (0 the
+    main one).
+    """
+
+    key: PositionKey
+    san: str
+    start: int
+    end: int
+    word_end: int
+    annotated_end: int
+    parent: int
+    choice: int
+
+
+@attrs.frozen
+class Movetext:
+    """The moves of a movetext in text order; ``start_annotated_end`` is the end of the
+    comments and NAGs before the first move (0 when none), where a comment of the start
+    position can go; ``first_move`` the offset of the first move token (the text's
+    length when there is none)."""
+
+    moves: tuple[MoveToken, ...]
+    first_move: int
+    start_annotated_end: int
+
+    @property
+    def mainline_length(self) -> int:
+        """The number of positions of the main line, the start position included."""
+        return 1 + sum(1 for move in self.moves if isinstance(move.key, int))
+
+    def game_order(self) -> list[PositionKey]:
+        """Every position's key, depth first with the main continuation before the
+        variations (the evaluator's order: the main line comes first)."""
+        children: list[list[int]] = [[] for _ in range(len(self.moves) + 1)]
+        for index, move in enumerate(self.moves, start=1):
+            children[move.parent].append(index)  # text order is choice order
+        keys = [START, *(move.key for move in self.moves)]
+        return [keys[position] for position in _preorder(children)]
+
+
+def _preorder(children: list[list[int]]) -> Iterator[int]:
+    # An explicit stack: variations may nest deeper than Python's recursion limit.
+    stack = [0]
+    while stack:
+        position = stack.pop()
+        yield position
+        stack.extend(reversed(children[position]))
+
+
+@attrs.define(slots=True)
+class _Position:
+    """A position of the game tree being rebuilt: what naming its continuations needs."""
+
+    ply: int
+    #: The variation steps of its key ("2.1/4.1"); "" on the main line.
+    steps: str
+    parent: int
+    continuations: int = 0
+
+
+def _named(steps: str, ply: int, choice: int) -> tuple[str, PositionKey]:
+    """The variation steps and the key of the position reached at ``ply`` by
+    continuation ``choice`` from a position whose steps are ``steps``.
+
+    >>> _named("", 3, 0), _named("", 3, 1), _named("2.1", 3, 0), _named("2.1", 3, 2)
+    (('', 3), ('3.1', '3.1'), ('2.1', '2.1/3'), ('2.1/3.2', '2.1/3.2'))
+    """
+    if choice:
+        branched = f"{steps}/{ply}.{choice}" if steps else f"{ply}.{choice}"
+        return branched, branched
+    return steps, f"{steps}/{ply}" if steps else ply
+
+
+@attrs.define
+class _Walk:
+    """The state of :func:`scan_movetext`: the positions so far, the position reached in
+    each open line (the main line first), and where the last move's annotations end."""
+
+    text: str
+    positions: list[_Position] = attrs.Factory(lambda: [_Position(0, "", -1)])
+    lines: list[int] = attrs.Factory(lambda: [0])
+    #: Per move: key, token, start, end, word end, parent, choice (annotated ends apart).
+    found: list[tuple[PositionKey, str, int, int, int, int, int]] = attrs.Factory(list)
+    #: ``annotated_ends[0]`` for the start position, ``[i + 1]`` for move i.
+    annotated_ends: list[int] = attrs.Factory(lambda: [0])
+    #: Whether only NAGs and comments (and tokens that change nothing, results and ``;``
+    #: comments) have come since the last move (or the start).
+    annotating: bool = True
+
+    def move(self, san: str, start: int, end: int, line_end: int) -> None:
+        word_end = end
+        text = self.text
+        while word_end < line_end and text[word_end] in _SUFFIXES:
+            word_end += 1
+        parent_index = self.lines[-1]
+        parent = self.positions[parent_index]
+        choice = parent.continuations
+        parent.continuations += 1
+        ply = parent.ply + 1
+        steps, key = _named(parent.steps, ply, choice)
+        self.lines[-1] = len(self.positions)
+        self.positions.append(_Position(ply, steps, parent_index))
+        self.found.append((key, san, start, end, word_end, parent_index, choice))
+        self.annotated_ends.append(word_end)
+        self.annotating = True
+
+    def annotation(self, end: int) -> None:
+        """A NAG or a comment ending at ``end``: python-chess gives it to the last move
+        (or to the start position) when nothing but annotations came in between."""
+        if self.annotating:
+            self.annotated_ends[-1] = end
+
+    def open_variation(self) -> None:
+        self.annotating = False
+        current = self.lines[-1]
+        if current != 0:  # at the start position there is no move to be an alternative to
+            self.lines.append(self.positions[current].parent)
+
+    def close_variation(self) -> None:
+        self.annotating = False
+        if len(self.lines) > 1:
+            self.lines.pop()
+
+    def result(self) -> Movetext:
+        moves = tuple(
+            MoveToken(key, san, start, end, word_end, annotated_end, parent, choice)
+            for (key, san, start, end, word_end, parent, choice), annotated_end in zip(
+                self.found, self.annotated_ends[1:], strict=True
+            )
+        )
+        first = moves[0].start if moves else len(self.text)
+        return Movetext(moves, first, self.annotated_ends[0])
+
+
+def scan_movetext(text: str) -> Movetext:
+    """The moves of ``text`` (a game's movetext: what follows its tag section).
+
+    >>> moves = scan_movetext("{a\\n\\nb} 1. e4 ( 1. d4 ) ; (2. c4\\n% e5\\n1... c5 *\\n\\nNf3")
+    >>> [(m.key, m.san) for m in moves.moves], moves.start_annotated_end
+    ([(1, 'e4'), ('1.1', 'd4'), (2, 'c5')], 6)
+    """
+    walk = _Walk(text)
+    size = len(text)
+    position = 0
+    fresh_line = True
+    while position < size:
+        newline = text.find("\n", position)
+        line_end = size if newline < 0 else newline + 1
+        if fresh_line:
+            if text.startswith(_SKIPPED_LINE_STARTS, position):
+                position = line_end
+                continue
+            if text[position:line_end].isspace():
+                break  # a blank line ends the game
+        position, fresh_line = _scan_line(walk, text, position, line_end)
+    return walk.result()
+
+
+#: What a token handler says: None to read on, else where reading goes on and whether
+#: that is the start of a line (False: the rest of a line after a comment).
+_Next = tuple[int, bool] | None
+
+
+def _comment(walk: _Walk, match: re.Match[str], line_end: int) -> _Next:
+    close = walk.text.find("}", match.start() + 1)
+    if close < 0:  # never closed: the comment runs to the end of the text
+        return len(walk.text), True
+    walk.annotation(close + 1)
+    return close + 1, False
+
+
+def _rest_of_line(walk: _Walk, match: re.Match[str], line_end: int) -> _Next:
+    return line_end, True
+
+
+def _open_variation(walk: _Walk, match: re.Match[str], line_end: int) -> _Next:
+    walk.open_variation()
+    return None
+
+
+def _close_variation(walk: _Walk, match: re.Match[str], line_end: int) -> _Next:
+    walk.close_variation()
+    return None
+
+
+def _nag(walk: _Walk, match: re.Match[str], line_end: int) -> _Next:
+    walk.annotation(match.end())
+    return None
+
+
+def _result_or_move(walk: _Walk, match: re.Match[str], line_end: int) -> _Next:
+    token = match.group(0)
+    # A result inside a variation is read as a move by python-chess (and fails there).
+    if token not in _RESULTS or len(walk.lines) > 1:
+        walk.move(token, match.start(), match.end(), line_end)
+    return None
+
+
+#: Token handlers by the token's first character; any other token is a result or a move.
+_HANDLERS = {
+    "{": _comment,
+    ";": _rest_of_line,
+    "(": _open_variation,
+    ")": _close_variation,
+    "$": _nag,
+    "!": _nag,
+    "?": _nag,
+}
+
+
+def _scan_line(walk: _Walk, text: str, start: int, line_end: int) -> tuple[int, bool]:
+    """Read the tokens of one line from ``start``: where reading goes on, and whether
+    that is the start of a line."""
+    for match in _TOKENS.finditer(text, start, line_end):
+        after = _HANDLERS.get(match.group(0)[0], _result_or_move)(walk, match, line_end)
+        if after is not None:
+            return after
+    return line_end, True
