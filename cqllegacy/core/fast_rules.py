@@ -301,7 +301,15 @@ def _conjunction_test(c: Compiler, items: list[Filter]) -> Fn:
         first, second = tests
         return lambda ctx, p: bool(first(ctx, p)) and bool(second(ctx, p))
     tests_tuple = tuple(tests)
-    return lambda ctx, p: all(test(ctx, p) for test in tests_tuple)
+
+    def conjunction(ctx: Context, p: int) -> bool:
+        # A loop, not all(generator): this runs at every position.
+        for test in tests_tuple:  # noqa: SIM110 (all() over a generator is slower here)
+            if not test(ctx, p):
+                return False
+        return True
+
+    return conjunction
 
 
 @_rule(Compound)
