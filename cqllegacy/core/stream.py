@@ -2,7 +2,8 @@
 
 A :class:`GameStream` is a ``chess.pgn.BaseVisitor``: python-chess's reader hands it
 every position of the main line on the reader's own board.  It never builds game
-nodes; a game that matches is read a second time, the usual way, for its output.
+nodes; a game that matches is written from its own text (see
+:mod:`cqllegacy.runner.output`), so it is never read twice.
 
 Two kinds:
 
