@@ -97,6 +97,10 @@ def annotate_movetext(movetext: str, marked: Collection[PositionKey], note: str)
 
     Raises ``ValueError`` for a marked position the movetext does not have.
 
+    ``MATCH`` goes after the move and the comments right after it.  A comment written
+    after a variation's ``)`` is, for python-chess, also the comment of the move before
+    the variation; for such a move ``MATCH`` is read in the middle of its comment.
+
     >>> annotate_movetext("1. e4 (1. d4) *", ["1.1"], "N")
     '{ N } 1. e4 (1. d4 { MATCH }) *'
     """
