@@ -485,6 +485,25 @@ def _variant_problems(headers: chess.pgn.Headers) -> list[str]:
     return []
 
 
+NOT_A_GAME = "neither tags nor moves: not a game"
+
+
+def start_position_problem(headers: chess.pgn.Headers) -> str | None:
+    """What python-chess finds wrong with a game's start position before reading its
+    moves (an invalid ``FEN`` tag), in its words; None when nothing.
+
+    >>> headers, _ = read_tags(['[FEN "not a position"]\\n'])
+    >>> start_position_problem(headers)
+    "expected 'w' or 'b' for turn part of fen: 'not a position'"
+    """
+    board_class = headers.variant()  # read_tags has refused every other variant
+    try:
+        board_class(headers.get("FEN", board_class.starting_fen), chess960=headers.is_chess960())
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 class _RecordingBuilder(chess.pgn.GameBuilder):
     """python-chess's game builder without its log message: problems are reported once,
     by the runner, from ``game.errors``; moves are read by the fast SAN reader."""
@@ -558,5 +577,5 @@ def read_game(text: GameText) -> chess.pgn.Game:
     if game.errors:
         raise UnreadableGame("; ".join(str(error) for error in game.errors))
     if not text.tag_lines and not game.variations:
-        raise UnreadableGame("neither tags nor moves: not a game")
+        raise UnreadableGame(NOT_A_GAME)
     return game

@@ -41,6 +41,7 @@ from cqllegacy.runner.parallel import (
     worth_spreading,
 )
 from cqllegacy.runner.pgn import (
+    NOT_A_GAME,
     DamagedInput,
     GameText,
     PgnSource,
@@ -50,6 +51,7 @@ from cqllegacy.runner.pgn import (
     read_stream,
     read_tags,
     split_games,
+    start_position_problem,
 )
 from cqllegacy.runner.progress import Messages
 from cqllegacy.runner.report import position_key
@@ -361,25 +363,6 @@ class _Scan:
 
 
 #: Why a game without tags and without moves is skipped (the words of pgn.read_game).
-NOT_A_GAME = "neither tags nor moves: not a game"
-
-
-def start_position_problem(headers: chess.pgn.Headers) -> str | None:
-    """What python-chess finds wrong with a game's start position before reading its
-    moves (an invalid ``FEN`` tag), in its words; None when nothing.
-
-    >>> headers, _ = read_tags(['[FEN "not a position"]\\n'])
-    >>> start_position_problem(headers)
-    "expected 'w' or 'b' for turn part of fen: 'not a position'"
-    """
-    board_class = headers.variant()  # read_tags has refused every other variant
-    try:
-        board_class(headers.get("FEN", board_class.starting_fen), chess960=headers.is_chess960())
-    except ValueError as exc:
-        return str(exc)
-    return None
-
-
 def _as_is(position: PositionKey) -> PositionKey:
     return position
 
