@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cqllegacy.core import atoms, fast_rules
+from cqllegacy.core import atoms, board_tests
 from cqllegacy.core import tree as ct
 from cqllegacy.core.compiler import QueryError
 from cqllegacy.core.evaluate import CompiledQuery, GameMatch, compile_query
@@ -333,7 +333,7 @@ def test_attackers_of_is_the_inverse_of_attacks_mask() -> None:
     for board in BOARDS:
         for square in chess.SQUARES:
             expected = sum(1 << a for a in chess.SQUARES if board.attacks_mask(a) >> square & 1)
-            assert fast_rules.attackers_of(board, square) == expected
+            assert board_tests.attackers_of(board, square) == expected
 
 
 @given(st.integers(0, (1 << 13) - 1))
@@ -419,3 +419,87 @@ def test_runs_write_the_same_files(script: str) -> None:
         )
         outputs.append((pgn.getvalue(), report.getvalue(), messages.getvalue(), summary.games))
     assert outputs[0] == outputs[1]
+
+
+# --------------------------------------------------------------------------------------
+# Attack counts on the board (board_tests): leapers, the mover's king, whole list bodies
+# --------------------------------------------------------------------------------------
+
+
+def _pair_count(board: chess.Board, left: ct.PieceSet, right: ct.PieceSet) -> int:
+    """#(L attacks R) by its definition: the L pieces whose attacks reach an R square."""
+    targets = piece_mask_fn(right.types)(board) & right.squares
+    attackers = piece_mask_fn(left.types)(board) & left.squares & board.occupied
+    return sum(1 for a in chess.SQUARES if attackers >> a & 1 and board.attacks_mask(a) & targets)
+
+
+def _boards_with_moves() -> list[chess.Board]:
+    """Boards that keep the move that reached them (the mover's-king shortcut reads it),
+    and boards whose last move promises nothing: start positions and null moves."""
+    boards = []
+    for game in TREES:
+        board = game.board()
+        boards.append(board.copy())
+        for ply, move in enumerate(game.mainline_moves()):
+            board.push(move)
+            if ply % 3 == 1:
+                boards.append(board.copy())
+    in_check = chess.Board("4k3/8/8/8/8/8/4r3/4K3 w - - 0 1")
+    after_null = in_check.copy()
+    after_null.push(chess.Move.null())
+    # White's a1 king stands attacked: legality guards only one of two kings.
+    two_kings = chess.Board("4k3/8/8/8/8/8/r7/K6K w - - 0 1")
+    two_kings.push_san("Kg1")
+    unusual = [in_check, after_null, two_kings, chess.Board("4k3/8/8/8/8/8/4r3/4K3 b - - 0 1")]
+    return boards + unusual
+
+
+BOARDS_WITH_MOVES = _boards_with_moves()
+_ATTACK_SIDES = st.one_of(
+    st.sampled_from(
+        ["K", "k", "Ka1", "N", "n", "[Nn]", "P", "p", "[NKP]", "A", "a", "Q", "[RB]"]
+    ).map(pd),
+    _PIECES,
+)
+
+
+@SETTINGS
+@given(_ATTACK_SIDES, _ATTACK_SIDES)
+def test_attack_counts_agree_with_their_definition(left: ct.PieceSet, right: ct.PieceSet) -> None:
+    if left.types in (0, ANYTHING) or right.types in (0, ANYTHING):
+        return
+    count = board_tests.attack_count(left, right)
+    for board in BOARDS_WITH_MOVES[::2] + BOARDS_WITH_MOVES[-4:]:
+        assert count(board) == _pair_count(board, left, right), (left, right, board.fen())
+
+
+def test_attack_count_shortcut_for_the_movers_king_needs_a_real_move() -> None:
+    in_check, after_null, two_kings, start = BOARDS_WITH_MOVES[-4:]
+    rook_on_king = board_tests.attack_count(pd("r"), pd("K"))
+    assert [rook_on_king(b) for b in (in_check, after_null, start)] == [1, 1, 1]
+    assert board_tests.attack_count(pd("r"), pd("Ka1"))(two_kings) == 1
+
+
+_ATTACK_RANGES = st.builds(
+    lambda left, right, lo, span: ct.InRange(
+        ct.Count(ct.Attacks(left, right)), lo, None if span is None else lo + span
+    ),
+    _ATTACK_SIDES,
+    _ATTACK_SIDES,
+    st.integers(0, 2),
+    st.one_of(st.none(), st.integers(0, 1)),
+)
+
+
+@SETTINGS
+@given(
+    st.lists(
+        st.lists(st.one_of(_ATTACK_RANGES, _ATTACK_RANGES, _ATOMS), min_size=1, max_size=3),
+        min_size=1,
+        max_size=3,
+    ),
+    st.lists(_KINDS, max_size=1),
+)
+def test_attack_count_bodies_tested_on_the_board(members: list[list], kinds: list) -> None:
+    body = _transformed(ct.Or(tuple(ct.Compound(tuple(m)) for m in members)), kinds)
+    assert_same(one_list(body), FEW)

@@ -81,7 +81,6 @@ __all__ = [
     "best_key",
     "bits",
     "board_check",
-    "board_test",
     "count_atom",
     "disjunction_members",
     "exact_atoms",
@@ -534,12 +533,3 @@ def pure_disjunction(node: Filter) -> BoardCheck | None:
             "    m ^= low",
         ]
     return _function(body, otherwise=False, tables=tables)
-
-
-def board_test(node: Filter) -> BoardCheck | None:
-    """A function of the board alone that says whether ``node`` matches, when the node is
-    a conjunction of atoms or a disjunction of such; None otherwise."""
-    atoms = exact_atoms(node)
-    if atoms is not None:
-        return board_check(atoms) or _always
-    return pure_disjunction(node)

@@ -38,7 +38,7 @@ import attrs
 import chess
 import chess.pgn
 
-from cqllegacy.core import atoms, fast_rules, legacy_rules, line_rules, position_rules
+from cqllegacy.core import board_tests, fast_rules, legacy_rules, line_rules, position_rules
 from cqllegacy.core.compiler import Compiler, Context, Fn, QueryError, Rule, in_bounds
 from cqllegacy.core.gametree import GameInfo, PositionTable
 from cqllegacy.core.stream import (
@@ -535,8 +535,8 @@ def _stream_kind(query: Query, nodes: list[Filter]) -> _StreamKind | None:
 
 def _live_test(compiled: _CompiledList) -> ListTest:
     """How a live stream tests a list: on the board alone when the body is piece
-    designators and counts of them."""
-    check = atoms.board_test(compiled.source.body)
+    designators, counts of them and counts of attacks (:mod:`~cqllegacy.core.board_tests`)."""
+    check = board_tests.board_test(compiled.source.body)
     if check is not None:
         return (True, check)
     return (False, compiled.body)

@@ -53,6 +53,15 @@ from cqllegacy.core.atoms import (
     necessary_atoms,
     pure_disjunction,
 )
+from cqllegacy.core.board_tests import (
+    attack_count,
+    attack_count_in_range,
+    attackers_of,
+    attacking,
+    plain_pieces,
+    single_square_attack,
+    sum_terms,
+)
 from cqllegacy.core.compiler import (
     FAIL,
     Compiled,
@@ -88,7 +97,7 @@ from cqllegacy.core.tree import (
     Union,
 )
 
-__all__ = ["RULES", "attackers_of"]
+__all__ = ["RULES"]
 
 RULES: dict[type[Filter], Rule] = {}
 _rule = registrar(RULES)
@@ -123,68 +132,21 @@ def _piece_set(c: Compiler, node: PieceSet) -> Compiled:
     return Compiled(Kind.SET, lambda ctx, p: mask(ctx.boards[p]) & squares, test)
 
 
-def _plain_pieces(node: Filter) -> bool:
-    return isinstance(node, PieceSet) and node.types not in (0, ANYTHING)
+def _on_board(fn: Callable[[Board], Any]) -> Fn:
+    return lambda ctx, p: fn(ctx.boards[p])
 
 
 @_rule(Count)
 def _count(c: Compiler, node: Count) -> Compiled:
     arg = node.arg
-    if _plain_pieces(arg):
+    if plain_pieces(arg):
         assert isinstance(arg, PieceSet)
         mask, squares = mask_function(arg.types), arg.squares
         return as_number(lambda ctx, p: (mask(ctx.boards[p]) & squares).bit_count())
-    if isinstance(arg, Attacks) and _plain_pieces(arg.left) and _plain_pieces(arg.right):
-        return as_number(_attack_count(arg.left, arg.right))  # type: ignore[arg-type]
+    if isinstance(arg, Attacks) and plain_pieces(arg.left) and plain_pieces(arg.right):
+        return as_number(_on_board(attack_count(arg.left, arg.right)))  # type: ignore[arg-type]
     fn = c.set_fn(arg)
     return as_number(lambda ctx, p: fn(ctx, p).bit_count())
-
-
-def _attack_count(left: PieceSet, right: PieceSet) -> Fn:
-    """``#(L attacks R)`` for two piece designators, in one closure."""
-    attackers_mask, attacker_squares = mask_function(left.types), left.squares
-    targets_mask, target_squares = mask_function(right.types), right.squares
-
-    def attack_count(ctx: Context, p: int) -> int:
-        board = ctx.boards[p]
-        targets = targets_mask(board) & target_squares
-        if not targets:
-            return 0
-        attackers = attackers_mask(board) & attacker_squares & board.occupied
-        return _attacking(board, attackers, targets).bit_count() if attackers else 0
-
-    return attack_count
-
-
-def _attack_count_in_range(left: PieceSet, right: PieceSet, lo: int, hi: int) -> Fn:
-    """``lo <= #(L attacks R) <= hi`` for two piece designators, in one closure: the
-    attackers of a single target are read from python-chess's attack tables directly."""
-    attackers_mask, attacker_squares = mask_function(left.types), left.squares
-    targets_mask, target_squares = mask_function(right.types), right.squares
-    zero_in_range = lo <= 0 <= hi
-    white, black = chess.WHITE, chess.BLACK
-
-    def attack_count_in_range(ctx: Context, p: int) -> bool:
-        board = ctx.boards[p]
-        targets = targets_mask(board) & target_squares
-        if not targets:
-            return zero_in_range
-        attackers = attackers_mask(board) & attacker_squares & board.occupied
-        if not attackers:
-            return zero_in_range
-        if targets & (targets - 1):
-            count = _attacking(board, attackers, targets).bit_count()
-        else:
-            target = targets.bit_length() - 1
-            found = 0
-            if attackers & board.occupied_co[white]:
-                found = board.attackers_mask(white, target)
-            if attackers & board.occupied_co[black]:
-                found |= board.attackers_mask(black, target)
-            count = (found & attackers).bit_count()
-        return lo <= count <= hi
-
-    return attack_count_in_range
 
 
 @_rule(InRange)
@@ -192,48 +154,21 @@ def _in_range(c: Compiler, node: InRange) -> Compiled:
     atom = count_atom(node.value, node.lo, node.hi)
     if atom is not None:
         return as_logical(_atoms_test((atom,)))
-    fn = c.number_fn(node.value)
-    lo = node.lo if node.lo is not None else -(1 << 62)
-    hi = node.hi if node.hi is not None else 1 << 62
     value = node.value
     if isinstance(value, Count) and isinstance(value.arg, Attacks):
-        attacks = value.arg
-        if _plain_pieces(attacks.left) and _plain_pieces(attacks.right):
-            return as_logical(_attack_count_in_range(attacks.left, attacks.right, lo, hi))  # type: ignore[arg-type]
+        left, right = value.arg.left, value.arg.right
+        if plain_pieces(left) and plain_pieces(right):
+            check = attack_count_in_range(left, right, node.lo, node.hi)  # type: ignore[arg-type]
+            return as_logical(_on_board(check))
+    fn = c.number_fn(value)
+    lo = node.lo if node.lo is not None else -(1 << 62)
+    hi = node.hi if node.hi is not None else 1 << 62
 
     def in_range(ctx: Context, p: int) -> bool:
         value = fn(ctx, p)
         return value is not None and lo <= value <= hi
 
     return as_logical(in_range)
-
-
-def attackers_of(board: Board, square: int, among: int = FULL) -> int:
-    """The pieces on ``among`` that attack ``square``: the squares ``a`` of ``among`` with
-    ``square`` in ``board.attacks_mask(a)`` (tested equal to that definition).
-
-    >>> format(attackers_of(chess.Board(), chess.F3), "064b").count("1")
-    3
-    """
-    out = 0
-    if among & board.occupied_co[chess.WHITE]:
-        out = board.attackers_mask(chess.WHITE, square)
-    if among & board.occupied_co[chess.BLACK]:
-        out |= board.attackers_mask(chess.BLACK, square)
-    return out & among
-
-
-def _attacking(board: Board, attackers: int, targets: int) -> int:
-    """The squares of ``attackers`` whose piece attacks some square of ``targets``."""
-    out = 0
-    if targets.bit_count() < attackers.bit_count():
-        for sq in bits(targets):
-            out |= attackers_of(board, sq, attackers)
-        return out
-    for sq in bits(attackers):
-        if board.attacks_mask(sq) & targets:
-            out |= 1 << sq
-    return out
 
 
 @_rule(Attacks)
@@ -246,7 +181,7 @@ def _attacks(c: Compiler, node: Attacks) -> Compiled:
             return 0
         board = ctx.boards[p]
         attackers = left(ctx, p) & board.occupied
-        return _attacking(board, attackers, targets) if attackers else 0
+        return attacking(board, attackers, targets) if attackers else 0
 
     return as_set(attacks)
 
@@ -678,24 +613,6 @@ def _line(c: Compiler, node: Line) -> Compiled:
 # --------------------------------------------------------------------------------------
 
 
-def _terms(node: Filter) -> Iterator[Filter]:
-    if isinstance(node, Arith) and node.op is ArithOp.ADD:
-        yield from _terms(node.left)
-        yield from _terms(node.right)
-    else:
-        yield node
-
-
-def _attack_term(term: Filter) -> tuple[Filter, TypeSet, int] | None:
-    """``#(L attacks T@s)`` with one square s: (L, T, s)."""
-    if not (isinstance(term, Count) and isinstance(term.arg, Attacks)):
-        return None
-    target = term.arg.right
-    if isinstance(target, PieceSet) and target.squares.bit_count() == 1:
-        return term.arg.left, target.types, target.squares
-    return None
-
-
 def _attack_sum(left: Fn, types: TypeSet, squares: int) -> Fn:
     """Σ over the squares s of ``squares`` of #(L attacks T@s): for each attacker in L,
     the number of its attacked squares holding T there."""
@@ -718,11 +635,11 @@ def _attack_sum(left: Fn, types: TypeSet, squares: int) -> Fn:
 def _arith(c: Compiler, node: Arith) -> Compiled:
     if node.op is not ArithOp.ADD:
         return position_rules.RULES[Arith](c, node)
-    terms = list(_terms(node))
+    terms = sum_terms(node)
     groups: dict[tuple[Filter, TypeSet], int] = {}
     others: list[Filter] = []
     for term in terms:
-        parts = _attack_term(term)
+        parts = single_square_attack(term)
         if parts is None:
             others.append(term)
             continue
