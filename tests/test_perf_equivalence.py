@@ -469,8 +469,14 @@ def test_attack_counts_agree_with_their_definition(left: ct.PieceSet, right: ct.
     if left.types in (0, ANYTHING) or right.types in (0, ANYTHING):
         return
     count = board_tests.attack_count(left, right)
+    ranges = [(0, 0), (1, 1), (1, None), (2, None), (None, 1)]
+    in_range = [board_tests.attack_count_in_range(left, right, lo, hi) for lo, hi in ranges]
     for board in BOARDS_WITH_MOVES[::2] + BOARDS_WITH_MOVES[-4:]:
-        assert count(board) == _pair_count(board, left, right), (left, right, board.fen())
+        expected = _pair_count(board, left, right)
+        assert count(board) == expected, (left, right, board.fen())
+        for (lo, hi), test in zip(ranges, in_range, strict=True):
+            within = (lo is None or lo <= expected) and (hi is None or expected <= hi)
+            assert test(board) == within, (left, right, lo, hi, board.fen())
 
 
 def test_attack_count_shortcut_for_the_movers_king_needs_a_real_move() -> None:
@@ -478,6 +484,9 @@ def test_attack_count_shortcut_for_the_movers_king_needs_a_real_move() -> None:
     rook_on_king = board_tests.attack_count(pd("r"), pd("K"))
     assert [rook_on_king(b) for b in (in_check, after_null, start)] == [1, 1, 1]
     assert board_tests.attack_count(pd("r"), pd("Ka1"))(two_kings) == 1
+    check = board_tests.attack_count_in_range(pd("r"), pd("K"), 1, 1)
+    assert [check(b) for b in (in_check, after_null, start)] == [True] * 3
+    assert board_tests.attack_count_in_range(pd("r"), pd("Ka1"), 1, 1)(two_kings)
 
 
 _ATTACK_RANGES = st.builds(

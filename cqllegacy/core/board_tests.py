@@ -224,7 +224,40 @@ def attack_count_in_range(
     low = lo if lo is not None else -(1 << 62)
     high = hi if hi is not None else 1 << 62
     count = attack_count(left, right)
-    return lambda board: low <= count(board) <= high
+    king_color = _safe_king_color(left, right)
+    if king_color is None:
+        return lambda board: low <= count(board) <= high
+    return _king_attacks_in_range(left, right, king_color, low, high, count)
+
+
+def _king_attacks_in_range(
+    left: PieceSet, right: PieceSet, color: chess.Color, low: int, high: int, count: BoardCount
+) -> BoardCheck:
+    """:func:`attack_count_in_range` on ``color``'s king by its enemies, in one function
+    (``count`` for the unusual boards: several kings): the usual question of a double
+    check or a knight fork, asked at every position."""
+    attackers_mask, attacker_squares = mask_function(left.types), left.squares
+    target_squares = right.squares
+    zero_in_range = low <= 0 <= high
+    reach = _leaper_reach(left.types)
+    enemy = not color
+
+    def king_attacks_in_range(board: Board) -> bool:
+        kings = board.kings & board.occupied_co[color]
+        targets = kings & target_squares
+        if not targets:
+            return zero_in_range
+        if kings & (kings - 1):
+            return low <= count(board) <= high
+        if board.turn == enemy and board.move_stack and not kings & board.promoted:
+            last = board.move_stack[-1]
+            if last.from_square != last.to_square:  # not a null move
+                return zero_in_range  # see the module's docstring
+        target = targets.bit_length() - 1
+        near = reach[target] if reach is not None else board.attackers_mask(enemy, target)
+        return low <= (near & attackers_mask(board) & attacker_squares).bit_count() <= high
+
+    return king_attacks_in_range
 
 
 def attack_sum(left: PieceSet, types: TypeSet, squares: int) -> BoardCount:
@@ -292,22 +325,17 @@ def _board_sum(value: Filter) -> BoardCount | None:
     return attack_sum(left, types, squares)
 
 
-def _board_count(value: Filter) -> BoardCount | None:
-    """``value`` as a function of the board: an attack count of two piece designators, or
-    a sum of attack counts on single squares (:func:`_board_sum`)."""
-    if isinstance(value, Count) and isinstance(value.arg, Attacks):
-        left, right = value.arg.left, value.arg.right
-        if plain_pieces(left) and plain_pieces(right):
-            return attack_count(left, right)  # type: ignore[arg-type]
-        return None
-    return _board_sum(value)
-
-
 def _board_condition(node: Filter) -> BoardCheck | None:
     """A count of attacks in a range, as a function of the board (None: not one)."""
     if not isinstance(node, InRange):
         return None
-    count = _board_count(node.value)
+    value = node.value
+    if isinstance(value, Count) and isinstance(value.arg, Attacks):
+        left, right = value.arg.left, value.arg.right
+        if plain_pieces(left) and plain_pieces(right):
+            return attack_count_in_range(left, right, node.lo, node.hi)  # type: ignore[arg-type]
+        return None
+    count = _board_sum(value)
     if count is None:
         return None
     low = node.lo if node.lo is not None else -(1 << 62)
