@@ -81,6 +81,7 @@ __all__ = [
     "best_key",
     "bits",
     "board_check",
+    "conjuncts",
     "count_atom",
     "disjunction_members",
     "exact_atoms",
@@ -187,6 +188,16 @@ class Atom:
 
 def meaningful(items: Sequence[Filter]) -> list[Filter]:
     return [item for item in items if not isinstance(item, Comment)]
+
+
+def conjuncts(node: Filter) -> list[Filter]:
+    """The filters that must all match wherever ``node`` matches (``node`` itself when it
+    is no conjunction); comments left out."""
+    if isinstance(node, Compound | And):
+        return [part for item in meaningful(node.items) for part in conjuncts(item)]
+    if isinstance(node, LegacyOnly):
+        return conjuncts(node.filter)
+    return [node]
 
 
 def count_atom(value: Filter, lo: int | None, hi: int | None) -> Atom | None:

@@ -42,26 +42,23 @@ from cqllegacy.core.atoms import (
     BoardCheck,
     bits,
     board_check,
+    conjuncts,
     disjunction_members,
     exact_atoms,
     kinds,
     mask_function,
-    meaningful,
     necessary_atoms,
     pure_disjunction,
 )
 from cqllegacy.core.pieces import ANY_PIECE, ANYTHING, BLACK_PIECES, WHITE_PIECES, TypeSet, types_of
 from cqllegacy.core.squares import FULL
 from cqllegacy.core.tree import (
-    And,
     Arith,
     ArithOp,
     Attacks,
-    Compound,
     Count,
     Filter,
     InRange,
-    LegacyOnly,
     PieceSet,
 )
 
@@ -343,21 +340,13 @@ def _board_condition(node: Filter) -> BoardCheck | None:
     return lambda board: low <= count(board) <= high
 
 
-def _conjuncts(node: Filter) -> list[Filter]:
-    if isinstance(node, Compound | And):
-        return [part for item in meaningful(node.items) for part in _conjuncts(item)]
-    if isinstance(node, LegacyOnly):
-        return _conjuncts(node.filter)
-    return [node]
-
-
 def _conjunction(member: Filter) -> BoardCheck | None:
     """All conjuncts of ``member`` as one function of the board: its piece atoms (and the
     pieces its attack counts need, when there are several) first, then the counts."""
     atoms: list[Atom] = []
     needed: list[Atom] = []
     conditions: list[BoardCheck] = []
-    for item in _conjuncts(member):
+    for item in conjuncts(member):
         exact = exact_atoms(item)
         if exact is not None:
             atoms.extend(exact)

@@ -39,6 +39,7 @@ import chess
 import chess.pgn
 
 from cqllegacy.core import board_tests, fast_rules, legacy_rules, line_rules, position_rules
+from cqllegacy.core.atoms import conjuncts
 from cqllegacy.core.compiler import Compiler, Context, Fn, QueryError, Rule, in_bounds
 from cqllegacy.core.gametree import GameInfo, PositionTable
 from cqllegacy.core.stream import (
@@ -193,17 +194,6 @@ def _depends_on_game_only(node: Filter) -> bool:
     return False
 
 
-def _conjuncts(node: Filter) -> Iterator[Filter]:
-    """The filters that must all match wherever ``node`` matches."""
-    if isinstance(node, Compound | And):
-        for item in node.items:
-            yield from _conjuncts(item)
-    elif isinstance(node, LegacyOnly):
-        yield from _conjuncts(node.filter)
-    else:
-        yield node
-
-
 # --------------------------------------------------------------------------------------
 # The compiled query
 # --------------------------------------------------------------------------------------
@@ -249,7 +239,7 @@ class CompiledQuery:
                 raise QueryError(f"piece variable {sorted(unknown)[0]!r} is never bound")
             checks = tuple(
                 compiler.truth(conjunct)
-                for conjunct in _conjuncts(top.body)
+                for conjunct in conjuncts(top.body)
                 if _depends_on_game_only(conjunct)
             )
             lists.append(_CompiledList(top, compiler.truth(top.body), tuple(sorted(free)), checks))
