@@ -459,7 +459,14 @@ YEAR = NumericValue(NumericKeyword.YEAR)
 
 @pytest.mark.parametrize(
     ("date", "year"),
-    [("1972.07.11", 1972), ("1972.??.??", 1972), ("????.??.??", None), ("19??.??.??", None)],
+    [
+        ("1972.07.11", 1972),
+        ("1972.??.??", 1972),
+        ("????.??.??", None),
+        ("19??.??.??", None),
+        ("\u00b9\u00b9.01.01", None),  # superscript digits: str.isdigit, not a number
+        ("\u0661\u0669\u0667\u0662.01.01", None),  # PGN dates are written in ASCII
+    ],
 )
 def test_year(date: str, year: int | None) -> None:
     assert value(YEAR, position(headers={"Date": date})) == year
@@ -481,6 +488,7 @@ def test_elo() -> None:  # 47
     assert value(Elo(), half) is None
     assert value(InRange(Elo(Color.BLACK), 0, None), half) is False
     assert value(Elo(Color.WHITE), position(headers={"WhiteElo": "abc"})) is None
+    assert value(Elo(Color.WHITE), position(headers={"WhiteElo": "\u00b2\u00b2"})) is None
     assert value(Elo(Color.WHITE), START) is None
 
 

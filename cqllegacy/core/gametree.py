@@ -31,19 +31,23 @@ __all__ = ["NO_PIECE", "GameInfo", "PositionTable", "piece_moves"]
 NO_PIECE = -1
 
 
+def _digits(text: str) -> int | None:
+    """The number ``text`` writes in ASCII digits (None otherwise: ``str.isdigit`` also
+    takes superscripts, which ``int`` refuses)."""
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
 def _year(date: str | None) -> int | None:
     """Digits before the first ``.`` of a PGN date (decision L9); None when there are none."""
     if not date:
         return None
-    head = date.split(".", 1)[0].strip()
-    return int(head) if head.isdigit() else None
+    return _digits(date.split(".", 1)[0].strip())
 
 
 def _elo(value: str | None) -> int | None:
     if value is None:
         return None
-    text = value.strip()
-    return int(text) if text.isdigit() else None
+    return _digits(value.strip())
 
 
 @attrs.frozen(slots=True)
