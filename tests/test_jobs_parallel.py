@@ -180,7 +180,7 @@ def test_one_worker_scans_here() -> None:
 def test_run_jobs_2_writes_the_same_bytes_as_jobs_1(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import cqllegacy.runner.scanner as scanner
+    import cqllegacy.runner.parallel as parallel
 
     parallel_runs = []
 
@@ -188,7 +188,8 @@ def test_run_jobs_2_writes_the_same_bytes_as_jobs_1(
         parallel_runs.append(args)
         return run_units(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(scanner, "run_units", counted)
+    # The scanner imports run_units where it spreads a scan.
+    monkeypatch.setattr(parallel, "run_units", counted)
     games = tmp_path / "games.pgn"
     # Twice the sample: large enough for several parts of the smallest size.
     games.write_text(SAMPLE + SAMPLE, encoding="utf-8")

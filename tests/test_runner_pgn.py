@@ -363,6 +363,8 @@ _LINES = [
     "\xef\xbb\xbf1. c4\n",
     "\x0c\n",
     "\x85\n",
+    "\x1f\n",
+    "\x1f1. e4\n",
     "1. e4 (1. d4 {x\n",
 ]
 

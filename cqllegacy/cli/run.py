@@ -9,13 +9,12 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from cqllegacy.errors import UsageError
 from cqllegacy.runner.output import STDOUT, PgnWriter, check_destinations, open_destination
-from cqllegacy.runner.parallel import Engine
 from cqllegacy.runner.progress import make_progress
 from cqllegacy.runner.report import ReportWriter
 from cqllegacy.runner.scanner import (
@@ -28,6 +27,9 @@ from cqllegacy.runner.scanner import (
     total_size,
 )
 from cqllegacy.scripts import LoadedScript, load_query
+
+if TYPE_CHECKING:
+    from cqllegacy.runner.parallel import Engine
 
 SAMPLE_GAMES = "wcc.pgn.bz2"
 SAMPLE_DESCRIPTION = "685 World Championship games"
@@ -129,8 +131,8 @@ def register(subparsers: Any) -> None:
         type=_positive,
         default=None,
         metavar="N",
-        help=f"processes that scan at once (default: every core, {default_jobs()} here); "
-        "the output is the same as with --jobs 1",
+        help=f"processes that scan at once (default: every core, {default_jobs()} here, or "
+        "one for a script that reads only the tags); the output is the same as with --jobs 1",
     )
     parser.add_argument(
         "--engine",
@@ -245,8 +247,12 @@ def summary_line(summary: Summary, plan: RunPlan) -> str:
     return text
 
 
-def make_engine(args: argparse.Namespace) -> Engine | None:
-    """Where the games are scanned: here (None), local processes or a Dask cluster."""
+def make_engine(args: argparse.Namespace, compiled: CompiledQueryLike) -> Engine | None:
+    """Where the games are scanned: here (None), local processes or a Dask cluster.
+
+    Without ``--jobs``, a query decided by the tags alone scans here: its games cost
+    little more than splitting the file, which worker processes would repeat.
+    """
     if args.engine == "dask":
         try:
             from cqllegacy.runner.parallel import DaskEngine
@@ -258,7 +264,8 @@ def make_engine(args: argparse.Namespace) -> Engine | None:
             raise UsageError(f"cannot reach the Dask scheduler {args.scheduler}: {exc}") from exc
     if args.scheduler:
         raise UsageError("--scheduler goes with --engine dask")
-    jobs = args.jobs or default_jobs()
+    tags_only = getattr(compiled, "decided_by_tags", False)
+    jobs = args.jobs or (1 if tags_only else default_jobs())
     if jobs == 1:
         return None
     from cqllegacy.runner.parallel import ProcessEngine
@@ -283,7 +290,7 @@ def _carry_out(
             )
         sinks = open_sinks(stack, plan)
         progress = make_progress(err, quiet=args.quiet, total_bytes=total_size(plan.inputs))
-        engine = make_engine(args)
+        engine = make_engine(args, compiled)
         summary = scan(
             compiled, plan.inputs, options=options, sinks=sinks, progress=progress, engine=engine
         )

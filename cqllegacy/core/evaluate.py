@@ -42,6 +42,7 @@ from cqllegacy.core import board_tests, fast_rules, legacy_rules, line_rules, po
 from cqllegacy.core.atoms import conjuncts
 from cqllegacy.core.compiler import Compiler, Context, Fn, QueryError, Rule, in_bounds
 from cqllegacy.core.gametree import GameInfo, PositionTable
+from cqllegacy.core.needles import Needles, needles_of
 from cqllegacy.core.stream import (
     Candidates,
     GameStream,
@@ -216,6 +217,19 @@ class _CompiledList:
         return in_bounds(count, self.source.matchcount)
 
 
+def _tag_needles(lists: Sequence[_CompiledList]) -> Needles:
+    """The clauses of every test :meth:`CompiledQuery.prefilter` makes."""
+    clauses = (
+        clause
+        for compiled in lists
+        if compiled.needs_a_match
+        for conjunct in conjuncts(compiled.source.body)
+        if _depends_on_game_only(conjunct)
+        for clause in needles_of(conjunct)
+    )
+    return tuple(dict.fromkeys(clauses))
+
+
 class CompiledQuery:
     """A query ready to run on many games; build it with :func:`compile_query`.
 
@@ -244,6 +258,9 @@ class CompiledQuery:
             )
             lists.append(_CompiledList(top, compiler.truth(top.body), tuple(sorted(free)), checks))
         self._lists = tuple(lists)
+        #: What the tag section of a game that passes :meth:`prefilter` contains (see
+        #: :mod:`~cqllegacy.core.needles`); the runner rejects other games unparsed.
+        self.tag_needles: Needles = _tag_needles(self._lists) if optimize else ()
         nodes = [n for top in query.lists for n in _walk(top.body)]
         self._identities = bool(query.tags) or any(
             isinstance(n, PieceVariable | PieceLoop) for n in nodes

@@ -1,8 +1,8 @@
 """The legacy script reader: text in, :class:`~cqllegacy.legacy.tree.Script` out.
 
-Two layers keep error positions exact and the running time linear.  A pyparsing
-token grammar splits the text into ``(``, ``)``, ``;`` comments and atoms (the
-lexical structure of legacy-cql.md §1.1).  A recursive-descent reader then walks
+Two layers keep error positions exact and the running time linear.  A regular
+expression splits the text into ``(``, ``)``, ``;`` comments and atoms (the lexical
+structure of legacy-cql.md §1.1).  A recursive-descent reader then walks
 the tokens, dispatching on the parameter shape of each keyword (the tables of
 :mod:`cqllegacy.legacy.keywords`); atoms are parsed with small sub-grammars built
 on the shared square and piece tables.  Nesting is capped at :data:`MAX_DEPTH`
@@ -33,7 +33,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import attrs
-import pyparsing as pp
 
 from cqllegacy.core.pieces import legacy_types
 from cqllegacy.core.squares import SquareSet, SquareSyntaxError, parse_squares
@@ -63,18 +62,15 @@ _WHITESPACE = " \t" + LINE_BREAKS
 _BREAK_RE = re.compile("\r\n|[" + re.escape(LINE_BREAKS) + "]")
 
 # --------------------------------------------------------------------------------------
-# Tokens (pyparsing): one regular expression with three alternatives, classified by
-# their first character, is several times faster than a MatchFirst of three elements.
+# Tokens: one regular expression with three alternatives, classified by their first
+# character.  No token starts with whitespace and every other character starts one, so
+# ``finditer`` skips exactly the whitespace between tokens (as pyparsing's scan_string of
+# this expression with these whitespace characters did, without loading pyparsing).
 # --------------------------------------------------------------------------------------
 
 _COMMENT_PATTERN = ";[^" + re.escape(LINE_BREAKS) + "]*"
 _ATOM_PATTERN = "[^" + re.escape(_WHITESPACE) + "();]+"
-TOKEN: pp.ParserElement = (
-    pp.Regex(f"[()]|{_COMMENT_PATTERN}|{_ATOM_PATTERN}")
-    .parse_with_tabs()
-    .set_whitespace_chars(_WHITESPACE, copy_defaults=False)
-    .set_name("token")
-)
+TOKEN = re.compile(f"[()]|{_COMMENT_PATTERN}|{_ATOM_PATTERN}")
 
 _INT_RE = re.compile(r"-?[0-9]+")
 _NAME_RE = re.compile(r"[A-Za-z0-9_]+")
@@ -134,9 +130,9 @@ def tokens(text: str) -> Iterator[Token]:
     >>> [tok.text for tok in tokens("(match;c\\n(position Ra3))")]
     ['(', 'match', ';c', '(', 'position', 'Ra3', ')', ')']
     """
-    for found, start, _end in TOKEN.scan_string(text):
-        lexeme = found[0]
-        yield Token(_KIND_BY_FIRST.get(lexeme[0], TokenKind.ATOM), lexeme, start)
+    for found in TOKEN.finditer(text):
+        lexeme = found.group()
+        yield Token(_KIND_BY_FIRST.get(lexeme[0], TokenKind.ATOM), lexeme, found.start())
 
 
 # --------------------------------------------------------------------------------------

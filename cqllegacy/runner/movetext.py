@@ -30,6 +30,7 @@ are exactly its game nodes, in the order its exporter writes them.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -196,6 +197,9 @@ class _Walk:
         return Movetext(moves, first, self.annotated_ends[0])
 
 
+# One entry: a matching game's movetext is scanned to name its positions, then again to
+# write it out, and nothing older is asked for.
+@functools.lru_cache(maxsize=1)
 def scan_movetext(text: str) -> Movetext:
     """The moves of ``text`` (a game's movetext: what follows its tag section).
 

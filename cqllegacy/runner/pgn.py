@@ -112,8 +112,10 @@ class PgnSource:
         """
         try:
             # Not ``yield from self._text``: closing this generator early would then
-            # close the file under open_pgn; a readline iterator has nothing to close.
-            yield from iter(self._text.readline, "")
+            # close the file under open_pgn.  Iterating the file reads the same lines as
+            # readline, faster.
+            for line in self._text:  # noqa: UP028
+                yield line
         except DECOMPRESSION_ERRORS as exc:
             raise DamagedInput(f"damaged {self.compression.value} data: {exc}") from exc
 
@@ -318,15 +320,30 @@ def split_games(
     feed = splitter.feed
     for number, line in enumerate(lines, start=first_line):
         first = line[:1]
-        # The two usual lines, handled here as _Splitter.feed would (tested equal):
-        # a movetext line going on with a game's movetext, and a tag line.
+        # The usual lines, handled here as _Splitter.feed would (tested equal): a
+        # movetext line going on with a game's movetext or starting it, an empty line,
+        # and a tag line.
         if first not in _UNUSUAL_FIRST:
-            if splitter.moves and not splitter.in_comment:
+            if splitter.in_comment:
+                pass
+            elif splitter.moves:
                 splitter.moves.append(line)
                 splitter.previous_blank = False
                 if "{" in line and first not in "%;":
                     splitter.in_comment = _comment_open_after(line, False)
                 continue
+            elif first not in "%;":
+                if not splitter.tags:
+                    splitter.start_line = number
+                splitter._add_move_line(line)
+                splitter.previous_blank = False
+                continue
+        elif line == "\n" and not splitter.in_comment:
+            if splitter.moves:
+                yield splitter._finish()
+            splitter.blank_lines_after_tag += 1
+            splitter.previous_blank = True
+            continue
         elif first == "[" and not splitter.moves and not splitter.in_comment:
             tags = splitter.tags
             if not tags or splitter.blank_lines_after_tag <= 1:
@@ -344,8 +361,9 @@ def split_games(
 
 
 #: First characters of lines :func:`split_games` leaves to :meth:`_Splitter.feed`: tag
-#: lines, possibly blank lines (whitespace first), the byte-order mark, the empty string.
-_UNUSUAL_FIRST = frozenset("[ \t\n\r\x0b\x0c\x1c\x1d\x1e\x85\xa0\xef") | {""}
+#: lines, possibly blank lines (whitespace first: every character up to \xff that
+#: ``str.isspace`` accepts), the byte-order mark, the empty string.
+_UNUSUAL_FIRST = frozenset("[ \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\xef") | {""}
 
 
 # --------------------------------------------------------------------------------------
@@ -483,6 +501,24 @@ def _variant_problems(headers: chess.pgn.Headers) -> list[str]:
     if board_class is not chess.Board:
         return [f"chess variant {headers.get('Variant')!r} is not supported"]
     return []
+
+
+#: Tag lines as most files write them: ``[Name "value"]``, one space, the value printable
+#: ASCII without ``"``.  Each such line matches python-chess's ``TAG_REGEX`` with the value
+#: as written (TAG_REGEX also takes other spacing and any value without ``\r``).
+_PLAIN_TAG_LINES = re.compile(r'(?:\[[A-Za-z0-9][A-Za-z0-9_+#=:-]* "[ !#-~]*"\]\n)*')
+
+
+def plainly_clean(tags: str) -> bool:
+    """True only when :func:`read_tags` finds no problem in these tag lines (joined):
+    every line a plain tag pair and no ``Variant`` tag.  False says nothing.
+
+    >>> plainly_clean('[White "Tal"]\\n[Black "Botvinnik"]\\n'), plainly_clean("")
+    (True, True)
+    >>> plainly_clean('[White "Tal"]\\n[Variant "Atomic"]\\n'), plainly_clean('[White "Tal"]')
+    (False, False)
+    """
+    return _PLAIN_TAG_LINES.fullmatch(tags) is not None and "[Variant " not in tags
 
 
 NOT_A_GAME = "neither tags nor moves: not a game"

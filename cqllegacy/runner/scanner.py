@@ -4,6 +4,9 @@ For each game, in input order: its tags are read from the tag lines alone and ha
 to ``prefilter``; only a game that passes is parsed by python-chess and evaluated.  A
 game that cannot be read is reported through ``progress.message`` with its number and
 the reason, and skipped; nothing else stops the scan.  Memory is one game at a time.
+Before reading the tags, the query's ``tag_needles`` (:mod:`~cqllegacy.core.needles`)
+reject most games of a query on tags from their tag text alone, where that text is sure
+to read without a problem and ``prefilter`` would reject the game.
 
 A game is parsed once at most: a query that offers a stream is evaluated while
 python-chess reads the game, other queries on its game tree, and what a matching game
@@ -26,20 +29,13 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import attrs
 import chess.pgn
 
+from cqllegacy.core.needles import Needles, admits
 from cqllegacy.runner.movetext import PositionKey, scan_movetext
-from cqllegacy.runner.parallel import (
-    FOUND,
-    Engine,
-    RenderingSink,
-    UnitResult,
-    run_units,
-    worth_spreading,
-)
 from cqllegacy.runner.pgn import (
     NOT_A_GAME,
     DamagedInput,
@@ -47,6 +43,7 @@ from cqllegacy.runner.pgn import (
     PgnSource,
     UnreadableGame,
     open_pgn,
+    plainly_clean,
     read_game,
     read_stream,
     read_tags,
@@ -55,6 +52,11 @@ from cqllegacy.runner.pgn import (
 )
 from cqllegacy.runner.progress import Messages
 from cqllegacy.runner.report import position_key
+
+if TYPE_CHECKING:
+    # The parallel machinery is imported where a scan is spread: a scan in this process
+    # (``--jobs 1``, small inputs) does not load it.
+    from cqllegacy.runner.parallel import Engine, RenderingSink, UnitResult
 
 # --------------------------------------------------------------------------------------
 # What the scan needs from the evaluator (cqllegacy.core.evaluate)
@@ -231,6 +233,11 @@ class _Scan:
     progress: Messages
     summary: Summary = attrs.Factory(Summary)
     bytes_before: int = 0
+    needles: Needles = attrs.field(init=False)
+
+    @needles.default
+    def _needles(self) -> Needles:
+        return getattr(self.compiled, "tag_needles", ())
 
     def file(self, source: PgnSource, name: str) -> None:
         games_in_file = 0
@@ -253,6 +260,8 @@ class _Scan:
     def game(self, text: GameText, name: str) -> None:
         self.summary.games += 1
         ordinal = self.summary.games
+        if self.needles and self.rejected_unread(text):
+            return
         headers, problems = read_tags(text.tag_lines)
         if problems or text.problems:
             self.skip(text, name, "; ".join((*problems, *text.problems)))
@@ -274,6 +283,15 @@ class _Scan:
             variations=self.options.variations,
         )
         self.found(text, headers, key, match, _memoized(position_key))
+
+    def rejected_unread(self, text: GameText) -> bool:
+        """Whether the game is rejected before its tags are read: its tag section lacks
+        the query's needles (so ``prefilter`` would reject it) and is sure to read without
+        a problem (which would be reported)."""
+        if text.problems:
+            return False
+        tags = "".join(text.tag_lines)
+        return tags.isascii() and not admits(tags.lower(), self.needles) and plainly_clean(tags)
 
     def decided_by_tags(
         self, text: GameText, headers: chess.pgn.Headers, key: FoundGameKey
@@ -439,6 +457,8 @@ def _spread(engine: Engine | None, inputs: Sequence[InputFile], sinks: Sequence[
     """Whether to scan on the engine's workers."""
     if engine is None or engine.workers < 2 or not all(_renders(s) for s in sinks):
         return False
+    from cqllegacy.runner.parallel import worth_spreading
+
     return getattr(engine, "small_inputs", True) or worth_spreading(inputs)
 
 
@@ -448,8 +468,10 @@ def _renders(sink: MatchSink) -> bool:
 
 def _scan_on(engine: Engine, state: _Scan, inputs: Sequence[InputFile]) -> None:
     """The scan on an engine's workers; results are written here, in input order."""
+    from cqllegacy.runner.parallel import FOUND, run_units
+
     summary, progress = state.summary, state.progress
-    sinks = cast(Sequence[RenderingSink], state.sinks)
+    sinks = cast("Sequence[RenderingSink]", state.sinks)
 
     def emit(result: UnitResult, bytes_done: int) -> None:
         for kind, payload in result.events:
