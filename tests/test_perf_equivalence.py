@@ -512,3 +512,232 @@ _ATTACK_RANGES = st.builds(
 def test_attack_count_bodies_tested_on_the_board(members: list[list], kinds: list) -> None:
     body = _transformed(ct.Or(tuple(ct.Compound(tuple(m)) for m in members)), kinds)
     assert_same(one_list(body), FEW)
+
+
+# --------------------------------------------------------------------------------------
+# ORs of lines of single steps, followed while the game is read (line_automaton)
+# --------------------------------------------------------------------------------------
+
+
+def _pool(texts: list[GameText]) -> list[tuple[GameText, chess.pgn.Game]]:
+    return [(text, read_game(text)) for text in texts]
+
+
+def _line_pool() -> list[tuple[GameText, chess.pgn.Game]]:
+    data = (resources.files("cqllegacy") / "data" / "wcc.pgn.bz2").read_bytes()
+    with bz2.open(io.BytesIO(data), "rt", encoding="latin-1") as handle:
+        wcc = list(split_games(handle))
+    with open(ROOT / "fixtures" / "games.pgn", encoding="latin-1") as handle:
+        fixtures = list(split_games(handle))
+    # A game with null moves, which a ``move from`` never describes.
+    null = list(split_games(io.StringIO('[Event "null"]\n\n1. e4 -- 2. Qh5 -- 3. Qxf7+ *\n\n')))
+    return _pool(wcc[::40] + fixtures[::12] + null)
+
+
+LINE_POOL = _line_pool()
+
+
+def assert_same_on(
+    query: ct.Query, pool: list[tuple[GameText, chess.pgn.Game]], **flags: bool
+) -> list[bool]:
+    """The optimised paths give what the straightforward evaluator gives on every game of
+    ``pool``; which games matched."""
+    reference, fast = compile_query(query, optimize=False), compile_query(query)
+    matched = []
+    for i, (text, game) in enumerate(pool):
+        expected = _key(reference.evaluate(game, i + 1, **flags), game)
+        assert _key(fast.evaluate(game, i + 1, **flags), game) == expected, (i, query)
+        assert _key(_streamed(fast, text, game, i + 1, **flags), game) == expected, (i, query)
+        matched.append(bool(expected[0]))
+    return matched
+
+
+def _follows_lines(query: ct.Query) -> bool:
+    """Whether the runner evaluates ``query`` with a line automaton while reading."""
+    from cqllegacy.core.stream import LineStream
+
+    return isinstance(compile_query(query).stream({}, 1), LineStream)
+
+
+_LETTER = {chess.PAWN: "P", chess.KNIGHT: "N", chess.BISHOP: "B"} | {
+    chess.ROOK: "R",
+    chess.QUEEN: "Q",
+    chess.KING: "K",
+}
+
+
+def _played_steps(game: chess.pgn.Game, ply: int, length: int) -> list[str] | None:
+    """Legacy position lists describing plies ``ply``… of ``game``: at even steps the
+    piece and square the move leaves, at odd steps check (or the side to move)."""
+    board = game.board()
+    moves = list(game.mainline_moves())
+    if ply + length > len(moves):
+        return None
+    for move in moves[:ply]:
+        board.push(move)
+    steps = []
+    for i in range(length):
+        move = moves[ply + i]
+        if i % 2 == 0:
+            piece = board.piece_at(move.from_square)
+            assert piece is not None
+            letter = _LETTER[piece.piece_type]
+            letter = letter if piece.color else letter.lower()
+            steps.append(f"(position :movefrom {letter}{chess.square_name(move.from_square)})")
+        else:
+            steps.append("(position :check)" if board.is_check() else "(position)")
+        board.push(move)
+    return steps
+
+
+def _legacy_query(steps: list[str], keywords: list[str]) -> ct.Query:
+    from cqllegacy.legacy.grammar import read_script
+    from translator import to_core
+
+    text = f"(match (position {' '.join(keywords)} :sequence ({' '.join(steps)})))"
+    return to_core(read_script(text))
+
+
+_KEYWORDS = st.lists(
+    st.sampled_from([":shift", ":flip", ":flipcolor", ":shifthorizontal", ":flipvertical"]),
+    max_size=2,
+    unique=True,
+)
+
+
+@SETTINGS
+@given(st.integers(0, len(LINE_POOL) - 2), st.integers(0, 60), st.integers(2, 4), _KEYWORDS)
+def test_sequences_taken_from_real_games(
+    game: int, ply: int, length: int, keywords: list[str]
+) -> None:
+    # The sequence is played in game ``game`` (under the identity transform at least),
+    # so the comparison sees matches, marks and the lines' ends.
+    steps = _played_steps(LINE_POOL[game][1], ply, length)
+    if steps is None:
+        return
+    query = _legacy_query(steps, keywords)
+    assert _follows_lines(query)
+    pool = [LINE_POOL[game], LINE_POOL[(game + 1) % len(LINE_POOL)], LINE_POOL[-1]]
+    assert assert_same_on(query, pool)[0]
+
+
+# Staircases played in games of the pool (index given), under every transform; the
+# benchmark's queen staircase is played in none.
+_STAIRCASES = [
+    (["Qf3", "check", "Qf5", "check", "Qh5"], 2),
+    (["Qc7", "check", "Qd7"], 18),
+    (["Rh1", "check", "Rh7"], 0),
+    (["Nc6", "check", "Nd4"], 12),
+    (["Qa2", "check", "Qb2", "check", "Qb3", "check", "Qc3", "check", "Qc4"], None),
+]
+
+
+def _case_id(value: object) -> str:
+    return "-".join(value) if isinstance(value, list) else str(value)
+
+
+@pytest.mark.parametrize(("stairs", "played"), _STAIRCASES, ids=_case_id)
+def test_staircases_under_every_transform(stairs: list[str], played: int | None) -> None:
+    steps = [
+        "(position :check)" if step == "check" else f"(position :movefrom {step})"
+        for step in stairs
+    ]
+    query = _legacy_query(steps, [":shift", ":flip", ":flipcolor"])
+    assert _follows_lines(query)
+    if played is None:
+        assert_same_on(query, LINE_POOL[::6])
+    else:
+        assert assert_same_on(query, [LINE_POOL[played], *LINE_POOL[1::8]])[0]
+
+
+def _mixed_members(draw: Any) -> ct.Filter:
+    """An OR of lines sharing prefixes, of different lengths, some inside ``{A line …}``."""
+    step = st.one_of(
+        _LIKELY_STEPS,
+        st.builds(ct.Move, from_=st.builds(ct.PieceSet, _TYPES, _SQUARES)),
+        st.builds(lambda m: ct.Compound((m,)), st.builds(ct.Move, from_=_PIECES)),
+    )
+    prefix = draw(st.lists(step, max_size=3))
+    members: list[ct.Filter] = []
+    for _ in range(draw(st.integers(1, 4))):
+        steps = prefix[: draw(st.integers(0, len(prefix)))] + draw(
+            st.lists(step, min_size=1, max_size=3)
+        )
+        line: ct.Filter = ct.Line(tuple(ct.LineStep(s) for s in steps))
+        if draw(st.booleans()):
+            line = ct.Compound((draw(_LIKELY_STEPS), line))
+        members.append(line)
+    if draw(st.booleans()):
+        members.append(draw(_LIKELY_STEPS))  # a member of one position
+    return ct.Or(tuple(members))
+
+
+@SETTINGS
+@given(
+    st.data(),
+    st.lists(_KINDS, max_size=1),
+    st.sampled_from(list(ct.Mark)),
+    st.sampled_from(list(ct.Scope)),
+    st.sampled_from([{}, {"skip_initial": True}, {"variations": True}]),
+)
+def test_ors_of_lines(data: Any, kinds: list, mark: ct.Mark, scope: ct.Scope, flags: dict) -> None:
+    body = _transformed(_mixed_members(data.draw), kinds)
+    query = ct.Query(ct.Header(), (ct.TopList(body, mark=mark, scope=scope),))
+    assert _follows_lines(query)
+    assert_same_on(query, [*LINE_POOL[::3], LINE_POOL[-1]], **flags)
+    assert_same(query, FEW[:4], **flags)  # games with variations and comments
+
+
+@SETTINGS
+@given(st.data())
+def test_several_lists_of_lines(data: Any) -> None:
+    lists = tuple(
+        ct.TopList(_mixed_members(data.draw), matchcount=(0, None) if i else None) for i in range(2)
+    )
+    assert_same_on(ct.Query(ct.Header(), lists), LINE_POOL[::3])
+
+
+def test_lines_completed_out_of_order_are_sorted() -> None:
+    # With white to move the long line (a white king at five positions in a row) is
+    # found four positions later, after the hits of the positions with black to move
+    # between: the marks and the report list positions in game order all the same.
+    long = ct.Line(tuple(ct.LineStep(pd("K")) for _ in range(5)))
+    short = ct.Line((ct.LineStep(ct.Simple(ct.Keyword.BTM)),))
+    for mark in ct.Mark:
+        query = ct.Query(ct.Header(), (ct.TopList(ct.Or((long, short)), mark=mark),))
+        assert _follows_lines(query)
+        assert all(assert_same_on(query, LINE_POOL[:4]))
+
+
+def test_staircase_runs_write_the_same_files(tmp_path: Path) -> None:
+    # Games that play these staircases (and one with null moves), read from a file: the
+    # output PGN with its MATCH comments and the report are the same byte for byte.
+    from cqllegacy.runner.progress import Messages
+
+    games = tmp_path / "games.pgn"
+    games.write_text(
+        "".join(LINE_POOL[i][0].pgn() + "\n\n" for i in (0, 2, 12, 18, -1)), encoding="utf-8"
+    )
+    scripts = [
+        ["Qf3", "check", "Qf5", "check", "Qh5"],
+        ["Rh1", "check", "Rh7"],
+    ]
+    for stairs in scripts:
+        steps = [
+            "(position :check)" if step == "check" else f"(position :movefrom {step})"
+            for step in stairs
+        ]
+        query = _legacy_query(steps, [":shift", ":flip", ":flipcolor"])
+        outputs = []
+        for optimize in (False, True):
+            pgn, report, messages = io.StringIO(), io.StringIO(), io.StringIO()
+            summary = scan(
+                compile_query(query, optimize=optimize),
+                [InputFile.of(games)],
+                options=ScanOptions(),
+                sinks=[PgnWriter(pgn, several_files=False), ReportWriter(report)],
+                progress=Messages(messages),
+            )
+            outputs.append((pgn.getvalue(), report.getvalue(), summary.games, summary.matched))
+        assert outputs[0] == outputs[1]
+        assert outputs[1][3] >= 1 and "MATCH" in outputs[1][0], stairs

@@ -6,6 +6,10 @@ the expectations come from the spec's spelling, not from the translator.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
+import attrs
 import pytest
 
 from cqllegacy.core.squares import Dihedral, parse_squares
@@ -262,3 +266,54 @@ def test_kept_empty_designators_l5() -> None:
 
 def test_flip_of_opposite_corner_kings_has_four_members() -> None:
     assert len(orbit("Ka1 kh8 :flip")) == 4
+
+
+# --- the orbit and the compact form, against their definitions --------------------------
+
+_ROOT = Path(__file__).resolve().parents[1]
+_SCRIPTS = sorted(
+    [
+        *(_ROOT / "fixtures" / "migration").glob("*/legacy.cql"),
+        *(_ROOT / "examples").glob("*.cql"),
+        *(_ROOT / "benchmarks" / "queries").glob("*.cql"),
+    ]
+)
+
+
+def _transformed_lists(node: object) -> Iterator[PositionList]:
+    """Every position list with transform keywords in a legacy tree, nested ones too."""
+    if isinstance(node, PositionList) and transform_keywords(node):
+        yield node
+    if isinstance(node, tuple):
+        for item in node:
+            yield from _transformed_lists(item)
+    elif attrs.has(type(node)):
+        for field in attrs.fields(type(node)):
+            yield from _transformed_lists(getattr(node, field.name))
+
+
+_TRANSFORMED = [
+    pl
+    for path in _SCRIPTS
+    for pl in _transformed_lists(read_script(path.read_text(encoding="utf-8")))
+] + [
+    position(text)
+    for text in (
+        "Ra2 :wtm :shift :flip :flipcolor",
+        "Kb1 :rayhorizontal (Rc1 kh1) :attackcount N k 1 :flip :shifthorizontal",
+        ":powerdifference U -3 5 :btm Q[a1,h8] :flipcolor :shiftvertical",
+        ":sequence ((position :movefrom Nb1) (position Pe4 :flip)) :shift",
+        # Transforms that leave every square in place and still change the list.
+        "Q[d4,d5] :btm :flipcolor",
+        ":rayhorizontal (Ra1 kh8) :flip",
+    )
+]
+
+
+@pytest.mark.parametrize("pl", _TRANSFORMED, ids=lambda pl: str(pl.span))
+def test_orbits_are_every_transformed_list_in_order(pl: PositionList) -> None:
+    # The orbit builds one list per distinct effect of the transforms; the definition
+    # builds them all.
+    base, keywords = base_list(pl), transform_keywords(pl)
+    expected = tuple(dict.fromkeys(transform_list(t, base) for t in transform_set(keywords)))
+    assert legacy_orbit(base, keywords, Budget(), pl.span) == expected

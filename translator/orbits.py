@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 
 import attrs
 
@@ -263,9 +263,40 @@ def legacy_orbit(
     """The distinct T(base) for T in the transform set of ``keywords``, identity first."""
     transforms = transform_set(keywords)
     budget.spend(len(transforms), span)
-    members = dict.fromkeys(transform_list(t, base) for t in transforms)
+    members = dict.fromkeys(transform_list(t, base) for t in _distinct_effects(transforms, base))
     budget.check_orbit(len(members), span)
     return tuple(members)
+
+
+def _distinct_effects(
+    transforms: Sequence[LegacyTransform], base: PositionList
+) -> list[LegacyTransform]:
+    """The first of ``transforms`` for each different effect on ``base``.
+
+    ``transform_list`` reads a transform only through the images of the designators'
+    squares, the colour flip and whether ranks and files swap: transforms that agree on
+    these give equal lists (edge-inclusive shifts often do), and the first of them gives
+    that list first.  Building each list once saves most of the work for ``:shift``.
+    """
+    squares = tuple(dict.fromkeys(_designator_squares(base)))
+    chosen: dict[Hashable, LegacyTransform] = {}
+    for t in transforms:
+        effect = (t.swap_colors, t.swaps_ranks_and_files, *(t.map_squares(s) for s in squares))
+        chosen.setdefault(effect, t)
+    return list(chosen.values())
+
+
+def _designator_squares(node: object) -> Iterator[int]:
+    """The squares of every designator in ``node``, however deep (more than a transform
+    maps does no harm: it only tells more transforms apart)."""
+    if isinstance(node, Designator):
+        yield node.squares
+    elif isinstance(node, tuple):
+        for item in node:
+            yield from _designator_squares(item)
+    elif attrs.has(type(node)):
+        for field in attrs.fields(type(node)):
+            yield from _designator_squares(getattr(node, field.name))
 
 
 def transform_keywords(pl: PositionList) -> tuple[TransformKeyword, ...]:
@@ -380,23 +411,50 @@ def modern_atoms(
     ``disjuncts`` the inner filter is an explicit ``Or`` and each member contributes its
     disjuncts.  None when a node cannot stand under a modern transform.
     """
-    members: dict[Filter, None] = {inner: None}
     try:
-        for kind in layers:
-            images: dict[Filter, None] = {}
-            for member in members:
-                for tau in modern.basic_transforms(kind):
-                    image = modern.apply(tau, member)
-                    if image is not None:
-                        images.setdefault(image, None)
-            members = images
+        return frozenset(_modern_atoms(layers, inner, disjuncts))
     except ValueError:
         return None
-    atoms: set[Hashable] = set()
+
+
+def _modern_atoms(
+    layers: Sequence[TransformKind], inner: Filter, disjuncts: bool
+) -> Iterator[Hashable]:
+    """The atoms of :func:`modern_atoms` as the innermost layer makes them (repeats
+    included); raises ``ValueError`` when a node cannot stand under a transform."""
+    members: dict[Filter, None] = {inner: None}
+    for kind in layers[:-1]:
+        images: dict[Filter, None] = {}
+        for member in members:
+            for tau in modern.basic_transforms(kind):
+                image = modern.apply(tau, member)
+                if image is not None:
+                    images.setdefault(image, None)
+        members = images
+    taus = modern.basic_transforms(layers[-1]) if layers else (modern.BasicTransform(),)
     for member in members:
-        parts = member.items if disjuncts and isinstance(member, Or) else (member,)
-        atoms.update(normalize(p) for p in parts)
-    return frozenset(atoms)
+        for tau in taus:
+            image = modern.apply(tau, member)
+            if image is None:
+                continue
+            for part in image.items if disjuncts and isinstance(image, Or) else (image,):
+                yield normalize(part)
+
+
+def _same_atoms(
+    layers: Sequence[TransformKind], inner: Filter, disjuncts: bool, target: frozenset[Hashable]
+) -> bool:
+    """``modern_atoms(layers, inner, disjuncts) == target``, given up at the first atom
+    outside ``target`` (most candidates of :func:`choose_compact` fail early)."""
+    seen: set[Hashable] = set()
+    try:
+        for atom in _modern_atoms(layers, inner, disjuncts):
+            if atom not in target:
+                return False
+            seen.add(atom)
+    except ValueError:
+        return False
+    return len(seen) == len(target)
 
 
 def wrap(layers: Sequence[TransformKind], inner: Filter) -> Filter:
@@ -424,7 +482,7 @@ def choose_compact(
         if not inner:
             continue
         body = inner[0] if len(inner) == 1 else Or(tuple(inner))
-        if modern_atoms(candidate.layers, body, disjuncts=len(inner) > 1) == target:
+        if _same_atoms(candidate.layers, body, len(inner) > 1, target):
             return wrap(candidate.layers, body)
     return None
 

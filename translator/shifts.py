@@ -104,10 +104,17 @@ def legacy_shift(bb: SquareSet, dx: int, dy: int) -> SquareSet:
     >>> format_squares(legacy_shift(parse_squares("[c2,h8]"), -1, 0))
     '[b2,g-h8]'
     """
-    for _ in range(abs(dx)):
-        bb = unit_shift(bb, _sign(dx), 0)
-    for _ in range(abs(dy)):
-        bb = unit_shift(bb, 0, _sign(dy))
+    return _legacy_shift(bb, dx, dy)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _legacy_shift(bb: SquareSet, dx: int, dy: int) -> SquareSet:
+    # One unit step from the shift one step shorter: a transform set's shifts of one
+    # designator share their first steps (225 shifts cost 225 unit steps, not 1,680).
+    if dy:
+        return unit_shift(_legacy_shift(bb, dx, dy - _sign(dy)), 0, _sign(dy))
+    if dx:
+        return unit_shift(_legacy_shift(bb, dx - _sign(dx), 0), _sign(dx), 0)
     return bb
 
 

@@ -42,11 +42,13 @@ from cqllegacy.core import board_tests, fast_rules, legacy_rules, line_rules, po
 from cqllegacy.core.atoms import conjuncts
 from cqllegacy.core.compiler import Compiler, Context, Fn, QueryError, Rule, in_bounds
 from cqllegacy.core.gametree import GameInfo, PositionTable
+from cqllegacy.core.line_automaton import LineAutomaton, line_members
 from cqllegacy.core.needles import Needles, needles_of
 from cqllegacy.core.stream import (
     Candidates,
     GameStream,
     Hits,
+    LineStream,
     ListTest,
     LiveStream,
     SnapshotStream,
@@ -270,6 +272,11 @@ class CompiledQuery:
         )
         self._stream_kind = _stream_kind(query, nodes) if optimize else None
         self._live_tests = tuple(_live_test(compiled) for compiled in self._lists)
+        self._automata = None
+        if self._stream_kind is _StreamKind.SNAPSHOT:
+            self._automata = _line_automata(compiler, query)
+            if self._automata is not None:
+                self._stream_kind = _StreamKind.LINES
         self._gates = _gates(compiler, query) if self._stream_kind is _StreamKind.SNAPSHOT else None
         self._decided_by_tags = (
             optimize
@@ -347,6 +354,15 @@ class CompiledQuery:
         if kind is _StreamKind.LIVE:
             return LiveStream(
                 self._live_tests,
+                Context.streaming(info),
+                judge=self._judge,
+                skip_initial=skip_initial,
+                leave_on_variation=leave,
+            )
+        if kind is _StreamKind.LINES:
+            assert self._automata is not None
+            return LineStream(
+                self._automata,
                 Context.streaming(info),
                 judge=self._judge,
                 skip_initial=skip_initial,
@@ -518,6 +534,7 @@ class CompiledQuery:
 
 class _StreamKind(enum.Enum):
     LIVE = "live"
+    LINES = "lines"
     SNAPSHOT = "snapshot"
 
 
@@ -581,6 +598,21 @@ def _gate(node: Filter) -> Filter | None:
     if any(g is None for g in gates):
         return None
     return Or(tuple(dict.fromkeys(g for g in gates if g is not None)))
+
+
+def _line_automata(compiler: Compiler, query: Query) -> tuple[LineAutomaton, ...] | None:
+    """Per list, its body as lines of local steps followed while the game is read; None
+    when some body is no OR of such lines (or the query has tags, which need the pieces'
+    identities)."""
+    if query.tags:
+        return None
+    automata = []
+    for top in query.lists:
+        members = line_members(top.body, _local)
+        if members is None:
+            return None
+        automata.append(LineAutomaton(compiler, members))
+    return tuple(automata)
 
 
 def _horizon(node: Filter) -> int | None:

@@ -5,12 +5,15 @@ every position of the main line on the reader's own board.  It never builds game
 nodes; a game that matches is written from its own text (see
 :mod:`cqllegacy.runner.output`), so it is never read twice.
 
-Two kinds:
+Three kinds:
 
 * :class:`LiveStream` evaluates each position on the reader's board as it goes by, at
   ``visit_move`` (the board is at the position, the move is its continuation) and, for
   the last position, at ``end_game``.  Nothing is copied.  It serves queries that look at
   the current position, its next move and the tags only.
+* :class:`LineStream` follows lines of steps that each look at one position and its
+  next move (:mod:`~cqllegacy.core.line_automaton`) on the reader's board, position by
+  position, a hit being found when a line is complete.  Nothing is copied.
 * :class:`SnapshotStream` keeps a copy of each main-line board and the moves, and the
   query is evaluated at the end on a :class:`~cqllegacy.core.gametree.PositionTable` of
   the main line (for ``line``, ``find``, ``move previous``, relations, piece identities).
@@ -41,11 +44,13 @@ import chess.pgn
 
 from cqllegacy.core import san
 from cqllegacy.core.compiler import Context, Fn
+from cqllegacy.core.line_automaton import LineAutomaton
 
 __all__ = [
     "Candidates",
     "GameStream",
     "Hits",
+    "LineStream",
     "ListTest",
     "LiveStream",
     "SnapshotStream",
@@ -240,6 +245,82 @@ class LiveStream(GameStream):
         if self.left:
             return None
         hits = tuple(tuple(found) for found in self._found)
+        return Verdict(self._judge(hits), hits)
+
+
+class LineStream(GameStream):
+    """Follows one :class:`~cqllegacy.core.line_automaton.LineAutomaton` per list along
+    the main line, on the reader's board, through a :meth:`Context.streaming` context;
+    ``judge`` says from the hits whether the game matched.
+
+    At position ``p`` the context has ``boards[p]`` and the continuation's move as
+    ``moves[q]`` for ``q`` in ``next[p]``: the steps read no more.
+    """
+
+    def __init__(
+        self,
+        automata: tuple[LineAutomaton, ...],
+        ctx: Context,
+        *,
+        judge: Callable[[Hits], bool],
+        skip_initial: bool = False,
+        leave_on_variation: bool = False,
+    ) -> None:
+        super().__init__(leave_on_variation=leave_on_variation)
+        self._ctx = ctx
+        self._judge = judge
+        self._found: tuple[list[int], ...] = tuple([] for _ in automata)
+        first = 1 if skip_initial else 0
+        self._trackers = tuple(
+            automaton.tracker(ctx, first, found)
+            for automaton, found in zip(automata, self._found, strict=True)
+        )
+        ctx.next = ctx.children = _CONTINUED  # type: ignore[assignment]
+        ctx.moves = [None, None]
+        self.visit_move = self._visitor()  # type: ignore[method-assign]
+
+    def _visitor(self) -> Callable[[chess.Board, chess.Move], None]:
+        stream, moves, trackers = self, self._ctx.moves, self._trackers
+        add_board = self._ctx.boards.append
+        if len(trackers) == 1:
+            (track,) = trackers
+
+            def visit_one(board: chess.Board, move: chess.Move) -> None:
+                if stream.skipping:
+                    return
+                p = stream.main_moves
+                add_board(board)
+                moves[_NEXT_MOVE] = move
+                track(p, board, move)
+                stream.main_moves = p + 1
+
+            return visit_one
+
+        def visit_each(board: chess.Board, move: chess.Move) -> None:
+            if stream.skipping:
+                return
+            p = stream.main_moves
+            add_board(board)
+            moves[_NEXT_MOVE] = move
+            for track in trackers:
+                track(p, board, move)
+            stream.main_moves = p + 1
+
+        return visit_each
+
+    def end_game(self) -> None:
+        if self.left or self.board is None or self.errors:
+            return
+        self._ctx.boards.append(self.board)
+        self._ctx.next = self._ctx.children = _ENDED  # type: ignore[assignment]
+        for track in self._trackers:
+            track(self.main_moves, self.board, None)
+
+    def verdict(self) -> Verdict | None:
+        if self.left:
+            return None
+        # A longer line may be completed after a shorter one that started later.
+        hits = tuple(tuple(sorted(found)) for found in self._found)
         return Verdict(self._judge(hits), hits)
 
 

@@ -224,8 +224,35 @@ def _rewrite(node: Filter, tau: BasicTransform) -> Filter:
     raise ValueError(f"cannot transform a {type(node).__name__} node")
 
 
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...] | None:
+    """The fields of a node class when ``__init__`` takes each under its own name (None
+    otherwise): nodes are rebuilt field by field, without ``attrs.evolve``'s look-ups
+    (an orbit of a few hundred lines rewrites tens of thousands of nodes)."""
+    fields = attrs.fields(cls)
+    if all(field.init and field.alias == field.name for field in fields):
+        return tuple(field.name for field in fields)
+    return None
+
+
 def _rewrite_fields(node: Filter, tau: BasicTransform) -> Filter:
     """Rewrite every sub-filter of a node whose own fields do not change under transforms."""
+    names = _field_names(type(node))
+    if names is None:
+        return _rewrite_fields_slowly(node, tau)
+    values: dict[str, object] = {}
+    changed = False
+    for name in names:
+        value = getattr(node, name)
+        if isinstance(value, Filter):
+            value, changed = _rewrite(value, tau), True
+        elif isinstance(value, tuple) and value and isinstance(value[0], Filter):
+            value, changed = tuple(_rewrite(item, tau) for item in value), True
+        values[name] = value
+    return type(node)(**values) if changed else node
+
+
+def _rewrite_fields_slowly(node: Filter, tau: BasicTransform) -> Filter:
     changes: dict[str, object] = {}
     for field in attrs.fields(type(node)):
         value = getattr(node, field.name)
@@ -305,12 +332,14 @@ def _rewrite_optional(node: Filter | None, tau: BasicTransform) -> Filter | None
 
 @_rewrite.register
 def _(node: Move, tau: BasicTransform) -> Filter:
-    return attrs.evolve(
-        node,
-        from_=_rewrite_optional(node.from_, tau),
-        to=_rewrite_optional(node.to, tau),
-        capture=_rewrite_optional(node.capture, tau),
-        promote=None if node.promote is None else tau.map_types(node.promote),
+    return Move(
+        _rewrite_optional(node.from_, tau),
+        _rewrite_optional(node.to, tau),
+        _rewrite_optional(node.capture, tau),
+        None if node.promote is None else tau.map_types(node.promote),
+        node.enpassant,
+        node.previous,
+        origin=node.origin,
     )
 
 
