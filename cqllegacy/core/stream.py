@@ -161,7 +161,37 @@ _ENDED = _SameForAll(())
 ListTest = tuple[bool, Callable[..., Any]]
 
 
-class LiveStream(GameStream):
+class _ContextStream(GameStream):
+    """A stream that evaluates through a :meth:`Context.streaming` context while the game
+    is read: per list, the positions found; ``judge`` says from them whether the game
+    matched."""
+
+    def __init__(
+        self,
+        ctx: Context,
+        lists: int,
+        *,
+        judge: Callable[[Hits], bool],
+        leave_on_variation: bool = False,
+    ) -> None:
+        super().__init__(leave_on_variation=leave_on_variation)
+        self._ctx = ctx
+        self._judge = judge
+        self._found: tuple[list[int], ...] = tuple([] for _ in range(lists))
+        ctx.next = ctx.children = _CONTINUED  # type: ignore[assignment]
+        ctx.moves = [None, None]
+
+    def _last_position(self) -> bool:
+        """At the end of a game read without a problem, the context gets its last
+        position (no continuation) and True; False when the game is not to be judged."""
+        if self.left or self.board is None or self.errors:
+            return False
+        self._ctx.boards.append(self.board)
+        self._ctx.next = self._ctx.children = _ENDED  # type: ignore[assignment]
+        return True
+
+
+class LiveStream(_ContextStream):
     """Evaluates one test per list at every main-line position, on the reader's board,
     through a :meth:`Context.streaming` context; ``judge`` says from the hits whether the
     game matched.  A test is ``(True, check)`` when it needs the board alone,
@@ -182,14 +212,9 @@ class LiveStream(GameStream):
         skip_initial: bool = False,
         leave_on_variation: bool = False,
     ) -> None:
-        super().__init__(leave_on_variation=leave_on_variation)
-        self._ctx = ctx
-        self._judge = judge
+        super().__init__(ctx, len(tests), judge=judge, leave_on_variation=leave_on_variation)
         self._tests = tests
         self._first = 1 if skip_initial else 0
-        self._found: tuple[list[int], ...] = tuple([] for _ in tests)
-        ctx.next = ctx.children = _CONTINUED  # type: ignore[assignment]
-        ctx.moves = [None, None]
         # An instance attribute: python-chess calls it for every move, without the cost
         # of a bound method and of attribute look-ups.
         self.visit_move = self._visitor()  # type: ignore[method-assign]
@@ -230,12 +255,9 @@ class LiveStream(GameStream):
         return visit_each
 
     def end_game(self) -> None:
-        if self.left or self.board is None or self.errors:
+        if not self._last_position():
             return
-        p = self.main_moves
-        ctx = self._ctx
-        ctx.boards.append(self.board)
-        ctx.next = ctx.children = _ENDED  # type: ignore[assignment]
+        p, ctx = self.main_moves, self._ctx
         if p >= self._first:
             for (on_board, test), found in zip(self._tests, self._found, strict=True):
                 if test(self.board) if on_board else test(ctx, p):
@@ -248,7 +270,7 @@ class LiveStream(GameStream):
         return Verdict(self._judge(hits), hits)
 
 
-class LineStream(GameStream):
+class LineStream(_ContextStream):
     """Follows one :class:`~cqllegacy.core.line_automaton.LineAutomaton` per list along
     the main line, on the reader's board, through a :meth:`Context.streaming` context;
     ``judge`` says from the hits whether the game matched.
@@ -266,17 +288,12 @@ class LineStream(GameStream):
         skip_initial: bool = False,
         leave_on_variation: bool = False,
     ) -> None:
-        super().__init__(leave_on_variation=leave_on_variation)
-        self._ctx = ctx
-        self._judge = judge
-        self._found: tuple[list[int], ...] = tuple([] for _ in automata)
+        super().__init__(ctx, len(automata), judge=judge, leave_on_variation=leave_on_variation)
         first = 1 if skip_initial else 0
         self._trackers = tuple(
             automaton.tracker(ctx, first, found)
             for automaton, found in zip(automata, self._found, strict=True)
         )
-        ctx.next = ctx.children = _CONTINUED  # type: ignore[assignment]
-        ctx.moves = [None, None]
         self.visit_move = self._visitor()  # type: ignore[method-assign]
 
     def _visitor(self) -> Callable[[chess.Board, chess.Move], None]:
@@ -309,10 +326,8 @@ class LineStream(GameStream):
         return visit_each
 
     def end_game(self) -> None:
-        if self.left or self.board is None or self.errors:
+        if not self._last_position():
             return
-        self._ctx.boards.append(self.board)
-        self._ctx.next = self._ctx.children = _ENDED  # type: ignore[assignment]
         for track in self._trackers:
             track(self.main_moves, self.board, None)
 
