@@ -129,11 +129,11 @@ def _leaper_reach(types: TypeSet) -> list[int] | None:
     """For each square t, the squares from which a piece of ``types`` attacks t, when
     every kind ``types`` names is a leaper read from one table (knights of both colours,
     say); None otherwise: a table read for one kind would count the pieces of another."""
-    tables = {id(_LEAPER_TABLES.get(kind)): _LEAPER_TABLES.get(kind) for kind in kinds(types)}
-    if len(tables) != 1:
+    tables = [_LEAPER_TABLES.get(kind) for kind in kinds(types)]
+    first = tables[0] if tables else None
+    if first is None or any(table is not first for table in tables):
         return None
-    (table,) = tables.values()
-    return table
+    return first
 
 
 def _safe_king_color(left: PieceSet, right: PieceSet) -> chess.Color | None:
@@ -146,7 +146,7 @@ def _safe_king_color(left: PieceSet, right: PieceSet) -> chess.Color | None:
     return color if left.types & ~enemies == 0 else None
 
 
-def _single_target_counter(left: PieceSet, right: PieceSet) -> Callable[[Board, int, int], int]:
+def _single_target_counter(left: PieceSet) -> Callable[[Board, int, int], int]:
     """``count(board, target, attackers)``: how many of ``attackers`` attack ``target``."""
     reach = _leaper_reach(left.types)
     if reach is not None:
@@ -179,7 +179,7 @@ def attack_count(left: PieceSet, right: PieceSet) -> BoardCount:
     """
     attackers_mask, attacker_squares = mask_function(left.types), left.squares
     targets_mask, target_squares = mask_function(right.types), right.squares
-    single = _single_target_counter(left, right)
+    single = _single_target_counter(left)
 
     def count(board: Board) -> int:
         targets = targets_mask(board) & target_squares
