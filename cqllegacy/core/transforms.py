@@ -225,42 +225,25 @@ def _rewrite(node: Filter, tau: BasicTransform) -> Filter:
 
 
 @functools.cache
-def _field_names(cls: type) -> tuple[str, ...] | None:
-    """The fields of a node class when ``__init__`` takes each under its own name (None
-    otherwise): nodes are rebuilt field by field, without ``attrs.evolve``'s look-ups
-    (an orbit of a few hundred lines rewrites tens of thousands of nodes)."""
-    fields = attrs.fields(cls)
-    if all(field.init and field.alias == field.name for field in fields):
-        return tuple(field.name for field in fields)
-    return None
+def _init_fields(cls: type) -> tuple[tuple[str, str], ...]:
+    """(attribute, ``__init__`` parameter) of every field ``__init__`` takes, as
+    ``attrs.evolve`` reads them: nodes are rebuilt without evolve's look-ups (an orbit of
+    a few hundred lines rewrites tens of thousands of nodes)."""
+    return tuple((field.name, field.alias) for field in attrs.fields(cls) if field.init)
 
 
 def _rewrite_fields(node: Filter, tau: BasicTransform) -> Filter:
     """Rewrite every sub-filter of a node whose own fields do not change under transforms."""
-    names = _field_names(type(node))
-    if names is None:
-        return _rewrite_fields_slowly(node, tau)
     values: dict[str, object] = {}
     changed = False
-    for name in names:
+    for name, parameter in _init_fields(type(node)):
         value = getattr(node, name)
         if isinstance(value, Filter):
             value, changed = _rewrite(value, tau), True
         elif isinstance(value, tuple) and value and isinstance(value[0], Filter):
             value, changed = tuple(_rewrite(item, tau) for item in value), True
-        values[name] = value
+        values[parameter] = value
     return type(node)(**values) if changed else node
-
-
-def _rewrite_fields_slowly(node: Filter, tau: BasicTransform) -> Filter:
-    changes: dict[str, object] = {}
-    for field in attrs.fields(type(node)):
-        value = getattr(node, field.name)
-        if isinstance(value, Filter):
-            changes[field.name] = _rewrite(value, tau)
-        elif isinstance(value, tuple) and value and isinstance(value[0], Filter):
-            changes[field.name] = tuple(_rewrite(item, tau) for item in value)
-    return attrs.evolve(node, **changes) if changes else node
 
 
 _STRUCTURAL: tuple[type[Filter], ...] = (
