@@ -30,7 +30,7 @@ import chess.pgn
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cqllegacy.core.evaluate import CompiledQuery, compile_query  # noqa: E402
+from cqllegacy.evaluator.evaluate import CompiledQuery, compile_query  # noqa: E402
 from cqllegacy.runner.pgn import (  # noqa: E402
     GameText,
     open_pgn,
@@ -39,7 +39,7 @@ from cqllegacy.runner.pgn import (  # noqa: E402
     read_tags,
     split_games,
 )
-from cqllegacy.scripts import load_query  # noqa: E402
+from cqllegacy.runner.scripts import load_query  # noqa: E402
 
 QUERIES = ROOT / "benchmarks" / "queries"
 DEFAULT_PGN = ROOT / "benchmarks" / "out" / "corpus.pgn"

@@ -42,11 +42,11 @@ import chess.pgn
 from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError
 from cqllegacy.runner.pgn import DamagedInput, UnreadableGame, open_pgn, read_game, split_games
 from cqllegacy.runner.report import variation_choices
-from cqllegacy.scripts import read_script_file
+from cqllegacy.runner.scripts import read_script_file
 
 if TYPE_CHECKING:
-    from cqllegacy.core.evaluate import CompiledQuery, GameMatch
     from cqllegacy.core.tree import Query
+    from cqllegacy.evaluator.evaluate import CompiledQuery, GameMatch
 
 LEGACY_NAME = "legacy.cql"
 MODERN_NAME = "modern.cql"
@@ -163,10 +163,10 @@ class Toolchain:
 
     @classmethod
     def default(cls) -> Toolchain:
-        from cqllegacy.core.evaluate import compile_query
+        from cqllegacy.evaluator.evaluate import compile_query
         from cqllegacy.legacy import grammar
         from cqllegacy.modern.grammar import read_query
-        from translator import to_core, translate
+        from cqllegacy.translator import to_core, translate
 
         def legacy_query(text: str, path: str | None) -> Query:
             return to_core(grammar.read_script(text, path=path))

@@ -42,7 +42,7 @@ import attrs
 
 from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError
 from cqllegacy.fixturekit import write_text_atomically
-from cqllegacy.scripts import decode_script, script_language
+from cqllegacy.runner.scripts import decode_script, script_language
 
 SCRIPT_SUFFIX = ".cql"
 MARKDOWN_NAME = "MIGRATION.md"
@@ -144,7 +144,7 @@ class Translator:
     @classmethod
     def default(cls) -> Translator:
         from cqllegacy.legacy.grammar import read_script
-        from translator import translate
+        from cqllegacy.translator import translate
 
         def check(text: str, path: str) -> None:
             read_script(text, path=path)

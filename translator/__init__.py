@@ -16,8 +16,8 @@ same set of filters (T2).
 
 from __future__ import annotations
 
-from translator.errors import TranslationError
-from translator.query import to_core
+from cqllegacy.translator.errors import TranslationError
+from cqllegacy.translator.query import to_core
 
 __all__ = ["TranslationError", "to_core", "translate"]
 

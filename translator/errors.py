@@ -1,6 +1,6 @@
 """The error the translator raises for a script it cannot turn into a core query.
 
->>> from cqllegacy.legacy.tree import Span
+>>> from cqllegacy.vocab.spans import Span
 >>> err = translation_error("too many transformed lists", Span(3, 2), path="a.cql")
 >>> str(err)
 'a.cql:3:2: too many transformed lists'
@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from cqllegacy.errors import ScriptError
-from cqllegacy.legacy.tree import Span
+from cqllegacy.vocab.spans import Span
 
 
 class TranslationError(ScriptError):

@@ -9,8 +9,8 @@ The translator writes the OR of the orbit either explicitly or, when CQL 6 trans
 produce the same set of filters, as nested modern ``Transform`` nodes.  The second is
 only chosen after computing both sets (:func:`modern_atoms`) and comparing them.
 
->>> from cqllegacy.core.pieces import types_of
->>> from cqllegacy.core.squares import format_squares, parse_squares
+>>> from cqllegacy.vocab.pieces import types_of
+>>> from cqllegacy.vocab.squares import format_squares, parse_squares
 >>> from cqllegacy.legacy.tree import Designator, PositionList, TransformKeyword
 >>> rook = PositionList((Designator(types_of("R"), parse_squares("[a1,c1]")),))
 >>> [format_squares(m.items[0].squares) for m in legacy_orbit(
@@ -26,9 +26,17 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 
 import attrs
+from cqllegacy.translator.errors import translation_error
+from cqllegacy.translator.shifts import (
+    FLIP_KEYWORDS,
+    SHIFT_KEYWORDS,
+    LegacyTransform,
+    flip_set,
+    shift_set,
+    transform_set,
+)
 
 from cqllegacy.core import transforms as modern
-from cqllegacy.core.squares import Dihedral
 from cqllegacy.core.tree import (
     And,
     Arith,
@@ -56,20 +64,12 @@ from cqllegacy.legacy.tree import (
     Ray,
     RayKeyword,
     ResultTest,
-    Span,
     TagMatch,
     Transform,
     TransformKeyword,
 )
-from translator.errors import translation_error
-from translator.shifts import (
-    FLIP_KEYWORDS,
-    SHIFT_KEYWORDS,
-    LegacyTransform,
-    flip_set,
-    shift_set,
-    transform_set,
-)
+from cqllegacy.vocab.spans import Span
+from cqllegacy.vocab.squares import Dihedral
 
 __all__ = [
     "MAX_ORBIT_MEMBERS",
@@ -202,8 +202,8 @@ def transform_list(t: LegacyTransform, pl: PositionList) -> PositionList:
     """T(L): T applied to every designator and colour keyword, nested lists included.
 
     >>> from cqllegacy.legacy.tree import Flag, FlagKeyword
-    >>> from cqllegacy.core.pieces import types_of
-    >>> from cqllegacy.core.squares import format_squares, parse_squares
+    >>> from cqllegacy.vocab.pieces import types_of
+    >>> from cqllegacy.vocab.squares import format_squares, parse_squares
     >>> pl = PositionList((Designator(types_of("R"), parse_squares("b2")), Flag(FlagKeyword.WTM)))
     >>> flipped = transform_list(LegacyTransform(swap_colors=True), pl)
     >>> flipped.items[1].keyword, format_squares(flipped.items[0].squares)

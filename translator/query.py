@@ -23,13 +23,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 import attrs
-
-from cqllegacy.core import tree as core
-from cqllegacy.legacy import tree as lt
-from cqllegacy.legacy.tree import FlagKeyword, PositionList, Range, Script
-from translator.errors import translation_error
-from translator.orbits import Budget, choose_compact, legacy_orbit, transform_keywords
-from translator.rewrite import (
+from cqllegacy.translator.errors import translation_error
+from cqllegacy.translator.orbits import Budget, choose_compact, legacy_orbit, transform_keywords
+from cqllegacy.translator.rewrite import (
     FALSE,
     TRUE,
     Context,
@@ -38,6 +34,10 @@ from translator.rewrite import (
     list_parts,
     strip_comments,
 )
+
+from cqllegacy.core import tree as core
+from cqllegacy.legacy import tree as lt
+from cqllegacy.legacy.tree import FlagKeyword, PositionList, Range, Script
 
 __all__ = ["to_core"]
 

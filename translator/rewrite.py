@@ -6,8 +6,8 @@ meaning.  Without transform keywords each item gives its constituents in place
 legacy orbit (:mod:`translator.orbits`), written compactly only where a modern
 transform provably means the same (T2).
 
->>> from cqllegacy.core.pieces import types_of
->>> from cqllegacy.core.squares import parse_squares
+>>> from cqllegacy.vocab.pieces import types_of
+>>> from cqllegacy.vocab.squares import parse_squares
 >>> from cqllegacy.legacy.tree import PieceCount, Range
 >>> ctx = Context()
 >>> list_parts(PositionList((PieceCount(Designator(types_of("P"), parse_squares("b2-7")),
@@ -21,9 +21,26 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TypeAlias
 
 import attrs
+from cqllegacy.translator.errors import translation_error
+from cqllegacy.translator.orbits import (
+    MAX_ABS_POWER,
+    Budget,
+    choose_compact,
+    legacy_orbit,
+    single_layer_count,
+    transform_keywords,
+)
 
 from cqllegacy.core import tree as core
-from cqllegacy.core.pieces import (
+from cqllegacy.legacy import tree as lt
+from cqllegacy.legacy.tree import (
+    Designator,
+    FlagKeyword,
+    PositionItem,
+    PositionList,
+    Range,
+)
+from cqllegacy.vocab.pieces import (
     ANY_PIECE,
     ANYTHING,
     BLACK_PIECES,
@@ -33,25 +50,8 @@ from cqllegacy.core.pieces import (
     color_swap,
     types_of,
 )
-from cqllegacy.core.squares import BB_FILES, FULL, Direction, iter_squares, popcount
-from cqllegacy.legacy import tree as lt
-from cqllegacy.legacy.tree import (
-    Designator,
-    FlagKeyword,
-    PositionItem,
-    PositionList,
-    Range,
-    Span,
-)
-from translator.errors import translation_error
-from translator.orbits import (
-    MAX_ABS_POWER,
-    Budget,
-    choose_compact,
-    legacy_orbit,
-    single_layer_count,
-    transform_keywords,
-)
+from cqllegacy.vocab.spans import Span
+from cqllegacy.vocab.squares import BB_FILES, FULL, Direction, iter_squares, popcount
 
 __all__ = ["Context", "list_parts", "nested_filter"]
 

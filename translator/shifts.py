@@ -5,7 +5,7 @@ edge it moves towards, and *keeps* the squares on the edge it moves away from (t
 image is added as well).  Longer shifts are repeated unit shifts, so a designator on
 the trailing edge smears out (legacy-cql §5.2):
 
->>> from cqllegacy.core.squares import format_squares, parse_squares
+>>> from cqllegacy.vocab.squares import format_squares, parse_squares
 >>> format_squares(legacy_shift(parse_squares("[a2,c2,h2]"), 1, 0))
 '[a-b2,d2]'
 >>> format_squares(legacy_shift(parse_squares("a4"), 3, 0))
@@ -26,15 +26,15 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
-from cqllegacy.core.pieces import TypeSet, color_swap
-from cqllegacy.core.squares import (
+from cqllegacy.legacy.tree import TransformKeyword
+from cqllegacy.vocab.pieces import TypeSet, color_swap
+from cqllegacy.vocab.squares import (
     BB_FILES,
     BB_RANKS,
     Dihedral,
     SquareSet,
     color_swap_set,
 )
-from cqllegacy.legacy.tree import TransformKeyword
 
 __all__ = [
     "COLOR_KEYWORDS",
@@ -82,7 +82,7 @@ _UNIT = {
 def unit_shift(bb: SquareSet, dx: int, dy: int) -> SquareSet:
     """One edge-inclusive unit step right/left (``dx`` = ±1) or up/down (``dy`` = ±1).
 
-    >>> from cqllegacy.core.squares import format_squares, parse_squares
+    >>> from cqllegacy.vocab.squares import format_squares, parse_squares
     >>> format_squares(unit_shift(parse_squares("[c2,h2]"), 1, 0))
     'd2'
     >>> format_squares(unit_shift(parse_squares("[a1,a8,h1,h8]"), 0, 1))
@@ -98,7 +98,7 @@ def _sign(n: int) -> int:
 def legacy_shift(bb: SquareSet, dx: int, dy: int) -> SquareSet:
     """``|dx|`` horizontal and ``|dy|`` vertical unit shifts (they commute, §5.2).
 
-    >>> from cqllegacy.core.squares import format_squares, parse_squares
+    >>> from cqllegacy.vocab.squares import format_squares, parse_squares
     >>> format_squares(legacy_shift(parse_squares("d4"), 3, 0))
     'g4'
     >>> format_squares(legacy_shift(parse_squares("[c2,h8]"), -1, 0))

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from cqllegacy.errors import CqlLegacyError
 from cqllegacy.legacy import print_script, read_script
-from cqllegacy.scripts import Language, read_script_file, script_language
+from cqllegacy.runner.scripts import Language, read_script_file, script_language
 
 DESCRIPTION = """\
 Validate legacy CQL scripts and print each one in canonical form (normalised

@@ -26,7 +26,7 @@ from cqllegacy.runner.scanner import (
     scan,
     total_size,
 )
-from cqllegacy.scripts import LoadedScript, load_query
+from cqllegacy.runner.scripts import LoadedScript, load_query
 
 if TYPE_CHECKING:
     from cqllegacy.runner.parallel import Engine
@@ -212,7 +212,7 @@ def check_plan(plan: RunPlan, script: Path) -> None:
 
 def compile_for_run(loaded: LoadedScript) -> CompiledQueryLike:
     """The evaluator's compiled query (imported here so ``--help`` does not load it)."""
-    from cqllegacy.core.evaluate import compile_query
+    from cqllegacy.evaluator.evaluate import compile_query
 
     try:
         return compile_query(loaded.query)

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError
-from cqllegacy.scripts import read_script_file, script_language
+from cqllegacy.runner.scripts import read_script_file, script_language
 
 DESCRIPTION = """\
 Translate legacy CQL 3.x scripts into CQL 6.1 text that matches exactly the same
@@ -91,7 +91,7 @@ def exit_status(error: CqlLegacyError) -> int:
 
 def translate_file(path: str, *, approximate: bool) -> str:
     """The CQL 6.1 text of the legacy script in ``path``."""
-    from translator import translate
+    from cqllegacy.translator import translate
 
     text = read_script_file(path)
     if script_language(text) == "modern":

@@ -5,8 +5,8 @@ piece types, directions and colour-dependent keywords.  A transform filter
 ``T F`` stands for the *orbit* of F: every basic transform of T applied to F,
 members with an emptied designator dropped (decision M1), repeats removed.
 
->>> from cqllegacy.core.pieces import types_of
->>> from cqllegacy.core.squares import parse_squares
+>>> from cqllegacy.vocab.pieces import types_of
+>>> from cqllegacy.vocab.squares import parse_squares
 >>> kings = Compound((PieceSet(types_of("K"), parse_squares("a1")),
 ...                   PieceSet(types_of("k"), parse_squares("h8"))))
 >>> len(orbit(TransformKind.FLIP, kings))
@@ -28,8 +28,6 @@ import functools
 
 import attrs
 
-from cqllegacy.core.pieces import TypeSet, color_swap
-from cqllegacy.core.squares import Dihedral, Direction, SquareSet, color_swap_set, modern_shift
 from cqllegacy.core.tree import (
     And,
     Arith,
@@ -74,6 +72,8 @@ from cqllegacy.core.tree import (
     Union,
     XRay,
 )
+from cqllegacy.vocab.pieces import TypeSet, color_swap
+from cqllegacy.vocab.squares import Dihedral, Direction, SquareSet, color_swap_set, modern_shift
 
 __all__ = ["BasicTransform", "apply", "basic_transforms", "orbit"]
 
@@ -84,7 +84,7 @@ class BasicTransform:
 
     ``dx`` counts files to the right, ``dy`` ranks up; both lie in -7..7.
 
-    >>> from cqllegacy.core.squares import format_squares, parse_squares
+    >>> from cqllegacy.vocab.squares import format_squares, parse_squares
     >>> tau = BasicTransform(Dihedral.ROT90, True, 0, 0)
     >>> format_squares(tau.map_squares(parse_squares("a1")))
     'h8'
@@ -180,8 +180,8 @@ class _InvalidMember(Exception):
 def apply(tau: BasicTransform, filter: Filter) -> Filter | None:
     """``filter`` rewritten by ``tau`` (§11.3), or None when the result is an invalid member.
 
-    >>> from cqllegacy.core.pieces import types_of
-    >>> from cqllegacy.core.squares import parse_squares
+    >>> from cqllegacy.vocab.pieces import types_of
+    >>> from cqllegacy.vocab.squares import parse_squares
     >>> tau = BasicTransform(swap_colors=True)
     >>> pawn = PieceSet(types_of("P"), parse_squares("a2"))
     >>> apply(tau, Compound((Simple(Keyword.WTM), pawn))) == Compound(

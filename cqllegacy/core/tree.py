@@ -15,7 +15,7 @@ say them (:class:`Relation`, :class:`TagDeclaration` users such as
 :class:`TaggedPiece`); they carry ``MODERN = False`` and an ``origin`` naming the
 legacy construct, so the printer can refuse them with a precise message (T1).
 
->>> from cqllegacy.core.pieces import types_of
+>>> from cqllegacy.vocab.pieces import types_of
 >>> knight = PieceSet(types_of("N"), 1 << 27)
 >>> flip = Transform(TransformKind.FLIP, Compound((knight,)))
 >>> flip == Transform(TransformKind.FLIP, Compound((knight,)))
@@ -29,9 +29,10 @@ from typing import ClassVar
 
 import attrs
 
-from cqllegacy.core.pieces import ANYTHING, TypeSet
-from cqllegacy.core.squares import FULL, Direction, SquareSet
-from cqllegacy.legacy.tree import GameResult, Span
+from cqllegacy.vocab.pieces import ANYTHING, TypeSet
+from cqllegacy.vocab.results import GameResult
+from cqllegacy.vocab.spans import Span
+from cqllegacy.vocab.squares import FULL, Direction, SquareSet
 
 
 class Filter:

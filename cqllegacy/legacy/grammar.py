@@ -34,8 +34,6 @@ from typing import Any
 
 import attrs
 
-from cqllegacy.core.pieces import legacy_types
-from cqllegacy.core.squares import SquareSet, SquareSyntaxError, parse_squares
 from cqllegacy.legacy import tree as t
 from cqllegacy.legacy.errors import LegacySyntaxError
 from cqllegacy.legacy.keywords import (
@@ -49,6 +47,8 @@ from cqllegacy.legacy.keywords import (
     homes_of,
     is_extension,
 )
+from cqllegacy.vocab.pieces import legacy_types
+from cqllegacy.vocab.squares import SquareSet, SquareSyntaxError, parse_squares
 
 #: Deepest nesting of parentheses a script may use (about 30 levels of nested lists).
 MAX_DEPTH = 64
@@ -159,7 +159,7 @@ def is_integer(text: str) -> bool:
 def parse_designator(text: str) -> t.Designator:
     """The piece designator spelled by one atom (span left unset; scripts repeat them).
 
-    >>> from cqllegacy.core.squares import format_squares
+    >>> from cqllegacy.vocab.squares import format_squares
     >>> d = parse_designator("[Ar][a-h1-2,a8,h8]")
     >>> format_squares(d.squares)
     '[a-h1-2,a8,h8]'

@@ -1,7 +1,7 @@
 """Canonical legacy text: one item per line, two-space indent, comments kept in place.
 
-Designators are spelled canonically (:func:`~cqllegacy.core.pieces.format_legacy_types`,
-:func:`~cqllegacy.core.squares.format_squares`), so two spellings of one script print
+Designators are spelled canonically (:func:`~cqllegacy.vocab.pieces.format_legacy_types`,
+:func:`~cqllegacy.vocab.squares.format_squares`), so two spellings of one script print
 the same.  ``read_script(print_script(s)) == s`` holds for every script the reader
 accepts.  A comment that followed an item on the same source line stays on that line.
 
@@ -29,9 +29,9 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from cqllegacy.core.pieces import format_legacy_types
-from cqllegacy.core.squares import FULL, format_squares
 from cqllegacy.legacy import tree as t
+from cqllegacy.vocab.pieces import format_legacy_types
+from cqllegacy.vocab.squares import FULL, format_squares
 
 INDENT = "  "
 
@@ -129,7 +129,7 @@ def _text(item: object) -> str:
 def designator_text(designator: t.Designator) -> str:
     """Canonical spelling of a designator; squares of a tag are always bracketed.
 
-    >>> from cqllegacy.core.squares import parse_squares
+    >>> from cqllegacy.vocab.squares import parse_squares
     >>> designator_text(t.Designator(0, parse_squares("d4"), tag="rook"))
     '$rook[d4]'
     """

@@ -6,9 +6,9 @@ equal (``Ra-h1`` and ``R[a1,b1,c1,d1,e1,f1,g1,h1]``) and whole lists hash, which
 the translator uses to de-duplicate transformed lists.
 
 Piece designators are normalised on construction: a type set (13-bit mask, see
-:mod:`cqllegacy.core.pieces`) and a square set (64-bit int, python-chess numbering).
+:mod:`cqllegacy.vocab.pieces`) and a square set (64-bit int, python-chess numbering).
 
->>> from cqllegacy.core.pieces import legacy_types
+>>> from cqllegacy.vocab.pieces import legacy_types
 >>> Designator(legacy_types("R"), 0xFF) == Designator(legacy_types("[R]"), 0xFF, span=Span(3, 4))
 True
 """
@@ -20,21 +20,9 @@ from typing import TypeAlias
 
 import attrs
 
-from cqllegacy.core.squares import FULL, SquareSet
-
-
-@attrs.frozen(slots=True)
-class Span:
-    """1-based line and column where a construct starts in the script text."""
-
-    line: int
-    column: int
-
-    def __str__(self) -> str:
-        return f"{self.line}:{self.column}"
-
-
-NO_SPAN = Span(0, 0)
+from cqllegacy.vocab.results import GameResult
+from cqllegacy.vocab.spans import NO_SPAN, Span
+from cqllegacy.vocab.squares import FULL, SquareSet
 
 
 def _span_field() -> Span:
@@ -222,20 +210,6 @@ class RangeTest:
     span: Span = _span_field()
 
 
-class GameResult(enum.Enum):
-    WHITE_WINS = "1-0"
-    BLACK_WINS = "0-1"
-    DRAW = "1/2-1/2"
-
-    def color_swapped(self) -> GameResult:
-        return _RESULT_SWAP[self]
-
-
-_RESULT_SWAP = {
-    GameResult.WHITE_WINS: GameResult.BLACK_WINS,
-    GameResult.BLACK_WINS: GameResult.WHITE_WINS,
-    GameResult.DRAW: GameResult.DRAW,
-}
 
 
 @attrs.frozen(slots=True)

@@ -40,16 +40,6 @@ import attrs
 import pyparsing as pp
 
 from cqllegacy.core import tree as ct
-from cqllegacy.core.pieces import (
-    ANYTHING,
-    BLACK_PIECES,
-    MODERN_LETTERS,
-    WHITE_PIECES,
-    TypeSet,
-    color_swap,
-)
-from cqllegacy.core.squares import EMPTY, FULL, Direction, parse_squares
-from cqllegacy.legacy.tree import GameResult
 from cqllegacy.modern.errors import ModernSyntaxError
 from cqllegacy.modern.printer import (
     BLACK_PAWN,
@@ -64,6 +54,16 @@ from cqllegacy.modern.printer import (
     WHITE_PAWN,
     is_pragma_text,
 )
+from cqllegacy.vocab.pieces import (
+    ANYTHING,
+    BLACK_PIECES,
+    MODERN_LETTERS,
+    WHITE_PIECES,
+    TypeSet,
+    color_swap,
+)
+from cqllegacy.vocab.results import GameResult
+from cqllegacy.vocab.squares import EMPTY, FULL, Direction, parse_squares
 
 #: Deepest bracket nesting the reader accepts (a guard against stack exhaustion).
 MAX_NESTING = 100

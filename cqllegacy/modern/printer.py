@@ -8,8 +8,8 @@ and ``find`` arguments are braces (a compound), a single self-delimiting filter,
 parenthesised.  :mod:`cqllegacy.modern.grammar` reads the text back into the same
 tree (``read_query(print_query(q)) == q`` for canonical trees, see below).
 
->>> from cqllegacy.core.pieces import types_of
->>> from cqllegacy.core.squares import parse_squares
+>>> from cqllegacy.vocab.pieces import types_of
+>>> from cqllegacy.vocab.squares import parse_squares
 >>> from cqllegacy.core.tree import Compound, Header, PieceSet, Query, TopList
 >>> from cqllegacy.core.tree import Transform, TransformKind as T
 >>> body = Compound((PieceSet(types_of("N"), parse_squares("d4")),
@@ -82,7 +82,8 @@ from typing import TypeVar
 import attrs
 
 from cqllegacy.core import tree as ct
-from cqllegacy.core.pieces import (
+from cqllegacy.modern.errors import NotExpressible
+from cqllegacy.vocab.pieces import (
     ANYTHING,
     BLACK_PIECES,
     NOTHING,
@@ -92,8 +93,7 @@ from cqllegacy.core.pieces import (
     format_modern_types,
     types_of,
 )
-from cqllegacy.core.squares import EMPTY, FULL, Direction, format_squares
-from cqllegacy.modern.errors import NotExpressible
+from cqllegacy.vocab.squares import EMPTY, FULL, Direction, format_squares
 
 # --------------------------------------------------------------------------------------
 # Shared lexical facts (the reader imports these)
@@ -448,7 +448,7 @@ def _with_a_filter(items: tuple[ct.Filter, ...]) -> tuple[ct.Filter, ...]:
 def designator_text(types: TypeSet, squares: int) -> str:
     """CQL 6 text of a piece designator.
 
-    >>> from cqllegacy.core.squares import parse_squares
+    >>> from cqllegacy.vocab.squares import parse_squares
     >>> designator_text(types_of("K"), parse_squares("a1")), designator_text(ANYTHING, FULL)
     ('Ka1', '.')
     >>> designator_text(ANYTHING, parse_squares("d4")), designator_text(WHITE_PIECES, FULL)

@@ -38,7 +38,7 @@ import attrs
 import chess
 import chess.pgn
 
-from cqllegacy.core import san
+from cqllegacy.vocab import san
 
 # --------------------------------------------------------------------------------------
 # Opening: compression by magic bytes

@@ -4,7 +4,7 @@ For each game, in input order: its tags are read from the tag lines alone and ha
 to ``prefilter``; only a game that passes is parsed by python-chess and evaluated.  A
 game that cannot be read is reported through ``progress.message`` with its number and
 the reason, and skipped; nothing else stops the scan.  Memory is one game at a time.
-Before reading the tags, the query's ``tag_needles`` (:mod:`~cqllegacy.core.needles`)
+Before reading the tags, the query's ``tag_needles`` (:mod:`~cqllegacy.evaluator.needles`)
 reject most games of a query on tags from their tag text alone, where that text is sure
 to read without a problem and ``prefilter`` would reject the game.
 
@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 import attrs
 import chess.pgn
 
-from cqllegacy.core.needles import Needles, admits
+from cqllegacy.evaluator.needles import Needles, admits
 from cqllegacy.runner.movetext import PositionKey, scan_movetext
 from cqllegacy.runner.pgn import (
     NOT_A_GAME,
@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from cqllegacy.runner.parallel import Engine, RenderingSink, UnitResult
 
 # --------------------------------------------------------------------------------------
-# What the scan needs from the evaluator (cqllegacy.core.evaluate)
+# What the scan needs from the evaluator (cqllegacy.evaluator.evaluate)
 # --------------------------------------------------------------------------------------
 
 

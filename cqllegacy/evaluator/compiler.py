@@ -1,0 +1,278 @@
+"""The machinery every evaluator rule shares: the per-game context, compiled nodes and the
+compiler that turns a core node into a closure ``fn(context, position) -> value``.
+
+A set filter's value is an ``int`` bitboard (0, the empty set, when it fails), a numeric
+filter's an ``int`` (None when it fails), a logical filter's a ``bool``.
+
+>>> compiled = as_number(lambda ctx, p: None)
+>>> truth(compiled)(None, 0)
+False
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+import chess
+
+from cqllegacy.core.tree import Filter, Scope
+from cqllegacy.errors import CqlLegacyError
+from cqllegacy.evaluator.gametree import GameInfo, PositionTable
+
+__all__ = [
+    "FAIL",
+    "Compiled",
+    "Compiler",
+    "Context",
+    "Fn",
+    "Kind",
+    "QueryError",
+    "Rule",
+    "as_logical",
+    "as_number",
+    "as_set",
+    "in_bounds",
+    "registrar",
+    "truth",
+]
+
+
+class QueryError(CqlLegacyError, ValueError):
+    """A query the evaluator cannot run: a filter of the wrong kind where a set or a number
+    is needed, an unbound piece variable, a node without a rule.  The readers check these
+    first; this is the last line, so the user still gets a message and no traceback."""
+
+    def render(self) -> str:
+        return f"error: cannot run the query: {self}"
+
+
+#: ``_PLIES[p] == p``: the ply of every position of a main line read from its start.
+_PLIES = range(1 << 40)
+
+# --------------------------------------------------------------------------------------
+# The per-game context every compiled closure reads
+# --------------------------------------------------------------------------------------
+
+
+class Context:
+    """One game being evaluated: its positions, tags, continuations in scope and bindings.
+
+    Built without a table it serves the filters that read the tags alone.  The lists the
+    rules read are indexed by position: ``boards``, ``moves`` (the move that reached a
+    position), ``next`` (the continuations in scope), ``children`` (every continuation),
+    ``parent``, ``ply``; ``mainline_end`` is the first position that is not on the main
+    line.  :meth:`streaming` makes a context whose lists grow while a game is read.
+    """
+
+    __slots__ = (
+        "_all_scope",
+        "_main_next",
+        "_piece_boards",
+        "bindings",
+        "boards",
+        "children",
+        "info",
+        "key",
+        "mainline_end",
+        "memo",
+        "moves",
+        "next",
+        "nodes",
+        "parent",
+        "ply",
+        "table",
+        "where",
+        "who",
+    )
+
+    def __init__(self, table: PositionTable | None, info: GameInfo) -> None:
+        self.info = info
+        self.bindings: dict[str, int] = {}
+        self.memo: dict[tuple[int, object], Any] = {}
+        self._piece_boards: dict[int, tuple[int, ...]] = {}
+        self._all_scope = False
+        if table is None:
+            return
+        self.table = table
+        self.boards = table.boards
+        self.moves = table.moves
+        self.children = table.children
+        self.nodes = table.nodes
+        self.parent = table.parent
+        self.ply = table.ply
+        self.who = table.who
+        self.where = table.where
+        self.mainline_end = table.mainline_length
+        self._main_next = table.main_continuations()
+        self.next: list[tuple[int, ...]] = self._main_next
+        self._refresh_key()
+
+    @classmethod
+    def streaming(cls, info: GameInfo) -> Context:
+        """A context for one main line read move by move (see
+        :mod:`~cqllegacy.evaluator.stream`): the stream keeps ``boards``, ``moves`` and
+        ``next`` (which is also ``children``) up to date for the position being
+        evaluated; every position is on the main line and ``ply[p] == p``."""
+        ctx = cls(None, info)
+        ctx.boards, ctx.moves, ctx.next = [], [None], []
+        ctx.children = ctx.next
+        ctx._main_next = ctx.next
+        ctx.ply = _PLIES
+        ctx.mainline_end = _PLIES.stop
+        ctx._refresh_key()
+        return ctx
+
+    def set_scope(self, scope: Scope) -> None:
+        self._all_scope = scope is Scope.ALL
+        self.next = self.table.children if self._all_scope else self._main_next
+        self._refresh_key()
+
+    def bind(self, name: str, identity: int | None) -> None:
+        if identity is None:
+            self.bindings.pop(name, None)
+        else:
+            self.bindings[name] = identity
+        self._refresh_key()
+
+    def _refresh_key(self) -> None:
+        # Memoised results of line/find depend on the scope and on the bindings only.
+        self.key = (self._all_scope, tuple(sorted(self.bindings.items())))
+
+    def memo_for(self, token: object) -> Any:
+        return self.memo.get((token, self.key))
+
+    def store(self, token: object, value: Any) -> Any:
+        self.memo[(token, self.key)] = value
+        return value
+
+    def piece_boards(self, p: int) -> tuple[int, ...]:
+        """The 12 piece bitboards of position ``p``, indexed like the bits of a type set."""
+        boards = self._piece_boards.get(p)
+        if boards is None:
+            board = self.boards[p]
+            boards = tuple(
+                board.pieces_mask(piece_type, color)
+                for color in (chess.WHITE, chess.BLACK)
+                for piece_type in chess.PIECE_TYPES
+            )
+            self._piece_boards[p] = boards
+        return boards
+
+
+# --------------------------------------------------------------------------------------
+# Compiled nodes
+# --------------------------------------------------------------------------------------
+
+
+class Kind(enum.Enum):
+    SET = "set"
+    NUMBER = "numeric"
+    LOGICAL = "logical"
+
+
+Fn = Callable[[Context, int], Any]
+
+
+@attrs.frozen(slots=True)
+class Compiled:
+    """A compiled node: its kind, its value function and, when a faster one exists, a
+    function that only says whether it matches (``test``)."""
+
+    kind: Kind
+    fn: Fn
+    test: Fn | None = None
+
+
+Rule = Callable[["Compiler", Any], Compiled]
+
+#: The value of a filter that fails, by kind.
+FAIL = {Kind.SET: 0, Kind.NUMBER: None, Kind.LOGICAL: False}
+
+
+def as_set(fn: Fn) -> Compiled:
+    return Compiled(Kind.SET, fn)
+
+
+def as_number(fn: Fn) -> Compiled:
+    return Compiled(Kind.NUMBER, fn)
+
+
+def as_logical(fn: Fn) -> Compiled:
+    return Compiled(Kind.LOGICAL, fn)
+
+
+def truth(compiled: Compiled) -> Fn:
+    if compiled.test is not None:
+        return compiled.test
+    fn = compiled.fn
+    if compiled.kind is Kind.SET:
+        return lambda ctx, p: fn(ctx, p) != 0
+    if compiled.kind is Kind.NUMBER:
+        return lambda ctx, p: fn(ctx, p) is not None
+    return fn
+
+
+class Compiler:
+    """Compiles nodes with ``rules`` (one per node class); structurally equal nodes are
+    compiled once and share one closure."""
+
+    def __init__(self, rules: Mapping[type[Filter], Rule]) -> None:
+        self._rules = rules
+        self._cache: dict[Filter, Compiled] = {}
+        #: What rules share beyond compiled nodes, under keys of their own.
+        self.extras: dict[object, Any] = {}
+
+    def compile(self, node: Filter) -> Compiled:
+        compiled = self._cache.get(node)
+        if compiled is None:
+            rule = self._rules.get(type(node))
+            if rule is None:
+                raise QueryError(f"the evaluator has no rule for a {type(node).__name__} node")
+            compiled = rule(self, node)
+            self._cache[node] = compiled
+        return compiled
+
+    def truth(self, node: Filter) -> Fn:
+        return truth(self.compile(node))
+
+    def set_fn(self, node: Filter) -> Fn:
+        compiled = self.compile(node)
+        if compiled.kind is not Kind.SET:
+            raise QueryError(f"a {type(node).__name__} filter is not a set of squares")
+        return compiled.fn
+
+    def number_fn(self, node: Filter) -> Fn:
+        """A numeric operand; a set stands for its size (modern-cql §1)."""
+        compiled = self.compile(node)
+        if compiled.kind is Kind.NUMBER:
+            return compiled.fn
+        if compiled.kind is Kind.SET:
+            fn = compiled.fn
+            return lambda ctx, p: fn(ctx, p).bit_count()
+        raise QueryError(f"a {type(node).__name__} filter has no numeric value")
+
+
+def registrar(
+    table: dict[type[Filter], Rule],
+) -> Callable[[type[Filter]], Callable[[Rule], Rule]]:
+    """A decorator factory that files a rule under its node class in ``table``."""
+
+    def rule_for(cls: type[Filter]) -> Callable[[Rule], Rule]:
+        def register(rule: Rule) -> Rule:
+            table[cls] = rule
+            return rule
+
+        return register
+
+    return rule_for
+
+
+def in_bounds(value: int, bounds: tuple[int, int | None] | None) -> bool:
+    """``lo <= value <= hi`` for ``bounds = (lo, hi)``; hi None is no limit, no bounds always."""
+    if bounds is None:
+        return True
+    lo, hi = bounds
+    return lo <= value and (hi is None or value <= hi)

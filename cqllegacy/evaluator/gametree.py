@@ -1,0 +1,292 @@
+"""One game laid out for evaluation: its positions, boards, continuations and piece identities.
+
+Positions are numbered in depth-first game order with the main continuation before the
+variations, so the main line is the prefix ``0 .. mainline_length - 1`` and the
+positions after any position ``p`` along every continuation form the contiguous block
+``p .. subtree_end[p] - 1``.  Boards are built incrementally, one copy per position.
+
+>>> from cqllegacy.evaluator.testing import game_from_pgn
+>>> game = game_from_pgn("1. e4 e5 (1... c5 2. Nf3) 2. Nf3 *")
+>>> table = PositionTable.build(game, variations=True)
+>>> [table.nodes[p].san() for p in range(1, len(table))]
+['e4', 'e5', 'Nf3', 'c5', 'Nf3']
+>>> table.mainline_length, table.children[1], table.main_child[1], table.subtree_end[1]
+(4, (2, 4), 2, 6)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import attrs
+import chess
+import chess.pgn
+
+from cqllegacy.vocab.pieces import TypeSet, content_bit
+from cqllegacy.vocab.squares import file_of, rank_of, square
+
+__all__ = ["NO_PIECE", "GameInfo", "PositionTable", "piece_moves"]
+
+#: Marks a square without a piece, or a piece identity that has left the board.
+NO_PIECE = -1
+
+
+def _digits(text: str) -> int | None:
+    """The number ``text`` writes in ASCII digits (None otherwise: ``str.isdigit`` also
+    takes superscripts, which ``int`` refuses)."""
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
+def _year(date: str | None) -> int | None:
+    """Digits before the first ``.`` of a PGN date (decision L9); None when there are none."""
+    if not date:
+        return None
+    return _digits(date.split(".", 1)[0].strip())
+
+
+def _elo(value: str | None) -> int | None:
+    if value is None:
+        return None
+    return _digits(value.strip())
+
+
+@attrs.frozen(slots=True)
+class GameInfo:
+    """What the game filters read from the tags, parsed once per game.
+
+    >>> info = GameInfo.from_headers({"Date": "1972.??.??", "WhiteElo": "?", "BlackElo": "2660"})
+    >>> info.year, info.white_elo, info.black_elo
+    (1972, None, 2660)
+    """
+
+    white: str = ""
+    black: str = ""
+    event: str = ""
+    site: str = ""
+    result: str = "*"
+    year: int | None = None
+    white_elo: int | None = None
+    black_elo: int | None = None
+
+    @classmethod
+    def from_headers(cls, headers: Mapping[str, str]) -> GameInfo:
+        return cls(
+            white=headers.get("White", ""),
+            black=headers.get("Black", ""),
+            event=headers.get("Event", ""),
+            site=headers.get("Site", ""),
+            result=headers.get("Result", "*").strip(),
+            year=_year(headers.get("Date")),
+            white_elo=_elo(headers.get("WhiteElo")),
+            black_elo=_elo(headers.get("BlackElo")),
+        )
+
+
+def piece_moves(
+    board: chess.Board, move: chess.Move | None
+) -> tuple[list[tuple[int, int]], int | None]:
+    """The pieces ``move`` relocates as (from, to) pairs, and the square of a captured piece.
+
+    Castling relocates king and rook (also in the king-takes-rook encoding); en passant
+    captures the pawn beside the destination.
+
+    >>> b = chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", chess960=True)
+    >>> piece_moves(b, b.parse_san("O-O"))
+    ([(4, 6), (7, 5)], None)
+    """
+    if not move:
+        return [], None
+    if board.is_castling(move):
+        rank = rank_of(move.from_square)
+        kingside = board.is_kingside_castling(move)
+        target = board.piece_at(move.to_square)
+        if target is not None and target.color == board.turn and target.piece_type == chess.ROOK:
+            rook_from = move.to_square
+        else:
+            rook_from = square(7 if kingside else 0, rank)
+        king_to = square(6 if kingside else 2, rank)
+        rook_to = square(5 if kingside else 3, rank)
+        return [(move.from_square, king_to), (rook_from, rook_to)], None
+    if board.is_en_passant(move):
+        return [(move.from_square, move.to_square)], square(
+            file_of(move.to_square), rank_of(move.from_square)
+        )
+    captured = move.to_square if board.piece_at(move.to_square) is not None else None
+    return [(move.from_square, move.to_square)], captured
+
+
+def _next_identities(
+    who: tuple[int, ...], board: chess.Board, move: chess.Move | None
+) -> tuple[int, ...]:
+    relocated, captured = piece_moves(board, move)
+    out = list(who)
+    if captured is not None:
+        out[captured] = NO_PIECE
+    moving = [(who[origin], target) for origin, target in relocated]
+    for origin, _ in relocated:
+        out[origin] = NO_PIECE
+    for identity, target in moving:
+        out[target] = identity
+    return tuple(out)
+
+
+def _locations(who: tuple[int, ...]) -> tuple[int, ...]:
+    where = [NO_PIECE] * 64
+    for sq, identity in enumerate(who):
+        if identity != NO_PIECE:
+            where[identity] = sq
+    return tuple(where)
+
+
+@attrs.define(slots=True, eq=False)
+class PositionTable:
+    """The examined positions of one game, indexed 0 .. n-1 (0 is the start position).
+
+    ``children[p]`` lists every continuation (main first), ``main_child[p]`` the main one
+    (-1 at the end of a line), ``moves[p]`` the move that reached ``p`` (None for 0).
+    With identities, ``who[p][sq]`` is the identity of the piece on ``sq`` (its square
+    in the start position) and ``where[p][identity]`` its square, both ``NO_PIECE`` where
+    there is none.  ``nodes`` is empty for a table built from a main line alone
+    (:meth:`from_main_line`): such a table knows positions, not game nodes.
+    """
+
+    nodes: list[chess.pgn.GameNode]
+    boards: list[chess.Board]
+    parent: list[int]
+    children: list[tuple[int, ...]]
+    main_child: list[int]
+    ply: list[int]
+    subtree_end: list[int]
+    mainline_length: int
+    moves: list[chess.Move | None] = attrs.field(factory=list)
+    who: list[tuple[int, ...]] | None = None
+    where: list[tuple[int, ...]] | None = None
+    _index: dict[int, int] = attrs.field(factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.boards)
+
+    @classmethod
+    def build(
+        cls, game: chess.pgn.Game, *, variations: bool = False, identities: bool = False
+    ) -> PositionTable:
+        """Walk ``game`` (with its variations when ``variations``), one board per position."""
+        table = cls([], [], [], [], [], [], [], 0)
+        if identities:
+            table.who, table.where = [], []
+        root_board = game.board()
+        # Explicit stack: variations may nest deeper than Python's recursion limit.
+        stack: list[tuple[chess.pgn.GameNode, int, chess.Board]] = [(game, -1, root_board)]
+        while stack:
+            node, parent, board = stack.pop()
+            index = table._add(node, parent, board, node.move if parent >= 0 else None)
+            continuations = node.variations if variations else node.variations[:1]
+            for child in reversed(continuations):
+                child_board = board.copy(stack=False)
+                child_board.push(child.move)
+                stack.append((child, index, child_board))
+        table._finish()
+        return table
+
+    @classmethod
+    def from_main_line(
+        cls, boards: list[chess.Board], moves: list[chess.Move], *, identities: bool = False
+    ) -> PositionTable:
+        """The table of one line: ``boards[0]`` the start, ``moves[i]`` leads from
+        ``boards[i]`` to ``boards[i + 1]``; no game nodes.
+
+        >>> board = chess.Board()
+        >>> after = board.copy(stack=False)
+        >>> after.push_san("e4")
+        Move.from_uci('e2e4')
+        >>> table = PositionTable.from_main_line([board, after], [after.peek()])
+        >>> len(table), table.children, table.mainline_length, table.moves
+        (2, [(1,), ()], 2, [None, Move.from_uci('e2e4')])
+        """
+        if identities:
+            table = cls([], [], [], [], [], [], [], 0)
+            table.who, table.where = [], []
+            for index, board in enumerate(boards):
+                table._add(None, index - 1, board, moves[index - 1] if index else None)
+            table._finish()
+            return table
+        # Without identities every list follows from the length alone.
+        n = len(boards)
+        following = [(p + 1,) for p in range(n - 1)] + [()]
+        return cls(
+            nodes=[],
+            boards=list(boards),
+            parent=list(range(-1, n - 1)),
+            children=following,
+            main_child=[*range(1, n), -1],
+            ply=list(range(n)),
+            subtree_end=[n] * n,
+            mainline_length=n,
+            moves=[None, *moves],
+        )
+
+    def _add(
+        self,
+        node: chess.pgn.GameNode | None,
+        parent: int,
+        board: chess.Board,
+        move: chess.Move | None,
+    ) -> int:
+        index = len(self.boards)
+        if node is not None:
+            self.nodes.append(node)
+            self._index[id(node)] = index
+        self.boards.append(board)
+        self.moves.append(move)
+        self.parent.append(parent)
+        self.children.append(())
+        self.main_child.append(-1)
+        self.ply.append(0 if parent < 0 else self.ply[parent] + 1)
+        if parent >= 0:
+            siblings = self.children[parent]
+            if not siblings:
+                self.main_child[parent] = index
+            self.children[parent] = (*siblings, index)
+        if self.who is not None and self.where is not None:
+            if parent < 0:
+                who = tuple(sq if board.piece_type_at(sq) else NO_PIECE for sq in range(64))
+            else:
+                who = _next_identities(self.who[parent], self.boards[parent], move)
+            self.who.append(who)
+            self.where.append(_locations(who))
+        return index
+
+    def _finish(self) -> None:
+        n = len(self.boards)
+        self.subtree_end = list(range(1, n + 1))
+        for p in range(n - 1, 0, -1):
+            up = self.parent[p]
+            self.subtree_end[up] = max(self.subtree_end[up], self.subtree_end[p])
+        length = 1
+        p = 0
+        while self.main_child[p] >= 0:
+            p = self.main_child[p]
+            length += 1
+        self.mainline_length = length
+
+    def index_of(self, node: chess.pgn.GameNode) -> int:
+        """The index of a node of this game; ``KeyError`` for a node the table left out."""
+        return self._index[id(node)]
+
+    def main_continuations(self) -> list[tuple[int, ...]]:
+        """``children`` restricted to the main continuation (the main-line scope)."""
+        return [(c,) if c >= 0 else () for c in self.main_child]
+
+    def identity_types(self) -> dict[int, TypeSet]:
+        """For every piece identity, the piece types it has in some position of the table."""
+        if self.who is None:
+            raise ValueError("the table was built without piece identities")
+        seen: dict[int, TypeSet] = {}
+        for board, who in zip(self.boards, self.who, strict=True):
+            for sq, identity in enumerate(who):
+                if identity != NO_PIECE:
+                    seen[identity] = seen.get(identity, 0) | content_bit(board.piece_at(sq))
+        return seen
+
+    def is_mainline(self, p: int) -> bool:
+        return p < self.mainline_length

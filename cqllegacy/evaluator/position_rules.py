@@ -1,0 +1,635 @@
+"""Evaluator rules for the filters read at one position: square sets, numbers, logic,
+game tags and transforms (modern-cql §4-§7, §10, §11).
+
+>>> from cqllegacy.evaluator.evaluate import evaluate_filter
+>>> from cqllegacy.evaluator.testing import pd, position
+>>> from cqllegacy.core.tree import Count
+>>> evaluate_filter(Count(AttackedBy(pd("P"), pd("K"))), position())
+3
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import chess
+
+from cqllegacy.core.transforms import orbit
+from cqllegacy.core.tree import (
+    And,
+    Arith,
+    ArithOp,
+    AttackedBy,
+    Attacks,
+    Between,
+    Color,
+    Comment,
+    Compare,
+    CompareOp,
+    Complement,
+    Compound,
+    Count,
+    DirectionSet,
+    Elo,
+    Filter,
+    InRange,
+    Intersection,
+    Keyword,
+    LegacyOnly,
+    Negate,
+    Not,
+    Number,
+    NumericKeyword,
+    NumericValue,
+    Or,
+    PieceLoop,
+    PieceSet,
+    PieceVariable,
+    Player,
+    Power,
+    Ray,
+    Result,
+    Simple,
+    TagContains,
+    TagName,
+    Transform,
+    Union,
+    XRay,
+)
+from cqllegacy.evaluator.compiler import (
+    FAIL,
+    Compiled,
+    Compiler,
+    Context,
+    Fn,
+    Kind,
+    QueryError,
+    Rule,
+    as_logical,
+    as_number,
+    as_set,
+    registrar,
+    truth,
+)
+from cqllegacy.evaluator.gametree import NO_PIECE, GameInfo
+from cqllegacy.vocab.pieces import (
+    ANY_PIECE,
+    ANYTHING,
+    BLACK_PIECES,
+    EMPTY_BIT,
+    NOTHING,
+    POWER_VALUES,
+    WHITE_PIECES,
+    TypeSet,
+)
+from cqllegacy.vocab.rays import BASIC_VECTORS, between_squares, is_diagonal, ray_ends, translate
+from cqllegacy.vocab.squares import FULL, iter_squares
+
+__all__ = ["PIECE_ATTRS", "RULES", "piece_mask_fn", "sorted_vectors"]
+
+RULES: dict[type[Filter], Rule] = {}
+_rule = registrar(RULES)
+
+
+# --------------------------------------------------------------------------------------
+# Set filters
+# --------------------------------------------------------------------------------------
+
+PIECE_ATTRS = {
+    chess.PAWN: "pawns",
+    chess.KNIGHT: "knights",
+    chess.BISHOP: "bishops",
+    chess.ROOK: "rooks",
+    chess.QUEEN: "queens",
+    chess.KING: "kings",
+}
+
+
+def _type_attrs(types: TypeSet, shift: int) -> frozenset[str]:
+    return frozenset(
+        name for piece_type, name in PIECE_ATTRS.items() if types >> (piece_type - 1 + shift) & 1
+    )
+
+
+def piece_mask_fn(types: TypeSet) -> Callable[[chess.Board], int]:
+    """A function giving the squares of a board whose content is in ``types``."""
+    empty = bool(types & EMPTY_BIT)
+    if types & ANY_PIECE == ANY_PIECE:
+        if empty:
+            return lambda board: FULL
+        return lambda board: board.occupied
+    white = _type_attrs(types, 0)
+    black = _type_attrs(types, 6)
+    both = tuple(white & black)
+    only_white = tuple(white - black)
+    only_black = tuple(black - white)
+    white_all = types & WHITE_PIECES == WHITE_PIECES
+    black_all = types & BLACK_PIECES == BLACK_PIECES
+
+    def mask(board: chess.Board) -> int:
+        out = 0
+        for name in both:
+            out |= getattr(board, name)
+        if white_all:
+            out |= board.occupied_co[chess.WHITE]
+        elif only_white:
+            part = 0
+            for name in only_white:
+                part |= getattr(board, name)
+            out |= part & board.occupied_co[chess.WHITE]
+        if black_all:
+            out |= board.occupied_co[chess.BLACK]
+        elif only_black:
+            part = 0
+            for name in only_black:
+                part |= getattr(board, name)
+            out |= part & board.occupied_co[chess.BLACK]
+        if empty:
+            out |= ~board.occupied & FULL
+        return out
+
+    return mask
+
+
+@_rule(PieceSet)
+def _piece_set(c: Compiler, node: PieceSet) -> Compiled:
+    squares = node.squares
+    if node.types == ANYTHING or squares == 0 or node.types == NOTHING:
+        constant = squares if node.types != NOTHING else 0
+        return as_set(lambda ctx, p: constant)
+    mask = piece_mask_fn(node.types)
+    if squares == FULL:
+        return as_set(lambda ctx, p: mask(ctx.boards[p]))
+    return as_set(lambda ctx, p: mask(ctx.boards[p]) & squares)
+
+
+def _meaningful(items: tuple[Filter, ...]) -> tuple[Filter, ...]:
+    """``items`` without comments: a comment kept at its place (T3) changes nothing."""
+    return tuple(item for item in items if not isinstance(item, Comment))
+
+
+def _union_of(fns: tuple[Fn, ...]) -> Fn:
+    def union(ctx: Context, p: int) -> int:
+        out = 0
+        for fn in fns:
+            out |= fn(ctx, p)
+        return out
+
+    return union
+
+
+def _maximum_of(fns: tuple[Fn, ...]) -> Fn:
+    def maximum(ctx: Context, p: int) -> int | None:
+        values = [v for v in (fn(ctx, p) for fn in fns) if v is not None]
+        return max(values) if values else None
+
+    return maximum
+
+
+def _any_of(fns: tuple[Fn, ...]) -> Fn:
+    return lambda ctx, p: any(fn(ctx, p) for fn in fns)
+
+
+@_rule(Union)
+def _union(c: Compiler, node: Union) -> Compiled:
+    return as_set(_union_of(tuple(c.set_fn(item) for item in _meaningful(node.items))))
+
+
+@_rule(Intersection)
+def _intersection(c: Compiler, node: Intersection) -> Compiled:
+    fns = tuple(c.set_fn(item) for item in _meaningful(node.items))
+
+    def intersection(ctx: Context, p: int) -> int:
+        out = FULL
+        for fn in fns:
+            out &= fn(ctx, p)
+            if not out:
+                return 0
+        return out
+
+    return as_set(intersection)
+
+
+@_rule(Complement)
+def _complement(c: Compiler, node: Complement) -> Compiled:
+    fn = c.set_fn(node.arg)
+    return as_set(lambda ctx, p: ~fn(ctx, p) & FULL)
+
+
+@_rule(Attacks)
+def _attacks(c: Compiler, node: Attacks) -> Compiled:
+    left, right = c.set_fn(node.left), c.set_fn(node.right)
+
+    def attacks(ctx: Context, p: int) -> int:
+        board = ctx.boards[p]
+        attackers = left(ctx, p) & board.occupied
+        if not attackers:
+            return 0
+        targets = right(ctx, p)
+        out = 0
+        for sq in iter_squares(attackers):
+            if board.attacks_mask(sq) & targets:
+                out |= 1 << sq
+        return out
+
+    return as_set(attacks)
+
+
+@_rule(AttackedBy)
+def _attacked_by(c: Compiler, node: AttackedBy) -> Compiled:
+    left, right = c.set_fn(node.left), c.set_fn(node.right)
+
+    def attacked_by(ctx: Context, p: int) -> int:
+        targets = left(ctx, p)
+        if not targets:
+            return 0
+        board = ctx.boards[p]
+        attacked = 0
+        for sq in iter_squares(right(ctx, p) & board.occupied):
+            attacked |= board.attacks_mask(sq)
+        return targets & attacked
+
+    return as_set(attacked_by)
+
+
+@_rule(DirectionSet)
+def _direction_set(c: Compiler, node: DirectionSet) -> Compiled:
+    fn = c.set_fn(node.arg)
+    lo, hi = min(node.lo, node.hi), max(node.lo, node.hi)
+    offsets = sorted(
+        {(k * dx, k * dy) for dx, dy in node.direction.vectors for k in range(lo, hi + 1)}
+    )
+
+    def moved(ctx: Context, p: int) -> int:
+        source = fn(ctx, p)
+        if not source:
+            return 0
+        out = 0
+        for dx, dy in offsets:
+            out |= translate(source, dx, dy)
+        return out
+
+    return as_set(moved)
+
+
+def sorted_vectors(vectors: frozenset[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    return tuple(v for v in BASIC_VECTORS if v in vectors)
+
+
+@_rule(Ray)
+def _ray(c: Compiler, node: Ray) -> Compiled:
+    if len(node.args) < 2:
+        raise QueryError("ray needs at least two arguments")
+    fns = tuple(c.set_fn(arg) for arg in node.args)
+    vectors = sorted_vectors(node.direction.vectors)
+
+    def ray(ctx: Context, p: int) -> int:
+        sets = [fn(ctx, p) for fn in fns]
+        if not all(sets):
+            return 0
+        return ray_ends(ctx.boards[p].occupied, sets, vectors)
+
+    return as_set(ray)
+
+
+_ORTHOGONAL = tuple(v for v in BASIC_VECTORS if not is_diagonal(v))
+_DIAGONAL = tuple(v for v in BASIC_VECTORS if is_diagonal(v))
+
+
+@_rule(XRay)
+def _xray(c: Compiler, node: XRay) -> Compiled:
+    if len(node.args) < 2:
+        raise QueryError("xray needs at least two arguments")
+    fns = tuple(c.set_fn(arg) for arg in node.args)
+
+    def xray(ctx: Context, p: int) -> int:
+        # modern-cql §7: ray orthogonal ({x&[RrQq]} …) | ray diagonal ({x&[BbQq]} …)
+        sets = [fn(ctx, p) for fn in fns]
+        if not all(sets):
+            return 0
+        board = ctx.boards[p]
+        first, rest = sets[0], sets[1:]
+        straight = first & (board.rooks | board.queens)
+        slanted = first & (board.bishops | board.queens)
+        out = 0
+        if straight:
+            out |= ray_ends(board.occupied, [straight, *rest], _ORTHOGONAL)
+        if slanted:
+            out |= ray_ends(board.occupied, [slanted, *rest], _DIAGONAL)
+        return out
+
+    return as_set(xray)
+
+
+@_rule(Between)
+def _between(c: Compiler, node: Between) -> Compiled:
+    left, right = c.set_fn(node.left), c.set_fn(node.right)
+    return as_set(lambda ctx, p: between_squares(left(ctx, p), right(ctx, p)))
+
+
+@_rule(PieceVariable)
+def _piece_variable(c: Compiler, node: PieceVariable) -> Compiled:
+    name = node.name
+
+    def variable(ctx: Context, p: int) -> int:
+        sq = ctx.where[p][ctx.bindings[name]]
+        return 0 if sq == NO_PIECE else 1 << sq
+
+    return as_set(variable)
+
+
+@_rule(PieceLoop)
+def _piece_loop(c: Compiler, node: PieceLoop) -> Compiled:
+    domain, body, name = c.set_fn(node.domain), c.truth(node.body), node.name
+
+    def piece_loop(ctx: Context, p: int) -> int:
+        squares = domain(ctx, p) & ctx.boards[p].occupied
+        if not squares:
+            return 0
+        saved = ctx.bindings.get(name)
+        who = ctx.who[p]
+        out = 0
+        try:
+            for sq in iter_squares(squares):
+                ctx.bind(name, who[sq])
+                if body(ctx, p):
+                    out |= 1 << sq
+        finally:
+            ctx.bind(name, saved)
+        return out
+
+    return as_set(piece_loop)
+
+
+# --------------------------------------------------------------------------------------
+# Numeric filters
+# --------------------------------------------------------------------------------------
+
+
+@_rule(Number)
+def _number_node(c: Compiler, node: Number) -> Compiled:
+    value = node.value
+    return as_number(lambda ctx, p: value)
+
+
+@_rule(Count)
+def _count(c: Compiler, node: Count) -> Compiled:
+    fn = c.set_fn(node.arg)
+    return as_number(lambda ctx, p: fn(ctx, p).bit_count())
+
+
+_POWER_TERMS = tuple(
+    (PIECE_ATTRS[piece_type], value) for piece_type, value in POWER_VALUES.items() if value
+)
+
+
+@_rule(Power)
+def _power(c: Compiler, node: Power) -> Compiled:
+    fn = c.set_fn(node.arg)
+
+    def power(ctx: Context, p: int) -> int:
+        squares = fn(ctx, p)
+        if not squares:
+            return 0
+        board = ctx.boards[p]
+        return sum(
+            value * (getattr(board, name) & squares).bit_count() for name, value in _POWER_TERMS
+        )
+
+    return as_number(power)
+
+
+_ARITH = {ArithOp.ADD: operator.add, ArithOp.SUB: operator.sub}
+
+
+@_rule(Arith)
+def _arith(c: Compiler, node: Arith) -> Compiled:
+    left, right, op = c.number_fn(node.left), c.number_fn(node.right), _ARITH[node.op]
+
+    def arith(ctx: Context, p: int) -> int | None:
+        a = left(ctx, p)
+        if a is None:
+            return None
+        b = right(ctx, p)
+        return None if b is None else op(a, b)
+
+    return as_number(arith)
+
+
+@_rule(Negate)
+def _negate(c: Compiler, node: Negate) -> Compiled:
+    fn = c.number_fn(node.arg)
+
+    def negate(ctx: Context, p: int) -> int | None:
+        value = fn(ctx, p)
+        return None if value is None else -value
+
+    return as_number(negate)
+
+
+def _movenumber(board: chess.Board) -> int:
+    # Decision L8: the number of the move that produced the position.
+    return board.fullmove_number - 1 if board.turn == chess.WHITE else board.fullmove_number
+
+
+_NUMERIC_VALUES: dict[NumericKeyword, Fn] = {
+    NumericKeyword.YEAR: lambda ctx, p: ctx.info.year,
+    NumericKeyword.PLY: lambda ctx, p: ctx.ply[p],
+    NumericKeyword.MOVENUMBER: lambda ctx, p: _movenumber(ctx.boards[p]),
+}
+
+
+@_rule(NumericValue)
+def _numeric_value(c: Compiler, node: NumericValue) -> Compiled:
+    return as_number(_NUMERIC_VALUES[node.keyword])
+
+
+def _larger_elo(info: GameInfo) -> int | None:
+    if info.white_elo is None or info.black_elo is None:
+        return None
+    return max(info.white_elo, info.black_elo)
+
+
+_ELO: dict[Color | None, Fn] = {
+    Color.WHITE: lambda ctx, p: ctx.info.white_elo,
+    Color.BLACK: lambda ctx, p: ctx.info.black_elo,
+    None: lambda ctx, p: _larger_elo(ctx.info),
+}
+
+
+@_rule(Elo)
+def _elo(c: Compiler, node: Elo) -> Compiled:
+    return as_number(_ELO[node.color])
+
+
+@_rule(InRange)
+def _in_range(c: Compiler, node: InRange) -> Compiled:
+    fn = c.number_fn(node.value)
+    lo = node.lo if node.lo is not None else -(1 << 62)
+    hi = node.hi if node.hi is not None else 1 << 62
+
+    def in_range(ctx: Context, p: int) -> bool:
+        value = fn(ctx, p)
+        return value is not None and lo <= value <= hi
+
+    return as_logical(in_range)
+
+
+_COMPARE = {
+    CompareOp.LT: operator.lt,
+    CompareOp.LE: operator.le,
+    CompareOp.EQ: operator.eq,
+    CompareOp.GE: operator.ge,
+    CompareOp.GT: operator.gt,
+    CompareOp.NE: operator.ne,
+}
+
+
+@_rule(Compare)
+def _compare(c: Compiler, node: Compare) -> Compiled:
+    op = _COMPARE[node.op]
+    both_sets = c.compile(node.left).kind is Kind.SET and c.compile(node.right).kind is Kind.SET
+    if both_sets and node.op in (CompareOp.EQ, CompareOp.NE):
+        left_set, right_set = c.set_fn(node.left), c.set_fn(node.right)
+        return as_logical(lambda ctx, p: op(left_set(ctx, p), right_set(ctx, p)))
+    left, right = c.number_fn(node.left), c.number_fn(node.right)
+
+    def compare(ctx: Context, p: int) -> bool:
+        a = left(ctx, p)
+        if a is None:
+            return False
+        b = right(ctx, p)
+        return b is not None and op(a, b)
+
+    return as_logical(compare)
+
+
+# --------------------------------------------------------------------------------------
+# Logical, position and game filters
+# --------------------------------------------------------------------------------------
+
+
+@_rule(Compound)
+def _compound(c: Compiler, node: Compound) -> Compiled:
+    items = _meaningful(node.items)
+    if not items:
+        return as_logical(lambda ctx, p: True)
+    *head, tail = items
+    guards = tuple(c.truth(item) for item in head)
+    last = c.compile(tail)
+    last_fn, fail = last.fn, FAIL[last.kind]
+    if not guards:
+        return last
+
+    def compound(ctx: Context, p: int) -> Any:
+        for guard in guards:
+            if not guard(ctx, p):
+                return fail
+        return last_fn(ctx, p)
+
+    return Compiled(last.kind, compound)
+
+
+@_rule(And)
+def _and(c: Compiler, node: And) -> Compiled:
+    fns = tuple(c.truth(item) for item in _meaningful(node.items))
+    return as_logical(lambda ctx, p: all(fn(ctx, p) for fn in fns))
+
+
+@_rule(Or)
+def _or(c: Compiler, node: Or) -> Compiled:
+    fns = tuple(c.truth(item) for item in _meaningful(node.items))
+    return as_logical(lambda ctx, p: any(fn(ctx, p) for fn in fns))
+
+
+@_rule(Not)
+def _not(c: Compiler, node: Not) -> Compiled:
+    fn = c.truth(node.arg)
+    return as_logical(lambda ctx, p: not fn(ctx, p))
+
+
+_SIMPLE: dict[Keyword, Fn] = {
+    Keyword.TRUE: lambda ctx, p: True,
+    Keyword.FALSE: lambda ctx, p: False,
+    Keyword.WTM: lambda ctx, p: ctx.boards[p].turn == chess.WHITE,
+    Keyword.BTM: lambda ctx, p: ctx.boards[p].turn == chess.BLACK,
+    Keyword.CHECK: lambda ctx, p: ctx.boards[p].is_check(),
+    Keyword.MATE: lambda ctx, p: ctx.boards[p].is_checkmate(),
+    Keyword.STALEMATE: lambda ctx, p: ctx.boards[p].is_stalemate(),
+    Keyword.INITIAL: lambda ctx, p: p == 0,
+    Keyword.TERMINAL: lambda ctx, p: not ctx.children[p],
+    Keyword.MAINLINE: lambda ctx, p: p < ctx.mainline_end,
+}
+
+
+@_rule(Simple)
+def _simple(c: Compiler, node: Simple) -> Compiled:
+    return as_logical(_SIMPLE[node.keyword])
+
+
+@_rule(Result)
+def _result(c: Compiler, node: Result) -> Compiled:
+    wanted = node.result.value
+    return as_logical(lambda ctx, p: ctx.info.result == wanted)
+
+
+@_rule(Player)
+def _player(c: Compiler, node: Player) -> Compiled:
+    fold: Callable[[str], str] = str.casefold if node.ignore_case else str
+    text = fold(node.text)
+    color = node.color
+
+    def player(ctx: Context, p: int) -> bool:
+        info = ctx.info
+        if color is not Color.BLACK and text in fold(info.white):
+            return True
+        return color is not Color.WHITE and text in fold(info.black)
+
+    return as_logical(player)
+
+
+_TAGS: dict[TagName, Callable[[GameInfo], str]] = {
+    TagName.EVENT: lambda info: info.event,
+    TagName.SITE: lambda info: info.site,
+}
+
+
+@_rule(TagContains)
+def _tag_contains(c: Compiler, node: TagContains) -> Compiled:
+    tag, text = _TAGS[node.tag], node.text
+    return as_logical(lambda ctx, p: text in tag(ctx.info))
+
+
+@_rule(Comment)
+def _comment(c: Compiler, node: Comment) -> Compiled:
+    return as_logical(lambda ctx, p: True)
+
+
+@_rule(LegacyOnly)
+def _legacy_only(c: Compiler, node: LegacyOnly) -> Compiled:
+    return c.compile(node.filter)
+
+
+# --------------------------------------------------------------------------------------
+# Transforms (§11.1)
+# --------------------------------------------------------------------------------------
+
+
+# How the orbit members' values combine, by the kind of the transformed filter (§11.1).
+_ORBIT_VALUE: dict[Kind, Callable[[tuple[Fn, ...]], Fn]] = {
+    Kind.SET: _union_of,
+    Kind.NUMBER: _maximum_of,
+    Kind.LOGICAL: _any_of,
+}
+
+
+@_rule(Transform)
+def _transform(c: Compiler, node: Transform) -> Compiled:
+    kind = c.compile(node.arg).kind
+    members = [c.compile(member) for member in orbit(node.kind, node.arg)]
+    if node.count:
+        truths = tuple(truth(m) for m in members)
+        return as_number(lambda ctx, p: sum(1 for t in truths if t(ctx, p)))
+    return Compiled(kind, _ORBIT_VALUE[kind](tuple(m.fn for m in members)))

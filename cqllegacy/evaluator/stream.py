@@ -1,0 +1,415 @@
+"""Evaluating a query while python-chess reads a game, without building a game tree.
+
+A :class:`GameStream` is a ``chess.pgn.BaseVisitor``: python-chess's reader hands it
+every position of the main line on the reader's own board.  It never builds game
+nodes; a game that matches is written from its own text (see
+:mod:`cqllegacy.runner.output`), so it is never read twice.
+
+Three kinds:
+
+* :class:`LiveStream` evaluates each position on the reader's board as it goes by, at
+  ``visit_move`` (the board is at the position, the move is its continuation) and, for
+  the last position, at ``end_game``.  Nothing is copied.  It serves queries that look at
+  the current position, its next move and the tags only.
+* :class:`LineStream` follows lines of steps that each look at one position and its
+  next move (:mod:`~cqllegacy.evaluator.line_automaton`) on the reader's board, position by
+  position, a hit being found when a line is complete.  Nothing is copied.
+* :class:`SnapshotStream` keeps a copy of each main-line board and the moves, and the
+  query is evaluated at the end on a :class:`~cqllegacy.evaluator.gametree.PositionTable` of
+  the main line (for ``line``, ``find``, ``move previous``, relations, piece identities).
+
+Both only know the main line.  A query that also examines variations runs on a stream
+too; when the game turns out to have a variation the stream gives up (``verdict()`` is
+None) and the caller evaluates the game the usual way.
+
+>>> import io
+>>> from cqllegacy.evaluator.compiler import Context
+>>> from cqllegacy.evaluator.gametree import GameInfo
+>>> check = ((True, chess.Board.is_check),)
+>>> stream = LiveStream(check, Context.streaming(GameInfo()), judge=lambda hits: bool(hits[0]))
+>>> chess.pgn.read_game(io.StringIO("1. e4 f5 2. Qh5+ g6 *"), Visitor=lambda: stream)
+<LiveStream ...>
+>>> stream.readable, stream.verdict()
+(True, Verdict(matched=True, hits=((3,),)))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+import chess
+import chess.pgn
+
+from cqllegacy.evaluator.compiler import Context, Fn
+from cqllegacy.evaluator.line_automaton import LineAutomaton
+from cqllegacy.vocab import san
+
+__all__ = [
+    "Candidates",
+    "GameStream",
+    "Hits",
+    "LineStream",
+    "ListTest",
+    "LiveStream",
+    "SnapshotStream",
+    "Verdict",
+]
+
+#: The positions (main-line indices, 0 = start) where each top-level list matched.
+Hits = tuple[tuple[int, ...], ...]
+
+#: Per list, the only positions where it may match (None: any position).
+Candidates = Hits | None
+
+
+@attrs.frozen
+class Verdict:
+    """Whether the game matched, and where each list matched (for the binding that
+    matched; meaningless when ``matched`` is False)."""
+
+    matched: bool
+    hits: Hits
+
+
+class GameStream(chess.pgn.BaseVisitor["GameStream"]):
+    """What every stream tracks: problems, the variation depth, the main-line board.
+
+    ``errors`` collects what python-chess reports (such a game is unreadable);
+    ``main_moves`` counts the main line's moves; ``skipping`` is true inside a
+    variation and after the stream gave up.
+    """
+
+    def __init__(self, *, leave_on_variation: bool = False) -> None:
+        self.errors: list[Exception] = []
+        self.depth = 0
+        self.board: chess.Board | None = None
+        self.main_moves = 0
+        self.left = False
+        self.skipping = False
+        self._leave_on_variation = leave_on_variation
+
+    # ---- python-chess's visitor interface ---------------------------------------------
+
+    #: python-chess's reading of each move, found without generating every legal move.
+    parse_san = staticmethod(san.parse_san)
+
+    def visit_board(self, board: chess.Board) -> None:
+        # The first board is the start position; the main line is played on that object.
+        if self.board is None:
+            self.board = board
+
+    def begin_variation(self) -> None:
+        self.depth += 1
+        if self._leave_on_variation:
+            self.left = True
+        self.skipping = True
+
+    def end_variation(self) -> None:
+        self.depth -= 1
+        self.skipping = self.left or self.depth != 0
+
+    def handle_error(self, error: Exception) -> None:
+        self.errors.append(error)
+
+    def result(self) -> GameStream:
+        return self
+
+    # ---- what the caller reads ---------------------------------------------------------
+
+    @property
+    def readable(self) -> bool:
+        """python-chess read the game without a problem and found a start position."""
+        return not self.errors and self.board is not None
+
+    def verdict(self) -> Verdict | None:
+        """The outcome, or None when the game needs the usual evaluation."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} ...>"
+
+
+#: ``_SUCCESSORS[p] == (p + 1,)``: the continuation of a main-line position before the
+#: last, shared by every snapshot stream (grown for longer games).
+_SUCCESSORS: list[tuple[int, ...]] = [(p + 1,) for p in range(4096)]
+
+#: A live stream keeps only the move after the current position, at index 1 of its
+#: ``moves`` (keeping every move costs the garbage collector more than the moves cost):
+#: every position's continuation is "position 1" as far as ``moves`` goes.
+_NEXT_MOVE = 1
+
+
+class _SameForAll:
+    """A read-only sequence with the same item at every index."""
+
+    __slots__ = ("item",)
+
+    def __init__(self, item: tuple[int, ...]) -> None:
+        self.item = item
+
+    def __getitem__(self, index: int) -> tuple[int, ...]:
+        return self.item
+
+
+_CONTINUED = _SameForAll((_NEXT_MOVE,))
+_ENDED = _SameForAll(())
+
+#: A test of one list: on the board alone (True, check(board)) or in the context
+#: (False, test(ctx, p)).
+ListTest = tuple[bool, Callable[..., Any]]
+
+
+class _ContextStream(GameStream):
+    """A stream that evaluates through a :meth:`Context.streaming` context while the game
+    is read: per list, the positions found; ``judge`` says from them whether the game
+    matched."""
+
+    def __init__(
+        self,
+        ctx: Context,
+        lists: int,
+        *,
+        judge: Callable[[Hits], bool],
+        leave_on_variation: bool = False,
+    ) -> None:
+        super().__init__(leave_on_variation=leave_on_variation)
+        self._ctx = ctx
+        self._judge = judge
+        self._found: tuple[list[int], ...] = tuple([] for _ in range(lists))
+        ctx.next = ctx.children = _CONTINUED  # type: ignore[assignment]
+        ctx.moves = [None, None]
+
+    def _last_position(self) -> bool:
+        """At the end of a game read without a problem, the context gets its last
+        position (no continuation) and True; False when the game is not to be judged."""
+        if self.left or self.board is None or self.errors:
+            return False
+        self._ctx.boards.append(self.board)
+        self._ctx.next = self._ctx.children = _ENDED  # type: ignore[assignment]
+        return True
+
+
+class LiveStream(_ContextStream):
+    """Evaluates one test per list at every main-line position, on the reader's board,
+    through a :meth:`Context.streaming` context; ``judge`` says from the hits whether the
+    game matched.  A test is ``(True, check)`` when it needs the board alone,
+    ``(False, test)`` for ``test(ctx, p)``.
+
+    At position ``p`` the context has ``boards[p]`` and the continuation's move as
+    ``moves[q]`` for ``q`` in ``next[p]``, and nothing else of other positions: the
+    tests are of filters that read no more (see ``_local`` in
+    :mod:`~cqllegacy.evaluator.evaluate`).
+    """
+
+    def __init__(
+        self,
+        tests: tuple[ListTest, ...],
+        ctx: Context,
+        *,
+        judge: Callable[[Hits], bool],
+        skip_initial: bool = False,
+        leave_on_variation: bool = False,
+    ) -> None:
+        super().__init__(ctx, len(tests), judge=judge, leave_on_variation=leave_on_variation)
+        self._tests = tests
+        self._first = 1 if skip_initial else 0
+        # An instance attribute: python-chess calls it for every move, without the cost
+        # of a bound method and of attribute look-ups.
+        self.visit_move = self._visitor()  # type: ignore[method-assign]
+
+    def _visitor(self) -> Callable[[chess.Board, chess.Move], None]:
+        ctx, first, stream = self._ctx, self._first, self
+        add_board, moves = ctx.boards.append, ctx.moves
+        pairs = tuple(
+            (on_board, test, found.append)
+            for (on_board, test), found in zip(self._tests, self._found, strict=True)
+        )
+        if len(pairs) == 1 and pairs[0][0]:
+            ((_, check, found),) = pairs
+
+            # The board alone decides: no context to keep up to date.
+            def visit_one(board: chess.Board, move: chess.Move) -> None:
+                if stream.skipping:
+                    return
+                p = stream.main_moves
+                if p >= first and check(board):
+                    found(p)
+                stream.main_moves = p + 1
+
+            return visit_one
+
+        def visit_each(board: chess.Board, move: chess.Move) -> None:
+            if stream.skipping:
+                return
+            p = stream.main_moves
+            add_board(board)
+            moves[_NEXT_MOVE] = move
+            if p >= first:
+                for on_board, test, found in pairs:
+                    if test(board) if on_board else test(ctx, p):
+                        found(p)
+            stream.main_moves = p + 1
+
+        return visit_each
+
+    def end_game(self) -> None:
+        if not self._last_position():
+            return
+        p, ctx = self.main_moves, self._ctx
+        if p >= self._first:
+            for (on_board, test), found in zip(self._tests, self._found, strict=True):
+                if test(self.board) if on_board else test(ctx, p):
+                    found.append(p)
+
+    def verdict(self) -> Verdict | None:
+        if self.left:
+            return None
+        hits = tuple(tuple(found) for found in self._found)
+        return Verdict(self._judge(hits), hits)
+
+
+class LineStream(_ContextStream):
+    """Follows one :class:`~cqllegacy.evaluator.line_automaton.LineAutomaton` per list along
+    the main line, on the reader's board, through a :meth:`Context.streaming` context;
+    ``judge`` says from the hits whether the game matched.
+
+    At position ``p`` the context has ``boards[p]`` and the continuation's move as
+    ``moves[q]`` for ``q`` in ``next[p]``: the steps read no more.
+    """
+
+    def __init__(
+        self,
+        automata: tuple[LineAutomaton, ...],
+        ctx: Context,
+        *,
+        judge: Callable[[Hits], bool],
+        skip_initial: bool = False,
+        leave_on_variation: bool = False,
+    ) -> None:
+        super().__init__(ctx, len(automata), judge=judge, leave_on_variation=leave_on_variation)
+        first = 1 if skip_initial else 0
+        self._trackers = tuple(
+            automaton.tracker(ctx, first, found)
+            for automaton, found in zip(automata, self._found, strict=True)
+        )
+        self.visit_move = self._visitor()  # type: ignore[method-assign]
+
+    def _visitor(self) -> Callable[[chess.Board, chess.Move], None]:
+        stream, moves, trackers = self, self._ctx.moves, self._trackers
+        add_board = self._ctx.boards.append
+        if len(trackers) == 1:
+            (track,) = trackers
+
+            def visit_one(board: chess.Board, move: chess.Move) -> None:
+                if stream.skipping:
+                    return
+                p = stream.main_moves
+                add_board(board)
+                moves[_NEXT_MOVE] = move
+                track(p, board, move)
+                stream.main_moves = p + 1
+
+            return visit_one
+
+        def visit_each(board: chess.Board, move: chess.Move) -> None:
+            if stream.skipping:
+                return
+            p = stream.main_moves
+            add_board(board)
+            moves[_NEXT_MOVE] = move
+            for track in trackers:
+                track(p, board, move)
+            stream.main_moves = p + 1
+
+        return visit_each
+
+    def end_game(self) -> None:
+        if not self._last_position():
+            return
+        for track in self._trackers:
+            track(self.main_moves, self.board, None)
+
+    def verdict(self) -> Verdict | None:
+        if self.left:
+            return None
+        # A longer line may be completed after a shorter one that started later.
+        hits = tuple(tuple(sorted(found)) for found in self._found)
+        return Verdict(self._judge(hits), hits)
+
+
+def _grow_successors() -> None:
+    _SUCCESSORS.extend((p + 1,) for p in range(len(_SUCCESSORS), 2 * len(_SUCCESSORS)))
+
+
+class SnapshotStream(GameStream):
+    """Copies the main-line boards; ``evaluate(boards, moves, candidates)`` gives the
+    verdict.
+
+    With ``gates`` (one per list: a test on the current position that holds wherever
+    the list's body matches, and a ``horizon``: how many positions after one the body
+    looks at), a board is copied only when some gate held at most ``horizon``
+    positions before it; the others are None, and the body is evaluated only at the
+    positions where its gate held (``candidates``, per list).  Without gates every
+    board is copied and ``candidates`` is None.
+    """
+
+    def __init__(
+        self,
+        evaluate: Callable[[list[chess.Board | None], list[chess.Move], Candidates], Verdict],
+        *,
+        gates: tuple[tuple[Fn, ...], Context, int] | None = None,
+        leave_on_variation: bool = False,
+    ) -> None:
+        super().__init__(leave_on_variation=leave_on_variation)
+        self._evaluate = evaluate
+        self.boards: list[chess.Board | None] = []
+        self.moves: list[chess.Move] = []
+        self._gates = gates
+        self._candidates: tuple[list[int], ...] = tuple([] for _ in gates[0]) if gates else ()
+        self._needed_until = -1
+        if gates is not None:
+            gates[1].next = gates[1].children = _SUCCESSORS
+
+    def _gate(self, board: chess.Board, p: int) -> bool:
+        """Evaluate the gates at ``p``; whether board ``p`` is needed."""
+        assert self._gates is not None
+        tests, ctx, horizon = self._gates
+        ctx.boards.append(board)
+        for test, candidates in zip(tests, self._candidates, strict=True):
+            if test(ctx, p):
+                candidates.append(p)
+                self._needed_until = max(self._needed_until, p + horizon)
+        return p <= self._needed_until
+
+    def visit_move(self, board: chess.Board, move: chess.Move) -> None:
+        if self.skipping:
+            return
+        p = self.main_moves
+        if self._gates is None:
+            self.boards.append(board.copy(stack=False))
+        else:
+            ctx = self._gates[1]
+            ctx.moves.append(move)
+            if p >= len(_SUCCESSORS) - 2:
+                _grow_successors()
+            self.boards.append(board.copy(stack=False) if self._gate(board, p) else None)
+        self.moves.append(move)
+        self.main_moves = p + 1
+
+    def end_game(self) -> None:
+        # The reader is done with its board: the last position needs no copy.
+        if self.board is None or self.left or self.errors:
+            return
+        if self._gates is not None:
+            ctx = self._gates[1]
+            ctx.next = ctx.children = [()] * (self.main_moves + 1)
+            self._gate(self.board, self.main_moves)
+        self.boards.append(self.board)
+
+    def verdict(self) -> Verdict | None:
+        if self.left:
+            return None
+        candidates = tuple(tuple(c) for c in self._candidates) if self._gates else None
+        return self._evaluate(self.boards, self.moves, candidates)

@@ -1,0 +1,120 @@
+"""Loading a script file of either language into a core :class:`~cqllegacy.core.tree.Query`.
+
+A script whose first text after comments is ``cql(`` is a CQL 6 script; anything else is
+read as a legacy (CQL 3.x) script and translated.  Files are read as UTF-8, or as
+Latin-1 when they are not valid UTF-8; a byte-order mark is ignored.
+
+>>> script_language("// find mates\\ncql(input games.pgn) mate")
+'modern'
+>>> script_language("; queen sacrifices\\n(match (position :moveto [Qq]))")
+'legacy'
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Literal
+
+import attrs
+
+from cqllegacy.core.tree import Query
+from cqllegacy.errors import ScriptError, UsageError
+
+Language = Literal["legacy", "modern"]
+
+
+@attrs.frozen
+class LoadedScript:
+    """A script as read from its file, with the query it means."""
+
+    query: Query
+    language: Language
+    path: Path
+    text: str
+
+    def resolve(self, name: str) -> Path:
+        """A file named inside the script (``:pgn``, ``input`` …): relative to the
+        script's folder.
+
+        >>> from cqllegacy.core.tree import Header
+        >>> script = LoadedScript(Query(Header(), ()), "legacy", Path("a/b.cql"), "")
+        >>> script.resolve("g.pgn") == Path("a/g.pgn")
+        True
+        """
+        return self.path.parent / Path(name).expanduser()
+
+
+# Whitespace and comments of either language before the first real text.
+_LEADING_COMMENTS = re.compile(r"(?:\s+|;[^\n]*|//[^\n]*|/\*.*?\*/)*", re.DOTALL)
+_MODERN_START = re.compile(r"cql\s*\(")
+
+
+def script_language(text: str) -> Language:
+    """``"modern"`` when the first text after comments is ``cql(``, else ``"legacy"``."""
+    start = _LEADING_COMMENTS.match(text)
+    position = start.end() if start else 0
+    return "modern" if _MODERN_START.match(text, position) else "legacy"
+
+
+def decode_script(data: bytes) -> str:
+    """UTF-8 text, or Latin-1 when the bytes are not UTF-8; without a byte-order mark.
+
+    >>> decode_script(b"\\xef\\xbb\\xbf(match)"), decode_script(b"; J\\xf6rg")
+    ('(match)', '; Jörg')
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    return text.removeprefix("\ufeff")
+
+
+def read_script_file(path: str | os.PathLike[str]) -> str:
+    """A script file's text; a file that cannot be read is a :class:`UsageError`."""
+    try:
+        data = Path(path).read_bytes()
+    except IsADirectoryError as exc:
+        raise UsageError(f"cannot read script {path}: it is a folder") from exc
+    except OSError as exc:
+        raise UsageError(f"cannot read script {path}: {exc.strerror or exc}") from exc
+    return decode_script(data)
+
+
+def _read_modern(text: str, path: str) -> Query:
+    from cqllegacy.modern.grammar import read_query
+
+    return read_query(text, path)
+
+
+def _read_legacy(text: str, path: str) -> Query:
+    # Imported here: the translator imports the core and the legacy reader, not this module,
+    # and ``--help`` should not pay for loading every stage.
+    from cqllegacy.legacy import read_script
+    from cqllegacy.translator import to_core
+
+    return to_core(read_script(text, path))
+
+
+_READERS = {"modern": _read_modern, "legacy": _read_legacy}
+
+
+def load_query(path: str | os.PathLike[str]) -> LoadedScript:
+    """Read the script file at ``path`` into a query.
+
+    Syntax errors and refused translations propagate as
+    :class:`~cqllegacy.errors.ScriptError`; an unreadable file is a
+    :class:`~cqllegacy.errors.UsageError`.
+    """
+    text = read_script_file(path)
+    language = script_language(text)
+    try:
+        query = _READERS[language](text, str(path))
+    except ScriptError as exc:
+        # A refusal raised deep in the translator may not know the file or its text; the
+        # user still deserves the file name and the caret excerpt.
+        exc.source = exc.source or text
+        exc.file = exc.file or str(path)
+        raise
+    return LoadedScript(query=query, language=language, path=Path(path), text=text)

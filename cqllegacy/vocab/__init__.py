@@ -1,0 +1,1 @@
+"""The bottom layer: squares, pieces, rays, SAN reading, game results and script spans."""

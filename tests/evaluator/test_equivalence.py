@@ -1,0 +1,744 @@
+"""The optimised evaluator gives exactly what the straightforward one gives.
+
+``compile_query(q, optimize=False)`` compiles every node with its plain rule and runs
+every game on a game tree; the default compiles faster rules (atoms, indexed orbits,
+attack sums, walked lines) and evaluates while python-chess reads the game (live or
+snapshot streams).  Both are run on real games (World Championship games, Lichess
+puzzles starting from a FEN, the runner's annotated games with variations) with
+generated queries, patterns the optimisations target, the example scripts and the
+benchmark scripts, and compared position by position.
+"""
+
+from __future__ import annotations
+
+import bz2
+import io
+import lzma
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.pgn
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cqllegacy.core import tree as ct
+from cqllegacy.evaluator import atoms, board_tests
+from cqllegacy.evaluator.compiler import QueryError
+from cqllegacy.evaluator.evaluate import CompiledQuery, GameMatch, compile_query
+from cqllegacy.evaluator.position_rules import piece_mask_fn
+from cqllegacy.evaluator.testing import pd
+from cqllegacy.runner.output import PgnWriter
+from cqllegacy.runner.pgn import GameText, read_game, read_stream, read_tags, split_games
+from cqllegacy.runner.report import ReportWriter, position_key
+from cqllegacy.runner.scanner import InputFile, ScanOptions, scan
+from cqllegacy.runner.scripts import load_query
+from cqllegacy.vocab.pieces import ANYTHING, EMPTY_BIT, types_of
+from cqllegacy.vocab.squares import FULL
+from tests.support import strategies as sc
+
+ROOT = Path(__file__).resolve().parents[2]
+PGN = Path(__file__).resolve().parents[1] / "pgn"
+
+
+def _texts(handle: io.TextIOBase, count: int) -> list[GameText]:
+    return list(split_games(handle))[:count]
+
+
+def _games() -> list[GameText]:
+    data = (resources.files("cqllegacy") / "data" / "wcc.pgn.bz2").read_bytes()
+    with bz2.open(io.BytesIO(data), "rt", encoding="latin-1") as handle:
+        wcc = _texts(handle, 10)
+    with lzma.open(ROOT / "fixtures" / "lichess-puzzles.pgn.xz", "rt", encoding="latin-1") as f:
+        puzzles = _texts(f, 6)
+    with open(PGN / "annotated.pgn", encoding="latin-1") as handle:
+        annotated = _texts(handle, 10)
+    return wcc + puzzles + annotated
+
+
+GAMES = _games()
+TREES = [read_game(text) for text in GAMES]
+FEW = list(range(0, len(GAMES), 3))  # every third game, for generated queries
+
+
+def _key(match: GameMatch, game: chess.pgn.Game) -> tuple[object, ...]:
+    """A match with positions named by their place in the game."""
+    index = {id(node): i for i, node in enumerate(_nodes(game))}
+    return (
+        match.matched,
+        [
+            (
+                found.count,
+                [index[id(n)] for n in found.positions],
+                [index[id(n)] for n in found.marked],
+            )
+            for found in match.lists
+        ],
+    )
+
+
+def _nodes(game: chess.pgn.Game) -> Iterator[chess.pgn.GameNode]:
+    stack: list[chess.pgn.GameNode] = [game]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(node.variations))
+
+
+def _streamed(
+    compiled: CompiledQuery, text: GameText, game: chess.pgn.Game, ordinal: int, **flags: bool
+) -> GameMatch:
+    """The runner's way: on a stream when the query offers one and the game allows."""
+    headers, _ = read_tags(text.tag_lines)
+    stream = compiled.stream(headers, ordinal, **flags)
+    if stream is not None and read_stream(text, stream):
+        verdict = stream.verdict()
+        if verdict is not None:
+            if not verdict.matched:
+                return GameMatch(False, ())
+            match = compiled.stream_match(verdict, game)
+            # What the runner uses: the same positions named by their plies, no tree.
+            keyed = compiled.stream_keys(verdict, stream.main_moves)
+            assert _plies(keyed) == _plies(match, key=position_key)
+            return match
+    return compiled.evaluate(game, ordinal, **flags)
+
+
+def _plies(match: GameMatch, key: Any = lambda ply: ply) -> list[tuple[object, ...]]:
+    return [
+        (found.count, [key(p) for p in found.positions], [key(p) for p in found.marked])
+        for found in match.lists
+    ]
+
+
+def assert_same(query: ct.Query, games: list[int] | None = None, **flags: bool) -> None:
+    try:
+        reference = compile_query(query, optimize=False)
+    except QueryError:
+        with pytest.raises(QueryError):
+            compile_query(query)
+        return
+    fast = compile_query(query)
+    for i in games if games is not None else range(len(GAMES)):
+        text, game = GAMES[i], TREES[i]
+        expected = _key(reference.evaluate(game, i + 1, **flags), game)
+        assert _key(fast.evaluate(game, i + 1, **flags), game) == expected, (i, query)
+        assert _key(_streamed(fast, text, game, i + 1, **flags), game) == expected, (i, query)
+
+
+def one_list(body: ct.Filter, scope: ct.Scope = ct.Scope.MAINLINE) -> ct.Query:
+    return ct.Query(ct.Header(), (ct.TopList(body, scope=scope),))
+
+
+# --------------------------------------------------------------------------------------
+# Scripts: the examples and the benchmark queries
+# --------------------------------------------------------------------------------------
+
+SCRIPTS = sorted((ROOT / "examples").glob("*.cql")) + sorted(
+    (ROOT / "benchmarks" / "queries").glob("*.cql")
+)
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_scripts_match_the_same_positions(script: Path) -> None:
+    assert_same(load_query(script).query, FEW)
+
+
+@pytest.mark.parametrize("flags", [{"skip_initial": True}, {"variations": True}])
+def test_run_options_are_honoured_on_streams(flags: dict[str, bool]) -> None:
+    for script in ("examples/knight-fork", "examples/many-checks", "benchmarks/queries/sequence"):
+        assert_same(load_query(ROOT / f"{script}.cql").query, **flags)
+
+
+# --------------------------------------------------------------------------------------
+# Generated queries
+# --------------------------------------------------------------------------------------
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(sc.filters(depth=2), st.sampled_from(list(ct.Scope)))
+def test_generated_filters(body: ct.Filter, scope: ct.Scope) -> None:
+    assert_same(one_list(body, scope), FEW)
+
+
+@SETTINGS
+@given(sc.queries(depth=1, max_lists=2))
+def test_generated_queries(query: ct.Query) -> None:
+    assert_same(query, FEW)
+
+
+# Patterns the fast rules aim at: conjunctions of atoms under nested transforms, moves,
+# lines of single steps, sums of attack counts.
+
+_LETTERS = st.sampled_from(list("KQRBNPkqrbnp"))
+_TYPES = st.one_of(
+    _LETTERS.map(types_of),
+    st.lists(_LETTERS, min_size=2, max_size=3).map(lambda ls: types_of("".join(ls))),
+    st.sampled_from([ANYTHING, EMPTY_BIT, types_of("KQRBNP"), types_of("kqrbnp") | EMPTY_BIT]),
+)
+_SQUARES = st.one_of(
+    st.integers(0, 63).map(lambda sq: 1 << sq),
+    st.integers(0, 63).map(lambda sq: chess.BB_FILES[sq % 8] & ~chess.BB_RANKS[sq // 8]),
+    st.integers(1, FULL),
+)
+_PIECES = st.builds(ct.PieceSet, _TYPES, _SQUARES)
+_ATOMS = st.one_of(
+    _PIECES,
+    _PIECES.map(ct.Not),
+    st.builds(
+        lambda p, lo, span: ct.InRange(ct.Count(p), lo, None if span is None else lo + span),
+        _PIECES,
+        st.integers(-1, 3),
+        st.one_of(st.none(), st.integers(0, 3)),
+    ),
+)
+_EXTRAS = st.one_of(
+    st.sampled_from([ct.Simple(k) for k in ct.Keyword]),
+    st.builds(ct.Move, from_=st.one_of(st.none(), _PIECES), to=st.one_of(st.none(), _PIECES)),
+    st.builds(lambda a, b: ct.InRange(ct.Count(ct.Attacks(a, b)), 1, None), _PIECES, _PIECES),
+    st.builds(ct.AttackedBy, _PIECES, _PIECES),
+)
+_PATTERNS = st.lists(st.one_of(_ATOMS, _ATOMS, _EXTRAS), min_size=1, max_size=4).map(
+    lambda items: ct.Compound(tuple(items))
+)
+_KINDS = st.sampled_from([k for k in ct.TransformKind if k is not ct.TransformKind.SHIFT])
+
+
+def _transformed(pattern: ct.Filter, kinds: list[ct.TransformKind]) -> ct.Filter:
+    for kind in kinds:
+        pattern = ct.Transform(kind, pattern)
+    return pattern
+
+
+@SETTINGS
+@given(_PATTERNS, st.lists(_KINDS, max_size=2), st.booleans())
+def test_transformed_patterns(pattern: ct.Filter, kinds: list, shifted: bool) -> None:
+    if shifted:
+        kinds = [*kinds, ct.TransformKind.SHIFT]
+    assert_same(one_list(_transformed(pattern, kinds)), FEW)
+
+
+_MOVE_SQUARES = st.one_of(
+    st.none(),
+    st.builds(ct.PieceSet, _TYPES, _SQUARES),
+    st.builds(ct.PieceSet, st.just(ANYTHING), st.integers(1, FULL)),
+)
+
+
+@SETTINGS
+@given(_MOVE_SQUARES, _MOVE_SQUARES, _MOVE_SQUARES, st.lists(_KINDS, max_size=1))
+def test_moves(from_: ct.Filter, to: ct.Filter, capture: ct.Filter, kinds: list) -> None:
+    move = ct.Move(from_=from_, to=to, capture=capture)
+    assert_same(one_list(_transformed(move, kinds)))
+
+
+@SETTINGS
+@given(st.lists(_ATOMS, min_size=2, max_size=6), st.sampled_from(["P", "[Pp]", "N", "k"]))
+def test_disjunctions_of_single_atoms(items: list[ct.Filter], letters: str) -> None:
+    # Members of one type set, often on overlapping squares: they share one mask test.
+    types = pd(letters).types
+
+    def retyped(item: ct.Filter) -> ct.Filter:
+        if isinstance(item, ct.PieceSet):
+            return ct.PieceSet(types, item.squares)
+        if isinstance(item, ct.Not):
+            return ct.Not(retyped(item.arg))
+        assert isinstance(item, ct.InRange) and isinstance(item.value, ct.Count)
+        return ct.InRange(ct.Count(retyped(item.value.arg)), item.lo, item.hi)
+
+    assert_same(one_list(ct.Or(tuple(retyped(item) for item in items))), FEW)
+
+
+@SETTINGS
+@given(st.lists(_PATTERNS, min_size=2, max_size=5), st.sampled_from([ct.Or, ct.Union]))
+def test_disjunctions(patterns: list[ct.Filter], kind: type) -> None:
+    items = tuple(p.items[-1] if kind is ct.Union else p for p in patterns)
+    assert_same(one_list(ct.Compound((kind(items),))), FEW)
+
+
+@SETTINGS
+@given(st.lists(_PATTERNS, min_size=1, max_size=4), st.lists(_KINDS, max_size=1))
+def test_lines_of_single_steps(steps: list[ct.Filter], kinds: list) -> None:
+    line = ct.Line(tuple(ct.LineStep(step) for step in steps))
+    assert_same(one_list(_transformed(line, kinds)), FEW)
+
+
+# Steps that hold often, so that long lines get walked to their end.
+_LIKELY_STEPS = st.sampled_from(
+    [
+        ct.Simple(ct.Keyword.WTM),
+        ct.Simple(ct.Keyword.BTM),
+        ct.Not(ct.Simple(ct.Keyword.CHECK)),
+        ct.Simple(ct.Keyword.CHECK),
+        pd("K"),
+        pd("[Pp]a-h2-7"),
+        ct.Move(from_=pd("[Pp]")),
+        ct.Move(to=pd("_")),
+        ct.Simple(ct.Keyword.TERMINAL),
+    ]
+)
+
+
+@SETTINGS
+@given(st.lists(_LIKELY_STEPS, min_size=1, max_size=6), st.lists(_KINDS, max_size=1))
+def test_long_lines(steps: list[ct.Filter], kinds: list) -> None:
+    line = ct.Line(tuple(ct.LineStep(step) for step in steps))
+    assert_same(one_list(_transformed(line, kinds)))
+
+
+@SETTINGS
+@given(
+    st.lists(st.integers(0, 63), min_size=1, max_size=10),
+    st.sampled_from(["N", "A", "[Qq]", "a"]),
+    st.sampled_from(["q", "k", "[RQ]", "a"]),
+    st.integers(0, 2),
+)
+def test_sums_of_attack_counts(squares: list[int], left: str, right: str, lo: int) -> None:
+    target = types_of(right.strip("[]")) if right != "a" else types_of("kqrbnp")
+    attacker = pd(left) if left != "a" else pd("[kqrbnp]")
+    terms: list[ct.Filter] = [
+        ct.Count(ct.Attacks(attacker, ct.PieceSet(target, 1 << sq))) for sq in squares
+    ]
+    total = terms[0]
+    for term in terms[1:]:
+        total = ct.Arith(ct.ArithOp.ADD, total, term)
+    assert_same(one_list(ct.InRange(total, lo, lo + 1)), FEW)
+
+
+# --------------------------------------------------------------------------------------
+# The building blocks, on boards of real games
+# --------------------------------------------------------------------------------------
+
+
+def _boards() -> list[chess.Board]:
+    boards = []
+    for game in TREES:
+        board = game.board()
+        for ply, move in enumerate(game.mainline_moves()):
+            board.push(move)
+            if ply % 5 == 2:
+                boards.append(board.copy(stack=False))
+    return boards
+
+
+BOARDS = _boards()
+
+
+def test_attackers_of_is_the_inverse_of_attacks_mask() -> None:
+    for board in BOARDS:
+        for square in chess.SQUARES:
+            expected = sum(1 << a for a in chess.SQUARES if board.attacks_mask(a) >> square & 1)
+            assert board_tests.attackers_of(board, square) == expected
+
+
+@given(st.integers(0, (1 << 13) - 1))
+@settings(max_examples=200, deadline=None)
+def test_masks_agree_with_the_plain_mask(types: int) -> None:
+    plain = piece_mask_fn(types)
+    fast = atoms.mask_function(types)
+    for board in BOARDS[::7]:
+        assert fast(board) == plain(board)
+
+
+@SETTINGS
+@given(st.lists(_ATOMS, min_size=1, max_size=6))
+def test_board_checks_agree_with_the_atoms_one_by_one(items: list[ct.Filter]) -> None:
+    found = atoms.exact_atoms(ct.Compound(tuple(items)))
+    assert found is not None
+    check = atoms.board_check(found)
+    for board in BOARDS[::3]:
+        expected = all(atom.holds(board) for atom in found)
+        assert (check is None or check(board)) == expected
+
+
+_LINES_OF_SQUARES = st.one_of(
+    st.integers(0, 7).map(lambda i: chess.BB_RANKS[i]),
+    st.integers(0, 7).map(lambda i: chess.BB_FILES[i]),
+    st.integers(0, 63).map(lambda sq: chess.BB_SQUARES[sq]),
+)
+_BOARD_ATOMS = st.builds(
+    atoms.Atom,
+    _TYPES,
+    _LINES_OF_SQUARES,
+    st.integers(0, 2),
+    st.one_of(st.none(), st.integers(0, 3)),
+)
+
+
+@SETTINGS
+@given(st.lists(st.lists(_BOARD_ATOMS, min_size=1, max_size=3), min_size=1, max_size=6))
+def test_any_conjunction_agrees_with_the_atoms_one_by_one(conjunctions: list[list]) -> None:
+    check = atoms.any_conjunction(conjunctions)
+    for board in BOARDS[::2]:
+        expected = any(all(a.holds(board) for a in conj) for conj in conjunctions)
+        assert check(board) == expected
+
+
+def test_members_merged_on_one_mask_keep_overlapping_squares_apart() -> None:
+    # One rank and one file share a square: the merged test must see every square.
+    for letter in "KQRBNPkqrbnp":
+        types = types_of(letter)
+        for rank in range(8):
+            for file in range(8):
+                members = [
+                    (atoms.Atom(types, chess.BB_RANKS[rank]),),
+                    (atoms.Atom(types, chess.BB_FILES[file]),),
+                    (atoms.Atom(types, chess.BB_RANKS[rank], 2, 2),),
+                ]
+                check = atoms.any_conjunction(members)
+                for board in BOARDS[::4]:
+                    expected = any(m[0].holds(board) for m in members)
+                    assert check(board) == expected, (letter, rank, file, board.fen())
+
+
+# --------------------------------------------------------------------------------------
+# Whole runs
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("script", ["knight-fork", "queen-staircase", "early-queen-trade"])
+def test_runs_write_the_same_files(script: str) -> None:
+    query = load_query(ROOT / "examples" / f"{script}.cql").query
+    inputs = [InputFile.of(PGN / name) for name in ("annotated.pgn", "broken.pgn", "crlf.pgn")]
+    outputs = []
+    for optimize in (False, True):
+        pgn, report, messages = io.StringIO(), io.StringIO(), io.StringIO()
+        from cqllegacy.runner.progress import Messages
+
+        summary = scan(
+            compile_query(query, optimize=optimize),
+            inputs,
+            options=ScanOptions(),
+            sinks=[PgnWriter(pgn, several_files=True), ReportWriter(report)],
+            progress=Messages(messages),
+        )
+        outputs.append((pgn.getvalue(), report.getvalue(), messages.getvalue(), summary.games))
+    assert outputs[0] == outputs[1]
+
+
+# --------------------------------------------------------------------------------------
+# Attack counts on the board (board_tests): leapers, the mover's king, whole list bodies
+# --------------------------------------------------------------------------------------
+
+
+def _pair_count(board: chess.Board, left: ct.PieceSet, right: ct.PieceSet) -> int:
+    """#(L attacks R) by its definition: the L pieces whose attacks reach an R square."""
+    targets = piece_mask_fn(right.types)(board) & right.squares
+    attackers = piece_mask_fn(left.types)(board) & left.squares & board.occupied
+    return sum(1 for a in chess.SQUARES if attackers >> a & 1 and board.attacks_mask(a) & targets)
+
+
+def _boards_with_moves() -> list[chess.Board]:
+    """Boards that keep the move that reached them (the mover's-king shortcut reads it),
+    and boards whose last move promises nothing: start positions and null moves."""
+    boards = []
+    for game in TREES:
+        board = game.board()
+        boards.append(board.copy())
+        for ply, move in enumerate(game.mainline_moves()):
+            board.push(move)
+            if ply % 3 == 1:
+                boards.append(board.copy())
+    in_check = chess.Board("4k3/8/8/8/8/8/4r3/4K3 w - - 0 1")
+    after_null = in_check.copy()
+    after_null.push(chess.Move.null())
+    # White's a1 king stands attacked: legality guards only one of two kings.
+    two_kings = chess.Board("4k3/8/8/8/8/8/r7/K6K w - - 0 1")
+    two_kings.push_san("Kg1")
+    unusual = [in_check, after_null, two_kings, chess.Board("4k3/8/8/8/8/8/4r3/4K3 b - - 0 1")]
+    return boards + unusual
+
+
+BOARDS_WITH_MOVES = _boards_with_moves()
+_ATTACK_SIDES = st.one_of(
+    st.sampled_from(
+        ["K", "k", "Ka1", "N", "n", "[Nn]", "P", "p", "[NKP]", "A", "a", "Q", "[RB]"]
+    ).map(pd),
+    _PIECES,
+)
+
+
+@SETTINGS
+@given(_ATTACK_SIDES, _ATTACK_SIDES)
+def test_attack_counts_agree_with_their_definition(left: ct.PieceSet, right: ct.PieceSet) -> None:
+    if left.types in (0, ANYTHING) or right.types in (0, ANYTHING):
+        return
+    count = board_tests.attack_count(left, right)
+    ranges = [(0, 0), (1, 1), (1, None), (2, None), (None, 1)]
+    in_range = [board_tests.attack_count_in_range(left, right, lo, hi) for lo, hi in ranges]
+    for board in BOARDS_WITH_MOVES[::2] + BOARDS_WITH_MOVES[-4:]:
+        expected = _pair_count(board, left, right)
+        assert count(board) == expected, (left, right, board.fen())
+        for (lo, hi), test in zip(ranges, in_range, strict=True):
+            within = (lo is None or lo <= expected) and (hi is None or expected <= hi)
+            assert test(board) == within, (left, right, lo, hi, board.fen())
+
+
+def test_attack_count_shortcut_for_the_movers_king_needs_a_real_move() -> None:
+    in_check, after_null, two_kings, start = BOARDS_WITH_MOVES[-4:]
+    rook_on_king = board_tests.attack_count(pd("r"), pd("K"))
+    assert [rook_on_king(b) for b in (in_check, after_null, start)] == [1, 1, 1]
+    assert board_tests.attack_count(pd("r"), pd("Ka1"))(two_kings) == 1
+    check = board_tests.attack_count_in_range(pd("r"), pd("K"), 1, 1)
+    assert [check(b) for b in (in_check, after_null, start)] == [True] * 3
+    assert board_tests.attack_count_in_range(pd("r"), pd("Ka1"), 1, 1)(two_kings)
+
+
+_ATTACK_RANGES = st.builds(
+    lambda left, right, lo, span: ct.InRange(
+        ct.Count(ct.Attacks(left, right)), lo, None if span is None else lo + span
+    ),
+    _ATTACK_SIDES,
+    _ATTACK_SIDES,
+    st.integers(0, 2),
+    st.one_of(st.none(), st.integers(0, 1)),
+)
+
+
+@SETTINGS
+@given(
+    st.lists(
+        st.lists(st.one_of(_ATTACK_RANGES, _ATTACK_RANGES, _ATOMS), min_size=1, max_size=3),
+        min_size=1,
+        max_size=3,
+    ),
+    st.lists(_KINDS, max_size=1),
+)
+def test_attack_count_bodies_tested_on_the_board(members: list[list], kinds: list) -> None:
+    body = _transformed(ct.Or(tuple(ct.Compound(tuple(m)) for m in members)), kinds)
+    assert_same(one_list(body), FEW)
+
+
+# --------------------------------------------------------------------------------------
+# ORs of lines of single steps, followed while the game is read (line_automaton)
+# --------------------------------------------------------------------------------------
+
+
+def _pool(texts: list[GameText]) -> list[tuple[GameText, chess.pgn.Game]]:
+    return [(text, read_game(text)) for text in texts]
+
+
+def _line_pool() -> list[tuple[GameText, chess.pgn.Game]]:
+    data = (resources.files("cqllegacy") / "data" / "wcc.pgn.bz2").read_bytes()
+    with bz2.open(io.BytesIO(data), "rt", encoding="latin-1") as handle:
+        wcc = list(split_games(handle))
+    with open(ROOT / "fixtures" / "games.pgn", encoding="latin-1") as handle:
+        fixtures = list(split_games(handle))
+    # A game with null moves, which a ``move from`` never describes.
+    null = list(split_games(io.StringIO('[Event "null"]\n\n1. e4 -- 2. Qh5 -- 3. Qxf7+ *\n\n')))
+    return _pool(wcc[::40] + fixtures[::12] + null)
+
+
+LINE_POOL = _line_pool()
+
+
+def assert_same_on(
+    query: ct.Query, pool: list[tuple[GameText, chess.pgn.Game]], **flags: bool
+) -> list[bool]:
+    """The optimised paths give what the straightforward evaluator gives on every game of
+    ``pool``; which games matched."""
+    reference, fast = compile_query(query, optimize=False), compile_query(query)
+    matched = []
+    for i, (text, game) in enumerate(pool):
+        expected = _key(reference.evaluate(game, i + 1, **flags), game)
+        assert _key(fast.evaluate(game, i + 1, **flags), game) == expected, (i, query)
+        assert _key(_streamed(fast, text, game, i + 1, **flags), game) == expected, (i, query)
+        matched.append(bool(expected[0]))
+    return matched
+
+
+def _follows_lines(query: ct.Query) -> bool:
+    """Whether the runner evaluates ``query`` with a line automaton while reading."""
+    from cqllegacy.evaluator.stream import LineStream
+
+    return isinstance(compile_query(query).stream({}, 1), LineStream)
+
+
+_LETTER = {chess.PAWN: "P", chess.KNIGHT: "N", chess.BISHOP: "B"} | {
+    chess.ROOK: "R",
+    chess.QUEEN: "Q",
+    chess.KING: "K",
+}
+
+
+def _played_steps(game: chess.pgn.Game, ply: int, length: int) -> list[str] | None:
+    """Legacy position lists describing plies ``ply``… of ``game``: at even steps the
+    piece and square the move leaves, at odd steps check (or the side to move)."""
+    board = game.board()
+    moves = list(game.mainline_moves())
+    if ply + length > len(moves):
+        return None
+    for move in moves[:ply]:
+        board.push(move)
+    steps = []
+    for i in range(length):
+        move = moves[ply + i]
+        if i % 2 == 0:
+            piece = board.piece_at(move.from_square)
+            assert piece is not None
+            letter = _LETTER[piece.piece_type]
+            letter = letter if piece.color else letter.lower()
+            steps.append(f"(position :movefrom {letter}{chess.square_name(move.from_square)})")
+        else:
+            steps.append("(position :check)" if board.is_check() else "(position)")
+        board.push(move)
+    return steps
+
+
+def _legacy_query(steps: list[str], keywords: list[str]) -> ct.Query:
+    from cqllegacy.translator import to_core
+
+    from cqllegacy.legacy.grammar import read_script
+
+    text = f"(match (position {' '.join(keywords)} :sequence ({' '.join(steps)})))"
+    return to_core(read_script(text))
+
+
+_KEYWORDS = st.lists(
+    st.sampled_from([":shift", ":flip", ":flipcolor", ":shifthorizontal", ":flipvertical"]),
+    max_size=2,
+    unique=True,
+)
+
+
+@SETTINGS
+@given(st.integers(0, len(LINE_POOL) - 2), st.integers(0, 60), st.integers(2, 4), _KEYWORDS)
+def test_sequences_taken_from_real_games(
+    game: int, ply: int, length: int, keywords: list[str]
+) -> None:
+    # The sequence is played in game ``game`` (under the identity transform at least),
+    # so the comparison sees matches, marks and the lines' ends.
+    steps = _played_steps(LINE_POOL[game][1], ply, length)
+    if steps is None:
+        return
+    query = _legacy_query(steps, keywords)
+    assert _follows_lines(query)
+    pool = [LINE_POOL[game], LINE_POOL[(game + 1) % len(LINE_POOL)], LINE_POOL[-1]]
+    assert assert_same_on(query, pool)[0]
+
+
+# Staircases played in games of the pool (index given), under every transform; the
+# benchmark's queen staircase is played in none.
+_STAIRCASES = [
+    (["Qf3", "check", "Qf5", "check", "Qh5"], 2),
+    (["Qc7", "check", "Qd7"], 18),
+    (["Rh1", "check", "Rh7"], 0),
+    (["Nc6", "check", "Nd4"], 12),
+    (["Qa2", "check", "Qb2", "check", "Qb3", "check", "Qc3", "check", "Qc4"], None),
+]
+
+
+def _case_id(value: object) -> str:
+    return "-".join(value) if isinstance(value, list) else str(value)
+
+
+@pytest.mark.parametrize(("stairs", "played"), _STAIRCASES, ids=_case_id)
+def test_staircases_under_every_transform(stairs: list[str], played: int | None) -> None:
+    steps = [
+        "(position :check)" if step == "check" else f"(position :movefrom {step})"
+        for step in stairs
+    ]
+    query = _legacy_query(steps, [":shift", ":flip", ":flipcolor"])
+    assert _follows_lines(query)
+    if played is None:
+        assert_same_on(query, LINE_POOL[::6])
+    else:
+        assert assert_same_on(query, [LINE_POOL[played], *LINE_POOL[1::8]])[0]
+
+
+def _mixed_members(draw: Any) -> ct.Filter:
+    """An OR of lines sharing prefixes, of different lengths, some inside ``{A line …}``."""
+    step = st.one_of(
+        _LIKELY_STEPS,
+        st.builds(ct.Move, from_=st.builds(ct.PieceSet, _TYPES, _SQUARES)),
+        st.builds(lambda m: ct.Compound((m,)), st.builds(ct.Move, from_=_PIECES)),
+    )
+    prefix = draw(st.lists(step, max_size=3))
+    members: list[ct.Filter] = []
+    for _ in range(draw(st.integers(1, 4))):
+        steps = prefix[: draw(st.integers(0, len(prefix)))] + draw(
+            st.lists(step, min_size=1, max_size=3)
+        )
+        line: ct.Filter = ct.Line(tuple(ct.LineStep(s) for s in steps))
+        if draw(st.booleans()):
+            line = ct.Compound((draw(_LIKELY_STEPS), line))
+        members.append(line)
+    if draw(st.booleans()):
+        members.append(draw(_LIKELY_STEPS))  # a member of one position
+    return ct.Or(tuple(members))
+
+
+@SETTINGS
+@given(
+    st.data(),
+    st.lists(_KINDS, max_size=1),
+    st.sampled_from(list(ct.Mark)),
+    st.sampled_from(list(ct.Scope)),
+    st.sampled_from([{}, {"skip_initial": True}, {"variations": True}]),
+)
+def test_ors_of_lines(data: Any, kinds: list, mark: ct.Mark, scope: ct.Scope, flags: dict) -> None:
+    body = _transformed(_mixed_members(data.draw), kinds)
+    query = ct.Query(ct.Header(), (ct.TopList(body, mark=mark, scope=scope),))
+    assert _follows_lines(query)
+    assert_same_on(query, [*LINE_POOL[::3], LINE_POOL[-1]], **flags)
+    assert_same(query, FEW[:4], **flags)  # games with variations and comments
+
+
+@SETTINGS
+@given(st.data())
+def test_several_lists_of_lines(data: Any) -> None:
+    lists = tuple(
+        ct.TopList(_mixed_members(data.draw), matchcount=(0, None) if i else None) for i in range(2)
+    )
+    assert_same_on(ct.Query(ct.Header(), lists), LINE_POOL[::3])
+
+
+def test_lines_completed_out_of_order_are_sorted() -> None:
+    # With white to move the long line (a white king at five positions in a row) is
+    # found four positions later, after the hits of the positions with black to move
+    # between: the marks and the report list positions in game order all the same.
+    long = ct.Line(tuple(ct.LineStep(pd("K")) for _ in range(5)))
+    short = ct.Line((ct.LineStep(ct.Simple(ct.Keyword.BTM)),))
+    for mark in ct.Mark:
+        query = ct.Query(ct.Header(), (ct.TopList(ct.Or((long, short)), mark=mark),))
+        assert _follows_lines(query)
+        assert all(assert_same_on(query, LINE_POOL[:4]))
+
+
+def test_staircase_runs_write_the_same_files(tmp_path: Path) -> None:
+    # Games that play these staircases (and one with null moves), read from a file: the
+    # output PGN with its MATCH comments and the report are the same byte for byte.
+    from cqllegacy.runner.progress import Messages
+
+    games = tmp_path / "games.pgn"
+    games.write_text(
+        "".join(LINE_POOL[i][0].pgn() + "\n\n" for i in (0, 2, 12, 18, -1)), encoding="utf-8"
+    )
+    scripts = [
+        ["Qf3", "check", "Qf5", "check", "Qh5"],
+        ["Rh1", "check", "Rh7"],
+    ]
+    for stairs in scripts:
+        steps = [
+            "(position :check)" if step == "check" else f"(position :movefrom {step})"
+            for step in stairs
+        ]
+        query = _legacy_query(steps, [":shift", ":flip", ":flipcolor"])
+        outputs = []
+        for optimize in (False, True):
+            pgn, report, messages = io.StringIO(), io.StringIO(), io.StringIO()
+            summary = scan(
+                compile_query(query, optimize=optimize),
+                [InputFile.of(games)],
+                options=ScanOptions(),
+                sinks=[PgnWriter(pgn, several_files=False), ReportWriter(report)],
+                progress=Messages(messages),
+            )
+            outputs.append((pgn.getvalue(), report.getvalue(), summary.games, summary.matched))
+        assert outputs[0] == outputs[1]
+        assert outputs[1][3] >= 1 and "MATCH" in outputs[1][0], stairs

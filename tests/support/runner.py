@@ -1,0 +1,98 @@
+"""Shared helpers of the runner tests (no tests here).
+
+:class:`StandIn` plays the evaluator's ``CompiledQuery`` for tests that must not depend
+on :mod:`cqllegacy.evaluator.evaluate`: one top-level list whose body is a python-chess
+predicate on the board, evaluated directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+
+import attrs
+import chess
+import chess.pgn
+
+from cqllegacy.core.tree import Mark
+
+PGN = Path(__file__).resolve().parents[1] / "pgn"
+WCC = Path(__file__).resolve().parents[2] / "cqllegacy" / "data" / "wcc.pgn.bz2"
+
+
+def white_queen_on_d1(board: chess.Board) -> bool:
+    return board.piece_at(chess.D1) == chess.Piece(chess.QUEEN, chess.WHITE)
+
+
+@attrs.frozen
+class ListMatch:
+    count: int
+    positions: tuple[chess.pgn.GameNode, ...]
+    marked: tuple[chess.pgn.GameNode, ...]
+
+
+@attrs.frozen
+class GameMatch:
+    matched: bool
+    lists: tuple[ListMatch, ...]
+
+
+def walk(
+    node: chess.pgn.GameNode, board: chess.Board, variations: bool
+) -> Iterator[tuple[chess.pgn.GameNode, chess.Board]]:
+    """Every examined node with its board, depth first, main continuation first."""
+    yield node, board
+    children = node.variations if variations else node.variations[:1]
+    for child in children:
+        after = board.copy(stack=False)
+        after.push(child.move)
+        yield from walk(child, after, variations)
+
+
+@attrs.define
+class StandIn:
+    """A ``CompiledQuery`` with one list: positions where ``predicate(board)`` holds."""
+
+    predicate: Callable[[chess.Board], bool] = white_queen_on_d1
+    mark: Mark = Mark.FIRST
+    accept: Callable[[Mapping[str, str], int], bool] = lambda headers, ordinal: True
+    prefiltered: list[int] = attrs.Factory(list)
+    evaluated: list[tuple[int, bool, bool]] = attrs.Factory(list)
+
+    def prefilter(self, headers: Mapping[str, str], ordinal: int) -> bool:
+        self.prefiltered.append(ordinal)
+        return self.accept(headers, ordinal)
+
+    def evaluate(
+        self,
+        game: chess.pgn.Game,
+        ordinal: int,
+        *,
+        skip_initial: bool = False,
+        variations: bool = False,
+    ) -> GameMatch:
+        self.evaluated.append((ordinal, skip_initial, variations))
+        positions = tuple(
+            node
+            for node, board in walk(game, game.board(), variations)
+            if not (skip_initial and node is game) and self.predicate(board)
+        )
+        marked = {Mark.FIRST: positions[:1], Mark.ALL: positions, Mark.NONE: ()}[self.mark]
+        return GameMatch(bool(positions), (ListMatch(len(positions), positions, marked),))
+
+
+def node_at(game: chess.pgn.GameNode, *choices: int) -> chess.pgn.GameNode:
+    """The node reached from ``game`` by taking ``variations[i]`` for each i."""
+    node = game
+    for index in choices:
+        node = node.variations[index]
+    return node
+
+
+def read_all(path: Path) -> list[chess.pgn.Game]:
+    """Every game of a plain PGN file, read by python-chess alone."""
+    games = []
+    with open(path, encoding="utf-8") as handle:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            games.append(game)
+    return games
