@@ -895,22 +895,7 @@ def indicator(f: core.Filter) -> core.Filter:
 
 
 def _contains_relation(f: core.Filter) -> bool:
-    if isinstance(f, core.Relation):
-        return True
-    return any(_contains_relation(v) for v in _children(f))
-
-
-def _children(f: core.Filter) -> Iterator[core.Filter]:
-    for field in attrs.fields(type(f)):
-        value = getattr(f, field.name)
-        if isinstance(value, core.Filter):
-            yield value
-        elif isinstance(value, tuple):
-            for v in value:
-                if isinstance(v, core.Filter):
-                    yield v
-                elif isinstance(v, core.LineStep):
-                    yield v.filter
+    return f.find(core.Relation) is not None
 
 
 def _count_terms(

@@ -224,26 +224,9 @@ def _rewrite(node: Filter, tau: BasicTransform) -> Filter:
     raise ValueError(f"cannot transform a {type(node).__name__} node")
 
 
-@functools.cache
-def _init_fields(cls: type) -> tuple[tuple[str, str], ...]:
-    """(attribute, ``__init__`` parameter) of every field ``__init__`` takes, as
-    ``attrs.evolve`` reads them: nodes are rebuilt without evolve's look-ups (an orbit of
-    a few hundred lines rewrites tens of thousands of nodes)."""
-    return tuple((field.name, field.alias) for field in attrs.fields(cls) if field.init)
-
-
 def _rewrite_fields(node: Filter, tau: BasicTransform) -> Filter:
     """Rewrite every sub-filter of a node whose own fields do not change under transforms."""
-    values: dict[str, object] = {}
-    changed = False
-    for name, parameter in _init_fields(type(node)):
-        value = getattr(node, name)
-        if isinstance(value, Filter):
-            value, changed = _rewrite(value, tau), True
-        elif isinstance(value, tuple) and value and isinstance(value[0], Filter):
-            value, changed = tuple(_rewrite(item, tau) for item in value), True
-        values[parameter] = value
-    return type(node)(**values) if changed else node
+    return node.map_children(lambda child: _rewrite(child, tau))
 
 
 _STRUCTURAL: tuple[type[Filter], ...] = (

@@ -25,7 +25,9 @@ True
 from __future__ import annotations
 
 import enum
-from typing import ClassVar
+import functools
+from collections.abc import Callable, Iterator
+from typing import ClassVar, TypeVar
 
 import attrs
 
@@ -35,11 +37,150 @@ from cqllegacy.vocab.spans import Span
 from cqllegacy.vocab.squares import FULL, Direction, SquareSet
 
 
+class Reads(enum.IntEnum):
+    """How far a node looks, from least to most; a tree looks as far as its farthest node.
+
+    The evaluator chooses how to run a query from this (tags alone, the board python-chess
+    is reading, or the whole game tree), so the order matters: ``max`` combines.
+    """
+
+    #: Nothing, or the game's tags alone (``result``, ``player``, numbers, ``and`` …).
+    TAGS = 0
+    #: The current position and the tags.
+    POSITION = 1
+    #: Also the move played from the current position.
+    NEXT_MOVE = 2
+    #: Other positions, earlier or later, or pieces followed through the game.  The
+    #: default: a node class that declares nothing is evaluated on the full game tree.
+    GAME = 3
+
+
 class Filter:
-    """Base of every core node.  ``MODERN`` is False for nodes CQL 6.1 cannot express."""
+    """Base of every core node, and the tree API every node shares.
+
+    ``MODERN`` is False for nodes CQL 6.1 cannot express; ``READS`` declares how far the
+    node itself looks (its children add theirs, see :meth:`reads`).
+
+    >>> from cqllegacy.vocab.pieces import types_of
+    >>> tree = Not(Count(PieceSet(types_of("Q"))))
+    >>> [type(n).__name__ for n in tree.walk()]
+    ['Not', 'Count', 'PieceSet']
+    >>> tree.reads() is Reads.POSITION
+    True
+    >>> tree.transform(lambda n: Number(3) if isinstance(n, Count) else n)
+    Not(arg=Number(value=3))
+    """
 
     __slots__ = ()
     MODERN: ClassVar[bool] = True
+    READS: ClassVar[Reads] = Reads.GAME
+
+    def reads_itself(self) -> Reads:
+        """How far this node looks, its children aside (``READS`` unless a field decides)."""
+        return self.READS
+
+    def reads(self) -> Reads:
+        """How far this node and everything below it look."""
+        return max(node.reads_itself() for node in self.walk())
+
+    def children(self) -> tuple[Filter, ...]:
+        """The filters directly below this node, in field order."""
+        found: list[Filter] = []
+        for name in _node_fields(type(self)).names:
+            value = getattr(self, name)
+            if isinstance(value, Filter):
+                found.append(value)
+            elif isinstance(value, tuple):
+                found.extend(_filters_in(value))
+        return tuple(found)
+
+    def walk(self) -> Iterator[Filter]:
+        """This node and every node below it, depth first, parents before children."""
+        stack: list[Filter] = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children()))
+
+    def find_all(self, *types: type[Filter]) -> Iterator[Filter]:
+        """The nodes of ``walk`` that are instances of ``types``."""
+        return (node for node in self.walk() if isinstance(node, types))
+
+    def find(self, *types: type[Filter]) -> Filter | None:
+        """The first node of ``walk`` that is an instance of ``types``, or None."""
+        return next(self.find_all(*types), None)
+
+    def replace(self: _F, **changes: object) -> _F:
+        """This node rebuilt field by field with ``changes`` (fields named as attributes)."""
+        fields = _node_fields(type(self))
+        values = {alias: getattr(self, name) for name, alias in fields.init}
+        values.update({fields.alias_of[name]: value for name, value in changes.items()})
+        return type(self)(**values)
+
+    def map_children(self: _F, fn: Callable[[Filter], Filter]) -> _F:
+        """This node with every child replaced by ``fn(child)`` (itself when none changes)."""
+        changes: dict[str, object] = {}
+        for name in _node_fields(type(self)).names:
+            value = getattr(self, name)
+            if isinstance(value, Filter):
+                new: object = fn(value)
+            elif isinstance(value, tuple):
+                new = _map_tuple(value, fn)
+            else:
+                continue
+            if new is not value:
+                changes[name] = new
+        return self.replace(**changes) if changes else self
+
+    def transform(self, fn: Callable[[Filter], Filter]) -> Filter:
+        """The tree rebuilt bottom up: ``fn`` sees each node with its children already
+        transformed, and returns its replacement."""
+        return fn(self.map_children(lambda child: child.transform(fn)))
+
+
+_F = TypeVar("_F", bound=Filter)
+
+
+@attrs.frozen
+class _NodeFields:
+    #: Every field that can hold a filter (a filter, or a tuple of filters or line steps).
+    names: tuple[str, ...]
+    #: (attribute, ``__init__`` parameter) of every field ``__init__`` takes.
+    init: tuple[tuple[str, str], ...]
+    alias_of: dict[str, str]
+
+
+@functools.cache
+def _node_fields(cls: type[Filter]) -> _NodeFields:
+    fields = attrs.fields(cls)
+    init = tuple((f.name, f.alias or f.name) for f in fields if f.init)
+    return _NodeFields(
+        names=tuple(f.name for f in fields if f.name != "origin"),
+        init=init,
+        alias_of=dict(init),
+    )
+
+
+def _filters_in(values: tuple[object, ...]) -> Iterator[Filter]:
+    for item in values:
+        if isinstance(item, Filter):
+            yield item
+        elif isinstance(item, LineStep):
+            yield item.filter
+
+
+def _map_tuple(values: tuple[object, ...], fn: Callable[[Filter], Filter]) -> tuple[object, ...]:
+    """``values`` with ``fn`` applied to its filters (the same tuple when nothing changed)."""
+    out: list[object] = []
+    for item in values:
+        if isinstance(item, Filter):
+            out.append(fn(item))
+        elif isinstance(item, LineStep):
+            new = fn(item.filter)
+            out.append(item if new is item.filter else attrs.evolve(item, filter=new))
+        else:
+            out.append(item)
+    return values if all(a is b for a, b in zip(out, values, strict=True)) else tuple(out)
 
 
 @attrs.frozen(slots=True)
@@ -69,6 +210,8 @@ class PieceSet(Filter):
     ``PieceSet(ANYTHING, FULL)`` is CQL's ``.`` (all squares); ``squares == 0`` is ``[]``.
     """
 
+    READS: ClassVar[Reads] = Reads.POSITION
+
     types: TypeSet = ANYTHING
     squares: SquareSet = FULL
 
@@ -77,12 +220,16 @@ class PieceSet(Filter):
 class Union(Filter):
     """``X | Y | …``."""
 
+    READS: ClassVar[Reads] = Reads.POSITION
+
     items: tuple[Filter, ...]
 
 
 @attrs.frozen(slots=True)
 class Intersection(Filter):
     """``X & Y & …``."""
+
+    READS: ClassVar[Reads] = Reads.POSITION
 
     items: tuple[Filter, ...]
 
@@ -91,12 +238,16 @@ class Intersection(Filter):
 class Complement(Filter):
     """``~X``: the squares not in X."""
 
+    READS: ClassVar[Reads] = Reads.POSITION
+
     arg: Filter
 
 
 @attrs.frozen(slots=True)
 class Attacks(Filter):
     """``L attacks R``: squares of L whose piece attacks some square of R."""
+
+    READS: ClassVar[Reads] = Reads.POSITION
 
     left: Filter
     right: Filter
@@ -106,6 +257,8 @@ class Attacks(Filter):
 class AttackedBy(Filter):
     """``L attackedby R``: squares of L attacked by some piece on R."""
 
+    READS: ClassVar[Reads] = Reads.POSITION
+
     left: Filter
     right: Filter
 
@@ -113,6 +266,8 @@ class AttackedBy(Filter):
 @attrs.frozen(slots=True)
 class DirectionSet(Filter):
     """``up 1 3 X`` …: X moved ``lo..hi`` steps in each basic vector of ``direction``."""
+
+    READS: ClassVar[Reads] = Reads.POSITION
 
     direction: Direction
     arg: Filter
@@ -124,6 +279,8 @@ class DirectionSet(Filter):
 class Ray(Filter):
     """``ray [direction] (s1 s2 … sn)``; its value is the set of end squares."""
 
+    READS: ClassVar[Reads] = Reads.POSITION
+
     args: tuple[Filter, ...]
     direction: Direction = Direction.ANYDIRECTION
 
@@ -132,12 +289,16 @@ class Ray(Filter):
 class XRay(Filter):
     """``xray (s1 s2 … sn)``: a ray whose first square holds a matching line piece."""
 
+    READS: ClassVar[Reads] = Reads.POSITION
+
     args: tuple[Filter, ...]
 
 
 @attrs.frozen(slots=True)
 class Between(Filter):
     """``between (s t)``: squares strictly inside a queen line from s to t."""
+
+    READS: ClassVar[Reads] = Reads.POSITION
 
     left: Filter
     right: Filter
@@ -152,6 +313,8 @@ class Move(Filter):
     ``promote`` is a type set (colours matter, as in the legacy ``:promote``).
     """
 
+    READS: ClassVar[Reads] = Reads.NEXT_MOVE
+
     from_: Filter | None = None
     to: Filter | None = None
     capture: Filter | None = None
@@ -160,10 +323,16 @@ class Move(Filter):
     previous: bool = False
     origin: Origin | None = _origin_field()
 
+    def reads_itself(self) -> Reads:
+        # The previous move is read from the position before: another position.
+        return Reads.GAME if self.previous else Reads.NEXT_MOVE
+
 
 @attrs.frozen(slots=True)
 class PieceVariable(Filter):
     """``x``: the square of the piece bound to piece variable ``x`` (empty if captured)."""
+
+    READS: ClassVar[Reads] = Reads.GAME  # said although it is the default: chosen, not inherited
 
     name: str
 
@@ -175,6 +344,8 @@ class PieceLoop(Filter):
     The binding follows that physical piece through later positions, promotions
     included.
     """
+
+    READS: ClassVar[Reads] = Reads.GAME  # said although it is the default: chosen, not inherited
 
     name: str
     domain: Filter
@@ -188,6 +359,8 @@ class PieceLoop(Filter):
 
 @attrs.frozen(slots=True)
 class Number(Filter):
+
+    READS: ClassVar[Reads] = Reads.TAGS
     value: int
 
 
@@ -195,12 +368,16 @@ class Number(Filter):
 class Count(Filter):
     """``#X``: the size of set X (always matches)."""
 
+    READS: ClassVar[Reads] = Reads.TAGS
+
     arg: Filter
 
 
 @attrs.frozen(slots=True)
 class Power(Filter):
     """``power X``: material on the squares of X (P1 N3 B3 R5 Q9 K0)."""
+
+    READS: ClassVar[Reads] = Reads.POSITION
 
     arg: Filter
 
@@ -212,6 +389,8 @@ class ArithOp(enum.Enum):
 
 @attrs.frozen(slots=True)
 class Arith(Filter):
+
+    READS: ClassVar[Reads] = Reads.TAGS
     op: ArithOp
     left: Filter
     right: Filter
@@ -219,6 +398,8 @@ class Arith(Filter):
 
 @attrs.frozen(slots=True)
 class Negate(Filter):
+
+    READS: ClassVar[Reads] = Reads.TAGS
     arg: Filter
 
 
@@ -232,7 +413,12 @@ class NumericKeyword(enum.Enum):
 class NumericValue(Filter):
     """``year``, ``movenumber``, ``ply``; ``year`` fails when the date has no year."""
 
+    READS: ClassVar[Reads] = Reads.TAGS
+
     keyword: NumericKeyword
+
+    def reads_itself(self) -> Reads:
+        return Reads.TAGS if self.keyword is NumericKeyword.YEAR else Reads.POSITION
 
 
 class Color(enum.Enum):
@@ -247,6 +433,8 @@ class Color(enum.Enum):
 class Elo(Filter):
     """``elo white`` / ``elo black`` / ``elo`` (the larger); fails when missing."""
 
+    READS: ClassVar[Reads] = Reads.TAGS
+
     color: Color | None = None
 
 
@@ -256,6 +444,8 @@ class InRange(Filter):
 
     ``lo == hi`` prints as ``value == lo``.  Fails when ``value`` fails.
     """
+
+    READS: ClassVar[Reads] = Reads.TAGS
 
     value: Filter
     lo: int | None
@@ -275,6 +465,8 @@ class CompareOp(enum.Enum):
 class Compare(Filter):
     """A comparison that is not a range, as hand-written CQL 6 has them."""
 
+    READS: ClassVar[Reads] = Reads.TAGS
+
     op: CompareOp
     left: Filter
     right: Filter
@@ -289,21 +481,29 @@ class Compare(Filter):
 class Compound(Filter):
     """``{F1 … Fn}``: all constituents match; the value is that of the last."""
 
+    READS: ClassVar[Reads] = Reads.TAGS
+
     items: tuple[Filter, ...]
 
 
 @attrs.frozen(slots=True)
 class And(Filter):
+
+    READS: ClassVar[Reads] = Reads.TAGS
     items: tuple[Filter, ...]
 
 
 @attrs.frozen(slots=True)
 class Or(Filter):
+
+    READS: ClassVar[Reads] = Reads.TAGS
     items: tuple[Filter, ...]
 
 
 @attrs.frozen(slots=True)
 class Not(Filter):
+
+    READS: ClassVar[Reads] = Reads.TAGS
     arg: Filter
 
 
@@ -324,12 +524,28 @@ class Keyword(enum.Enum):
 class Simple(Filter):
     """An argument-less filter: ``wtm``, ``check``, ``initial``, ``true`` …"""
 
+    READS: ClassVar[Reads] = Reads.TAGS
+
     keyword: Keyword
+
+    def reads_itself(self) -> Reads:
+        return _SIMPLE_READS[self.keyword]
+
+
+#: ``terminal`` asks whether a move follows; ``true``/``false`` read nothing.
+_SIMPLE_READS = {
+    **{keyword: Reads.POSITION for keyword in Keyword},
+    Keyword.TRUE: Reads.TAGS,
+    Keyword.FALSE: Reads.TAGS,
+    Keyword.TERMINAL: Reads.NEXT_MOVE,
+}
 
 
 @attrs.frozen(slots=True)
 class Result(Filter):
     """``result 1-0`` …: the game's Result tag (``*`` never matches)."""
+
+    READS: ClassVar[Reads] = Reads.TAGS
 
     result: GameResult
 
@@ -340,6 +556,8 @@ class Player(Filter):
 
     ``ignore_case`` reproduces the legacy ``:player`` (L10).
     """
+
+    READS: ClassVar[Reads] = Reads.TAGS
 
     text: str
     color: Color | None = None
@@ -356,6 +574,8 @@ class TagName(enum.Enum):
 class TagContains(Filter):
     """``event "text"`` / ``site "text"``: substring of that tag."""
 
+    READS: ClassVar[Reads] = Reads.TAGS
+
     tag: TagName
     text: str
 
@@ -363,6 +583,8 @@ class TagContains(Filter):
 @attrs.frozen(slots=True)
 class Comment(Filter):
     """A ``//`` comment at its place (T3); matches always and changes nothing."""
+
+    READS: ClassVar[Reads] = Reads.TAGS
 
     text: str
 
@@ -393,6 +615,8 @@ class Line(Filter):
     that variation).  Only forward lines are used by the translator.
     """
 
+    READS: ClassVar[Reads] = Reads.GAME  # said although it is the default: chosen, not inherited
+
     steps: tuple[LineStep, ...]
 
 
@@ -402,6 +626,8 @@ class Find(Filter):
 
     ``all`` makes it numeric: the number of such positions (``find all F``).
     """
+
+    READS: ClassVar[Reads] = Reads.GAME  # said although it is the default: chosen, not inherited
 
     arg: Filter
     all: bool = False
@@ -422,6 +648,8 @@ class TransformKind(enum.Enum):
 @attrs.frozen(slots=True)
 class Transform(Filter):
     """``T F`` / ``T count F`` with the orbit semantics of modern-cql §11."""
+
+    READS: ClassVar[Reads] = Reads.TAGS
 
     kind: TransformKind
     arg: Filter
@@ -454,6 +682,8 @@ class Relation(Filter):
     ``(types, lo, hi)`` / ``(lo, hi)`` with ``hi`` None for unlimited.
     """
 
+    READS: ClassVar[Reads] = Reads.GAME  # said although it is the default: chosen, not inherited
+
     MODERN: ClassVar[bool] = False
 
     allowable: SquareSet = FULL
@@ -480,6 +710,8 @@ class RayCount(Filter):
     diagonal one (either colour).
     """
 
+    READS: ClassVar[Reads] = Reads.POSITION
+
     MODERN: ClassVar[bool] = False
 
     args: tuple[Filter, ...]
@@ -492,6 +724,8 @@ class RayCount(Filter):
 class LegacyOnly(Filter):
     """Any other legacy construct the translator rewrote into a core node the printer
     cannot express; ``filter`` is what the evaluator runs."""
+
+    READS: ClassVar[Reads] = Reads.TAGS
 
     MODERN: ClassVar[bool] = False
 
