@@ -41,7 +41,6 @@ from cqllegacy.core.tree import (
     AttackedBy,
     Attacks,
     Between,
-    Comment,
     Compound,
     Count,
     DirectionSet,
@@ -62,16 +61,14 @@ from cqllegacy.core.tree import (
     Union,
     XRay,
 )
-from cqllegacy.evaluator.position_rules import PIECE_ATTRS, piece_mask_fn
+from cqllegacy.evaluator.analysis import meaningful
+from cqllegacy.evaluator.masks import kind_bit, kinds, mask_expression, mask_function
 from cqllegacy.vocab.pieces import (
     ANY_PIECE,
-    ANYTHING,
-    BLACK_PIECES,
     EMPTY_BIT,
-    WHITE_PIECES,
     TypeSet,
 )
-from cqllegacy.vocab.squares import FULL
+from cqllegacy.vocab.squares import iter_squares
 
 __all__ = [
     "KEY_COST_LIMIT",
@@ -79,16 +76,10 @@ __all__ = [
     "BoardCheck",
     "any_conjunction",
     "best_key",
-    "bits",
     "board_check",
-    "conjuncts",
     "count_atom",
     "disjunction_members",
     "exact_atoms",
-    "kind_bit",
-    "kinds",
-    "mask_function",
-    "meaningful",
     "necessary_atoms",
     "pure_disjunction",
 ]
@@ -101,52 +92,6 @@ BoardCheck = Callable[[Board], bool]
 # --------------------------------------------------------------------------------------
 # Piece masks
 # --------------------------------------------------------------------------------------
-
-
-def kinds(types: TypeSet) -> list[tuple[str, chess.Color]]:
-    """The piece kinds of ``types`` as (board attribute, colour)."""
-    return [
-        (name, color)
-        for color, shift in ((chess.WHITE, 0), (chess.BLACK, 6))
-        for piece_type, name in PIECE_ATTRS.items()
-        if types >> (piece_type - 1 + shift) & 1
-    ]
-
-
-def kind_bit(name: str, color: chess.Color) -> TypeSet:
-    piece_type = next(t for t, attr in PIECE_ATTRS.items() if attr == name)
-    return 1 << (piece_type - 1 + (0 if color else 6))
-
-
-@functools.cache
-def mask_function(types: TypeSet) -> Mask:
-    """The squares of a board whose content is in ``types`` (as ``piece_mask_fn``, with
-    the common single-kind cases spelled out).
-
-    >>> mask_function(0b10)(chess.Board()) == chess.BB_B1 | chess.BB_G1
-    True
-    """
-    found = kinds(types)
-    if types & ANYTHING == ANY_PIECE:
-        return operator.attrgetter("occupied")
-    if types & EMPTY_BIT == 0 and len(found) == 1:
-        ((name, color),) = found
-        get = operator.attrgetter(name)
-        return lambda board: get(board) & board.occupied_co[color]
-    if types & EMPTY_BIT == 0 and len(found) == 2 and found[0][0] == found[1][0]:
-        return operator.attrgetter(found[0][0])
-    if types in (WHITE_PIECES, BLACK_PIECES):
-        color = types == WHITE_PIECES
-        return lambda board: board.occupied_co[color]
-    return piece_mask_fn(types)
-
-
-def bits(bb: int) -> Iterator[int]:
-    """The squares of a bitboard, lowest first."""
-    while bb:
-        low = bb & -bb
-        yield low.bit_length() - 1
-        bb ^= low
 
 
 # --------------------------------------------------------------------------------------
@@ -184,20 +129,6 @@ class Atom:
             return None
         usual = sum(_USUAL_COUNT[name] for name, _ in kinds(self.types))
         return usual * self.squares.bit_count() / 64
-
-
-def meaningful(items: Sequence[Filter]) -> list[Filter]:
-    return [item for item in items if not isinstance(item, Comment)]
-
-
-def conjuncts(node: Filter) -> list[Filter]:
-    """The filters that must all match wherever ``node`` matches (``node`` itself when it
-    is no conjunction); comments left out."""
-    if isinstance(node, Compound | And):
-        return [part for item in meaningful(node.items) for part in conjuncts(item)]
-    if isinstance(node, LegacyOnly):
-        return conjuncts(node.filter)
-    return [node]
 
 
 def count_atom(value: Filter, lo: int | None, hi: int | None) -> Atom | None:
@@ -280,34 +211,6 @@ def _density(types: TypeSet) -> float:
     return min(1.0, pieces + (0.5 if types & EMPTY_BIT else 0.0))
 
 
-def _mask_expression(types: TypeSet) -> str:
-    """A Python expression for the squares of ``board`` whose content is in ``types``.
-
-    >>> _mask_expression(0b100000), _mask_expression(0b100000100000)
-    ('(board.kings & board.occupied_co[True])', 'board.kings')
-    """
-    if types & ANYTHING == ANYTHING:
-        return str(FULL)
-    if types & ANYTHING == ANY_PIECE:
-        return "board.occupied"
-    white = {name for name, color in kinds(types) if color}
-    black = {name for name, color in kinds(types) if not color}
-    parts = [f"board.{name}" for name in sorted(white & black)]
-    for names, color in ((white - black, True), (black - white, False)):
-        if len(names | (white & black)) == 6:
-            parts.append(f"board.occupied_co[{color}]")
-        elif names:
-            pieces = " | ".join(f"board.{name}" for name in sorted(names))
-            if len(names) > 1:
-                pieces = f"({pieces})"
-            parts.append(f"({pieces} & board.occupied_co[{color}])")
-    if types & EMPTY_BIT:
-        parts.append(f"(~board.occupied & {FULL})")
-    if not parts:
-        return "0"
-    return parts[0] if len(parts) == 1 else "(" + " | ".join(parts) + ")"
-
-
 @functools.cache
 def _generated(source: str) -> BoardCheck:
     """The function ``check(board)`` defined by ``source`` (text built here from type
@@ -351,7 +254,7 @@ class _Step:
 
     def source_lines(self) -> list[str]:
         """Statements returning False when the step fails."""
-        lines = [f"m = {_mask_expression(self.types)}"]
+        lines = [f"m = {mask_expression(self.types)}"]
         if self.all_of:
             lines.append(f"if m & {self.all_of} != {self.all_of}: return False")
         lines.extend(f"if not m & {squares}: return False" for squares in self.any_of)
@@ -427,7 +330,7 @@ def _condition(atoms: Sequence[Atom]) -> str:
     """A Python condition on ``board`` that holds when all ``atoms`` do."""
     parts = []
     for step in sorted(_steps(atoms), key=lambda s: s.chance):
-        mask = _mask_expression(step.types)
+        mask = mask_expression(step.types)
         if step.all_of:
             parts.append(f"{mask} & {step.all_of} == {step.all_of}")
         parts.extend(f"{mask} & {squares}" for squares in step.any_of)
@@ -462,7 +365,7 @@ def any_conjunction(conjunctions: Sequence[Sequence[Atom]]) -> BoardCheck:
             lines.append(f"if {_condition(atoms)}: return True")
     head: list[str] = []
     for types, group in single.items():
-        head.append(f"m = {_mask_expression(types)}")
+        head.append(f"m = {mask_expression(types)}")
         present = functools.reduce(operator.or_, (a.squares for a in group if a.presence), 0)
         if present:
             head.append(f"if m & {present}: return True")
@@ -523,7 +426,7 @@ def pure_disjunction(node: Filter) -> BoardCheck | None:
         rest = list(atoms)
         rest.remove(key)
         for kind in kinds(key.types):
-            for sq in bits(key.squares):
+            for sq in iter_squares(key.squares):
                 keyed.setdefault(kind, {}).setdefault(sq, []).append(rest)
     tables: dict[str, Any] = {}
     body: list[str] = []
@@ -537,7 +440,7 @@ def pure_disjunction(node: Filter) -> BoardCheck | None:
         tables[f"T{i}"] = tuple(table)
         squares = functools.reduce(operator.or_, (1 << sq for sq in by_square), 0)
         body += [
-            f"m = {_mask_expression(kind_bit(name, color))} & {squares}",
+            f"m = {mask_expression(kind_bit(name, color))} & {squares}",
             "while m:",
             "    low = m & -m",
             f"    if T{i}[low.bit_length() - 1](board): return True",

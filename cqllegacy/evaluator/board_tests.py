@@ -46,19 +46,17 @@ from cqllegacy.core.tree import (
     InRange,
     PieceSet,
 )
+from cqllegacy.evaluator.analysis import closed_range, conjuncts
 from cqllegacy.evaluator.atoms import (
     Atom,
     BoardCheck,
-    bits,
     board_check,
-    conjuncts,
     disjunction_members,
     exact_atoms,
-    kinds,
-    mask_function,
     necessary_atoms,
     pure_disjunction,
 )
+from cqllegacy.evaluator.masks import kinds, mask_function
 from cqllegacy.vocab.pieces import (
     ANY_PIECE,
     ANYTHING,
@@ -67,7 +65,7 @@ from cqllegacy.vocab.pieces import (
     TypeSet,
     types_of,
 )
-from cqllegacy.vocab.squares import FULL
+from cqllegacy.vocab.squares import FULL, iter_squares
 
 __all__ = [
     "BoardCount",
@@ -123,10 +121,10 @@ def attacking(board: Board, attackers: int, targets: int) -> int:
     """The squares of ``attackers`` whose piece attacks some square of ``targets``."""
     out = 0
     if targets.bit_count() <= attackers.bit_count():
-        for sq in bits(targets):
+        for sq in iter_squares(targets):
             out |= attackers_of(board, sq, attackers)
         return out
-    for sq in bits(attackers):
+    for sq in iter_squares(attackers):
         if board.attacks_mask(sq) & targets:
             out |= 1 << sq
     return out
@@ -225,8 +223,7 @@ def attack_count_in_range(
     left: PieceSet, right: PieceSet, lo: int | None, hi: int | None
 ) -> BoardCheck:
     """``lo <= #(L attacks R) <= hi`` (either bound None: no limit), in one function."""
-    low = lo if lo is not None else -(1 << 62)
-    high = hi if hi is not None else 1 << 62
+    low, high = closed_range(lo, hi)
     count = attack_count(left, right)
     king_color = _safe_king_color(left, right)
     if king_color is None:
@@ -281,7 +278,7 @@ def attack_sum(left: PieceSet, types: TypeSet, squares: int) -> BoardCount:
         if not targets:
             return 0
         count = 0
-        for sq in bits(attackers_mask(board) & attacker_squares & board.occupied):
+        for sq in iter_squares(attackers_mask(board) & attacker_squares & board.occupied):
             count += (board.attacks_mask(sq) & targets).bit_count()
         return count
 
@@ -329,21 +326,39 @@ def _board_sum(value: Filter) -> BoardCount | None:
     return attack_sum(left, types, squares)
 
 
-def _board_condition(node: Filter) -> BoardCheck | None:
+def board_count(node: Filter) -> BoardCount | None:
+    """``#(L attacks R)`` of piece designators, or a sum of such counts over distinct
+    single target squares, as a function of the board (None: neither).
+
+    The one place these patterns are recognised: the compile rules of the game tree and
+    the live stream's list bodies both use what it gives.
+    """
+    if isinstance(node, Count) and isinstance(node.arg, Attacks):
+        pair = _plain_pair(node.arg)
+        return None if pair is None else attack_count(*pair)
+    return _board_sum(node)
+
+
+def _plain_pair(node: Attacks) -> tuple[PieceSet, PieceSet] | None:
+    """The two piece designators of ``L attacks R`` when both are plain ones."""
+    left, right = node.left, node.right
+    if isinstance(left, PieceSet) and isinstance(right, PieceSet):
+        return (left, right) if plain_pieces(left) and plain_pieces(right) else None
+    return None
+
+
+def board_condition(node: Filter) -> BoardCheck | None:
     """A count of attacks in a range, as a function of the board (None: not one)."""
     if not isinstance(node, InRange):
         return None
     value = node.value
     if isinstance(value, Count) and isinstance(value.arg, Attacks):
-        left, right = value.arg.left, value.arg.right
-        if plain_pieces(left) and plain_pieces(right):
-            return attack_count_in_range(left, right, node.lo, node.hi)  # type: ignore[arg-type]
-        return None
+        pair = _plain_pair(value.arg)
+        return None if pair is None else attack_count_in_range(*pair, node.lo, node.hi)
     count = _board_sum(value)
     if count is None:
         return None
-    low = node.lo if node.lo is not None else -(1 << 62)
-    high = node.hi if node.hi is not None else 1 << 62
+    low, high = closed_range(node.lo, node.hi)
     return lambda board: low <= count(board) <= high
 
 
@@ -358,7 +373,7 @@ def _conjunction(member: Filter) -> BoardCheck | None:
         if exact is not None:
             atoms.extend(exact)
             continue
-        condition = _board_condition(item)
+        condition = board_condition(item)
         if condition is None:
             return None
         needed.extend(necessary_atoms(item))

@@ -19,7 +19,7 @@ import attrs
 import chess
 
 from cqllegacy.core.tree import Filter, Scope
-from cqllegacy.errors import CqlLegacyError
+from cqllegacy.evaluator.analysis import QueryError
 from cqllegacy.evaluator.gametree import GameInfo, PositionTable
 
 __all__ = [
@@ -38,15 +38,6 @@ __all__ = [
     "registrar",
     "truth",
 ]
-
-
-class QueryError(CqlLegacyError, ValueError):
-    """A query the evaluator cannot run: a filter of the wrong kind where a set or a number
-    is needed, an unbound piece variable, a node without a rule.  The readers check these
-    first; this is the last line, so the user still gets a message and no traceback."""
-
-    def render(self) -> str:
-        return f"error: cannot run the query: {self}"
 
 
 #: ``_PLIES[p] == p``: the ply of every position of a main line read from its start.

@@ -28,7 +28,6 @@ True
 
 from __future__ import annotations
 
-import enum
 import functools
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
@@ -41,46 +40,34 @@ import chess.pgn
 from cqllegacy.core.transforms import orbit
 from cqllegacy.core.tree import (
     And,
-    Arith,
     Comment,
-    Compare,
     Compound,
-    Elo,
     Filter,
-    Find,
-    InRange,
-    Keyword,
     LegacyOnly,
     Line,
-    LineStep,
     Mark,
-    Move,
-    Negate,
-    Not,
-    Number,
-    NumericKeyword,
-    NumericValue,
     Or,
     PieceLoop,
     PieceVariable,
-    Player,
     Query,
-    Relation,
-    RelationScope,
-    Result,
+    Reads,
     Scope,
-    Simple,
-    TagContains,
     TopList,
     Transform,
     Union,
 )
 from cqllegacy.evaluator import board_tests, fast_rules, legacy_rules, line_rules, position_rules
-from cqllegacy.evaluator.atoms import conjuncts
-from cqllegacy.evaluator.compiler import Compiler, Context, Fn, QueryError, Rule, in_bounds
+from cqllegacy.evaluator.analysis import (
+    Driver,
+    ListAnalysis,
+    QueryError,
+    analyse,
+    free_variables,
+)
+from cqllegacy.evaluator.compiler import Compiler, Context, Fn, Rule, in_bounds
 from cqllegacy.evaluator.gametree import GameInfo, PositionTable
 from cqllegacy.evaluator.line_automaton import LineAutomaton, line_members
-from cqllegacy.evaluator.needles import Needles, needles_of
+from cqllegacy.evaluator.needles import Needles
 from cqllegacy.evaluator.stream import (
     Candidates,
     GameStream,
@@ -144,92 +131,32 @@ class GameMatch:
 
 
 # --------------------------------------------------------------------------------------
-# Tree walks used at compile time
-# --------------------------------------------------------------------------------------
-
-
-def _children(node: Filter) -> Iterator[Filter]:
-    for field in attrs.fields(type(node)):
-        value = getattr(node, field.name)
-        if isinstance(value, Filter):
-            yield value
-        elif isinstance(value, tuple):
-            for item in value:
-                if isinstance(item, Filter):
-                    yield item
-                elif isinstance(item, LineStep):
-                    yield item.filter
-
-
-def _walk(node: Filter) -> Iterator[Filter]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(_children(current))
-
-
-def _free_variables(node: Filter, bound: frozenset[str] = frozenset()) -> set[str]:
-    if isinstance(node, PieceVariable):
-        return set() if node.name in bound else {node.name}
-    if isinstance(node, PieceLoop):
-        return _free_variables(node.domain, bound) | _free_variables(node.body, bound | {node.name})
-    out: set[str] = set()
-    for child in _children(node):
-        out |= _free_variables(child, bound)
-    return out
-
-
-_GAME_LEAVES = (Result, Player, TagContains, Elo, Number, Comment)
-_GAME_COMPOSITES = (And, Or, Not, Compound, InRange, Compare, Arith, Negate, Transform, LegacyOnly)
-
-
-def _depends_on_game_only(node: Filter) -> bool:
-    """True for filters that read the tags alone (result, player, year, elo, event, site)."""
-    if isinstance(node, _GAME_LEAVES):
-        return True
-    if isinstance(node, NumericValue):
-        return node.keyword is NumericKeyword.YEAR
-    if isinstance(node, Simple):
-        return node.keyword in (Keyword.TRUE, Keyword.FALSE)
-    if isinstance(node, _GAME_COMPOSITES):
-        return all(_depends_on_game_only(child) for child in _children(node))
-    return False
-
-
-# --------------------------------------------------------------------------------------
 # The compiled query
 # --------------------------------------------------------------------------------------
 
 
 @attrs.frozen(slots=True)
 class _CompiledList:
-    source: TopList
+    analysis: ListAnalysis
     body: Fn
-    tags: tuple[str, ...]
     game_checks: tuple[Fn, ...]
 
     @property
+    def source(self) -> TopList:
+        return self.analysis.source
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        return self.analysis.tags
+
+    @property
     def needs_a_match(self) -> bool:
-        return self.source.matchcount is None or self.source.matchcount[0] >= 1
+        return self.analysis.needs_a_match
 
     def satisfied(self, count: int) -> bool:
         if self.source.matchcount is None:
             return count >= 1
         return in_bounds(count, self.source.matchcount)
-
-
-def _tag_needles(lists: Sequence[_CompiledList]) -> Needles:
-    """The clauses of every test :meth:`CompiledQuery.prefilter` makes."""
-    clauses = (
-        clause
-        for compiled in lists
-        if compiled.needs_a_match
-        for conjunct in conjuncts(compiled.source.body)
-        if _depends_on_game_only(conjunct)
-        for clause in needles_of(conjunct)
-    )
-    return tuple(dict.fromkeys(clauses))
 
 
 class CompiledQuery:
@@ -244,45 +171,35 @@ class CompiledQuery:
         self.query = query
         self.optimize = optimize
         compiler = Compiler(FAST_RULES if optimize else RULES)
-        tag_names = {tag.name for tag in query.tags}
-        if len(tag_names) != len(query.tags):
-            raise QueryError("two tags have the same name")
-        lists = []
-        for top in query.lists:
-            free = _free_variables(top.body)
-            unknown = free - tag_names
-            if unknown:
-                raise QueryError(f"piece variable {sorted(unknown)[0]!r} is never bound")
-            checks = tuple(
-                compiler.truth(conjunct)
-                for conjunct in conjuncts(top.body)
-                if _depends_on_game_only(conjunct)
+        analysis = analyse(query)
+        self._lists = tuple(
+            _CompiledList(
+                found,
+                compiler.truth(found.source.body),
+                tuple(compiler.truth(conjunct) for conjunct in found.tag_conjuncts),
             )
-            lists.append(_CompiledList(top, compiler.truth(top.body), tuple(sorted(free)), checks))
-        self._lists = tuple(lists)
-        #: What the tag section of a game that passes :meth:`prefilter` contains (see
-        #: :mod:`~cqllegacy.evaluator.needles`); the runner rejects other games unparsed.
-        self.tag_needles: Needles = _tag_needles(self._lists) if optimize else ()
-        nodes = [n for top in query.lists for n in _walk(top.body)]
-        self._identities = bool(query.tags) or any(
-            isinstance(n, PieceVariable | PieceLoop) for n in nodes
+            for found in analysis.lists
         )
-        self._variations = any(top.scope is Scope.ALL for top in query.lists) or any(
-            isinstance(n, Relation) and n.scope is not RelationScope.MAINLINE for n in nodes
-        )
-        self._stream_kind = _stream_kind(query, nodes) if optimize else None
-        self._live_tests = tuple(_live_test(compiled) for compiled in self._lists)
         self._automata = None
-        if self._stream_kind is _StreamKind.SNAPSHOT:
+        if optimize and analysis.driver is Driver.TREE and not query.tags:
             self._automata = _line_automata(compiler, query)
             if self._automata is not None:
-                self._stream_kind = _StreamKind.LINES
-        self._gates = _gates(compiler, query) if self._stream_kind is _StreamKind.SNAPSHOT else None
-        self._decided_by_tags = (
-            optimize
-            and not query.tags
-            and all(_depends_on_game_only(top.body) for top in query.lists)
-        )
+                analysis = analyse(query, lines=True)
+        self.analysis = analysis
+        #: Driver.TREE for the straightforward evaluator (``optimize=False``).
+        self.driver = analysis.driver if optimize else Driver.TREE
+        #: What the tag section of a game that passes :meth:`prefilter` contains (see
+        #: :mod:`~cqllegacy.evaluator.needles`); the runner rejects other games unparsed.
+        self.tag_needles: Needles = analysis.tag_needles if optimize else ()
+        self._identities = analysis.identities
+        self._variations = analysis.variations
+        self._live_tests = tuple(_live_test(compiled) for compiled in self._lists)
+        self._gates = _gates(compiler, query) if self._snapshot else None
+
+    @property
+    def _snapshot(self) -> bool:
+        """The tree driver reads the main line while python-chess reads the game."""
+        return self.optimize and self.driver is Driver.TREE
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Closures do not pickle; the query does, and compiling it again is cheap.
@@ -344,14 +261,13 @@ class CompiledQuery:
         matched (None: it has variations this query examines; use :meth:`evaluate`), and
         :meth:`stream_match` turns a verdict into the :class:`GameMatch` of the game tree.
         """
-        kind = self._stream_kind
-        if kind is None:
+        if not self.optimize or self.driver is Driver.TAGS:
             return None
         info = GameInfo.from_headers(headers)
         if not self._ordinal_ok(ordinal) or not self._tags_ok(Context(None, info)):
             return None
         leave = variations or self._variations
-        if kind is _StreamKind.LIVE:
+        if self.driver is Driver.LIVE:
             return LiveStream(
                 self._live_tests,
                 Context.streaming(info),
@@ -359,7 +275,7 @@ class CompiledQuery:
                 skip_initial=skip_initial,
                 leave_on_variation=leave,
             )
-        if kind is _StreamKind.LINES:
+        if self.driver is Driver.LINES:
             assert self._automata is not None
             return LineStream(
                 self._automata,
@@ -413,7 +329,7 @@ class CompiledQuery:
         >>> compile_query(Query(Header(), (TopList(pd("Q")),))).decided_by_tags
         False
         """
-        return self._decided_by_tags
+        return self.optimize and self.driver is Driver.TAGS
 
     def tag_match(
         self,
@@ -440,7 +356,7 @@ class CompiledQuery:
         >>> compiled.tag_match({"White": "Botvinnik"}, 1, ["start"], 1).matched
         False
         """
-        if not self._decided_by_tags:
+        if not self.decided_by_tags:
             raise ValueError("tag_match needs a query whose tags decide everything")
         ctx = Context(None, GameInfo.from_headers(headers))
         if not self._ordinal_ok(ordinal) or not self._tags_ok(ctx):
@@ -532,31 +448,6 @@ class CompiledQuery:
         return tuple(p for p in examined if body(ctx, p))
 
 
-class _StreamKind(enum.Enum):
-    LIVE = "live"
-    LINES = "lines"
-    SNAPSHOT = "snapshot"
-
-
-#: Nodes that look at other positions than the current one and its next move.
-_BEYOND_THE_NEXT_MOVE = (Line, Find, Relation, PieceVariable, PieceLoop)
-
-
-def _stream_kind(query: Query, nodes: list[Filter]) -> _StreamKind | None:
-    """How a game is best evaluated for ``query`` while it is read (None: on the tree).
-
-    A query whose lists read the tags alone matches every game its tags admit, and a
-    matching game is read as a tree anyway.
-    """
-    if all(_depends_on_game_only(top.body) for top in query.lists):
-        return None
-    if query.tags or any(
-        isinstance(n, _BEYOND_THE_NEXT_MOVE) or (isinstance(n, Move) and n.previous) for n in nodes
-    ):
-        return _StreamKind.SNAPSHOT
-    return _StreamKind.LIVE
-
-
 def _live_test(compiled: _CompiledList) -> ListTest:
     """How a live stream tests a list: on the board alone when the body is piece
     designators, counts of them and counts of attacks (:mod:`~cqllegacy.evaluator.board_tests`)."""
@@ -568,10 +459,7 @@ def _live_test(compiled: _CompiledList) -> ListTest:
 
 def _local(node: Filter) -> bool:
     """Whether ``node`` reads only the current position, its next move and the tags."""
-    return not any(
-        isinstance(n, _BEYOND_THE_NEXT_MOVE) or (isinstance(n, Move) and n.previous)
-        for n in _walk(node)
-    )
+    return node.reads() <= Reads.NEXT_MOVE
 
 
 def _gate(node: Filter) -> Filter | None:
@@ -618,11 +506,10 @@ def _line_automata(compiler: Compiler, query: Query) -> tuple[LineAutomaton, ...
 def _horizon(node: Filter) -> int | None:
     """How many positions after the current one ``node`` may look at (None: unbounded,
     or earlier positions too)."""
-    if isinstance(node, Find | Relation | PieceVariable | PieceLoop):
+    if node.reads_itself() is Reads.GAME and not isinstance(node, Line):
+        # Earlier positions, pieces followed through the game, or unbounded search.
         return None
-    if isinstance(node, Move) and node.previous:
-        return None
-    below = [_horizon(child) for child in _children(node)]
+    below = [_horizon(child) for child in node.children()]
     if any(h is None for h in below):
         return None
     deepest = max((h for h in below if h is not None), default=0)
@@ -679,11 +566,11 @@ def evaluate_filter(
 
     ``scope`` says which continuations ``move``, ``line`` and ``find`` follow.
     """
-    free = _free_variables(filter)
+    free = free_variables(filter)
     if free:
         raise QueryError(f"piece variable {sorted(free)[0]!r} is never bound")
     compiled = Compiler(FAST_RULES if optimize else RULES).compile(filter)
-    identities = any(isinstance(n, PieceVariable | PieceLoop) for n in _walk(filter))
+    identities = filter.find(PieceVariable, PieceLoop) is not None
     table = PositionTable.build(node.game(), variations=True, identities=identities)
     ctx = Context(table, GameInfo.from_headers(node.game().headers))
     ctx.set_scope(scope)

@@ -54,29 +54,25 @@ from cqllegacy.core.tree import (
     Union,
 )
 from cqllegacy.evaluator import line_rules, position_rules
+from cqllegacy.evaluator.analysis import closed_range, meaningful
 from cqllegacy.evaluator.atoms import (
     KEY_COST_LIMIT,
     Atom,
     BoardCheck,
     any_conjunction,
     best_key,
-    bits,
     board_check,
     count_atom,
     disjunction_members,
     exact_atoms,
-    kind_bit,
-    kinds,
-    mask_function,
-    meaningful,
     necessary_atoms,
     pure_disjunction,
 )
 from cqllegacy.evaluator.board_tests import (
-    attack_count,
-    attack_count_in_range,
     attackers_of,
     attacking,
+    board_condition,
+    board_count,
     plain_pieces,
     single_square_attack,
     sum_terms,
@@ -94,8 +90,9 @@ from cqllegacy.evaluator.compiler import (
     as_set,
     registrar,
 )
+from cqllegacy.evaluator.masks import kind_bit, kinds, mask_function
 from cqllegacy.vocab.pieces import ANYTHING, TypeSet
-from cqllegacy.vocab.squares import FULL
+from cqllegacy.vocab.squares import FULL, iter_squares
 
 __all__ = ["RULES"]
 
@@ -143,8 +140,9 @@ def _count(c: Compiler, node: Count) -> Compiled:
         assert isinstance(arg, PieceSet)
         mask, squares = mask_function(arg.types), arg.squares
         return as_number(lambda ctx, p: (mask(ctx.boards[p]) & squares).bit_count())
-    if isinstance(arg, Attacks) and plain_pieces(arg.left) and plain_pieces(arg.right):
-        return as_number(_on_board(attack_count(arg.left, arg.right)))  # type: ignore[arg-type]
+    count = board_count(node)
+    if count is not None:
+        return as_number(_on_board(count))
     fn = c.set_fn(arg)
     return as_number(lambda ctx, p: fn(ctx, p).bit_count())
 
@@ -154,15 +152,11 @@ def _in_range(c: Compiler, node: InRange) -> Compiled:
     atom = count_atom(node.value, node.lo, node.hi)
     if atom is not None:
         return as_logical(_atoms_test((atom,)))
-    value = node.value
-    if isinstance(value, Count) and isinstance(value.arg, Attacks):
-        left, right = value.arg.left, value.arg.right
-        if plain_pieces(left) and plain_pieces(right):
-            check = attack_count_in_range(left, right, node.lo, node.hi)  # type: ignore[arg-type]
-            return as_logical(_on_board(check))
-    fn = c.number_fn(value)
-    lo = node.lo if node.lo is not None else -(1 << 62)
-    hi = node.hi if node.hi is not None else 1 << 62
+    check = board_condition(node)
+    if check is not None:
+        return as_logical(_on_board(check))
+    fn = c.number_fn(node.value)
+    lo, hi = closed_range(node.lo, node.hi)
 
     def in_range(ctx: Context, p: int) -> bool:
         value = fn(ctx, p)
@@ -200,11 +194,11 @@ def _attacked_by(c: Compiler, node: AttackedBy) -> Compiled:
             return 0
         out = 0
         if targets.bit_count() < pieces.bit_count():
-            for sq in bits(targets):
+            for sq in iter_squares(targets):
                 if attackers_of(board, sq, pieces):
                     out |= 1 << sq
             return out
-        for sq in bits(pieces):
+        for sq in iter_squares(pieces):
             out |= board.attacks_mask(sq)
         return targets & out
 
@@ -380,7 +374,7 @@ def _index(
             rest.remove(key)
         for kind in kinds(key.types):
             by_square = keyed.setdefault(kind, {})
-            for sq in bits(key.squares):
+            for sq in iter_squares(key.squares):
                 by_square.setdefault(sq, []).append(_Pending(moved_from, rest, test))
     tables = []
     for (name, color), by_square in keyed.items():
@@ -624,7 +618,7 @@ def _attack_sum(left: Fn, types: TypeSet, squares: int) -> Fn:
         if not targets:
             return 0
         count = 0
-        for sq in bits(left(ctx, p) & board.occupied):
+        for sq in iter_squares(left(ctx, p) & board.occupied):
             count += (board.attacks_mask(sq) & targets).bit_count()
         return count
 
@@ -635,6 +629,9 @@ def _attack_sum(left: Fn, types: TypeSet, squares: int) -> Fn:
 def _arith(c: Compiler, node: Arith) -> Compiled:
     if node.op is not ArithOp.ADD:
         return position_rules.RULES[Arith](c, node)
+    count = board_count(node)
+    if count is not None:
+        return as_number(_on_board(count))
     terms = sum_terms(node)
     groups: dict[tuple[Filter, TypeSet], int] = {}
     others: list[Filter] = []

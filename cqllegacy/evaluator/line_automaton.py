@@ -44,10 +44,12 @@ from collections.abc import Callable, Sequence
 import chess
 
 from cqllegacy.core.tree import And, Compound, Filter, LegacyOnly, Line, Move, Or, PieceSet
-from cqllegacy.evaluator.atoms import bits, disjunction_members, mask_function, meaningful
+from cqllegacy.evaluator.analysis import meaningful
+from cqllegacy.evaluator.atoms import disjunction_members
 from cqllegacy.evaluator.compiler import Compiler, Context, Fn
+from cqllegacy.evaluator.masks import mask_function
 from cqllegacy.vocab.pieces import ANYTHING, TypeSet, piece_bit
-from cqllegacy.vocab.squares import FULL
+from cqllegacy.vocab.squares import FULL, iter_squares
 
 __all__ = ["LineAutomaton", "Tracker", "line_members"]
 
@@ -268,7 +270,7 @@ class LineAutomaton:
                 for piece_type in chess.PIECE_TYPES
                 if types & piece_bit(color, piece_type)
             ]
-            for square in bits(squares):
+            for square in iter_squares(squares):
                 for piece_type, color in pieces:
                     slots[_slot(square, piece_type, color)].append((step, node))
         self._always = tuple(always)

@@ -58,6 +58,7 @@ from cqllegacy.core.tree import (
     Union,
     XRay,
 )
+from cqllegacy.evaluator.analysis import closed_range, meaningful
 from cqllegacy.evaluator.compiler import (
     FAIL,
     Compiled,
@@ -74,20 +75,16 @@ from cqllegacy.evaluator.compiler import (
     truth,
 )
 from cqllegacy.evaluator.gametree import NO_PIECE, GameInfo
+from cqllegacy.evaluator.masks import PIECE_ATTRS, mask_function
 from cqllegacy.vocab.pieces import (
-    ANY_PIECE,
     ANYTHING,
-    BLACK_PIECES,
-    EMPTY_BIT,
     NOTHING,
     POWER_VALUES,
-    WHITE_PIECES,
-    TypeSet,
 )
 from cqllegacy.vocab.rays import BASIC_VECTORS, between_squares, is_diagonal, ray_ends, translate
 from cqllegacy.vocab.squares import FULL, iter_squares
 
-__all__ = ["PIECE_ATTRS", "RULES", "piece_mask_fn", "sorted_vectors"]
+__all__ = ["RULES", "sorted_vectors"]
 
 RULES: dict[type[Filter], Rule] = {}
 _rule = registrar(RULES)
@@ -97,77 +94,16 @@ _rule = registrar(RULES)
 # Set filters
 # --------------------------------------------------------------------------------------
 
-PIECE_ATTRS = {
-    chess.PAWN: "pawns",
-    chess.KNIGHT: "knights",
-    chess.BISHOP: "bishops",
-    chess.ROOK: "rooks",
-    chess.QUEEN: "queens",
-    chess.KING: "kings",
-}
-
-
-def _type_attrs(types: TypeSet, shift: int) -> frozenset[str]:
-    return frozenset(
-        name for piece_type, name in PIECE_ATTRS.items() if types >> (piece_type - 1 + shift) & 1
-    )
-
-
-def piece_mask_fn(types: TypeSet) -> Callable[[chess.Board], int]:
-    """A function giving the squares of a board whose content is in ``types``."""
-    empty = bool(types & EMPTY_BIT)
-    if types & ANY_PIECE == ANY_PIECE:
-        if empty:
-            return lambda board: FULL
-        return lambda board: board.occupied
-    white = _type_attrs(types, 0)
-    black = _type_attrs(types, 6)
-    both = tuple(white & black)
-    only_white = tuple(white - black)
-    only_black = tuple(black - white)
-    white_all = types & WHITE_PIECES == WHITE_PIECES
-    black_all = types & BLACK_PIECES == BLACK_PIECES
-
-    def mask(board: chess.Board) -> int:
-        out = 0
-        for name in both:
-            out |= getattr(board, name)
-        if white_all:
-            out |= board.occupied_co[chess.WHITE]
-        elif only_white:
-            part = 0
-            for name in only_white:
-                part |= getattr(board, name)
-            out |= part & board.occupied_co[chess.WHITE]
-        if black_all:
-            out |= board.occupied_co[chess.BLACK]
-        elif only_black:
-            part = 0
-            for name in only_black:
-                part |= getattr(board, name)
-            out |= part & board.occupied_co[chess.BLACK]
-        if empty:
-            out |= ~board.occupied & FULL
-        return out
-
-    return mask
-
-
 @_rule(PieceSet)
 def _piece_set(c: Compiler, node: PieceSet) -> Compiled:
     squares = node.squares
     if node.types == ANYTHING or squares == 0 or node.types == NOTHING:
         constant = squares if node.types != NOTHING else 0
         return as_set(lambda ctx, p: constant)
-    mask = piece_mask_fn(node.types)
+    mask = mask_function(node.types)
     if squares == FULL:
         return as_set(lambda ctx, p: mask(ctx.boards[p]))
     return as_set(lambda ctx, p: mask(ctx.boards[p]) & squares)
-
-
-def _meaningful(items: tuple[Filter, ...]) -> tuple[Filter, ...]:
-    """``items`` without comments: a comment kept at its place (T3) changes nothing."""
-    return tuple(item for item in items if not isinstance(item, Comment))
 
 
 def _union_of(fns: tuple[Fn, ...]) -> Fn:
@@ -194,12 +130,12 @@ def _any_of(fns: tuple[Fn, ...]) -> Fn:
 
 @_rule(Union)
 def _union(c: Compiler, node: Union) -> Compiled:
-    return as_set(_union_of(tuple(c.set_fn(item) for item in _meaningful(node.items))))
+    return as_set(_union_of(tuple(c.set_fn(item) for item in meaningful(node.items))))
 
 
 @_rule(Intersection)
 def _intersection(c: Compiler, node: Intersection) -> Compiled:
-    fns = tuple(c.set_fn(item) for item in _meaningful(node.items))
+    fns = tuple(c.set_fn(item) for item in meaningful(node.items))
 
     def intersection(ctx: Context, p: int) -> int:
         out = FULL
@@ -467,8 +403,7 @@ def _elo(c: Compiler, node: Elo) -> Compiled:
 @_rule(InRange)
 def _in_range(c: Compiler, node: InRange) -> Compiled:
     fn = c.number_fn(node.value)
-    lo = node.lo if node.lo is not None else -(1 << 62)
-    hi = node.hi if node.hi is not None else 1 << 62
+    lo, hi = closed_range(node.lo, node.hi)
 
     def in_range(ctx: Context, p: int) -> bool:
         value = fn(ctx, p)
@@ -513,7 +448,7 @@ def _compare(c: Compiler, node: Compare) -> Compiled:
 
 @_rule(Compound)
 def _compound(c: Compiler, node: Compound) -> Compiled:
-    items = _meaningful(node.items)
+    items = meaningful(node.items)
     if not items:
         return as_logical(lambda ctx, p: True)
     *head, tail = items
@@ -534,13 +469,13 @@ def _compound(c: Compiler, node: Compound) -> Compiled:
 
 @_rule(And)
 def _and(c: Compiler, node: And) -> Compiled:
-    fns = tuple(c.truth(item) for item in _meaningful(node.items))
+    fns = tuple(c.truth(item) for item in meaningful(node.items))
     return as_logical(lambda ctx, p: all(fn(ctx, p) for fn in fns))
 
 
 @_rule(Or)
 def _or(c: Compiler, node: Or) -> Compiled:
-    fns = tuple(c.truth(item) for item in _meaningful(node.items))
+    fns = tuple(c.truth(item) for item in meaningful(node.items))
     return as_logical(lambda ctx, p: any(fn(ctx, p) for fn in fns))
 
 

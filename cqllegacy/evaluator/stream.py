@@ -131,9 +131,17 @@ class GameStream(chess.pgn.BaseVisitor["GameStream"]):
         return f"<{type(self).__name__} ...>"
 
 
-#: ``_SUCCESSORS[p] == (p + 1,)``: the continuation of a main-line position before the
-#: last, shared by every snapshot stream (grown for longer games).
-_SUCCESSORS: list[tuple[int, ...]] = [(p + 1,) for p in range(4096)]
+class _MainLineSuccessors:
+    """``successors[p] == (p + 1,)``: the continuation of every main-line position, for
+    gates that run before the game's end is known (nothing stored, nothing shared)."""
+
+    __slots__ = ()
+
+    def __getitem__(self, p: int) -> tuple[int, ...]:
+        return (p + 1,)
+
+
+_SUCCESSORS = _MainLineSuccessors()
 
 #: A live stream keeps only the move after the current position, at index 1 of its
 #: ``moves`` (keeping every move costs the garbage collector more than the moves cost):
@@ -339,10 +347,6 @@ class LineStream(_ContextStream):
         return Verdict(self._judge(hits), hits)
 
 
-def _grow_successors() -> None:
-    _SUCCESSORS.extend((p + 1,) for p in range(len(_SUCCESSORS), 2 * len(_SUCCESSORS)))
-
-
 class SnapshotStream(GameStream):
     """Copies the main-line boards; ``evaluate(boards, moves, candidates)`` gives the
     verdict.
@@ -392,8 +396,6 @@ class SnapshotStream(GameStream):
         else:
             ctx = self._gates[1]
             ctx.moves.append(move)
-            if p >= len(_SUCCESSORS) - 2:
-                _grow_successors()
             self.boards.append(board.copy(stack=False) if self._gate(board, p) else None)
         self.moves.append(move)
         self.main_moves = p + 1

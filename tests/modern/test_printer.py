@@ -413,7 +413,9 @@ def test_every_core_filter_class_has_a_printer() -> None:
             out |= subclasses(sub)
         return out
 
-    missing = {cls.__name__ for cls in subclasses(ct.Filter)} - {c.__name__ for c in _PRINTERS}
+    # Classes tests define for themselves are not the core's.
+    core = {cls for cls in subclasses(ct.Filter) if cls.__module__ == ct.__name__}
+    missing = {cls.__name__ for cls in core} - {c.__name__ for c in _PRINTERS}
     assert not missing
 
 

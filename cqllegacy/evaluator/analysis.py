@@ -1,0 +1,237 @@
+"""What a query needs before any game is read: its analysis, and the driver it runs on.
+
+Everything here is read off the tree through the node API: each node class declares how
+far it looks (:class:`~cqllegacy.core.tree.Reads`), and a tree looks as far as its
+farthest node.  The driver follows from that alone, so a node class added later that
+declares nothing is run on the full game tree: slower, never wrong.
+
+======================  ================================================================
+driver                  when
+======================  ================================================================
+``Driver.TAGS``         every list reads the tags alone and no piece tag needs the pieces:
+                        a game matches at every examined position or at none; its moves
+                        are not replayed
+``Driver.LIVE``         every list reads at most the current position and its next move:
+                        evaluated on python-chess's own board while the game is read
+``Driver.LINES``        every list is an OR of lines whose steps are of that kind: the
+                        lines are followed forward while the game is read
+``Driver.TREE``         anything else (``find``, ``move previous``, relations, piece
+                        identities, lines with repeated steps): the game tree
+======================  ================================================================
+
+>>> from cqllegacy.core.tree import Find, Header, Player, TopList
+>>> from cqllegacy.evaluator.testing import pd
+>>> def driver(*bodies):
+...     return analyse(Query(Header(), tuple(TopList(b) for b in bodies))).driver.name
+>>> driver(Player("Tal")), driver(pd("Q"), Player("Tal")), driver(Find(pd("Q")))
+('TAGS', 'LIVE', 'TREE')
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+
+import attrs
+
+from cqllegacy.core.tree import (
+    And,
+    Comment,
+    Compound,
+    Filter,
+    LegacyOnly,
+    PieceLoop,
+    PieceVariable,
+    Query,
+    Reads,
+    Relation,
+    RelationScope,
+    Scope,
+    TopList,
+)
+from cqllegacy.errors import CqlLegacyError
+from cqllegacy.evaluator.needles import Needles, needles_of
+
+__all__ = [
+    "NO_BOUND",
+    "Driver",
+    "ListAnalysis",
+    "QueryAnalysis",
+    "QueryError",
+    "analyse",
+    "closed_range",
+    "conjuncts",
+    "free_variables",
+    "meaningful",
+    "reads_tags_only",
+]
+
+
+class QueryError(CqlLegacyError, ValueError):
+    """A query the evaluator cannot run: a filter of the wrong kind where a set or a number
+    is needed, an unbound piece variable, a node without a rule.  The readers check these
+    first; this is the last line, so the user still gets a message and no traceback."""
+
+    def render(self) -> str:
+        return f"error: cannot run the query: {self}"
+
+
+#: Beyond any count or number a game can give: an open end of a range.
+NO_BOUND = 1 << 62
+
+
+def closed_range(lo: int | None, hi: int | None) -> tuple[int, int]:
+    """``(lo, hi)`` with a missing end replaced by one no value reaches.
+
+    >>> closed_range(None, 3) == (-NO_BOUND, 3)
+    True
+    """
+    return (-NO_BOUND if lo is None else lo, NO_BOUND if hi is None else hi)
+
+
+class Driver(enum.Enum):
+    """How games are evaluated for a query (see the module's table)."""
+
+    TAGS = "tags"
+    LIVE = "live"
+    LINES = "lines"
+    TREE = "tree"
+
+
+def reads_tags_only(node: Filter) -> bool:
+    """Whether ``node`` reads the game's tags and nothing else (result, player, year …)."""
+    return node.reads() is Reads.TAGS
+
+
+def conjuncts(node: Filter) -> list[Filter]:
+    """The filters that must all match wherever ``node`` matches (``node`` itself when it
+    is no conjunction); comments left out.
+
+    >>> from cqllegacy.core.tree import Comment
+    >>> from cqllegacy.evaluator.testing import pd
+    >>> conjuncts(Compound((pd("K"), Comment("x"), And((pd("Q"), pd("R")))))) == [
+    ...     pd("K"), pd("Q"), pd("R")]
+    True
+    """
+    if isinstance(node, Compound | And):
+        return [part for item in meaningful(node.items) for part in conjuncts(item)]
+    if isinstance(node, LegacyOnly):
+        return conjuncts(node.filter)
+    return [node]
+
+
+def meaningful(items: Sequence[Filter]) -> list[Filter]:
+    """``items`` without comments: a comment kept at its place (T3) changes nothing."""
+    return [item for item in items if not isinstance(item, Comment)]
+
+
+def free_variables(node: Filter, bound: frozenset[str] = frozenset()) -> set[str]:
+    """The piece variables ``node`` reads that no ``piece x in …`` inside it binds."""
+    if isinstance(node, PieceVariable):
+        return set() if node.name in bound else {node.name}
+    if isinstance(node, PieceLoop):
+        return free_variables(node.domain, bound) | free_variables(node.body, bound | {node.name})
+    out: set[str] = set()
+    for child in node.children():
+        out |= free_variables(child, bound)
+    return out
+
+
+@attrs.frozen
+class ListAnalysis:
+    """One top-level list: how far its body looks, the piece tags it reads, and the
+    conjuncts of its body that read the tags alone (tested before the game is read)."""
+
+    source: TopList
+    reads: Reads
+    tags: tuple[str, ...]
+    tag_conjuncts: tuple[Filter, ...]
+
+    @property
+    def needs_a_match(self) -> bool:
+        return self.source.matchcount is None or self.source.matchcount[0] >= 1
+
+
+@attrs.frozen
+class QueryAnalysis:
+    """What the drivers need to know about a query, computed once."""
+
+    query: Query
+    lists: tuple[ListAnalysis, ...]
+    #: The game tree must follow pieces (piece tags, piece variables).
+    identities: bool
+    #: Some list examines variations, or a relation looks into them.
+    variations: bool
+    #: Texts a game's tag section must contain (see :mod:`~cqllegacy.evaluator.needles`).
+    tag_needles: Needles
+    driver: Driver
+
+    @property
+    def reads(self) -> Reads:
+        """How far the farthest list looks."""
+        return max((analysis.reads for analysis in self.lists), default=Reads.TAGS)
+
+
+def _list_analysis(top: TopList, tag_names: set[str]) -> ListAnalysis:
+    free = free_variables(top.body)
+    unknown = free - tag_names
+    if unknown:
+        raise QueryError(f"piece variable {sorted(unknown)[0]!r} is never bound")
+    checks = tuple(c for c in conjuncts(top.body) if reads_tags_only(c))
+    return ListAnalysis(top, top.body.reads(), tuple(sorted(free)), checks)
+
+
+def _needles(lists: tuple[ListAnalysis, ...]) -> Needles:
+    clauses = (
+        clause
+        for analysis in lists
+        if analysis.needs_a_match
+        for conjunct in analysis.tag_conjuncts
+        for clause in needles_of(conjunct)
+    )
+    return tuple(dict.fromkeys(clauses))
+
+
+def _looks_into_variations(node: Filter) -> bool:
+    return any(
+        isinstance(n, Relation) and n.scope is not RelationScope.MAINLINE for n in node.walk()
+    )
+
+
+def _driver(query: Query, lists: tuple[ListAnalysis, ...], has_lines: bool) -> Driver:
+    if query.tags:
+        # Piece tags follow pieces through the game: only the game tree knows them.
+        return Driver.TREE
+    farthest = max((analysis.reads for analysis in lists), default=Reads.TAGS)
+    if farthest is Reads.TAGS:
+        return Driver.TAGS
+    if farthest <= Reads.NEXT_MOVE:
+        return Driver.LIVE
+    return Driver.LINES if has_lines else Driver.TREE
+
+
+def analyse(query: Query, *, lines: bool | None = None) -> QueryAnalysis:
+    """The analysis of ``query``; raises :class:`QueryError` for one that cannot run.
+
+    ``lines`` says whether every list is an OR of lines of local steps (the lowering step
+    decides that, see :mod:`~cqllegacy.evaluator.line_automaton`); None: not known, and
+    the tree driver is chosen where lines would do.
+    """
+    tag_names = {tag.name for tag in query.tags}
+    if len(tag_names) != len(query.tags):
+        raise QueryError("two tags have the same name")
+    lists = tuple(_list_analysis(top, tag_names) for top in query.lists)
+    identities = bool(query.tags) or any(
+        analysis.source.body.find(PieceVariable, PieceLoop) is not None for analysis in lists
+    )
+    variations = any(top.scope is Scope.ALL for top in query.lists) or any(
+        _looks_into_variations(top.body) for top in query.lists
+    )
+    return QueryAnalysis(
+        query=query,
+        lists=lists,
+        identities=identities,
+        variations=variations,
+        tag_needles=_needles(lists),
+        driver=_driver(query, lists, bool(lines)),
+    )
