@@ -41,16 +41,14 @@ import shutil
 import sys
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 import attrs
 
 from cqllegacy.errors import UsageError
 from cqllegacy.runner.movetext import START, PositionKey, scan_movetext
 from cqllegacy.runner.pgn import GameText
-
-if TYPE_CHECKING:
-    from cqllegacy.runner.scanner import FoundGame
+from cqllegacy.runner.results import FoundGame
 
 MATCH = "MATCH"
 _MARK = " { " + MATCH + " }"

@@ -22,7 +22,7 @@ from cqllegacy.translator import to_core
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import cqllegacy.runner.scanner as scanner
+import cqllegacy.runner.game_scan as game_scan
 from cqllegacy.core.tree import Mark
 from cqllegacy.errors import UsageError
 from cqllegacy.evaluator.evaluate import compile_query
@@ -43,7 +43,8 @@ from cqllegacy.runner.pgn import (
     split_games,
 )
 from cqllegacy.runner.report import ReportWriter, position_key
-from cqllegacy.runner.scanner import FoundGame, InputFile, ListFound, ScanOptions, scan
+from cqllegacy.runner.results import FoundGame, InputFile, ListFound, ScanOptions
+from cqllegacy.runner.scanner import scan
 from tests.runner.test_movetext import depth_first, game_texts
 from tests.support.runner import PGN, StandIn, node_at, read_all
 
@@ -539,9 +540,9 @@ def test_report_and_output_are_those_of_game_trees(monkeypatch: pytest.MonkeyPat
 
         return call
 
-    monkeypatch.setattr(scanner, "read_game", counted("tree", scanner.read_game))
-    monkeypatch.setattr(scanner, "read_stream", counted("stream", scanner.read_stream))
-    monkeypatch.setattr(scanner, "scan_movetext", counted("tags", scanner.scan_movetext))
+    monkeypatch.setattr(game_scan, "read_game", counted("tree", game_scan.read_game))
+    monkeypatch.setattr(game_scan, "read_stream", counted("stream", game_scan.read_stream))
+    monkeypatch.setattr(game_scan, "scan_movetext", counted("tags", game_scan.scan_movetext))
     compared = 0
     for script in EQUIVALENCE_SCRIPTS:
         compiled = legacy(script)
