@@ -1,4 +1,4 @@
-"""Writing results: annotated PGN, safe destinations, atomic replacement.
+"""Writing results: annotated PGN, safe destinations, atomic replacement of any text file.
 
 A matching game is written from its own text, as the input has it: its tag lines, a
 blank line, then its movetext with nothing changed (comments, ``;`` comments, ``%``
@@ -231,6 +231,12 @@ def atomic_text_file(path: str | os.PathLike[str]) -> Iterator[TextIO]:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+
+
+def write_text_atomically(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` through an :func:`atomic_text_file`."""
+    with atomic_text_file(path) as handle:
+        handle.write(text)
 
 
 @contextlib.contextmanager

@@ -33,6 +33,7 @@ from cqllegacy.runner.output import (
     annotated_game,
     atomic_text_file,
     check_destinations,
+    write_text_atomically,
 )
 from cqllegacy.runner.pgn import (
     GameText,
@@ -268,6 +269,22 @@ def test_atomic_file_gets_ordinary_permissions(tmp_path: Path) -> None:
     finally:
         os.umask(old_umask)
     assert (tmp_path / "new.pgn").stat().st_mode & 0o777 == 0o644
+
+
+def test_text_written_atomically_is_utf8_with_its_line_ends_and_ordinary_permissions(
+    tmp_path: Path,
+) -> None:
+    """The one writer of run, translate, migrate and the fixture kit (its temporary file
+    must not leave the result readable by its owner only)."""
+    target = tmp_path / "modern.cql"
+    old_umask = os.umask(0o022)
+    try:
+        write_text_atomically(target, "// Jörg\ncql() mate\n")
+    finally:
+        os.umask(old_umask)
+    assert target.read_bytes() == "// Jörg\ncql() mate\n".encode()
+    assert target.stat().st_mode & 0o777 == 0o644
+    assert os.listdir(tmp_path) == ["modern.cql"]
 
 
 def test_atomic_file_in_missing_folder_is_a_usage_error(tmp_path: Path) -> None:
