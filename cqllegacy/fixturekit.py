@@ -31,7 +31,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,6 +39,7 @@ import attrs
 import chess.pgn
 
 from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError
+from cqllegacy.runner.output import write_text_atomically
 from cqllegacy.runner.pgn import DamagedInput, UnreadableGame, open_pgn, read_game, split_games
 from cqllegacy.runner.report import variation_choices
 from cqllegacy.runner.scripts import read_script_file
@@ -447,18 +447,6 @@ def write_triple(folder: Path, triple: Triple) -> None:
     for stale in (MODERN_NAME, REFUSED_NAME):
         if stale not in files:
             (folder / stale).unlink(missing_ok=True)
-
-
-def write_text_atomically(target: Path, text: str) -> None:
-    """Write ``text`` (UTF-8, ``\\n`` line ends) to a temporary file, then rename it."""
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def read_triple(folder: Path) -> tuple[str, str | None, Expected]:

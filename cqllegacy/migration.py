@@ -41,7 +41,7 @@ from typing import Any
 import attrs
 
 from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError
-from cqllegacy.fixturekit import write_text_atomically
+from cqllegacy.runner.output import write_text_atomically
 from cqllegacy.runner.scripts import decode_script, script_language
 
 SCRIPT_SUFFIX = ".cql"

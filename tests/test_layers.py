@@ -148,7 +148,6 @@ def without_package_reexports(graph: dict[str, set[str]]) -> dict[str, set[str]]
     }
 
 
-@pytest.mark.xfail(strict=True, reason="runner.scanner <-> runner.parallel")
 def test_no_import_cycles() -> None:
     assert cycles(without_package_reexports(import_graph())) == []
 

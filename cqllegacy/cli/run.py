@@ -9,23 +9,17 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import attrs
 
 from cqllegacy.errors import UsageError
+from cqllegacy.runner.compiled import CompiledQueryLike, decided_by_tags
 from cqllegacy.runner.output import STDOUT, PgnWriter, check_destinations, open_destination
 from cqllegacy.runner.progress import make_progress
 from cqllegacy.runner.report import ReportWriter
-from cqllegacy.runner.scanner import (
-    CompiledQueryLike,
-    InputFile,
-    MatchSink,
-    ScanOptions,
-    Summary,
-    scan,
-    total_size,
-)
+from cqllegacy.runner.results import InputFile, MatchSink, ScanOptions, Summary
+from cqllegacy.runner.scanner import scan, total_size
 from cqllegacy.runner.scripts import LoadedScript, load_query
 
 if TYPE_CHECKING:
@@ -91,7 +85,7 @@ def _positive(text: str) -> int:
     return value
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "run",
         help="run a script on PGN files and write the matching games",
@@ -264,8 +258,7 @@ def make_engine(args: argparse.Namespace, compiled: CompiledQueryLike) -> Engine
             raise UsageError(f"cannot reach the Dask scheduler {args.scheduler}: {exc}") from exc
     if args.scheduler:
         raise UsageError("--scheduler goes with --engine dask")
-    tags_only = getattr(compiled, "decided_by_tags", False)
-    jobs = args.jobs or (1 if tags_only else default_jobs())
+    jobs = args.jobs or (1 if decided_by_tags(compiled) else default_jobs())
     if jobs == 1:
         return None
     from cqllegacy.runner.parallel import ProcessEngine

@@ -10,10 +10,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError
+from cqllegacy.runner.output import write_text_atomically
 from cqllegacy.runner.scripts import read_script_file, script_language
 
 DESCRIPTION = """\
@@ -128,18 +128,10 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def write_atomically(target: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``target``, then rename it into place."""
+    """Write ``text`` to ``target`` atomically (see
+    :func:`~cqllegacy.runner.output.write_text_atomically`), creating its folder first."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(
-            prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
-        )
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                stream.write(text)
-            os.replace(temporary, target)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_text_atomically(target, text)
     except OSError as error:
         raise UsageError(f"{target}: cannot write: {error.strerror or error}") from None

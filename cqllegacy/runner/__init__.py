@@ -6,6 +6,7 @@ sinks such as :class:`~cqllegacy.runner.output.PgnWriter` (annotated PGN) and
 :class:`~cqllegacy.runner.report.ReportWriter` (JSON Lines).
 """
 
-from cqllegacy.runner.scanner import FoundGame, InputFile, ScanOptions, SkippedGame, Summary, scan
+from cqllegacy.runner.results import FoundGame, InputFile, ScanOptions, SkippedGame, Summary
+from cqllegacy.runner.scanner import scan
 
 __all__ = ["FoundGame", "InputFile", "ScanOptions", "SkippedGame", "Summary", "scan"]

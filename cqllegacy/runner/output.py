@@ -1,4 +1,4 @@
-"""Writing results: annotated PGN, safe destinations, atomic replacement.
+"""Writing results: annotated PGN, safe destinations, atomic replacement of any text file.
 
 A matching game is written from its own text, as the input has it: its tag lines, a
 blank line, then its movetext with nothing changed (comments, ``;`` comments, ``%``
@@ -41,16 +41,14 @@ import shutil
 import sys
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 import attrs
 
 from cqllegacy.errors import UsageError
 from cqllegacy.runner.movetext import START, PositionKey, scan_movetext
 from cqllegacy.runner.pgn import GameText
-
-if TYPE_CHECKING:
-    from cqllegacy.runner.scanner import FoundGame
+from cqllegacy.runner.results import FoundGame
 
 MATCH = "MATCH"
 _MARK = " { " + MATCH + " }"
@@ -233,6 +231,12 @@ def atomic_text_file(path: str | os.PathLike[str]) -> Iterator[TextIO]:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+
+
+def write_text_atomically(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` through an :func:`atomic_text_file`."""
+    with atomic_text_file(path) as handle:
+        handle.write(text)
 
 
 @contextlib.contextmanager

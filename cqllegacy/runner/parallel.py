@@ -10,11 +10,12 @@ The input is cut into *units* at game boundaries:
   a one-process run.
 * a compressed file is read by the main process, which sends batches of games.
 
-A worker runs the ordinary one-process scan on its unit and returns *events*, in order:
-the texts the sinks would write for each matching game (rendered by the sinks'
-``renderer``) and the messages about unreadable games.  The main process writes them in
-input order, keeps the summary and the progress bar, and never has more than a few
-units per worker under way, so memory does not grow with the input.
+A worker scans its unit with a :class:`~cqllegacy.runner.game_scan.GameScan`, as a
+one-process scan does, and returns *events*, in order: the texts the sinks would write
+for each matching game (rendered by the sinks' ``renderer``) and the messages about
+unreadable games.  The main process writes them in input order
+(:meth:`UnitResult.replay`), keeps the summary and the progress bar, and never has more
+than a few units per worker under way, so memory does not grow with the input.
 
 An *engine* runs the units: :class:`ProcessEngine` (``concurrent.futures`` processes)
 or :class:`DaskEngine` (a ``dask.distributed`` client).  Both look like an executor:
@@ -27,11 +28,13 @@ import collections
 import concurrent.futures
 import multiprocessing
 import os
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Protocol, TypeVar
 
 import attrs
 
+from cqllegacy.runner.compiled import CompiledQueryLike
+from cqllegacy.runner.game_scan import GameScan
 from cqllegacy.runner.pgn import (
     Compression,
     DamagedInput,
@@ -43,36 +46,30 @@ from cqllegacy.runner.pgn import (
     split_games,
 )
 from cqllegacy.runner.progress import Messages
+from cqllegacy.runner.results import (
+    FoundGame,
+    InputFile,
+    Renderer,
+    RenderingSink,
+    ScanOptions,
+    Summary,
+)
 
 __all__ = [
     "DaskEngine",
     "Engine",
     "ProcessEngine",
-    "RenderingSink",
     "UnitResult",
     "run_units",
     "worth_spreading",
 ]
 
-#: A message about the input, printed as it is.
-MESSAGE = "message"
-#: A matching game: the text of each sink.
-FOUND = "found"
-
-Event = tuple[str, Any]
+Result = TypeVar("Result")
+Result_co = TypeVar("Result_co", covariant=True)
 
 
-class RenderingSink(Protocol):
-    """A sink whose text can be made elsewhere: ``renderer(found)`` (picklable) gives the
-    text, ``write(text)`` writes it."""
-
-    renderer: Callable[[Any], str]
-
-    def write(self, text: str) -> None: ...
-
-
-class Future(Protocol):
-    def result(self) -> Any: ...
+class Future(Protocol[Result_co]):
+    def result(self) -> Result_co: ...
 
 
 class Engine(Protocol):
@@ -87,9 +84,12 @@ class Engine(Protocol):
     @property
     def workers(self) -> int: ...
 
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Future: ...
+    def submit(self, fn: Callable[..., Result], /, *args: object) -> Future[Result]:
+        """``fn(*args)`` on a worker; an argument that :meth:`share` gave arrives as the
+        value shared."""
+        ...
 
-    def share(self, value: Any) -> Any:
+    def share(self, value: CompiledQueryLike) -> object:
         """``value`` as the engine passes it to every task (sent once where it can)."""
         ...
 
@@ -122,6 +122,23 @@ class Start:
 
 
 @attrs.frozen
+class Rendered:
+    """A matching game: the text of each sink."""
+
+    texts: tuple[str, ...]
+
+
+@attrs.frozen
+class Message:
+    """A message about the input, printed as it is."""
+
+    text: str
+
+
+Event = Rendered | Message
+
+
+@attrs.frozen
 class UnitResult:
     """What scanning a unit gave: events in input order and counts."""
 
@@ -129,6 +146,16 @@ class UnitResult:
     games: int
     matched: int
     skipped: int
+
+    def replay(self, sinks: Sequence[RenderingSink], progress: Messages) -> None:
+        """Write the events, in order, as the sinks and ``progress`` of a scan in this
+        process would have written them."""
+        for event in self.events:
+            if isinstance(event, Rendered):
+                for sink, text in zip(sinks, event.texts, strict=True):
+                    sink.write(text)
+            else:
+                progress.message(event.text)
 
 
 def count_range(part: FileRange) -> tuple[int, int]:
@@ -148,31 +175,29 @@ def count_range(part: FileRange) -> tuple[int, int]:
 class _Recorder(Messages):
     """Sink and progress of a worker's scan: it records what the main process will do."""
 
-    def __init__(self, renderers: Sequence[Callable[[Any], str]]) -> None:
+    def __init__(self, renderers: Sequence[Renderer]) -> None:
         self.events: list[Event] = []
         self.renderers = renderers
 
-    def __call__(self, found: Any) -> None:
-        self.events.append((FOUND, tuple(render(found) for render in self.renderers)))
+    def __call__(self, found: FoundGame) -> None:
+        self.events.append(Rendered(tuple(render(found) for render in self.renderers)))
 
     def message(self, text: str) -> None:
-        self.events.append((MESSAGE, text))
+        self.events.append(Message(text))
 
 
 def _scan_texts(
-    compiled: Any,
+    compiled: CompiledQueryLike | Inherited,
     texts: Iterator[GameText],
     name: str,
     start: Start,
-    options: Any,
-    renderers: Sequence[Callable[[Any], str]],
+    options: ScanOptions,
+    renderers: Sequence[Renderer],
 ) -> UnitResult:
-    from cqllegacy.runner.scanner import Summary, _Scan
-
     if isinstance(compiled, Inherited):
         compiled = compiled.value()
     recorder = _Recorder(renderers)
-    state = _Scan(compiled, options, [recorder], recorder, Summary(games=start.games))
+    state = GameScan(compiled, options, [recorder], recorder, Summary(games=start.games))
     for text in texts:
         state.game(text, name)
     summary = state.summary
@@ -182,11 +207,11 @@ def _scan_texts(
 
 
 def scan_range(
-    compiled: Any,
+    compiled: CompiledQueryLike | Inherited,
     part: FileRange,
     start: Start,
-    options: Any,
-    renderers: Sequence[Callable[[Any], str]],
+    options: ScanOptions,
+    renderers: Sequence[Renderer],
 ) -> UnitResult:
     """Scan a file range (a worker's task)."""
     lines = range_lines(part.path, part.start, part.end)
@@ -195,12 +220,12 @@ def scan_range(
 
 
 def scan_batch(
-    compiled: Any,
+    compiled: CompiledQueryLike | Inherited,
     name: str,
     texts: tuple[GameText, ...],
     games_before: int,
-    options: Any,
-    renderers: Sequence[Callable[[Any], str]],
+    options: ScanOptions,
+    renderers: Sequence[Renderer],
 ) -> UnitResult:
     """Scan games the main process read (a worker's task)."""
     start = Start(games_before, 0, 0)
@@ -211,18 +236,18 @@ def scan_batch(
 # Engines
 # --------------------------------------------------------------------------------------
 
-#: Values handed to forked workers by inheritance rather than by pickling.
-_INHERITED: dict[int, Any] = {}
+#: Compiled queries handed to forked workers by inheritance rather than by pickling.
+_INHERITED: dict[int, CompiledQueryLike] = {}
 
 
 @attrs.frozen
 class Inherited:
-    """A handle on a value a forked worker inherited from the main process (whatever
-    the value is, it needs no pickling, and it is not sent with every task)."""
+    """A handle on a compiled query a forked worker inherited from the main process
+    (whatever the query is, it needs no pickling, and it is not sent with every task)."""
 
     token: int
 
-    def value(self) -> Any:
+    def value(self) -> CompiledQueryLike:
         return _INHERITED[self.token]
 
 
@@ -254,7 +279,7 @@ class ProcessEngine:
     def _forking() -> bool:
         return "fork" in multiprocessing.get_all_start_methods()
 
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
+    def submit(self, fn: Callable[..., Result], /, *args: object) -> Future[Result]:
         if self._executor is None:
             # fork starts workers fastest, and they inherit the compiled query (see
             # share); elsewhere the platform's default, and the query is pickled.
@@ -264,7 +289,7 @@ class ProcessEngine:
             )
         return self._executor.submit(fn, *args)
 
-    def share(self, value: Any) -> Any:
+    def share(self, value: CompiledQueryLike) -> CompiledQueryLike | Inherited:
         if not self._forking() or self._executor is not None:
             return value
         token = id(value)
@@ -281,6 +306,20 @@ class ProcessEngine:
         self._tokens.clear()
 
 
+class DaskClient(Protocol):
+    """What :class:`DaskEngine` asks of a ``dask.distributed.Client``."""
+
+    def nthreads(self) -> Mapping[str, int]: ...
+
+    def submit(
+        self, fn: Callable[..., Result], /, *args: object, pure: bool = ...
+    ) -> Future[Result]: ...
+
+    def scatter(self, data: object, /, *, broadcast: bool = ..., hash: bool = ...) -> object: ...
+
+    def close(self) -> None: ...
+
+
 class DaskEngine:
     """A ``dask.distributed`` cluster: the scheduler at ``address``, or a cluster of
     local processes started for the run when ``address`` is None."""
@@ -289,34 +328,36 @@ class DaskEngine:
         self,
         address: str | None = None,
         *,
-        client: Any = None,
+        client: DaskClient | None = None,
         part_bytes: int | None = None,
         batch_games: int = 200,
     ) -> None:
         self.part_bytes = part_bytes
         self.batch_games = batch_games
-        if client is None:
-            from dask.distributed import Client
-
-            client = Client(address) if address else Client()
-            self._own_client = True
-        else:
-            self._own_client = False
-        self.client = client
+        self._own_client = client is None
+        self.client = _connect(address) if client is None else client
 
     @property
     def workers(self) -> int:
         return max(1, sum(self.client.nthreads().values()))
 
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
+    def submit(self, fn: Callable[..., Result], /, *args: object) -> Future[Result]:
         return self.client.submit(fn, *args, pure=False)
 
-    def share(self, value: Any) -> Any:
+    def share(self, value: CompiledQueryLike) -> object:
         return self.client.scatter(value, broadcast=True, hash=False)
 
     def close(self) -> None:
         if self._own_client:
             self.client.close()
+
+
+def _connect(address: str | None) -> DaskClient:
+    """A client of the scheduler at ``address``, or of local processes started for it."""
+    from dask.distributed import Client
+
+    # distributed's Client.__init__ has no annotations, so mypy calls it untyped.
+    return Client(address) if address else Client()  # type: ignore[no-untyped-call]
 
 
 @attrs.frozen
@@ -343,7 +384,7 @@ _WORTH_SPREADING = 256 * 1024
 _COMPRESSION = 4
 
 
-def worth_spreading(inputs: Sequence[Any]) -> bool:
+def worth_spreading(inputs: Sequence[InputFile]) -> bool:
     """Whether ``inputs`` hold enough games for local worker processes."""
     total = 0
     for item in inputs:
@@ -374,9 +415,9 @@ class _Pipeline:
     engine: Engine
     emit: Callable[[UnitResult, int], None]
     window: int
-    pending: collections.deque[tuple[Future, int]] = attrs.Factory(collections.deque)
+    pending: collections.deque[tuple[Future[UnitResult], int]] = attrs.Factory(collections.deque)
 
-    def add(self, future: Future, bytes_done: int) -> None:
+    def add(self, future: Future[UnitResult], bytes_done: int) -> None:
         self.pending.append((future, bytes_done))
         while len(self.pending) > self.window:
             self.drain_one()
@@ -391,24 +432,24 @@ class _Pipeline:
 
 
 def _message(text: str) -> UnitResult:
-    return UnitResult(((MESSAGE, text),), 0, 0, 0)
+    return UnitResult((Message(text),), 0, 0, 0)
 
 
 def run_units(
     engine: Engine,
-    compiled: Any,
-    inputs: Sequence[Any],
-    options: Any,
+    compiled: CompiledQueryLike,
+    inputs: Sequence[InputFile],
+    options: ScanOptions,
     sinks: Sequence[RenderingSink],
     emit: Callable[[UnitResult, int], None],
 ) -> int:
-    """Scan ``inputs`` (objects with ``path`` and ``name``) on ``engine``; every unit's
-    result goes to ``emit(result, bytes_done)`` in input order.  Returns the number of
-    input files that could not be read to the end."""
+    """Scan ``inputs`` on ``engine``; every unit's result goes to ``emit(result,
+    bytes_done)`` in input order.  Returns the number of input files that could not be
+    read to the end."""
     shared = engine.share(compiled)
     renderers = tuple(sink.renderer for sink in sinks)
     pipeline = _Pipeline(engine, emit, window=2 * engine.workers)
-    sizes = []
+    sizes: list[int] = []
     for item in inputs:
         try:
             sizes.append(os.path.getsize(item.path))
@@ -449,13 +490,13 @@ def run_units(
 def _plain_file(
     engine: Engine,
     pipeline: _Pipeline,
-    shared: Any,
-    item: Any,
+    shared: object,
+    item: InputFile,
     part_bytes: int,
     games_before: int,
     bytes_before: int,
-    options: Any,
-    renderers: tuple[Callable[[Any], str], ...],
+    options: ScanOptions,
+    renderers: tuple[Renderer, ...],
 ) -> int:
     # Workers open the file themselves, maybe elsewhere: a path that does not depend on
     # the folder they run in.
@@ -477,13 +518,13 @@ def _plain_file(
 def _compressed_file(
     engine: Engine,
     pipeline: _Pipeline,
-    shared: Any,
-    item: Any,
+    shared: object,
+    item: InputFile,
     batch_games: int,
     games_before: int,
     bytes_before: int,
-    options: Any,
-    renderers: tuple[Callable[[Any], str], ...],
+    options: ScanOptions,
+    renderers: tuple[Renderer, ...],
 ) -> tuple[int, int]:
     """Read and split a compressed file here, scan its games in batches elsewhere."""
     with open_pgn(item.path) as source:

@@ -24,14 +24,12 @@ the main line's 24th half-move, then go on in that variation to ply 27.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 import chess.pgn
 
 from cqllegacy.runner.movetext import PositionKey
-
-if TYPE_CHECKING:
-    from cqllegacy.runner.scanner import FoundGame
+from cqllegacy.runner.results import FoundGame
 
 
 def variation_choices(node: chess.pgn.GameNode) -> list[int]:

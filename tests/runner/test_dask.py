@@ -22,7 +22,8 @@ from cqllegacy.runner.output import PgnWriter  # noqa: E402
 from cqllegacy.runner.parallel import DaskEngine  # noqa: E402
 from cqllegacy.runner.progress import Messages  # noqa: E402
 from cqllegacy.runner.report import ReportWriter  # noqa: E402
-from cqllegacy.runner.scanner import InputFile, scan  # noqa: E402
+from cqllegacy.runner.results import InputFile  # noqa: E402
+from cqllegacy.runner.scanner import scan  # noqa: E402
 from cqllegacy.runner.scripts import load_query  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -22,7 +22,7 @@ from cqllegacy.translator import to_core
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import cqllegacy.runner.scanner as scanner
+import cqllegacy.runner.game_scan as game_scan
 from cqllegacy.core.tree import Mark
 from cqllegacy.errors import UsageError
 from cqllegacy.evaluator.evaluate import compile_query
@@ -33,6 +33,7 @@ from cqllegacy.runner.output import (
     annotated_game,
     atomic_text_file,
     check_destinations,
+    write_text_atomically,
 )
 from cqllegacy.runner.pgn import (
     GameText,
@@ -43,7 +44,8 @@ from cqllegacy.runner.pgn import (
     split_games,
 )
 from cqllegacy.runner.report import ReportWriter, position_key
-from cqllegacy.runner.scanner import FoundGame, InputFile, ListFound, ScanOptions, scan
+from cqllegacy.runner.results import FoundGame, InputFile, ListFound, ScanOptions
+from cqllegacy.runner.scanner import scan
 from tests.runner.test_movetext import depth_first, game_texts
 from tests.support.runner import PGN, StandIn, node_at, read_all
 
@@ -267,6 +269,22 @@ def test_atomic_file_gets_ordinary_permissions(tmp_path: Path) -> None:
     finally:
         os.umask(old_umask)
     assert (tmp_path / "new.pgn").stat().st_mode & 0o777 == 0o644
+
+
+def test_text_written_atomically_is_utf8_with_its_line_ends_and_ordinary_permissions(
+    tmp_path: Path,
+) -> None:
+    """The one writer of run, translate, migrate and the fixture kit (its temporary file
+    must not leave the result readable by its owner only)."""
+    target = tmp_path / "modern.cql"
+    old_umask = os.umask(0o022)
+    try:
+        write_text_atomically(target, "// Jörg\ncql() mate\n")
+    finally:
+        os.umask(old_umask)
+    assert target.read_bytes() == "// Jörg\ncql() mate\n".encode()
+    assert target.stat().st_mode & 0o777 == 0o644
+    assert os.listdir(tmp_path) == ["modern.cql"]
 
 
 def test_atomic_file_in_missing_folder_is_a_usage_error(tmp_path: Path) -> None:
@@ -539,9 +557,9 @@ def test_report_and_output_are_those_of_game_trees(monkeypatch: pytest.MonkeyPat
 
         return call
 
-    monkeypatch.setattr(scanner, "read_game", counted("tree", scanner.read_game))
-    monkeypatch.setattr(scanner, "read_stream", counted("stream", scanner.read_stream))
-    monkeypatch.setattr(scanner, "scan_movetext", counted("tags", scanner.scan_movetext))
+    monkeypatch.setattr(game_scan, "read_game", counted("tree", game_scan.read_game))
+    monkeypatch.setattr(game_scan, "read_stream", counted("stream", game_scan.read_stream))
+    monkeypatch.setattr(game_scan, "scan_movetext", counted("tags", game_scan.scan_movetext))
     compared = 0
     for script in EQUIVALENCE_SCRIPTS:
         compiled = legacy(script)

@@ -19,7 +19,8 @@ from cqllegacy.runner.parallel import ProcessEngine, part_size, run_units
 from cqllegacy.runner.pgn import game_boundaries, open_pgn, range_lines, split_games
 from cqllegacy.runner.progress import Messages
 from cqllegacy.runner.report import ReportWriter
-from cqllegacy.runner.scanner import InputFile, scan
+from cqllegacy.runner.results import InputFile
+from cqllegacy.runner.scanner import scan
 from cqllegacy.runner.scripts import load_query
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,14 +10,15 @@ from typing import Any
 import pytest
 from cqllegacy.translator import to_core
 
-import cqllegacy.runner.scanner as scan_module
+import cqllegacy.runner.game_scan as game_scan
 from cqllegacy.core.tree import Mark
 from cqllegacy.evaluator.evaluate import compile_query
 from cqllegacy.legacy import read_script
 from cqllegacy.runner.output import PgnWriter
 from cqllegacy.runner.progress import Messages, ProgressBar, make_progress
 from cqllegacy.runner.report import ReportWriter
-from cqllegacy.runner.scanner import FoundGame, InputFile, ScanOptions, scan
+from cqllegacy.runner.results import FoundGame, InputFile, ScanOptions, Summary
+from cqllegacy.runner.scanner import scan
 from tests.support.runner import PGN, WCC, StandIn
 
 
@@ -45,7 +46,7 @@ PLAIN = ScanOptions()
 
 def run(
     compiled: StandIn, *paths: Path, options: ScanOptions = PLAIN
-) -> tuple[list[FoundGame], Recorder, scan_module.Summary]:
+) -> tuple[list[FoundGame], Recorder, Summary]:
     found: list[FoundGame] = []
     progress = Recorder()
     summary = scan(
@@ -86,13 +87,13 @@ def test_options_reach_the_evaluator() -> None:
 
 def test_prefilter_rejection_costs_no_move_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
     parsed: list[int] = []
-    real_read_game = scan_module.read_game
+    real_read_game = game_scan.read_game
 
     def counting_read_game(text):  # type: ignore[no-untyped-def]
         parsed.append(text.file_ordinal)
         return real_read_game(text)
 
-    monkeypatch.setattr(scan_module, "read_game", counting_read_game)
+    monkeypatch.setattr(game_scan, "read_game", counting_read_game)
     compiled = StandIn(accept=lambda headers, ordinal: headers["Result"] == "1/2-1/2")
     found, _, summary = run(compiled, WCC)
     assert compiled.prefiltered == list(range(1, 686))
@@ -240,8 +241,8 @@ def test_queries_the_tags_decide_write_what_replaying_writes(
     games = Path(__file__).resolve().parents[2] / "fixtures" / "games.pgn"
     for options in (PLAIN, ScanOptions(skip_initial=True), ScanOptions(variations=True)):
         expected = _texts(replaying, games, options)
-        monkeypatch.setattr(scan_module, "read_game", _never)
-        monkeypatch.setattr(scan_module, "read_stream", _never)
+        monkeypatch.setattr(game_scan, "read_game", _never)
+        monkeypatch.setattr(game_scan, "read_stream", _never)
         assert _texts(fast, games, options) == expected
         monkeypatch.undo()
         assert expected[3][1] > 0

@@ -43,11 +43,13 @@ from cqllegacy.evaluator.evaluate import CompiledQuery, compile_query
 from cqllegacy.evaluator.needles import admits, needles_of
 from cqllegacy.legacy import read_script
 from cqllegacy.legacy.grammar import _ATOM_PATTERN, _COMMENT_PATTERN, _WHITESPACE, tokens
+from cqllegacy.runner.game_scan import GameScan
 from cqllegacy.runner.output import PgnWriter
 from cqllegacy.runner.pgn import open_pgn, read_tags, split_games
 from cqllegacy.runner.progress import Messages
 from cqllegacy.runner.report import ReportWriter
-from cqllegacy.runner.scanner import InputFile, ScanOptions, _Scan, scan
+from cqllegacy.runner.results import InputFile, ScanOptions
+from cqllegacy.runner.scanner import scan
 from cqllegacy.runner.scripts import load_query
 from cqllegacy.vocab.results import GameResult
 from tests.support.runner import PGN, WCC
@@ -152,7 +154,7 @@ def test_a_game_rejected_unread_is_one_the_tags_reject_without_a_problem(
     tests = data.draw(st.lists(_game_test(_texts([v for _, v in pairs])), min_size=1, max_size=2))
     query = Query(Header(), tuple(TopList(test, matchcount=matchcount) for test in tests))
     compiled = compile_query(query)
-    state = _Scan(compiled, ScanOptions(), (), Messages(io.StringIO()))
+    state = GameScan(compiled, ScanOptions(), (), Messages(io.StringIO()))
     for text in _split(game, tmp_path):
         if state.needles and state.rejected_unread(text):
             headers, problems = read_tags(text.tag_lines)

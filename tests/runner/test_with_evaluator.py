@@ -14,12 +14,13 @@ import chess
 import chess.pgn
 import pytest
 
-import cqllegacy.runner.scanner as scanner
+import cqllegacy.runner.game_scan as game_scan
 from cqllegacy.core.tree import Header, Mark, PieceSet, Query, Result, TopList
 from cqllegacy.evaluator import evaluate
 from cqllegacy.runner.output import PgnWriter
 from cqllegacy.runner.report import ReportWriter
-from cqllegacy.runner.scanner import InputFile, ScanOptions, scan
+from cqllegacy.runner.results import InputFile, ScanOptions, Summary
+from cqllegacy.runner.scanner import scan
 from cqllegacy.vocab.pieces import types_of
 from cqllegacy.vocab.results import GameResult
 from tests.support.runner import PGN, WCC, node_at
@@ -30,7 +31,7 @@ PLAIN = ScanOptions()
 
 def run(
     query: Query, *names: str, options: ScanOptions = PLAIN
-) -> tuple[list[chess.pgn.Game], list[dict[str, object]], scanner.Summary]:
+) -> tuple[list[chess.pgn.Game], list[dict[str, object]], Summary]:
     pgn, report = io.StringIO(), io.StringIO()
     summary = scan(
         evaluate.compile_query(query),
@@ -99,7 +100,7 @@ def test_result_query_on_the_sample_games_replays_no_game(
 ) -> None:
     """A query on tags alone selects the draws without replaying any game's moves."""
     parsed = []
-    read_game, read_stream = scanner.read_game, scanner.read_stream
+    read_game, read_stream = game_scan.read_game, game_scan.read_stream
 
     def counting_read(text):  # type: ignore[no-untyped-def]
         parsed.append(text.file_ordinal)
@@ -109,8 +110,8 @@ def test_result_query_on_the_sample_games_replays_no_game(
         parsed.append(text.file_ordinal)
         return read_stream(text, visitor)
 
-    monkeypatch.setattr(scanner, "read_game", counting_read)
-    monkeypatch.setattr(scanner, "read_stream", counting_stream)
+    monkeypatch.setattr(game_scan, "read_game", counting_read)
+    monkeypatch.setattr(game_scan, "read_stream", counting_stream)
     draws = []
     with bz2.open(WCC, "rt", encoding="utf-8") as handle:
         ordinal = 0
