@@ -3,7 +3,8 @@
 The *legacy orbit* of a position list is the tuple of distinct lists T(L) for T in the
 list's transform set (transform keywords removed, duplicates dropped by structural
 equality, decision L4).  A transform reaches into nested lists, whose own transform
-keywords stay and apply on top (§5.5); designators a shift empties are kept (L5).
+keywords stay and apply on top (semantics: S-combining-transforms); designators a shift
+empties are kept (L5).
 
 The translator writes the OR of the orbit either explicitly or, when CQL 6 transforms
 produce the same set of filters, as nested modern ``Transform`` nodes.  The second is
@@ -96,7 +97,7 @@ MAX_ABS_POWER = 64 * 9
 
 
 # --------------------------------------------------------------------------------------
-# Applying one legacy transform to a legacy list (§5.4)
+# Applying one legacy transform to a legacy list (semantics: S-applying-transforms)
 # --------------------------------------------------------------------------------------
 
 

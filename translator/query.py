@@ -392,8 +392,8 @@ def _negated(pl: PositionList) -> bool:
 
 def check_accumulators(top: PositionList, path: str | None) -> None:
     """Refuse the uses of ``:accumulate``/``:sumrange`` whose value would depend on the
-    order of evaluation (§4.10: not inside ``:not`` or sequences; a ``:sumrange`` sees
-    the accumulations made while its own list is evaluated once)."""
+    order of evaluation (not inside ``:not`` or sequences; a ``:sumrange`` sees the
+    accumulations made while its own list is evaluated once; semantics: S-accumulators)."""
     places = list(_places(top))
     for place in places:
         for item in place.pl.items:

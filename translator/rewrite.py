@@ -710,7 +710,7 @@ def _is_list_setting(item: PositionItem) -> bool:
 
 def base_list(pl: PositionList) -> PositionList:
     """The list without transform keywords, ``:not``, accumulators and list settings:
-    what every member of its orbit tests (``base`` of §5.6)."""
+    what every member of its orbit tests (``base`` in semantics: S-list-evaluation)."""
     return attrs.evolve(pl, items=tuple(i for i in pl.items if not _is_list_setting(i)))
 
 
@@ -797,7 +797,7 @@ def transformed_filter(pl: PositionList, ctx: Context) -> tuple[Parts, core.Filt
 
 
 def list_parts(pl: PositionList, ctx: Context, *, top: bool = False) -> Parts:
-    """The constituents whose conjunction is the meaning of ``pl`` (§5.6).
+    """The constituents whose conjunction is the meaning of ``pl`` (semantics: S-list-evaluation).
 
     ``top`` says that ``pl`` is a top-level list, whose settings (scope, marks, match
     counts) the caller has taken care of.
@@ -839,7 +839,7 @@ def nested_filter(pl: PositionList, ctx: Context) -> core.Filter:
 
 
 # --------------------------------------------------------------------------------------
-# Accumulators (§4.10)
+# Accumulators (semantics: S-accumulators)
 # --------------------------------------------------------------------------------------
 
 

@@ -1,9 +1,10 @@
-"""Legacy (CQL 3) transforms: edge-inclusive unit shifts and the transform sets of §5.
+"""Legacy (CQL 3) transforms: edge-inclusive unit shifts and the transform sets
+(semantics: S-legacy-transforms).
 
 A legacy unit shift moves every square one step, drops the squares pushed over the
 edge it moves towards, and *keeps* the squares on the edge it moves away from (their
 image is added as well).  Longer shifts are repeated unit shifts, so a designator on
-the trailing edge smears out (legacy-cql §5.2):
+the trailing edge smears out (semantics: S-unit-shifts):
 
 >>> from cqllegacy.vocab.squares import format_squares, parse_squares
 >>> format_squares(legacy_shift(parse_squares("[a2,c2,h2]"), 1, 0))
@@ -96,7 +97,8 @@ def _sign(n: int) -> int:
 
 
 def legacy_shift(bb: SquareSet, dx: int, dy: int) -> SquareSet:
-    """``|dx|`` horizontal and ``|dy|`` vertical unit shifts (they commute, §5.2).
+    """``|dx|`` horizontal and ``|dy|`` vertical unit shifts; they commute
+    (semantics: S-unit-shifts).
 
     >>> from cqllegacy.vocab.squares import format_squares, parse_squares
     >>> format_squares(legacy_shift(parse_squares("d4"), 3, 0))
@@ -157,7 +159,7 @@ class LegacyTransform:
 _IDENTITY = LegacyTransform()
 
 # --------------------------------------------------------------------------------------
-# Transform sets (§5.3, §5.5, decision L4)
+# Transform sets (semantics: S-shift-sets, S-combining-transforms; decision L4)
 # --------------------------------------------------------------------------------------
 
 K = TransformKeyword

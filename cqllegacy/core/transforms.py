@@ -1,4 +1,4 @@
-"""Basic transforms and modern (CQL 6) transform orbits, modern-cql §11.
+"""Basic transforms and modern (CQL 6) transform orbits (semantics: S-orbits).
 
 A :class:`BasicTransform` rewrites a whole core filter tree: square designators,
 piece types, directions and colour-dependent keywords.  A transform filter
@@ -165,7 +165,7 @@ _BASIC_TRANSFORMS = _build_basic_transforms()
 
 
 def basic_transforms(kind: TransformKind) -> tuple[BasicTransform, ...]:
-    """B(T) of modern-cql §11.2; the identity (when present) comes first.
+    """B(T) (semantics: S-basic-transforms); the identity (when present) comes first.
 
     >>> [len(basic_transforms(k)) for k in TransformKind]
     [2, 1, 8, 2, 2, 4, 225, 15, 15]
@@ -178,7 +178,8 @@ class _InvalidMember(Exception):
 
 
 def apply(tau: BasicTransform, filter: Filter) -> Filter | None:
-    """``filter`` rewritten by ``tau`` (§11.3), or None when the result is an invalid member.
+    """``filter`` rewritten by ``tau`` (semantics: S-transform-action), or None when the
+    result is an invalid member.
 
     >>> from cqllegacy.vocab.pieces import types_of
     >>> from cqllegacy.vocab.squares import parse_squares
@@ -198,7 +199,8 @@ def apply(tau: BasicTransform, filter: Filter) -> Filter | None:
 
 @functools.lru_cache(maxsize=256)
 def orbit(kind: TransformKind, filter: Filter) -> tuple[Filter, ...]:
-    """The distinct valid images of ``filter`` under B(kind), in first-seen order (§11.4).
+    """The distinct valid images of ``filter`` under B(kind), in first-seen order
+    (semantics: S-repeats).
 
     Remembered: the compiler asks for the same orbit several times (index, gates,
     pure tests), and a nested orbit has thousands of members.

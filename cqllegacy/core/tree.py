@@ -647,7 +647,7 @@ class TransformKind(enum.Enum):
 
 @attrs.frozen(slots=True)
 class Transform(Filter):
-    """``T F`` / ``T count F`` with the orbit semantics of modern-cql §11."""
+    """``T F`` / ``T count F`` with the orbit semantics of CQL 6 (semantics: S-orbits)."""
 
     READS: ClassVar[Reads] = Reads.TAGS
 

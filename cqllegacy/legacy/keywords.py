@@ -46,7 +46,7 @@ _LIST_EXAMPLES = {
 
 
 class Shape(enum.Enum):
-    """Parameter shapes (legacy-cql.md Appendix A); the value describes them in messages."""
+    """Parameter shapes (semantics: S-legacy-grammar); the value describes them in messages."""
 
     NONE = "no parameters"
     PD = "a piece designator"
@@ -169,7 +169,7 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-#: Match-list extension keywords (legacy-cql.md §2.2, §7.1 "ext" rows).
+#: Match-list extension keywords (semantics: S-extensions).
 MATCH_EXTENSIONS: frozenset[str] = _words(
     """
     and or xor not cond
@@ -187,7 +187,7 @@ MATCH_EXTENSIONS: frozenset[str] = _words(
     """
 )
 
-#: Position-list extension keywords (legacy-cql.md §4.3, §4.5–§4.7, §4.10, §4.12, §7.4).
+#: Position-list extension keywords (semantics: S-extensions).
 POSITION_EXTENSIONS: frozenset[str] = _words(
     """
     cond xor castling contactcheck nocontactcheck doublecheck nodoublecheck endgame noendgame

@@ -74,7 +74,7 @@ class Comment:
 class Designator:
     """A piece designator: contents ``types`` on squares ``squares``.
 
-    ``tag`` names a ``$tag`` piece type (§4.11); then ``types`` is 0 and the
+    ``tag`` names a ``$tag`` piece type (semantics: S-tags); then ``types`` is 0 and the
     designator stands for that one piece on ``squares``.
     """
 
@@ -109,7 +109,7 @@ class FlagKeyword(enum.Enum):
 
 
 class TransformKeyword(enum.Enum):
-    """Transform keywords of a position list (§4.3, §5)."""
+    """Transform keywords of a position list (semantics: S-legacy-transforms)."""
 
     FLIP = "flip"
     FLIPDIHEDRAL = "flipdihedral"
@@ -304,7 +304,8 @@ RelationItem: TypeAlias = "RelationFlag | RelationPieceCount | RelationRange | C
 
 @attrs.frozen(slots=True)
 class Relation:
-    """``:relation ( … )``: a later position P2 relates to the current one (§4.8, L18)."""
+    """``:relation ( … )``: a later position P2 relates to the current one (L18; semantics:
+    S-relation)."""
 
     items: tuple[RelationItem, ...]
     span: Span = _span_field()
@@ -405,7 +406,7 @@ class Player:
 
 @attrs.frozen(slots=True)
 class ForAny:
-    """``:forany NAME PD``: bind a tag to one physical piece (§4.11)."""
+    """``:forany NAME PD``: bind a tag to one physical piece (semantics: S-tags)."""
 
     name: str
     designator: Designator

@@ -1,7 +1,8 @@
 """CQL 6.1 text → core :class:`~cqllegacy.core.tree.Query` (pyparsing).
 
-The reader accepts the subset of modern-cql.md §3 that :mod:`cqllegacy.modern.printer`
-writes, in whatever layout a person writes it, with the CQL 6.1 precedence table:
+The reader accepts the subset of CQL 6.1 (semantics: S-modern-syntax) that
+:mod:`cqllegacy.modern.printer` writes, in whatever layout a person writes it, with the
+CQL 6.1 precedence table:
 ``or`` < ``and`` < ``not`` < ``in`` < relations (right-associative chains) < ``#`` <
 ``+ -`` < ``power`` < ``|`` < ``&`` < ``~`` < ``attacks``/``attackedby`` < ``move``
 parameters < directions.  Unary minus takes a ``|``-level argument, as chessql does

@@ -54,8 +54,8 @@ The empty square set is written ``([])`` (chessql misreads a bare ``[]`` next to
 another filter), a constituent that starts with ``-``, a digit, or (after a word) a
 string is parenthesised, ``[Aa]x ==`` becomes ``([Aa]x) ==`` (chessql takes it for a
 piece assignment), and ``up -3 -1 X`` becomes ``down 1 3 X``.  Line repetitions are
-written ``{m,n}`` as in chessql's tests; modern-cql.md §3 writes ``{m n}``, which
-chessql reads as a compound.
+written ``{m,n}`` as in chessql's tests; the CQL 6.1 documentation writes ``{m n}``, which
+chessql reads as a compound (semantics: S-modern-syntax).
 
 Canonical trees
 ---------------
@@ -330,7 +330,8 @@ def _closed(node: ct.Filter, ctx: _Context) -> Printed:
 
 
 def _argument(node: ct.Filter, ctx: _Context) -> Printed:
-    """The argument of a transform, ``find`` or piece loop (§3.1: braces, never a bare chain)."""
+    """The argument of a transform, ``find`` or piece loop: braces, never a bare chain
+    (semantics: S-modern-syntax)."""
     printed = _print(node, ctx)
     self_delimiting = isinstance(node, ct.Compound | ct.Transform | ct.Find | ct.PieceLoop)
     if self_delimiting or (printed.level >= MOVE and not isinstance(node, ct.Number)):

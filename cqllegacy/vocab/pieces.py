@@ -64,7 +64,7 @@ def types_of(letters: str) -> TypeSet:
     return out
 
 
-#: Legacy (CQL 3) piece-type letters, §3.1 of the legacy reference.
+#: Legacy (CQL 3) piece-type letters (semantics: S-piece-types).
 LEGACY_LETTERS: dict[str, TypeSet] = {
     **_SINGLE_LETTERS,
     "A": WHITE_PIECES,

@@ -95,7 +95,7 @@ def _visible(sq: int, vector: Vector, occupied: int) -> Iterable[int]:
 
 
 def ray_ends(occupied: int, sets: Sequence[int], vectors: Iterable[Vector]) -> int:
-    """Modern ``ray`` (modern-cql §7): the end squares of every valid ray.
+    """Modern ``ray`` (semantics: S-attacks): the end squares of every valid ray.
 
     A ray is a run of distinct squares q1 … qn on one line in one direction with
     ``qi`` in ``sets[i]`` and only empty squares strictly between consecutive ones.

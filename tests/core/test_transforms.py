@@ -1,6 +1,7 @@
-"""Modern transforms and orbits against modern-cql §11 and the worked examples of §14.
+"""Modern transforms and orbits against docs/semantics.md (S-orbits and the sections after it)
+and the worked examples of S-examples.
 
-Expected orbits and images are written from the spec's text, not from the code.
+Expected orbits and images are written from docs/semantics.md, not from the code.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def squares_union(members: tuple[Filter, ...]) -> int:
 
 
 # --------------------------------------------------------------------------------------
-# §11.2: the basic transform sets
+# S-basic-transforms: the basic transform sets
 # --------------------------------------------------------------------------------------
 
 
@@ -103,7 +104,7 @@ def test_shift_family_offsets() -> None:
 
 
 # --------------------------------------------------------------------------------------
-# §14 #11-#15: basic shifts of square designators
+# S-examples E11-E15: basic shifts of square designators
 # --------------------------------------------------------------------------------------
 
 
@@ -147,7 +148,7 @@ def test_all_squares_designators_never_move() -> None:
 
 
 # --------------------------------------------------------------------------------------
-# §14 #16-#20, §11.4: shift orbits
+# S-examples E16-E20, S-repeats: shift orbits
 # --------------------------------------------------------------------------------------
 
 
@@ -200,16 +201,16 @@ def test_shift_never_moves_a_whole_board_designator() -> None:  # 20
     assert len(members) == 64
 
 
-def test_shift_of_a_boardless_filter_has_one_member() -> None:  # §11.4
+def test_shift_of_a_boardless_filter_has_one_member() -> None:  # S-repeats
     assert orbit(K.SHIFT, Simple(Keyword.CHECK)) == (Simple(Keyword.CHECK),)
 
 
 # --------------------------------------------------------------------------------------
-# §14 #21-#26: dihedral transforms
+# S-examples E21-E26: dihedral transforms
 # --------------------------------------------------------------------------------------
 
 
-def test_flip_kings_in_opposite_corners_has_four_members() -> None:  # 21, §11.4
+def test_flip_kings_in_opposite_corners_has_four_members() -> None:  # E21, S-repeats
     members = orbit(K.FLIP, designators("Ka1 kh8"))
     assert set(members) == {
         designators("Ka1 kh8"),
@@ -263,7 +264,7 @@ def test_flip_of_direction_filters_is_the_cqli_knight_expansion() -> None:  # 26
     assert set(orbit(K.FLIP, steps(d.NORTHEAST, d.UP))) == expected
 
 
-def test_quarter_turn_swaps_vertical_and_horizontal() -> None:  # §11.3 item 3
+def test_quarter_turn_swaps_vertical_and_horizontal() -> None:  # S-transform-action item 3
     rot = BasicTransform(Dihedral.ROT90)
     assert apply(rot, Ray((pd("R"), pd("k")), Direction.VERTICAL)) == Ray(
         (pd("R"), pd("k")), Direction.HORIZONTAL
@@ -278,7 +279,7 @@ def test_flip_count_of_rooks_in_corners_has_four_members() -> None:  # 28
 
 
 # --------------------------------------------------------------------------------------
-# §14 #30-#37: colour transforms
+# S-examples E30-E37: colour transforms
 # --------------------------------------------------------------------------------------
 
 
@@ -312,7 +313,7 @@ def test_colour_swap_keeps_draws_elo_without_colour_and_case_flag() -> None:
     assert apply(swap, Player("x", None, True)) == Player("x", None, True)
 
 
-def test_symmetric_kings_have_a_one_member_flipcolor_orbit() -> None:  # 34, §11.4
+def test_symmetric_kings_have_a_one_member_flipcolor_orbit() -> None:  # E34, S-repeats
     assert orbit(K.REVERSECOLOR, pd("[Kk]h1-8")) == (pd("[Kk]h1-8"),)
     assert orbit(K.FLIPCOLOR, pd("[Kk]h1-8")) == (pd("[Kk]h1-8"),)
 
@@ -360,7 +361,7 @@ def test_quadrupled_pawns_orbit() -> None:  # 52, the modern statement
 
 
 # --------------------------------------------------------------------------------------
-# Nesting (M4, §11.6) and the remaining node kinds
+# Nesting (M4, S-nested-transforms) and the remaining node kinds
 # --------------------------------------------------------------------------------------
 
 
@@ -370,7 +371,7 @@ def test_outer_transform_reaches_into_a_nested_transform() -> None:  # M4
     assert apply(BasicTransform(dx=7), Transform(K.FLIP, pd("Kb1"))) is None
 
 
-def test_flip_count_shift_counts_four_different_inner_filters() -> None:  # §11.6
+def test_flip_count_shift_counts_four_different_inner_filters() -> None:  # S-nested-transforms
     members = orbit(K.FLIP, Transform(K.SHIFT, pd("Ka1"), count=True))
     assert {m.arg for m in members} == {pd("Ka1"), pd("Kh1"), pd("Ka8"), pd("Kh8")}
 

@@ -1,7 +1,8 @@
-"""Filters of the core tree evaluated on hand-checked positions (modern-cql §4-§11, §14).
+"""Filters of the core tree evaluated on hand-checked positions (docs/semantics.md, Part 4,
+and the worked examples of S-examples).
 
 Every expected value below was worked out by hand from the FEN (or is a documented
-example of the spec); the comments say how.
+example of docs/semantics.md); the comments say how.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def simple(word: str) -> Simple:
 
 
 # --------------------------------------------------------------------------------------
-# §14 #1-#10: direction filters (set identities; the board does not matter)
+# S-examples E1-E10: direction filters (set identities; the board does not matter)
 # --------------------------------------------------------------------------------------
 
 
@@ -117,7 +118,7 @@ def test_knight_squares_by_flipping_directions() -> None:  # 26
 
 
 # --------------------------------------------------------------------------------------
-# §14 #38-#47: sets and counts
+# S-examples E38-E47: sets and counts
 # --------------------------------------------------------------------------------------
 
 
@@ -211,7 +212,7 @@ def test_arithmetic() -> None:
 
 
 # --------------------------------------------------------------------------------------
-# Attacks, rays, xrays (§7)
+# Attacks, rays, xrays (semantics: S-attacks)
 # --------------------------------------------------------------------------------------
 
 PINNED = "4r2k/8/8/8/8/8/R3N3/4K3 w - - 0 1"  # Ne2 pinned by the rook e8 to Ke1
@@ -329,7 +330,7 @@ def test_compound_value_is_that_of_the_last_filter() -> None:
     assert value(LegacyOnly(Count(pd("k")))) == 1
 
 
-def test_transform_values() -> None:  # §11.1
+def test_transform_values() -> None:  # semantics: S-orbits
     assert value(Transform(K.FLIPCOLOR, pd("Pa2"))) == sq("[a2,a7]")  # 30
     assert value(Transform(K.REVERSECOLOR, pd("Ke1"))) == sq("e8")  # 31
     assert value(Transform(K.FLIP, pd("a1"))) == sq("[a1,h1,a8,h8]")  # 22

@@ -204,7 +204,7 @@ def test_find_and_find_all() -> None:
     assert count(FOOL, InRange(black_e_pawn, 2, 3)) == 2
 
 
-def test_flipvertical_count_find() -> None:  # §14 #29
+def test_flipvertical_count_find() -> None:  # semantics: S-examples E29
     game = game_from_pgn('[FEN "7q/8/4k3/8/8/4K3/8/Q7 w - - 0 1"]\n[SetUp "1"]\n\n1. Qh1 Qa8 *')
     counted = Transform(
         TransformKind.FLIPVERTICAL, Find(Compound((pd("Qa1"), pd("qh8")))), count=True
@@ -214,7 +214,7 @@ def test_flipvertical_count_find() -> None:  # §14 #29
 
 
 # --------------------------------------------------------------------------------------
-# Piece identity: piece variables, tags (L12, legacy §4.11)
+# Piece identity: piece variables, tags (L12; semantics: S-piece-variables, S-tags)
 # --------------------------------------------------------------------------------------
 
 
@@ -284,7 +284,7 @@ def test_identities_cover_exactly_the_occupied_squares_in_real_games() -> None:
 
 
 # --------------------------------------------------------------------------------------
-# Legacy-only nodes: ray counting (L20) and relation (§4.8, L18)
+# Legacy-only nodes: ray counting (L20) and relation (semantics: S-relation, L18)
 # --------------------------------------------------------------------------------------
 
 

@@ -110,7 +110,7 @@ def test_tagged_pieces_and_glued_parentheses() -> None:
 
 
 # --------------------------------------------------------------------------------------
-# Designators (§3): every example of §3.3, written out independently
+# Designators (semantics: S-square-designators): every example there, written out independently
 # --------------------------------------------------------------------------------------
 
 DESIGNATORS = [
@@ -129,7 +129,7 @@ DESIGNATORS = [
     ("U?8", ALL_TWELVE, line_of("abcdefgh", "8")),
     (".[c?,g?]", EMPTY_BIT, line_of("cg", "12345678")),
     ("P?2", types_of("P"), line_of("abcdefgh", "2")),
-    # §3.1–§3.2 forms beyond the table
+    # S-piece-types, S-square-designators: forms beyond the table
     ("M", types_of("QR"), FULL),
     ("m", types_of("qr"), FULL),
     ("a", types_of("kqrbnp"), FULL),
@@ -231,7 +231,7 @@ def test_optional_ray_range() -> None:
 
 
 # --------------------------------------------------------------------------------------
-# Keywords: the tables against a hand-written list from the reference (§7.1-§7.3)
+# Keywords: the tables against a hand-written list (semantics: S-keywords)
 # --------------------------------------------------------------------------------------
 
 SPEC_MATCH = "pgn output result year gamenumber player forany"
@@ -254,7 +254,7 @@ def test_keyword_tables_match_the_reference() -> None:
     assert set(MATCH_KEYWORDS) == set(SPEC_MATCH.split())
     assert set(POSITION_KEYWORDS) == set(SPEC_POSITION.split())
     assert set(RELATION_KEYWORDS) == set(SPEC_RELATION.split())
-    # §7.4's count: 7 + 55 + 12 standard keywords.
+    # S-keywords: 7 + 55 + 12 standard keywords.
     assert (len(MATCH_KEYWORDS), len(POSITION_KEYWORDS), len(RELATION_KEYWORDS)) == (7, 55, 12)
 
 

@@ -1,8 +1,8 @@
 """The migration corpus uses every standard legacy keyword and the transform combinations.
 
-The keyword lists below are copied by hand from the keyword tables of the legacy
-reference (§7.1 list heads and match-list keywords, §7.2 position-list keywords, §7.3
-relation-list keywords; extensions left out).  The scripts are tokenised here with a
+The keyword lists below are copied by hand from the keyword lists of the legacy
+language (semantics: S-keywords: list heads and match-list keywords, position-list
+keywords, relation-list keywords; extensions left out).  The scripts are tokenised here with a
 small reader of our own, not with the project's grammar, so a reader bug cannot hide a
 gap in the corpus.
 """
@@ -18,11 +18,11 @@ import pytest
 
 CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "migration"
 
-# §7.1: list heads and standard match-list keywords.
+# S-keywords: list heads and standard match-list keywords.
 LIST_HEADS = {"match", "position"}
 MATCH_KEYWORDS = {":pgn", ":output", ":result", ":year", ":gamenumber", ":player", ":forany"}
 
-# §7.2: standard position-list keywords (piece designators and $tag checked apart).
+# S-keywords: standard position-list keywords (piece designators and $tag checked apart).
 TRANSFORM_KEYWORDS = {
     ":flip",
     ":flipdihedral",
@@ -83,7 +83,7 @@ POSITION_KEYWORDS = TRANSFORM_KEYWORDS | {
     ":tagmatch",
 }
 
-# §7.3: relation-list keywords.
+# S-keywords: relation-list keywords.
 RELATION_KEYWORDS = {
     ":pattern",
     ":missingpiececount",

@@ -1,6 +1,6 @@
 """The corpus goldens against oracles written with python-chess alone.
 
-Each oracle restates one corpus script's meaning (legacy-cql.md and decisions.md) as a
+Each oracle restates one corpus script's meaning (docs/semantics.md and its decisions) as a
 plain predicate over positions, computed here without the project's reader, translator
 or evaluator.  The recorded ``expected.json`` must agree: selected games, and for each
 selected game the matched and marked positions of every top-level list.

@@ -30,7 +30,8 @@ def direction(word: str, arg: str, lo: int = 1, hi: int = 7) -> ct.DirectionSet:
 
 
 # --------------------------------------------------------------------------------------
-# modern-cql.md §14 (and §3.1, §5, §7, §12): documented texts, trees written by hand
+# semantics: S-examples (and S-modern-syntax, S-modern-sets, S-attacks, S-mapping): documented
+# texts, trees written by hand
 # --------------------------------------------------------------------------------------
 
 DOCUMENTED = [

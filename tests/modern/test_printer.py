@@ -26,7 +26,7 @@ def body_text(body: ct.Filter, **top: object) -> str:
 
 
 # --------------------------------------------------------------------------------------
-# Documented examples (modern-cql.md §12, §14)
+# Documented examples (semantics: S-mapping, S-examples)
 # --------------------------------------------------------------------------------------
 
 
@@ -45,7 +45,7 @@ def test_section_12_example_comes_out_in_the_documented_shape() -> None:
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
-        # §14 #52: quadrupled pawns
+        # S-examples E52: quadrupled pawns
         (
             ct.Transform(
                 T.FLIPCOLOR,
@@ -55,13 +55,13 @@ def test_section_12_example_comes_out_in_the_documented_shape() -> None:
             ),
             "flipcolor shifthorizontal {#Pb2-7 == 4}",
         ),
-        # §14 #46, #41, #43, #44, #42
+        # S-examples E46, E41, E43, E44, E42
         (ct.InRange(ct.Power(pd("A")), 15, None), "power A >= 15"),
         (ct.Compare(ct.CompareOp.GT, ct.Attacks(pd("A"), pd("k")), N(1)), "A attacks k > 1"),
         (ct.Between(pd("a1"), pd("c3")), "between (a1 c3)"),
         (ct.XRay((pd("R"), pd("a"), pd("k"))), "xray (R a k)"),
         (ct.AttackedBy(pd("."), pd("k")), ". attackedby k"),
-        # §14 #51, #30, #31, #1, #3, #4, #10
+        # S-examples E51, E30, E31, E1, E3, E4, E10
         (
             ct.Line(
                 (ct.LineStep(ct.Simple(ct.Keyword.CHECK)), ct.LineStep(ct.Simple(ct.Keyword.MATE)))
@@ -75,7 +75,7 @@ def test_section_12_example_comes_out_in_the_documented_shape() -> None:
         (ct.DirectionSet(Direction.UP, pd("d4")), "up d4"),
         (ct.DirectionSet(Direction.RIGHT, pd("d4"), -1, 1), "right -1 1 d4"),
         (ct.DirectionSet(Direction.UP, pd("d4"), -2, -2), "up -2 d4"),
-        # §14 #26 (left side), #27-style ray with a direction
+        # S-examples E26 (left side), an E27-style ray with a direction
         (
             ct.Transform(
                 T.FLIP,
@@ -89,7 +89,7 @@ def test_section_12_example_comes_out_in_the_documented_shape() -> None:
             ct.Ray((pd("R"), pd("R"), pd("q"), pd("k")), Direction.ORTHOGONAL),
             "ray orthogonal (R R q k)",
         ),
-        # §14 #48, #33
+        # S-examples E48, E33
         (
             ct.Transform(
                 T.FLIPCOLOR,

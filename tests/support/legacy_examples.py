@@ -1,4 +1,4 @@
-"""Example scripts and lists copied from the legacy language reference (legacy-cql.md).
+"""Example scripts and lists of the legacy language's documentation (docs/semantics.md, Part 1-2).
 
 They are facts about the language: each must parse.  Lists with placeholders (``…``,
 ``X``) are left out.  ``POSITION_LISTS`` pairs a position list with the match-list
@@ -7,7 +7,9 @@ declarations it needs (the reference shows some lists without their ``:forany``)
 
 from __future__ import annotations
 
-#: Complete scripts (§2.1, §4.11, §5.5).
+#: Complete scripts (semantics: S-match-list, S-tags, S-combining-transforms, S-script).
+#: The labels keep the section numbers of the notes that docs/semantics.md replaced: 1.4 is
+#: S-script, 2.1 S-match-list, 4.11 S-tags, 5.5 S-combining-transforms.
 SCRIPTS: dict[str, str] = {
     "match-list keywords (§2.1)": """\
 (match
@@ -40,14 +42,14 @@ SCRIPTS: dict[str, str] = {
 
 #: Position lists (with the match-list declarations they need, if any).
 POSITION_LISTS: list[tuple[str, str]] = [
-    # §3.4, §4.1
+    # S-designator-matching, S-logic
     ("(position R R Q Q)", ""),
     ("(position R Q)", ""),
     ("(position)", ""),
     ("(position :wtm :check :and ((position Ke2 kg2 :shift :flip) (position Ne2)))", ""),
     ("(position Ra3 :not)", ""),
     ("(position [aQBNPK.]a3)", ""),
-    # §4.4
+    # S-piece-counts, S-rays
     ("(position :piececount R 2)                       ; exactly two white rooks", ""),
     ("(position Nd4 :piececount [Rr][a1-8] 1 3 :piececount [Qq][a-h8] 4)", ""),
     ("(position :piececount P[b2-7] 4 :shifthorizontal :flipcolor)   ; quadrupled pawns", ""),
@@ -70,9 +72,9 @@ POSITION_LISTS: list[tuple[str, str]] = [
     ("(position :stalemate :rayattack (A a k) 2 8 :flipcolor)", ""),
     ("(position :rayattack (A $attacker k) 0)", ":forany attacker A"),
     ("(position :rayorthogonal ([qr] .d4 K))", ""),
-    # §4.5
+    # S-moves
     ("(position :movenumber 35 :mate)", ""),
-    # §4.6
+    # S-sequences
     ("(position Re8 :sequence ((position Qf3 .g2) (position .f3 Qg2)))", ""),
     ("(position Re8 :movefrom Qf3 :moveto .g2)", ""),
     (
@@ -97,9 +99,9 @@ POSITION_LISTS: list[tuple[str, str]] = [
         ":gappedsequence((position :movefrom $pawn :promote U)) :flipcolor)",
         ":forany pawn P",
     ),
-    # §4.7
+    # S-game-keywords
     ("(position :result 1-0 :whiteelo 0 2300 :blackelo 2600 3000 :flipcolor)", ""),
-    # §4.8
+    # S-relation
     ("(position :relation (:changesidetomove))", ""),
     ("(position :relation (:missingpiececount A 1 100))        ; WCCT-7 idea (manual)", ""),
     ("(position :markall :relation (:missingpiececount A 1 10)) ; EG 151 example", ":result 1-0"),
@@ -109,11 +111,11 @@ POSITION_LISTS: list[tuple[str, str]] = [
  :relation (:pattern :shift :flip :originalsamecount 0 :samesidetomove :variations))""",
         "",
     ),
-    # §4.9
+    # S-matchcount
     ("(position :moveto [Qq] :matchcount 4 100)", ""),
     ("(position :check :matchcount 1)", ""),
     ("(position :moveto [Aa]d4 :pretransformmatchcount 12 1000 :shift)", ""),
-    # §4.10
+    # S-accumulators
     (
         """\
 (position Pd2 :piececount [pP][d3-7] 0 :piececount p[c3-7,e3-7] 0
@@ -129,9 +131,9 @@ POSITION_LISTS: list[tuple[str, str]] = [
                           :shift :accumulate b)))""",
         "",
     ),
-    # §4.11
+    # S-tags
     ("(position :tagmatch foo P)", ":forany foo P"),
-    # §5.2, §5.4, §5.5
+    # S-unit-shifts, S-applying-transforms, S-combining-transforms
     ("(position Pa4 Nd4 :shifthorizontal)", ""),
     ("(position Pb4 Ne4 :shifthorizontal)", ""),
     ("(position Pc2 Rc1 :shiftvertical)", ""),
@@ -145,9 +147,9 @@ POSITION_LISTS: list[tuple[str, str]] = [
     ("(position Rb7 Bg1 :wtm)", ""),
     ("(position rb7 bg1 :btm)", ""),
     ("(position Nd4 kf3 :shift :flip)", ""),
-    # §5.6 (Allumwandlung idea, §6.1)
+    # S-game-matching (the Allumwandlung idea)
     ("(position :promote [Qq]) (position :promote [Rr])", ""),
-    # §4.5 move examples, each in its own list
+    # S-moves: move examples, each in its own list
     ("(position :movefrom Ra3)", ""),
     ("(position :movefrom U?8)", ""),
     ("(position :movefrom [Kk]e?)", ""),

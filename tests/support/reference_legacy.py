@@ -1,6 +1,6 @@
 """A naive evaluator of legacy CQL 3 scripts, written only to check the translator.
 
-It follows legacy-cql.md §3–§6 and decisions.md literally and shares no code with the
+It follows docs/semantics.md (Parts 1–3 and the decisions) literally and shares no code with the
 translator or the core evaluator: squares are Python sets of ``(file, rank)`` pairs,
 piece types are sets of letters, transform sets are built by composing unit-shift and
 reflection functions, and every keyword is evaluated directly with python-chess.  It
@@ -98,7 +98,7 @@ def _symbol(piece: chess.Piece | None) -> str:
 
 
 # --------------------------------------------------------------------------------------
-# Square maps, written from the tables of legacy-cql.md §5.1
+# Square maps, written from the table of semantics: S-square-maps
 # --------------------------------------------------------------------------------------
 
 DIHEDRAL: dict[str, Map] = {
@@ -354,7 +354,7 @@ def transform_list(t: T, rl: tuple[Any, ...]) -> tuple[Any, ...]:
 
 class Line:
     """The main line of a game: positions, the next move from each, the tags, and where
-    every piece of the start position stands at each ply (for ``:forany``, §4.11)."""
+    every piece of the start position stands at each ply (for ``:forany``, semantics: S-tags)."""
 
     def __init__(self, game: chess.pgn.Game) -> None:
         self.headers = game.headers
@@ -541,7 +541,7 @@ def move_test(keyword: str, d: D, view: View) -> bool:
 
 
 # --------------------------------------------------------------------------------------
-# Evaluation (§5.6)
+# Evaluation (semantics: S-list-evaluation)
 # --------------------------------------------------------------------------------------
 
 
@@ -550,7 +550,7 @@ LIST_SETTINGS = {"not", "markall", "noannotate", "variations", "variationsonly"}
 
 @dataclass(frozen=True)
 class Prepared:
-    """A list split as §5.6 does: the distinct transformed bases and the rest."""
+    """A list split as S-list-evaluation does: the distinct transformed bases and the rest."""
 
     members: tuple[tuple[Any, ...], ...]
     negated: bool
@@ -581,7 +581,7 @@ def prepare(rl: tuple[Any, ...]) -> Prepared:
 
 class Evaluator:
     """Evaluates reference lists on one game line under one binding of the tags (tag name
-    → start square of the piece), with the accumulators of §4.10."""
+    → start square of the piece), with the accumulators of semantics: S-accumulators."""
 
     def __init__(self, line: Line, binding: dict[str, Square] | None = None) -> None:
         self.line = line
@@ -608,7 +608,7 @@ class Evaluator:
         return result
 
     def base(self, rl: tuple[Any, ...], i: int) -> bool:
-        # No short-circuit: nested lists may accumulate (§4.10).
+        # No short-circuit: nested lists may accumulate (semantics: S-accumulators).
         results = [self.item(item, i) for item in rl]
         return all(results)
 
@@ -739,7 +739,7 @@ def top_list_plies(pl: lt.PositionList, line: Line, binding: Binding | None = No
 
 
 def list_satisfied(pl: lt.PositionList, line: Line, binding: Binding | None = None) -> bool:
-    """Whether a top-level list is satisfied for the game (§6.1)."""
+    """Whether a top-level list is satisfied for the game (semantics: S-game-matching)."""
     rl = convert_list(pl)
     for item in rl:
         if item[0] == "range" and item[1] == "matchcount":

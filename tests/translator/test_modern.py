@@ -48,7 +48,7 @@ def body_lines(printed: str) -> list[str]:
 
 
 def test_the_knight_fork_reads_like_hand_written_cql() -> None:
-    # modern-cql §12.
+    # semantics: S-mapping.
     printed = translate("(match :pgn in.pgn (position Nd4 kf3 :shift :flip :flipcolor :markall))")
     assert printed.splitlines()[0] == "cql(input in.pgn)"
     assert body_lines(printed) == ["flipcolor flip shift {Nd4 kf3}"]

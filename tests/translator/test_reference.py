@@ -126,7 +126,7 @@ def _range_tests(pl: PositionList) -> list[RangeTest]:
     return [i for i in pl.items if isinstance(i, RangeTest)]
 
 
-# --- the reference itself follows the spec's worked examples ----------------------------------
+# --- the reference itself follows the worked examples (semantics: S-unit-shifts, S-shift-sets)
 
 
 def squares(*names: str) -> frozenset[ref.Square]:
@@ -157,7 +157,7 @@ def test_reference_counts_rays_per_direction_l20() -> None:
 # --- documented examples ----------------------------------------------------------------------
 
 EXAMPLES = [
-    # §3 designators and §4 keywords
+    # designators and keywords (semantics: Part 1)
     "(position Ra3)",
     "(position [RQ][a1-8] q[h1-8])",
     "(position .d4 id3)",
@@ -213,7 +213,7 @@ EXAMPLES = [
     "(position :sequence ((position :check) (position :movefrom K) (position :check)))",
     "(position :result 1-0 :whiteelo 0 2300 :blackelo 2600 3000 :flipcolor)",
     "(position :elo 2700 unlimited :check)",
-    # §5 transforms
+    # transforms (semantics: S-legacy-transforms)
     "(position Pa4 Nd4 :shifthorizontal)",
     "(position Pb4 Ne4 :shifthorizontal)",
     "(position Pc2 Rc1 :shiftvertical)",
@@ -269,7 +269,7 @@ def test_match_list_examples_agree(text: str) -> None:
 
 
 TAG_EXAMPLES = [
-    # §4.11 samples (match counts lowered so that the sample games can match).
+    # tag samples (semantics: S-tags; match counts lowered so that the sample games can match).
     "(match :forany rook [rR] (position $rook[a1]) (position $rook[h1]) (position $rook[h8]))",
     "(match :forany checker A (position :btm :attackcount $checker k 1 :matchcount 2 1000"
     " :flipcolor))",

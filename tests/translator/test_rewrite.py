@@ -1,5 +1,5 @@
-"""Legacy constructs → core trees, written by hand from legacy-cql.md, modern-cql.md §12
-and decisions.md (expected designators are spelled in CQL 6 syntax via ``pd``)."""
+"""Legacy constructs → core trees, written by hand from docs/semantics.md (S-mapping and the
+decisions; expected designators are spelled in CQL 6 syntax via ``pd``)."""
 
 from __future__ import annotations
 
@@ -160,7 +160,7 @@ def test_power_and_power_difference() -> None:
 
 def test_attackcount_with_a_single_target_or_attacker_is_a_plain_count() -> None:
     # L6 counts (attacker, target) pairs; with one possible target square, that is the
-    # number of attackers (modern-cql §12, double check).
+    # number of attackers (semantics: S-mapping, double check).
     assert body(":attackcount A k 2") == (InRange(Count(Attacks(pd("A"), pd("k"))), 2, 2),)
     assert body(":attackcount A .h3 1") == (InRange(Count(Attacks(pd("A"), pd("_h3"))), 1, 1),)
     # One attacker (the king): the number of target squares it attacks.  An empty
@@ -275,7 +275,8 @@ def test_and_or() -> None:
 
 
 def test_knight_attacks_king_is_the_idiomatic_modern_form() -> None:
-    # modern-cql §12: (position Nd4 kf3 :shift :flip :flipcolor) = flipcolor flip shift {Nd4 kf3}.
+    # (position Nd4 kf3 :shift :flip :flipcolor) = flipcolor flip shift {Nd4 kf3}
+    # (semantics: S-mapping).
     expected = Transform(
         TransformKind.FLIPCOLOR,
         Transform(
@@ -286,7 +287,7 @@ def test_knight_attacks_king_is_the_idiomatic_modern_form() -> None:
 
 
 def test_quadrupled_pawns() -> None:
-    # modern-cql §14 #52.
+    # semantics: S-examples E52.
     expected = Transform(
         TransformKind.FLIPCOLOR,
         Transform(TransformKind.SHIFTHORIZONTAL, Compound((InRange(Count(pd("P[b2-7]")), 4, 4),))),
@@ -295,7 +296,7 @@ def test_quadrupled_pawns() -> None:
 
 
 def test_trailing_edges_force_the_explicit_union() -> None:
-    # §5.2: the pawn on the a-file smears to the right, which no modern shift does.
+    # S-unit-shifts: the pawn on the a-file smears to the right, which no modern shift does.
     (part,) = body("Pa4 Nd4 :shifthorizontal")
     assert part == Or(
         tuple(

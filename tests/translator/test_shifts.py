@@ -1,7 +1,7 @@
-"""Legacy transforms against the worked examples of legacy-cql.md §5 and decision L4.
+"""Legacy transforms against the worked examples of docs/semantics.md, Part 2, and decision L4.
 
 Expected designators and lists are written as legacy text and read with the reader, so
-the expectations come from the spec's spelling, not from the translator.
+the expectations come from the spelling in docs/semantics.md, not from the translator.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def sq(text: str) -> int:
     return parse_squares(text)
 
 
-# --- §5.2 worked examples of the edge-inclusive unit shift -----------------------------
+# --- worked examples of the edge-inclusive unit shift (semantics: S-unit-shifts) ----------
 
 
 @pytest.mark.parametrize(
@@ -50,7 +50,7 @@ def sq(text: str) -> int:
         ("Qa4", 3, 0, "Q[a4,b4,c4,d4]"),
         ("Qd4", 3, 0, "Qg4"),
         ("R[a1,a8,h1,h8]", 0, 1, "R[a1,a2,h1,h2]"),
-        # modern-cql §13.1 [DERIVED]: two right shifts smear from the trailing edge.
+        # Two right shifts smear from the trailing edge (semantics: S-unit-shifts, S-differences).
         ("Q[a2,c2,h2]", 2, 0, "Q[a2,b2,c2,e2]"),
     ],
 )
@@ -86,7 +86,7 @@ def test_horizontal_and_vertical_unit_shifts_commute() -> None:
         assert horizontal_first == vertical_first
 
 
-# --- §5.1 square maps and §5.4 ---------------------------------------------------------
+# --- square maps and one transform applied (semantics: S-square-maps, S-applying-transforms)
 
 
 @pytest.mark.parametrize(
@@ -109,7 +109,7 @@ def test_flip_examples(source: str, dihedral: Dihedral, image: str) -> None:
 def test_colour_flip_examples() -> None:
     swap = LegacyTransform(swap_colors=True)
     assert transform_list(swap, position("[Rbp][a2,c2]")) == position("[rBP][a7,c7]")
-    # §5.4 with the source's error corrected (legacy-cql §8.8).
+    # With Scidb's printed error corrected (semantics: S-applying-transforms, S-contradictions).
     assert transform_list(swap, position("Rb2 Bg8 :wtm")) == position("rb7 bg1 :btm")
 
 
@@ -143,7 +143,7 @@ def test_ray_directions_swap_under_rank_file_swaps_l13() -> None:
 
 
 def test_transforms_reach_nested_lists_which_keep_their_own_keywords() -> None:
-    # The ideal mirror mate of §5.5.
+    # The ideal mirror mate (semantics: S-combining-transforms).
     mirror = position(
         ":and ((position :attackcount k . 8 :attackcount A k 1 :mate :btm)"
         " (position :not :attackcount k .e4 1 :attackcount A .e4 2 100 :shift))"
@@ -155,7 +155,7 @@ def test_transforms_reach_nested_lists_which_keep_their_own_keywords() -> None:
     )
 
 
-# --- §5.3 transform sets and L4 ----------------------------------------------------------
+# --- transform sets (semantics: S-shift-sets) and L4 ---------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -217,7 +217,7 @@ def test_composition_order_is_g_then_c_then_s() -> None:
     assert transform_list(t, position("Ra2 :wtm")) == position("r[g7,h7] :btm")
 
 
-# --- orbits: §5.2 consequences ------------------------------------------------------------
+# --- orbits: consequences of the edge rule (semantics: S-unit-shifts) ---------------------
 
 
 def orbit(text: str) -> set[PositionList]:

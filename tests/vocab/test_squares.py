@@ -1,4 +1,4 @@
-"""The shared square and piece tables against the spec's worked examples."""
+"""The shared square and piece tables against the worked examples of docs/semantics.md."""
 
 import chess
 import pytest
