@@ -236,7 +236,7 @@ class Compiler:
         return compiled.fn
 
     def number_fn(self, node: Filter) -> Fn:
-        """A numeric operand; a set stands for its size (modern-cql §1)."""
+        """A numeric operand; a set stands for its size (semantics: S-modern-model)."""
         compiled = self.compile(node)
         if compiled.kind is Kind.NUMBER:
             return compiled.fn

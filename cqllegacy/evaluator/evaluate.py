@@ -9,7 +9,8 @@ Values follow CQL: a set filter gives an ``int`` bitboard (it matches when non-z
 failing one gives 0, the empty set), a numeric filter an ``int`` (``None`` when it
 fails), a logical filter a ``bool``.
 
-Decisions where modern-cql.md leaves the value open (§8, §9, §5):
+Decisions where the CQL 6.1 documentation leaves the value open (semantics: S-move-and-line,
+S-modern-sets):
 
 - ``move`` and ``line`` are logical filters (the translator uses them as conditions);
   ``piece x in S body`` is a set filter: the squares of S whose piece makes the body match.

@@ -1,5 +1,5 @@
 """Evaluator rules for the legacy-only nodes: ray counting (decision L20) and the
-relation between two positions (legacy-cql §4.8, decision L18).
+relation between two positions (semantics: S-relation, decision L18).
 
 >>> from cqllegacy.evaluator.evaluate import evaluate_filter
 >>> from cqllegacy.vocab.squares import Direction

@@ -1,5 +1,6 @@
 """Evaluator rules for the filters read at one position: square sets, numbers, logic,
-game tags and transforms (modern-cql §4-§7, §10, §11).
+game tags and transforms (semantics: S-modern-sets, S-directions, S-attacks, S-game-filters,
+S-orbits).
 
 >>> from cqllegacy.evaluator.evaluate import evaluate_filter
 >>> from cqllegacy.evaluator.testing import pd, position
@@ -241,7 +242,7 @@ def _xray(c: Compiler, node: XRay) -> Compiled:
     fns = tuple(c.set_fn(arg) for arg in node.args)
 
     def xray(ctx: Context, p: int) -> int:
-        # modern-cql §7: ray orthogonal ({x&[RrQq]} …) | ray diagonal ({x&[BbQq]} …)
+        # semantics: S-attacks: ray orthogonal ({x&[RrQq]} …) | ray diagonal ({x&[BbQq]} …)
         sets = [fn(ctx, p) for fn in fns]
         if not all(sets):
             return 0
@@ -548,11 +549,12 @@ def _legacy_only(c: Compiler, node: LegacyOnly) -> Compiled:
 
 
 # --------------------------------------------------------------------------------------
-# Transforms (§11.1)
+# Transforms (semantics: S-orbits)
 # --------------------------------------------------------------------------------------
 
 
-# How the orbit members' values combine, by the kind of the transformed filter (§11.1).
+# How the orbit members' values combine, by the kind of the transformed filter
+# (semantics: S-orbits).
 _ORBIT_VALUE: dict[Kind, Callable[[tuple[Fn, ...]], Fn]] = {
     Kind.SET: _union_of,
     Kind.NUMBER: _maximum_of,
