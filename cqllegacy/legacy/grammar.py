@@ -1,12 +1,29 @@
-"""The legacy script reader: text in, :class:`~cqllegacy.legacy.tree.Script` out.
+"""The legacy script reader: a pyparsing grammar, text in, :class:`~.tree.Script` out.
 
-Two layers keep error positions exact and the running time linear.  A regular
-expression splits the text into ``(``, ``)``, ``;`` comments and atoms (the lexical
-structure of legacy-cql.md §1.1).  A recursive-descent reader then walks
-the tokens, dispatching on the parameter shape of each keyword (the tables of
-:mod:`cqllegacy.legacy.keywords`); atoms are parsed with small sub-grammars built
-on the shared square and piece tables.  Nesting is capped at :data:`MAX_DEPTH`
-parentheses, so no input reaches Python's recursion limit.
+The grammar follows legacy-cql.md: a script is comments, one ``(match …)`` list and
+comments; position lists nest through the list parameters of :and, :or, :sequence
+and :gappedsequence (a ``pp.Forward``).  Each list kind has a keyword table
+(:data:`~cqllegacy.legacy.keywords.KEYWORDS`); every keyword in it becomes the
+expression ``:name`` followed by the parameter rules of its
+:class:`~cqllegacy.legacy.keywords.Shape` (``_SHAPES``), so a keyword added to a table
+is read with no change here.  Parse actions build the frozen tree with its spans;
+comments keep their place (those among a keyword's parameters follow its node).  What
+one atom means (a piece designator, an integer) comes from :mod:`.lexical`.
+
+The grammar is total: wherever a script can go wrong, an alternative matches the
+mistake and its parse action raises the :class:`LegacySyntaxError` that
+:mod:`.diagnostics` words for it, at the offending token.  So the first mistake in
+reading order is the one reported, and no pyparsing exception leaves :func:`read_script`.
+The actions keep the bookkeeping of one reading (the lists still open, the tags
+declared and used) in a :class:`~.diagnostics.Reading` that travels with the text;
+the grammar is built once, at import, and never changes.
+
+Where a MatchFirst would try alternative after alternative, a ``_Switch`` looks at the
+next character (or the ``:keyword`` there) and tries only the alternatives that can
+start with it: failed attempts are most of what pyparsing spends time on.  Nesting is
+capped at :data:`MAX_DEPTH` parentheses, checked as each ``(`` is read; at the cap
+pyparsing's recursion (about 21 frames per nested list) stays far below Python's
+default limit.
 
 >>> script = read_script("(match :result 1/2 (position Ra3 :piececount [Rr][a1-8] 1 3))")
 >>> script.match.items[0]
@@ -24,940 +41,749 @@ mate.cql:1:18: error: keywords are lowercase: did you mean :mate?
 
 from __future__ import annotations
 
-import bisect
-import difflib
-import enum
 import functools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Mapping, Sequence
+from itertools import chain
 from typing import Any
 
 import attrs
+import pyparsing as pp
 
 from cqllegacy.legacy import tree as t
+from cqllegacy.legacy.diagnostics import OpenList, Reading, lists_usage
 from cqllegacy.legacy.errors import LegacySyntaxError
-from cqllegacy.legacy.keywords import (
-    KEYWORDS,
-    LIST_HEADS,
-    SHAPE_EXAMPLES,
-    STANDARD_NAMES,
-    KeywordSpec,
-    ListKind,
-    Shape,
-    homes_of,
-    is_extension,
+from cqllegacy.legacy.keywords import KEYWORDS, KeywordSpec, ListKind, Shape
+from cqllegacy.legacy.lexical import (
+    ATOM_CHARACTER,
+    ATOM_END,
+    INTEGER_PATTERN,
+    MAX_DIGITS,
+    NAME_PATTERN,
+    QUOTE,
+    RESULTS,
+    TOKEN,
+    UNLIMITED,
+    AtomError,
+    Token,
 )
-from cqllegacy.vocab.pieces import legacy_types
-from cqllegacy.vocab.squares import SquareSet, SquareSyntaxError, parse_squares
+from cqllegacy.legacy.lexical import ATOM_PATTERN as _ATOM_PATTERN
+from cqllegacy.legacy.lexical import COMMENT_PATTERN as _COMMENT_PATTERN
+from cqllegacy.legacy.lexical import LINE_BREAKS as LINE_BREAKS
+from cqllegacy.legacy.lexical import WHITESPACE as _WHITESPACE
+from cqllegacy.legacy.lexical import parse_designator as parse_designator
+from cqllegacy.legacy.lexical import tokens as tokens
+from cqllegacy.vocab.results import GameResult
+
+__all__ = [
+    "LINE_BREAKS",
+    "MAX_DEPTH",
+    "TOKEN",
+    "LegacySyntaxError",
+    "parse_designator",
+    "read_script",
+    "tokens",
+]
 
 #: Deepest nesting of parentheses a script may use (about 30 levels of nested lists).
 MAX_DEPTH = 64
 
-#: Longest integer accepted in a range (digits); longer ones are refused, not truncated.
-MAX_DIGITS = 18
+ParseAction = Callable[[str, int, pp.ParseResults], Any]
+#: The error for a mistake found at a token.
+Diagnose = Callable[[Reading, Token], LegacySyntaxError]
+#: An alternative and the characters it may start with (``None``: any character).
+Alternative = tuple[str | None, pp.ParserElement]
 
-# The line ends of ``str.splitlines``, so that line numbers agree with the caret excerpt.
-LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
-_WHITESPACE = " \t" + LINE_BREAKS
-_BREAK_RE = re.compile("\r\n|[" + re.escape(LINE_BREAKS) + "]")
+
+class _Source(str):
+    """The script text as pyparsing parses it, carrying the :class:`Reading` of this call.
+
+    pyparsing hands each parse action the string being parsed, so the reading's
+    bookkeeping travels with it instead of living in module-level state.
+    """
+
+    reading: Reading
+
+
+def _reading(source: str) -> Reading:
+    if not isinstance(source, _Source):
+        raise TypeError("the legacy grammar parses only the text read_script gives it")
+    return source.reading
+
 
 # --------------------------------------------------------------------------------------
-# Tokens: one regular expression with three alternatives, classified by their first
-# character.  No token starts with whitespace and every other character starts one, so
-# ``finditer`` skips exactly the whitespace between tokens (as pyparsing's scan_string of
-# this expression with these whitespace characters did, without loading pyparsing).
+# Choosing among alternatives without trying each
 # --------------------------------------------------------------------------------------
 
-_COMMENT_PATTERN = ";[^" + re.escape(LINE_BREAKS) + "]*"
-_ATOM_PATTERN = "[^" + re.escape(_WHITESPACE) + "();]+"
-TOKEN = re.compile(f"[()]|{_COMMENT_PATTERN}|{_ATOM_PATTERN}")
 
-_INT_RE = re.compile(r"-?[0-9]+")
-_NAME_RE = re.compile(r"[A-Za-z0-9_]+")
-_KEYWORD_NAME_RE = re.compile(r"[a-z]+")
+class _Switch(pp.ParseExpression):
+    """A MatchFirst that tries only the alternatives filed under a key read from the text.
 
-UNLIMITED = "unlimited"
-QUOTE = '"'
+    It matches what the MatchFirst of its alternatives would, provided every alternative
+    is filed under each key of the texts it can match; it saves the failed attempts on
+    the others, which are most of pyparsing's work on a script.
+    """
 
-RESULTS: dict[str, t.GameResult] = {
-    "1-0": t.GameResult.WHITE_WINS,
-    "0-1": t.GameResult.BLACK_WINS,
-    "1/2-1/2": t.GameResult.DRAW,
-    "1/2": t.GameResult.DRAW,
-}
+    def __init__(
+        self,
+        key: Callable[[str, int], str],
+        cases: Mapping[str, Sequence[pp.ParserElement]],
+        default: Sequence[pp.ParserElement],
+        name: str,
+        optional: bool = False,
+    ) -> None:
+        every = {id(element): element for element in [*default, *chain(*cases.values())]}
+        super().__init__(list(every.values()))
+        self._key = key
+        self._cases = {case: tuple(elements) for case, elements in cases.items()}
+        self._default = tuple(default)
+        self._optional = optional
+        self.callPreparse = True
+        self.set_name(name)
 
-_PIECE_TYPES_EXPECTED = (
-    "a piece type (K Q R B N P k q r b n p A a M m I i U . ?), a union such as [Qq], or $tag"
+    def parseImpl(
+        self, instring: str, loc: int, do_actions: bool = True
+    ) -> tuple[int, pp.ParseResults]:
+        for alternative in self._cases.get(self._key(instring, loc), self._default):
+            try:
+                return alternative._parse(instring, loc, do_actions)
+            except pp.ParseException:
+                pass
+        if self._optional:
+            return loc, pp.ParseResults([])
+        raise pp.ParseException(instring, loc, self.errmsg, self)
+
+
+def _first_character(text: str, loc: int) -> str:
+    return text[loc : loc + 1]
+
+
+_KEYWORD_ATOM = re.compile(f":{ATOM_CHARACTER}*")
+
+
+def _keyword_or_first_character(keywords: frozenset[str], text: str, loc: int) -> str:
+    """The ``:name`` at ``loc`` if it is one of ``keywords``, else the character there."""
+    if text.startswith(":", loc):
+        found = _KEYWORD_ATOM.match(text, loc)
+        if found is not None and found.group() in keywords:
+            return found.group()
+    return text[loc : loc + 1]
+
+
+def _choice(
+    name: str,
+    *alternatives: Alternative,
+    keywords: Mapping[str, pp.ParserElement] | None = None,
+    nothing_at: Sequence[str] = (),
+    optional: bool = False,
+) -> pp.ParserElement:
+    """The first alternative that matches, of those that may start with the next character.
+
+    A ``:name`` of ``keywords`` (a table of keyword expressions) goes straight to its
+    expression.  ``nothing_at`` lists characters (``""``: the end of the script) that
+    start no alternative.  An ``optional`` choice matches nothing where none matches.
+    """
+    characters = set().union(*(first for first, _ in alternatives if first is not None))
+    cases = {
+        character: [each for first, each in alternatives if first is None or character in first]
+        for character in characters
+    }
+    cases.update((character, []) for character in nothing_at)
+    default = [element for first, element in alternatives if first is None]
+    if not keywords:
+        return _Switch(_first_character, cases, default, name, optional)
+    cases.update((f":{keyword}", [expression]) for keyword, expression in keywords.items())
+    key = functools.partial(_keyword_or_first_character, frozenset(f":{k}" for k in keywords))
+    return _Switch(key, cases, default, name, optional)
+
+
+#: Where the items of a list stop: its ``)``, or the end of an unclosed list.
+_LIST_END = (")", "")
+
+
+# --------------------------------------------------------------------------------------
+# Terminals
+# --------------------------------------------------------------------------------------
+
+_DIGITS = "-0123456789"
+_KEYWORD_START = ":!"
+
+
+def _terminal(pattern: str, name: str) -> pp.ParserElement:
+    return pp.Regex(pattern).set_name(name)
+
+
+def _whole_atom(pattern: str, name: str) -> pp.ParserElement:
+    return _terminal(f"(?:{pattern}){ATOM_END}", name)
+
+
+def _keyword_atom(spec: KeywordSpec) -> pp.ParserElement:
+    # A keyword expression is entered only through its list's switch, which has seen
+    # that the whole atom is the keyword; the literal text is all there is left to check.
+    return pp.Literal(spec.text)
+
+
+def _found(loc: int, tokens: pp.ParseResults) -> Token:
+    """The token a mistake was matched at (the empty text at the end of the script)."""
+    return Token.at(tokens[0], loc) if tokens[0] else Token.end(loc)
+
+
+def _refused(element: pp.ParserElement, diagnose: Diagnose) -> pp.ParserElement:
+    """``element`` as a mistake: where it matches, reading stops with ``diagnose``'s error."""
+
+    def refuse(source: str, loc: int, tokens: pp.ParseResults) -> None:
+        raise diagnose(_reading(source), _found(loc, tokens))
+
+    return element.copy().add_parse_action(refuse)
+
+
+def _comment(source: str, loc: int, tokens: pp.ParseResults) -> t.Comment:
+    return t.Comment(tokens[0].lstrip(";").rstrip(), span=_reading(source).span(loc))
+
+
+def _open_list(source: str, loc: int, tokens: pp.ParseResults) -> list[Any]:
+    reading = _reading(source)
+    if len(reading.open_lists) >= MAX_DEPTH:
+        raise reading.too_deep(loc, MAX_DEPTH)
+    reading.open_lists.append(OpenList(loc))
+    return []
+
+
+def _no_token(source: str, loc: int, tokens: pp.ParseResults) -> list[Any]:
+    return []
+
+
+def _checked_integer(source: str, loc: int, tokens: pp.ParseResults) -> None:
+    if len(tokens[0].lstrip("-")) > MAX_DIGITS:
+        raise _reading(source).number_too_large(Token.at(tokens[0], loc))
+
+
+def _result(source: str, loc: int, tokens: pp.ParseResults) -> GameResult:
+    return RESULTS[tokens[0]]
+
+
+def _designator(source: str, loc: int, tokens: pp.ParseResults) -> t.Designator:
+    reading = _reading(source)
+    text = tokens[0]
+    try:
+        found = parse_designator(text)
+    except AtomError as exc:
+        raise reading.bad_atom(Token.at(text, loc), exc) from None
+    if found.tag is not None:
+        reading.tag_uses.append((found.tag, loc))
+    return t.Designator(found.types, found.squares, found.tag, span=reading.span(loc))
+
+
+_COMMENT = _terminal(_COMMENT_PATTERN, "comment").add_parse_action(_comment)
+_COMMENTS = pp.ZeroOrMore(_COMMENT)
+#: A ``(`` that opens a list and the ``)`` that closes it.
+_OPEN = _terminal(r"\(", "'('").add_parse_action(_open_list)
+#: A ``(`` where no list may open (only ever refused).
+_PAREN = _terminal(r"\(", "'('")
+_END = pp.StringEnd().set_name("the end of the script")
+#: Any token or the end of the script (only ever refused).
+_NEXT_TOKEN = _terminal(TOKEN.pattern + r"|\Z", "a token")
+_ANY_ATOM = _terminal(_ATOM_PATTERN, "atom")
+_KEYWORD = _terminal(f"!?:{ATOM_CHARACTER}*", "keyword")
+_PLAIN_ATOM = _terminal("(?!!?:)" + _ATOM_PATTERN, "atom")
+_MATCH_HEAD = _whole_atom("match", "'match'")
+_POSITION_HEAD = _whole_atom("position", "'position'")
+
+_INTEGER = _whole_atom(INTEGER_PATTERN, "integer").add_parse_action(_checked_integer)
+_UNLIMITED = _whole_atom(UNLIMITED, UNLIMITED)
+_RESULT = _whole_atom(
+    "|".join(re.escape(text) for text in sorted(RESULTS, key=len, reverse=True)), "game result"
+).add_parse_action(_result)
+_NAME = _whole_atom(NAME_PATTERN, "name")
+#: Any atom but a keyword, a number or a list head.
+_DESIGNATOR = _terminal(
+    f"(?!!?:|(?:{INTEGER_PATTERN}|{UNLIMITED}|match|position){ATOM_END}){_ATOM_PATTERN}",
+    "piece designator",
+).add_parse_action(_designator)
+_UNLIMITED_AS_DESIGNATOR = _refused(_UNLIMITED, Reading.number_as_designator)
+_INTEGER_AS_DESIGNATOR = _refused(
+    _whole_atom(INTEGER_PATTERN, "integer"), Reading.number_as_designator
 )
-_SQUARES_EXPECTED = "squares such as d4, a-h1-2, ?8, [a1,h8] or []"
+_HEAD_AS_DESIGNATOR = _refused(
+    _whole_atom("match|position", "list head"), Reading.head_as_designator
+)
+#: The atoms that stand where a piece designator may, after the designator itself.
+_NOT_DESIGNATORS: tuple[Alternative, ...] = (
+    (_DIGITS, _INTEGER_AS_DESIGNATOR),
+    ("u", _UNLIMITED_AS_DESIGNATOR),
+    ("mp", _HEAD_AS_DESIGNATOR),
+)
 
 
-class TokenKind(enum.Enum):
-    OPEN = "("
-    CLOSE = ")"
-    COMMENT = ";"
-    ATOM = "atom"
-    END = "end of script"
+def _closing(what: str) -> pp.ParserElement:
+    """The ``)`` of a list, or the end of the script, which leaves the ``what`` unclosed."""
+
+    def close(source: str, loc: int, tokens: pp.ParseResults) -> list[Any]:
+        reading = _reading(source)
+        if not tokens[0]:
+            raise reading.unclosed(reading.innermost.offset, what)
+        reading.open_lists.pop()
+        return []
+
+    return _terminal(r"\)|\Z", "')'").add_parse_action(close)
 
 
-_KIND_BY_FIRST = {"(": TokenKind.OPEN, ")": TokenKind.CLOSE, ";": TokenKind.COMMENT}
+def _after_comments(value: pp.ParserElement, *otherwise: pp.ParserElement) -> pp.ParserElement:
+    """``value``, or else one of ``otherwise`` (its mistakes), after any comments.
 
-
-@attrs.frozen(slots=True)
-class Token:
-    kind: TokenKind
-    text: str
-    offset: int
-
-    @property
-    def is_keyword(self) -> bool:
-        return self.kind is TokenKind.ATOM and self.text.startswith((":", "!:"))
-
-    def is_atom(self, text: str) -> bool:
-        return self.kind is TokenKind.ATOM and self.text == text
-
-    def describe(self) -> str:
-        """The token as a message shows it."""
-        if self.kind is TokenKind.END:
-            return "the end of the script"
-        shown = self.text if len(self.text) <= 40 else self.text[:37] + "..."
-        return repr(shown)
-
-
-def tokens(text: str) -> Iterator[Token]:
-    """The tokens of ``text``, lazily (an early error never tokenises the rest).
-
-    >>> [tok.text for tok in tokens("(match;c\\n(position Ra3))")]
-    ['(', 'match', ';c', '(', 'position', 'Ra3', ')', ')']
+    The same as ``ZeroOrMore(comment) + (value | otherwise…)``, without trying a comment
+    first where (nearly always) there is none.
     """
-    for found in TOKEN.finditer(text):
-        lexeme = found.group()
-        yield Token(_KIND_BY_FIRST.get(lexeme[0], TokenKind.ATOM), lexeme, found.start())
+    after = pp.OneOrMore(_COMMENT) + pp.MatchFirst([value, *otherwise])
+    return pp.MatchFirst([value, after, *otherwise])
 
 
 # --------------------------------------------------------------------------------------
-# Atom sub-grammars: integers, designators, names
+# Ranges
 # --------------------------------------------------------------------------------------
 
 
-class AtomError(ValueError):
-    """A malformed atom; ``index`` is the offending character's position in the atom."""
-
-    def __init__(self, message: str, index: int, expected: str = "", hint: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        self.index = index
-        self.expected = expected
-        self.hint = hint
-
-
-def is_integer(text: str) -> bool:
-    return _INT_RE.fullmatch(text) is not None
-
-
-@functools.lru_cache(maxsize=4096)
-def parse_designator(text: str) -> t.Designator:
-    """The piece designator spelled by one atom (span left unset; scripts repeat them).
-
-    >>> from cqllegacy.vocab.squares import format_squares
-    >>> d = parse_designator("[Ar][a-h1-2,a8,h8]")
-    >>> format_squares(d.squares)
-    '[a-h1-2,a8,h8]'
-    >>> parse_designator("$rook[a1]").tag
-    'rook'
-    >>> parse_designator("Ri9")
-    Traceback (most recent call last):
-      ...
-    cqllegacy.legacy.grammar.AtomError: bad square designator 'i9': expected a file a-h, found 'i'
-    """
-    if text.startswith("$"):
-        return _tag_designator(text)
-    if text.startswith("["):
-        close = text.find("]")
-        if close < 0:
-            raise AtomError(
-                "missing ']' after the piece types", len(text), expected="a union such as [Qq]"
-            )
-        if close == 1:
-            raise AtomError("empty piece-type list '[]'", 0, expected=_PIECE_TYPES_EXPECTED)
-        end = close + 1
-    else:
-        end = 1
-    types = _piece_types(text[:end])
-    return t.Designator(types, _squares(text[end:], end))
+def _range(source: str, loc: int, tokens: pp.ParseResults) -> list[Any]:
+    """``lo [comments] [hi | unlimited]``: the range, then the comments inside it."""
+    reading = _reading(source)
+    first, *rest = tokens
+    lo = int(first)
+    hi: int | None = lo
+    if rest:
+        last = rest.pop()
+        hi = None if last == UNLIMITED else int(last)
+        if hi is not None and hi < lo:
+            raise reading.empty_range(Token.at(first, loc), lo, hi)
+    return [t.Range(lo, hi, span=reading.span(loc)), *rest]
 
 
-def _piece_types(text: str) -> int:
-    try:
-        return legacy_types(text)
-    except KeyError as exc:
-        letter = str(exc.args[0])
-        index = text.index(letter, 1 if text.startswith("[") else 0)
-        hint = ""
-        if letter == "_":
-            hint = "'_' is the CQL 6 empty square; legacy CQL writes '.'"
-        elif letter in "abcdefgh12345678" and index == 0:
-            hint = "a designator starts with its piece type; write ?d4 for 'square d4, any content'"
-        raise AtomError(
-            f"bad piece letter {letter!r}", index, expected=_PIECE_TYPES_EXPECTED, hint=hint
-        ) from None
-
-
-def _squares(text: str, base: int) -> SquareSet:
-    """Parse the square part ``text`` that starts at ``base`` within its atom."""
-    if "," in text and not text.startswith("["):
-        raise AtomError("a list of squares must be in brackets", base, hint=f"write [{text}]")
-    try:
-        return parse_squares(text)
-    except SquareSyntaxError as exc:
-        raise AtomError(
-            f"bad square designator {text!r}: {exc}", base + exc.offset, expected=_SQUARES_EXPECTED
-        ) from None
-
-
-def _tag_designator(text: str) -> t.Designator:
-    found = _NAME_RE.match(text, 1)
-    if found is None:
-        raise AtomError(
-            "missing tag name after '$'", 1, expected="a tag name (letters, digits, _) as in $rook"
-        )
-    name, end = found.group(), found.end()
-    rest = text[end:]
-    if rest and not rest.startswith("["):
-        raise AtomError(
-            f"unexpected {rest[0]!r} after the tag ${name}",
-            end,
-            hint=f"a tag's squares go in brackets: ${name}[a1,h1]",
-        )
-    return t.Designator(0, _squares(rest, end), tag=name)
+_UPPER_BOUND = _choice(
+    "upper bound",
+    (_DIGITS, _INTEGER),
+    ("u", _UNLIMITED),
+    (";", pp.OneOrMore(_COMMENT) + (_INTEGER | _UNLIMITED)),
+    optional=True,
+)
+_RANGE = (_INTEGER + _UPPER_BOUND).add_parse_action(_range)
+_UNLIMITED_FIRST = _refused(_UNLIMITED, Reading.unlimited_first)
+_OPTIONAL_RANGE = _choice(
+    "range",
+    (_DIGITS, _RANGE),
+    ("u", _UNLIMITED_FIRST),
+    (";", pp.OneOrMore(_COMMENT) + (_RANGE | _UNLIMITED_FIRST)),
+    optional=True,
+)
 
 
 # --------------------------------------------------------------------------------------
-# The reader
+# Keyword parameters, by shape
 # --------------------------------------------------------------------------------------
 
-_LIST_NAMES = {
-    ListKind.MATCH: "the match list",
-    ListKind.POSITION: "a position list",
-    ListKind.RELATION: "a :relation list",
+
+@attrs.frozen
+class _Lists:
+    """The rules a keyword's parameters may hold; defined once every keyword table is."""
+
+    position_list: pp.Forward
+    relation_item: pp.Forward
+
+
+ParameterRule = Callable[[KeywordSpec, _Lists], pp.ParserElement]
+
+
+def _missing(spec: KeywordSpec, what: str) -> pp.ParserElement:
+    return _refused(_NEXT_TOKEN, lambda reading, token: reading.missing(spec, token, what))
+
+
+def _designator_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
+    return _after_comments(
+        _DESIGNATOR,
+        _UNLIMITED_AS_DESIGNATOR,
+        _HEAD_AS_DESIGNATOR,
+        _missing(spec, "a piece designator"),
+    )
+
+
+def _range_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
+    bad_range = _refused(_NEXT_TOKEN, lambda reading, token: reading.bad_range(spec, token))
+    return _after_comments(_RANGE, bad_range)
+
+
+def _result_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
+    return _after_comments(_RESULT, _missing(spec, "a game result (1-0, 0-1, 1/2-1/2 or 1/2)"))
+
+
+def _declare_tag(source: str, loc: int, tokens: pp.ParseResults) -> None:
+    reading = _reading(source)
+    if tokens[0] in reading.foranys:
+        raise reading.declared_twice(Token.at(tokens[0], loc))
+    reading.foranys[tokens[0]] = loc
+
+
+def _use_tag(source: str, loc: int, tokens: pp.ParseResults) -> None:
+    _reading(source).tag_uses.append((tokens[0], loc))
+
+
+#: What the name parameter of these keywords does to the tags.
+_NAME_ROLES: dict[str, ParseAction] = {"forany": _declare_tag, "tagmatch": _use_tag}
+
+
+def _name_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
+    name = _NAME
+    role = _NAME_ROLES.get(spec.name)
+    if role is not None:
+        name = _NAME.copy().add_parse_action(role)
+    return _after_comments(name, _missing(spec, "a name (letters, digits and _)"))
+
+
+def _word(spec: KeywordSpec, what: str) -> pp.ParserElement:
+    def unquoted(source: str, loc: int, tokens: pp.ParseResults) -> None:
+        if QUOTE in tokens[0]:
+            raise _reading(source).quoted(spec, Token.at(tokens[0], loc))
+
+    word = _PLAIN_ATOM.copy().add_parse_action(unquoted)
+    return _after_comments(word, _missing(spec, what))
+
+
+def _file_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
+    return _word(spec, "a file name")
+
+
+def _word_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
+    return _word(spec, "a word")
+
+
+def _ray_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
+    def designators(source: str, loc: int, tokens: pp.ParseResults) -> list[Any]:
+        found = tuple(token for token in tokens if isinstance(token, t.Designator))
+        if len(found) < 2:
+            raise _reading(source).short_ray(spec, loc)
+        return [found, *(token for token in tokens if isinstance(token, t.Comment))]
+
+    def unexpected(reading: Reading, token: Token) -> LegacySyntaxError:
+        return reading.unexpected_in_ray(spec, token)
+
+    item = _choice(
+        f"{spec.text} item",
+        (";", _COMMENT),
+        (None, _DESIGNATOR),
+        *_NOT_DESIGNATORS,
+        ("(" + _KEYWORD_START, _refused(_NEXT_TOKEN, unexpected)),
+        nothing_at=_LIST_END,
+    )
+    ray = (_OPEN + pp.ZeroOrMore(item) + _closing(f"{spec.text} list")).add_parse_action(
+        designators
+    )
+    missing = _missing(spec, "a ray specifier list such as (Q k)")
+    return _after_comments(ray, missing) + _OPTIONAL_RANGE
+
+
+def _position_lists(source: str, loc: int, tokens: pp.ParseResults) -> list[Any]:
+    found = tuple(token for token in tokens if isinstance(token, t.PositionList))
+    return [found, *(token for token in tokens if isinstance(token, t.Comment))]
+
+
+def _lists_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
+    def without_parentheses(reading: Reading, token: Token) -> LegacySyntaxError:
+        return reading.position_list_without_parentheses(spec, token)
+
+    def not_a_list(reading: Reading, token: Token) -> LegacySyntaxError:
+        return reading.not_a_position_list(spec, token)
+
+    item = _choice(
+        f"{spec.text} item",
+        ("(", lists.position_list),
+        (";", _COMMENT),
+        ("p", _refused(_POSITION_HEAD, without_parentheses)),
+        (None, _refused(_ANY_ATOM, not_a_list)),
+        nothing_at=_LIST_END,
+    )
+    body = (_OPEN + pp.ZeroOrMore(item) + _closing(f"{spec.text} list")).add_parse_action(
+        _position_lists
+    )
+    return _after_comments(body, _missing(spec, f"a list of position lists: {lists_usage(spec)}"))
+
+
+def _relation_items(source: str, loc: int, tokens: pp.ParseResults) -> tuple[Any, ...]:
+    return tuple(tokens)
+
+
+def _relation_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
+    body = (
+        _OPEN + pp.ZeroOrMore(lists.relation_item) + _closing(":relation list")
+    ).add_parse_action(_relation_items)
+    return _after_comments(body, _missing(spec, "a relation list such as (:pattern :shift)"))
+
+
+_SHAPES: dict[Shape, tuple[ParameterRule, ...]] = {
+    Shape.NONE: (),
+    Shape.PD: (_designator_parameter,),
+    Shape.PD_RANGE: (_designator_parameter, _range_parameter),
+    Shape.PD_PD_RANGE: (_designator_parameter, _designator_parameter, _range_parameter),
+    Shape.RANGE: (_range_parameter,),
+    Shape.RESULT: (_result_parameter,),
+    Shape.RAY: (_ray_parameter,),
+    Shape.LISTS: (_lists_parameter,),
+    Shape.RELATION: (_relation_parameter,),
+    Shape.NAME: (_name_parameter,),
+    Shape.NAME_RANGE: (_name_parameter, _range_parameter),
+    Shape.NAME_PD: (_name_parameter, _designator_parameter),
+    Shape.FILE: (_file_parameter,),
+    Shape.WORD: (_word_parameter,),
 }
-_SEQUENCES = ("sequence", "gappedsequence")
+
+
+# --------------------------------------------------------------------------------------
+# Keywords
+# --------------------------------------------------------------------------------------
+
+
+def _at_most_two_foranys(spec: KeywordSpec) -> ParseAction:
+    def check(source: str, loc: int, tokens: pp.ParseResults) -> None:
+        reading = _reading(source)
+        if len(reading.foranys) >= 2:
+            raise reading.too_many_foranys(Token.at(tokens[0], loc))
+
+    return check
+
+
+def _one_sequence_per_list(spec: KeywordSpec) -> ParseAction:
+    def check(source: str, loc: int, tokens: pp.ParseResults) -> None:
+        reading = _reading(source)
+        position_list = reading.innermost
+        if position_list.sequence is not None:
+            raise reading.second_sequence(Token.at(tokens[0], loc), position_list.sequence)
+        position_list.sequence = loc
+
+    return check
+
+
+def _note_first_relation(spec: KeywordSpec) -> ParseAction:
+    def note(source: str, loc: int, tokens: pp.ParseResults) -> None:
+        reading = _reading(source)
+        if reading.first_relation is None:
+            reading.first_relation = loc
+
+    return note
+
+
+def _once_per_relation(spec: KeywordSpec) -> ParseAction:
+    def check(source: str, loc: int, tokens: pp.ParseResults) -> None:
+        reading = _reading(source)
+        seen = reading.innermost.once
+        if spec.name in seen:
+            raise reading.twice_in_relation(spec, Token.at(tokens[0], loc), seen[spec.name])
+        seen[spec.name] = loc
+
+    return check
+
+
+#: Rules about a keyword that its parameters do not express, checked as it is read.
+_KEYWORD_CHECKS: dict[tuple[ListKind, str], Callable[[KeywordSpec], ParseAction]] = {
+    (ListKind.MATCH, "forany"): _at_most_two_foranys,
+    (ListKind.POSITION, "sequence"): _one_sequence_per_list,
+    (ListKind.POSITION, "gappedsequence"): _one_sequence_per_list,
+    (ListKind.POSITION, "relation"): _note_first_relation,
+    (ListKind.RELATION, "missingpiececount"): _once_per_relation,
+    (ListKind.RELATION, "newpiececount"): _once_per_relation,
+}
+
+
+def _node(spec: KeywordSpec) -> ParseAction:
+    """Build ``spec``'s node from its parameters; comments among them follow it."""
+
+    def build(source: str, loc: int, tokens: pp.ParseResults) -> list[Any]:
+        values = tokens[1:]
+        parameters = [value for value in values if not isinstance(value, t.Comment)]
+        comments = [value for value in values if isinstance(value, t.Comment)]
+        return [spec.build(*parameters, span=_reading(source).span(loc)), *comments]
+
+    return build
+
+
+def _keyword(spec: KeywordSpec, kind: ListKind, lists: _Lists) -> pp.ParserElement:
+    keyword = _keyword_atom(spec)
+    check = _KEYWORD_CHECKS.get((kind, spec.name))
+    if check is not None:
+        keyword.add_parse_action(check(spec))
+    parameters = [rule(spec, lists) for rule in _SHAPES[spec.shape]]
+    expression = pp.And([keyword, *parameters]) if parameters else keyword
+    return expression.add_parse_action(_node(spec)).set_name(spec.text)
+
+
+def _keyword_table(kind: ListKind, lists: _Lists) -> dict[str, pp.ParserElement]:
+    return {name: _keyword(spec, kind, lists) for name, spec in KEYWORDS[kind].items()}
+
+
+def _refused_keyword(kind: ListKind) -> pp.ParserElement:
+    return _refused(_KEYWORD, lambda reading, token: reading.bad_keyword(token, kind))
+
+
+def _flag_without_list(spec: KeywordSpec) -> pp.ParserElement:
+    """The flag ``spec`` (``:not``), refusing the Scidb form with a list argument."""
+    list_argument = _choice(
+        "list argument",
+        ("(", _PAREN),
+        (";", pp.OneOrMore(_COMMENT) + _PAREN),
+        optional=True,
+    )
+
+    def flag(source: str, loc: int, tokens: pp.ParseResults) -> Any:
+        reading = _reading(source)
+        if len(tokens) > 1:
+            raise reading.not_with_a_list(Token.at(tokens[0], loc))
+        return spec.build(span=reading.span(loc))
+
+    return (_keyword_atom(spec) + list_argument).add_parse_action(flag)
+
+
+def _only_at_top_level(spec: KeywordSpec) -> pp.ParserElement:
+    def diagnose(reading: Reading, token: Token) -> LegacySyntaxError:
+        return reading.only_at_top_level(spec, token)
+
+    return _refused(_keyword_atom(spec), diagnose)
+
+
 _MATCH_COUNTS = ("matchcount", "pretransformmatchcount")
-_RELATION_ONCE = ("missingpiececount", "newpiececount")
-_LISTS_USAGE = "lists appear only as parameters: :and ((position …) …), :ray (Q k), :relation (…)"
-
-
-class _Reader:
-    """One pass over the tokens of one script; every method consumes what it reads."""
-
-    def __init__(self, text: str, path: str | None) -> None:
-        self.text = text
-        self.path = path
-        self._line_starts = [0, *(m.end() for m in _BREAK_RE.finditer(text))]
-        self._stream = tokens(text)
-        self._buffer: list[Token] = []
-        self._end = Token(TokenKind.END, "", len(text))
-        self._depth = 0
-        self._tag_uses: list[tuple[str, int]] = []
-        self._foranys: dict[str, Token] = {}
-        self._first_relation: Token | None = None
-
-    # -- token access ------------------------------------------------------------------
-
-    def peek(self, ahead: int = 0) -> Token:
-        while len(self._buffer) <= ahead:
-            token = next(self._stream, None)
-            if token is None:
-                return self._end
-            self._buffer.append(token)
-        return self._buffer[ahead]
-
-    def advance(self) -> Token:
-        token = self.peek()
-        if self._buffer:
-            del self._buffer[0]
-        return token
-
-    def peek_past_comments(self) -> Token:
-        ahead = 0
-        while self.peek(ahead).kind is TokenKind.COMMENT:
-            ahead += 1
-        return self.peek(ahead)
-
-    def next_significant(self, comments: list[t.Comment]) -> Token:
-        """Peek at the next non-comment token, moving comments before it to ``comments``."""
-        while self.peek().kind is TokenKind.COMMENT:
-            comments.append(self.comment(self.advance()))
-        return self.peek()
-
-    # -- positions and errors ----------------------------------------------------------
-
-    def position(self, offset: int) -> tuple[int, int]:
-        index = bisect.bisect_right(self._line_starts, offset) - 1
-        return index + 1, offset - self._line_starts[index] + 1
-
-    def span(self, token: Token) -> t.Span:
-        return t.Span(*self.position(token.offset))
-
-    def error(
-        self, message: str, offset: int, text: str = "", expected: str = "", hint: str = ""
-    ) -> LegacySyntaxError:
-        line, column = self.position(offset)
-        return LegacySyntaxError(
-            message,
-            line=line,
-            column=column,
-            file=self.path,
-            source=self.text,
-            text=text,
-            expected=expected,
-            hint=hint,
-        )
-
-    def error_at(
-        self, token: Token, message: str, expected: str = "", hint: str = ""
-    ) -> LegacySyntaxError:
-        return self.error(message, token.offset, token.text, expected, hint)
-
-    def where(self, token: Token) -> str:
-        line, column = self.position(token.offset)
-        return f"{line}:{column}"
-
-    # -- lists -------------------------------------------------------------------------
-
-    def open(self, token: Token) -> None:
-        if self._depth >= MAX_DEPTH:
-            raise self.error_at(
-                token,
-                f"nested too deeply (limit {MAX_DEPTH} parentheses)",
-                hint="split the query into simpler lists",
-            )
-        self._depth += 1
-
-    def close(self) -> None:
-        self.advance()
-        self._depth -= 1
-
-    def unclosed(self, opener: Token, what: str) -> LegacySyntaxError:
-        return self.error_at(
-            opener,
-            f"unclosed '(': the {what} opened here is never closed",
-            expected="')'",
-            hint="add the missing ')'",
-        )
-
-    def head(self, opener: Token, expected: str) -> list[t.Comment]:
-        """Read the head word after ``opener``; comments before it are returned."""
-        comments: list[t.Comment] = []
-        token = self.next_significant(comments)
-        if token.is_atom(expected):
-            self.advance()
-            return comments
-        raise self.bad_head(opener, token, expected)
-
-    def bad_head(self, opener: Token, token: Token, expected: str) -> LegacySyntaxError:
-        if token.kind is TokenKind.END:
-            return self.unclosed(opener, "list")
-        word = token.text if token.kind is TokenKind.ATOM else ""
-        if word.lower() in LIST_HEADS and word.lower() != word:
-            return self.error_at(token, f"list heads are lowercase: did you mean ({word.lower()}?")
-        if expected == "match" and word == "position":
-            return self.error_at(
-                token,
-                "a script is one match list: expected '(match', found '(position'",
-                hint="wrap the position lists in a match list: (match (position …))",
-            )
-        if word == "match":
-            return self.error_at(
-                token,
-                "a match list cannot be nested: a script holds exactly one match list",
-                hint="put the position lists directly into the one match list",
-            )
-        close = difflib.get_close_matches(word, [expected], n=1)
-        hint = f"did you mean ({close[0]}?" if close else ""
-        return self.error_at(
-            token, f"expected '{expected}' after '(', found {token.describe()}", hint=hint
-        )
-
-    # -- the script --------------------------------------------------------------------
-
-    def script(self) -> t.Script:
-        leading = self.comments()
-        token = self.peek()
-        if token.kind is not TokenKind.OPEN:
-            raise self.no_match_list(token)
-        match = self.match_list(self.advance())
-        trailing = self.comments()
-        extra = self.peek()
-        if extra.kind is not TokenKind.END:
-            raise self.after_match_list(extra, match)
-        self.check_tags()
-        return t.Script(match, tuple(leading), tuple(trailing), path=self.path)
-
-    def comments(self) -> list[t.Comment]:
-        found: list[t.Comment] = []
-        while self.peek().kind is TokenKind.COMMENT:
-            found.append(self.comment(self.advance()))
-        return found
-
-    def comment(self, token: Token) -> t.Comment:
-        return t.Comment(token.text.lstrip(";").rstrip(), span=self.span(token))
-
-    def no_match_list(self, token: Token) -> LegacySyntaxError:
-        if token.kind is TokenKind.END:
-            return self.error(
-                "empty script: no match list",
-                0,
-                expected="a match list such as (match (position Ra3))",
-            )
-        if token.kind is TokenKind.CLOSE:
-            return self.error_at(token, "unmatched ')'", hint="remove it")
-        hint = ""
-        if token.text.startswith("cql"):
-            hint = "this looks like a CQL 6 script; legacy scripts start with (match"
-        return self.error_at(
-            token,
-            f"expected '(match' at the start of the script, found {token.describe()}",
-            expected="a match list such as (match (position Ra3))",
-            hint=hint,
-        )
-
-    def after_match_list(self, token: Token, match: t.MatchList) -> LegacySyntaxError:
-        if token.kind is TokenKind.CLOSE:
-            return self.error_at(token, "unmatched ')'", hint="remove it")
-        if token.kind is TokenKind.OPEN and self.peek_past_comments_after(token).is_atom("match"):
-            return self.error_at(
-                token,
-                "a script holds exactly one match list; a second one starts here",
-                hint="merge the two match lists or put them into separate files",
-            )
-        return self.error_at(
-            token,
-            f"text after the end of the match list: {token.describe()}",
-            hint="the match list that starts at "
-            f"{match.span} is already closed; is there an extra ')' before this?",
-        )
-
-    def peek_past_comments_after(self, token: Token) -> Token:
-        ahead = 1
-        while self.peek(ahead).kind is TokenKind.COMMENT:
-            ahead += 1
-        return self.peek(ahead)
-
-    # -- match list --------------------------------------------------------------------
-
-    def match_list(self, opener: Token) -> t.MatchList:
-        self.open(opener)
-        items: list[t.MatchItem] = list(self.head(opener, "match"))
-        while True:
-            token = self.peek()
-            if token.kind is TokenKind.COMMENT:
-                items.append(self.comment(self.advance()))
-            elif token.kind is TokenKind.CLOSE:
-                self.close()
-                break
-            elif token.kind is TokenKind.END:
-                raise self.unclosed(opener, "match list")
-            elif token.kind is TokenKind.OPEN:
-                items.append(self.position_list(self.advance(), top_level=True))
-            elif token.is_keyword:
-                spec = self.keyword(token, ListKind.MATCH)
-                self.check_match_keyword(spec, token)
-                items.extend(self.keyword_item(spec, self.advance()))
-            else:
-                raise self.stray_atom(token, ListKind.MATCH)
-        match = t.MatchList(tuple(items), span=self.span(opener))
-        if not match.position_lists():
-            raise self.error_at(
-                opener,
-                "the match list holds no position list",
-                expected="at least one position list",
-                hint="(match (position)) selects every game",
-            )
-        return match
-
-    def check_match_keyword(self, spec: KeywordSpec, token: Token) -> None:
-        if spec.name != "forany":
-            return
-        if len(self._foranys) >= 2:
-            raise self.error_at(token, "at most two :forany are allowed in a match list")
-        name_token = self.peek_past_comments_after(token)
-        if name_token.kind is TokenKind.ATOM and name_token.text in self._foranys:
-            first = self._foranys[name_token.text]
-            raise self.error_at(
-                name_token,
-                f"tag {name_token.text} is declared twice (first at {self.where(first)})",
-            )
-
-    # -- position list -----------------------------------------------------------------
-
-    def position_list(self, opener: Token, top_level: bool) -> t.PositionList:
-        self.open(opener)
-        items: list[t.Comment] = list(self.head(opener, "position"))
-        first_sequence: Token | None = None
-        while True:
-            token = self.peek()
-            if token.kind is TokenKind.COMMENT:
-                items.append(self.comment(self.advance()))
-            elif token.kind is TokenKind.CLOSE:
-                self.close()
-                break
-            elif token.kind is TokenKind.END:
-                raise self.unclosed(opener, "position list")
-            elif token.kind is TokenKind.OPEN:
-                raise self.list_in_position_list(token, opener)
-            elif token.is_keyword:
-                spec = self.keyword(token, ListKind.POSITION)
-                if spec.name in _SEQUENCES:
-                    if first_sequence is not None:
-                        raise self.second_sequence(token, first_sequence)
-                    first_sequence = token
-                self.check_position_keyword(spec, token, top_level)
-                items.extend(self.keyword_item(spec, self.advance()))
-            else:
-                items.append(self.designator(self.advance(), ListKind.POSITION))
-        return t.PositionList(tuple(items), span=self.span(opener))
-
-    def check_position_keyword(self, spec: KeywordSpec, token: Token, top_level: bool) -> None:
-        if spec.name in _MATCH_COUNTS and not top_level:
-            raise self.error_at(
-                token,
-                f"{spec.text} is only allowed in a position list directly inside the match list",
-                hint="move it to the top-level position list",
-            )
-        if spec.name == "not" and self.peek_past_comments_after(token).kind is TokenKind.OPEN:
-            raise self.error_at(
-                token,
-                "extension not supported: :not (…) with a list argument (Scidb)",
-                hint="in standard CQL :not is a flag that negates its whole position list: "
-                "(position :not …)",
-            )
-        if spec.name == "relation" and self._first_relation is None:
-            self._first_relation = token
-
-    def second_sequence(self, token: Token, first: Token) -> LegacySyntaxError:
-        return self.error_at(
-            token,
-            f"a position list may hold only one :sequence or :gappedsequence "
-            f"(the first is at {self.where(first)})",
-            hint="combine them with :and ((position :sequence (…)) (position :sequence (…)))",
-        )
-
-    def list_in_position_list(self, token: Token, opener: Token) -> LegacySyntaxError:
-        if self.peek_past_comments_after(token).is_atom("position"):
-            return self.error_at(
-                token,
-                "a position list cannot stand directly inside another position list",
-                hint=f"did you forget the ')' of the position list at {self.where(opener)}? "
-                "To combine position lists use :and ((position …) (position …))",
-            )
-        return self.error_at(token, "unexpected '(' in a position list", hint=_LISTS_USAGE)
-
-    def designator(self, token: Token, kind: ListKind) -> t.Designator:
-        if is_integer(token.text) or token.text == UNLIMITED:
-            raise self.error_at(
-                token,
-                f"unexpected number {token.describe()} in {_LIST_NAMES[kind]}",
-                hint="a range has at most two numbers",
-            )
-        if token.text in LIST_HEADS:
-            raise self.error_at(
-                token, f"{token.text!r} must follow '(' to start a list", hint=_LISTS_USAGE
-            )
-        try:
-            designator = parse_designator(token.text)
-        except AtomError as exc:
-            raise self.error(
-                exc.message,
-                token.offset + exc.index,
-                token.text,
-                exc.expected,
-                exc.hint,
-            ) from None
-        if designator.tag is not None:
-            self._tag_uses.append((designator.tag, token.offset))
-        return t.Designator(
-            designator.types, designator.squares, designator.tag, span=self.span(token)
-        )
-
-    def stray_atom(self, token: Token, kind: ListKind) -> LegacySyntaxError:
-        if kind is ListKind.MATCH:
-            return self.error_at(
-                token,
-                f"unexpected {token.describe()} in the match list",
-                expected="a match-list keyword (:pgn, :result, :forany …) or a position list",
-                hint="piece designators belong in a position list: (match (position Ra3))",
-            )
-        return self.error_at(
-            token,
-            f"unexpected {token.describe()} in a :relation list",
-            expected="a relation keyword such as :pattern or :missingpiececount",
-        )
-
-    # -- keywords ----------------------------------------------------------------------
-
-    def keyword(self, token: Token, kind: ListKind) -> KeywordSpec:
-        spec = KEYWORDS[kind].get(token.text[1:])
-        if spec is None:
-            raise self.bad_keyword(token, kind)
-        return spec
-
-    def bad_keyword(self, token: Token, kind: ListKind) -> LegacySyntaxError:
-        text = token.text
-        if text.startswith("!:"):
-            return self.error_at(
-                token,
-                f"extension not supported: {text} (the Scidb negation)",
-                hint=f"standard CQL negates a whole position list: (position :not {text[1:]})",
-            )
-        name = text[1:]
-        if not name:
-            return self.error_at(token, "':' without a keyword name")
-        lower = name.lower()
-        if lower != name and (lower in STANDARD_NAMES or is_extension(lower)):
-            return self.error_at(token, f"keywords are lowercase: did you mean :{lower}?")
-        homes = homes_of(name)
-        if homes:
-            return self.wrong_list(token, kind, homes)
-        if is_extension(name):
-            return self.error_at(
-                token,
-                f"extension not supported: {text}",
-                hint="Scidb / Chess Assistant extensions are recognised but not supported; "
-                "use standard CQL 3 keywords",
-            )
-        return self.error_at(token, f"unknown keyword {text}", hint=self.suggestion(name, kind))
-
-    def wrong_list(self, token: Token, kind: ListKind, homes: set[ListKind]) -> LegacySyntaxError:
-        places = " or ".join(_LIST_NAMES[home] for home in ListKind if home in homes)
-        hint = ""
-        if kind is ListKind.MATCH and is_extension(token.text[1:]):
-            hint = f"the match-list {token.text} is a Scidb extension, not supported"
-        return self.error_at(
-            token, f"{token.text} belongs in {places}, not in {_LIST_NAMES[kind]}", hint=hint
-        )
-
-    @staticmethod
-    def suggestion(name: str, kind: ListKind) -> str:
-        if _KEYWORD_NAME_RE.fullmatch(name) is None and ":" in name:
-            return "separate keywords with spaces"
-        for candidates in (KEYWORDS[kind], STANDARD_NAMES):
-            close = difflib.get_close_matches(name, list(candidates), n=1)
-            if close:
-                return f"did you mean :{close[0]}?"
-        return ""
-
-    def keyword_item(self, spec: KeywordSpec, token: Token) -> list[Any]:
-        """The node of keyword ``token`` followed by the comments among its parameters."""
-        comments: list[t.Comment] = []
-        parameters = _SHAPE_READERS[spec.shape](self, spec, comments)
-        return [spec.build(*parameters, span=self.span(token)), *comments]
-
-    # -- parameters --------------------------------------------------------------------
-
-    def missing(self, spec: KeywordSpec, found: Token, what: str) -> LegacySyntaxError:
-        return self.error_at(
-            found,
-            f"expected {what} after {spec.text}, found {found.describe()}",
-            expected=f"{spec.shape.value}, as in {spec.text} {SHAPE_EXAMPLES[spec.shape]}",
-        )
-
-    def plain_atom(self, spec: KeywordSpec, comments: list[t.Comment], what: str) -> Token:
-        token = self.next_significant(comments)
-        if token.kind is not TokenKind.ATOM or token.is_keyword:
-            raise self.missing(spec, token, what)
-        return self.advance()
-
-    def designator_parameter(self, spec: KeywordSpec, comments: list[t.Comment]) -> t.Designator:
-        token = self.next_significant(comments)
-        if token.kind is not TokenKind.ATOM or token.is_keyword or is_integer(token.text):
-            raise self.missing(spec, token, "a piece designator")
-        return self.designator(self.advance(), ListKind.POSITION)
-
-    def range_parameter(self, spec: KeywordSpec, comments: list[t.Comment]) -> t.Range:
-        token = self.next_significant(comments)
-        if token.kind is not TokenKind.ATOM or not is_integer(token.text):
-            raise self.bad_range(spec, token)
-        return self.range_from(self.advance(), comments)
-
-    def range_from(self, first: Token, comments: list[t.Comment]) -> t.Range:
-        """The range starting with integer ``first``; takes a second integer if one follows."""
-        lo = self.integer(first)
-        hi: int | None = lo
-        following = self.peek_past_comments()
-        if following.kind is TokenKind.ATOM and (
-            is_integer(following.text) or following.text == UNLIMITED
-        ):
-            self.next_significant(comments)
-            second = self.advance()
-            hi = None if second.text == UNLIMITED else self.integer(second)
-            if hi is not None and hi < lo:
-                raise self.error_at(
-                    first,
-                    f"empty range {lo} {hi}: the lower bound is above the upper bound",
-                    hint=f"write {hi} {lo}",
-                )
-        return t.Range(lo, hi, span=self.span(first))
-
-    def integer(self, token: Token) -> int:
-        digits = token.text.lstrip("-")
-        if len(digits) > MAX_DIGITS:
-            raise self.error_at(token, f"number too large (more than {MAX_DIGITS} digits)")
-        return int(token.text)
-
-    def bad_range(self, spec: KeywordSpec, token: Token) -> LegacySyntaxError:
-        error = self.missing(spec, token, "a range")
-        if token.text == UNLIMITED:
-            error.hint = "unlimited can only be the upper bound: write 1 unlimited"
-        elif token.kind is TokenKind.ATOM and token.text[:1] in "<>*+–":
-            error.hint = "Scidb range forms (>=n, <n, *, +n) are not supported: write n unlimited"
-        return error
-
-    def optional_range(self, comments: list[t.Comment]) -> t.Range | None:
-        following = self.peek_past_comments()
-        if following.is_atom(UNLIMITED):
-            raise self.error_at(
-                following, "unlimited can only be the upper bound", hint="write 1 unlimited"
-            )
-        if following.kind is TokenKind.ATOM and is_integer(following.text):
-            self.next_significant(comments)
-            return self.range_from(self.advance(), comments)
-        return None
-
-    def result_parameter(self, spec: KeywordSpec, comments: list[t.Comment]) -> t.GameResult:
-        token = self.next_significant(comments)
-        if token.kind is TokenKind.ATOM and token.text in RESULTS:
-            self.advance()
-            return RESULTS[token.text]
-        raise self.missing(spec, token, "a game result (1-0, 0-1, 1/2-1/2 or 1/2)")
-
-    def name_parameter(self, spec: KeywordSpec, comments: list[t.Comment]) -> str:
-        token = self.next_significant(comments)
-        if token.kind is TokenKind.ATOM and _NAME_RE.fullmatch(token.text):
-            self.advance()
-            if spec.name == "forany":
-                self._foranys[token.text] = token
-            elif spec.name == "tagmatch":
-                self._tag_uses.append((token.text, token.offset))
-            return token.text
-        raise self.missing(spec, token, "a name (letters, digits and _)")
-
-    def word_parameter(self, spec: KeywordSpec, comments: list[t.Comment], what: str) -> str:
-        token = self.plain_atom(spec, comments, what)
-        if '"' in token.text:
-            raise self.error_at(
-                token,
-                "extension not supported: quoted strings (Scidb)",
-                hint=f"write the word without quotes: {spec.text} {token.text.strip(QUOTE)}",
-            )
-        return token.text
-
-    def opening(self, spec: KeywordSpec, comments: list[t.Comment], what: str) -> Token:
-        token = self.next_significant(comments)
-        if token.kind is not TokenKind.OPEN:
-            raise self.missing(spec, token, what)
-        opener = self.advance()
-        self.open(opener)
-        return opener
-
-    def ray_parameters(
-        self, spec: KeywordSpec, comments: list[t.Comment]
-    ) -> tuple[tuple[t.Designator, ...], t.Range | None]:
-        opener = self.opening(spec, comments, "a ray specifier list such as (Q k)")
-        designators: list[t.Designator] = []
-        while True:
-            token = self.next_significant(comments)
-            if token.kind is TokenKind.CLOSE:
-                self.close()
-                break
-            if token.kind is TokenKind.END:
-                raise self.unclosed(opener, f"{spec.text} list")
-            if token.kind is TokenKind.OPEN or token.is_keyword:
-                raise self.error_at(
-                    token,
-                    f"unexpected {token.describe()} in the {spec.text} list",
-                    expected="piece designators, as in :ray (Q n k)",
-                )
-            designators.append(self.designator(self.advance(), ListKind.POSITION))
-        if len(designators) < 2:
-            raise self.error_at(
-                opener,
-                f"a {spec.text} list needs at least two piece designators",
-                expected="a ray specifier such as (Q k) or (Q n k)",
-            )
-        return tuple(designators), self.optional_range(comments)
-
-    def position_lists(
-        self, spec: KeywordSpec, comments: list[t.Comment]
-    ) -> tuple[t.PositionList, ...]:
-        usage = f"{spec.text} ((position …) (position …))"
-        opener = self.opening(spec, comments, f"a list of position lists: {usage}")
-        lists: list[t.PositionList] = []
-        while True:
-            token = self.next_significant(comments)
-            if token.kind is TokenKind.CLOSE:
-                self.close()
-                return tuple(lists)
-            if token.kind is TokenKind.END:
-                raise self.unclosed(opener, f"{spec.text} list")
-            if token.kind is TokenKind.OPEN:
-                lists.append(self.position_list(self.advance(), top_level=False))
-            elif token.is_atom("position"):
-                raise self.error_at(
-                    token,
-                    f"each position list of {spec.text} needs its own parentheses",
-                    hint=f"write {usage}",
-                )
-            else:
-                raise self.error_at(
-                    token,
-                    f"expected a position list in the {spec.text} list, found {token.describe()}",
-                    expected="(position …)",
-                    hint=f"wrap it in a position list: {spec.text} ((position {token.text}))",
-                )
-
-    def relation_items(
-        self, spec: KeywordSpec, comments: list[t.Comment]
-    ) -> tuple[t.RelationItem, ...]:
-        opener = self.opening(spec, comments, "a relation list such as (:pattern :shift)")
-        items: list[t.RelationItem] = []
-        seen: dict[str, Token] = {}
-        while True:
-            token = self.peek()
-            if token.kind is TokenKind.COMMENT:
-                items.append(self.comment(self.advance()))
-            elif token.kind is TokenKind.CLOSE:
-                self.close()
-                return tuple(items)
-            elif token.kind is TokenKind.END:
-                raise self.unclosed(opener, ":relation list")
-            elif token.kind is TokenKind.OPEN:
-                raise self.error_at(
-                    token,
-                    "unexpected '(' in a :relation list",
-                    expected="relation keywords such as :pattern",
-                )
-            elif token.is_keyword:
-                inner = self.keyword(token, ListKind.RELATION)
-                if inner.name in _RELATION_ONCE:
-                    if inner.name in seen:
-                        raise self.error_at(
-                            token,
-                            f"{inner.text} may appear only once in a :relation list "
-                            f"(the first is at {self.where(seen[inner.name])})",
-                        )
-                    seen[inner.name] = token
-                items.extend(self.keyword_item(inner, self.advance()))
-            else:
-                raise self.stray_atom(token, ListKind.RELATION)
-
-    # -- tags (checked once the whole match list is known) -----------------------------
-
-    def check_tags(self) -> None:
-        declared = self._foranys
-        uses = self._tag_uses
-        if self._first_relation is not None and (declared or uses):
-            offsets = [token.offset for token in declared.values()] + [o for _, o in uses]
-            raise self.error(
-                "tags (:forany, $name, :tagmatch) cannot be used in a match list that holds "
-                f"a :relation (at {self.where(self._first_relation)})",
-                min(offsets),
-            )
-        for name, offset in uses:
-            if name not in declared:
-                names = ", ".join(sorted(declared))
-                hint = (
-                    f"declared tags: {names}"
-                    if names
-                    else f"no tag is declared; declare it in the match list: :forany {name} U"
-                )
-                raise self.error(f"tag {name} is not declared by :forany", offset, name, hint=hint)
 
 
 # --------------------------------------------------------------------------------------
-# Parameter readers by shape
+# Lists
 # --------------------------------------------------------------------------------------
 
-_ParameterReader = Callable[[_Reader, KeywordSpec, list[t.Comment]], tuple]
+
+def _head(word: str) -> pp.ParserElement:
+    """The word after ``(`` (it leaves no token); comments before it are the list's first items."""
+    head = _whole_atom(word, repr(word)).add_parse_action(_no_token)
+    bad_head = _refused(_NEXT_TOKEN, lambda reading, token: reading.bad_head(token, word))
+    return _after_comments(head, bad_head)
 
 
-def _none(reader: _Reader, spec: KeywordSpec, comments: list[t.Comment]) -> tuple:
-    return ()
+def _position_list_node(source: str, loc: int, tokens: pp.ParseResults) -> t.PositionList:
+    return t.PositionList(tuple(tokens), span=_reading(source).span(loc))
 
 
-def _pd(reader: _Reader, spec: KeywordSpec, comments: list[t.Comment]) -> tuple:
-    return (reader.designator_parameter(spec, comments),)
+def _position_list(keywords: Mapping[str, pp.ParserElement]) -> pp.ParserElement:
+    list_inside = _PAREN + pp.FollowedBy(_COMMENTS + _POSITION_HEAD)
+    item = _choice(
+        "position-list item",
+        (";", _COMMENT),
+        (None, _DESIGNATOR),
+        (_KEYWORD_START, _refused_keyword(ListKind.POSITION)),
+        ("(", _refused(list_inside, Reading.position_list_inside_position_list)),
+        ("(", _refused(_PAREN, Reading.list_in_position_list)),
+        *_NOT_DESIGNATORS,
+        keywords=keywords,
+        nothing_at=_LIST_END,
+    )
+    return (
+        _OPEN + _head("position") + pp.ZeroOrMore(item) + _closing("position list")
+    ).add_parse_action(_position_list_node)
 
 
-def _pd_range(reader: _Reader, spec: KeywordSpec, comments: list[t.Comment]) -> tuple:
-    designator = reader.designator_parameter(spec, comments)
-    return designator, reader.range_parameter(spec, comments)
+def _relation_item(keywords: Mapping[str, pp.ParserElement]) -> pp.ParserElement:
+    def stray(reading: Reading, token: Token) -> LegacySyntaxError:
+        return reading.stray_atom(token, ListKind.RELATION)
+
+    return _choice(
+        "relation item",
+        (";", _COMMENT),
+        (_KEYWORD_START, _refused_keyword(ListKind.RELATION)),
+        ("(", _refused(_PAREN, Reading.list_in_relation)),
+        (None, _refused(_PLAIN_ATOM, stray)),
+        keywords=keywords,
+        nothing_at=_LIST_END,
+    )
 
 
-def _pd_pd_range(reader: _Reader, spec: KeywordSpec, comments: list[t.Comment]) -> tuple:
-    attackers = reader.designator_parameter(spec, comments)
-    targets = reader.designator_parameter(spec, comments)
-    return attackers, targets, reader.range_parameter(spec, comments)
+def _match_list_node(source: str, loc: int, tokens: pp.ParseResults) -> t.MatchList:
+    reading = _reading(source)
+    match = t.MatchList(tuple(tokens), span=reading.span(loc))
+    if not match.position_lists():
+        raise reading.no_position_list(loc)
+    reading.match_list = match.span
+    return match
 
 
-def _range(reader: _Reader, spec: KeywordSpec, comments: list[t.Comment]) -> tuple:
-    return (reader.range_parameter(spec, comments),)
+def _match_list(
+    keywords: Mapping[str, pp.ParserElement], position_list: pp.ParserElement
+) -> pp.ParserElement:
+    def stray(reading: Reading, token: Token) -> LegacySyntaxError:
+        return reading.stray_atom(token, ListKind.MATCH)
+
+    item = _choice(
+        "match-list item",
+        ("(", position_list),
+        (";", _COMMENT),
+        (_KEYWORD_START, _refused_keyword(ListKind.MATCH)),
+        (None, _refused(_PLAIN_ATOM, stray)),
+        keywords=keywords,
+        nothing_at=_LIST_END,
+    )
+    return (_OPEN + _head("match") + pp.ZeroOrMore(item) + _closing("match list")).add_parse_action(
+        _match_list_node
+    )
 
 
-def _result(reader: _Reader, spec: KeywordSpec, comments: list[t.Comment]) -> tuple:
-    return (reader.result_parameter(spec, comments),)
+# --------------------------------------------------------------------------------------
+# The script
+# --------------------------------------------------------------------------------------
 
 
-def _ray(reader: _Reader, spec: KeywordSpec, comments: list[t.Comment]) -> tuple:
-    return reader.ray_parameters(spec, comments)
+def _script_node(source: str, loc: int, tokens: pp.ParseResults) -> t.Script:
+    reading = _reading(source)
+    reading.check_tags()
+    (where,) = [index for index, token in enumerate(tokens) if isinstance(token, t.MatchList)]
+    return t.Script(
+        tokens[where], tuple(tokens[:where]), tuple(tokens[where + 1 :]), path=reading.path
+    )
 
 
-def _lists(reader: _Reader, spec: KeywordSpec, comments: list[t.Comment]) -> tuple:
-    return (reader.position_lists(spec, comments),)
+def _script() -> pp.ParserElement:
+    nested_list = pp.Forward()
+    nested_list.set_name("position list")
+    relation_item = pp.Forward()
+    relation_item.set_name("relation item")
+    lists = _Lists(nested_list, relation_item)
+    relation_item <<= _relation_item(_keyword_table(ListKind.RELATION, lists))
+    top_level = _keyword_table(ListKind.POSITION, lists)
+    top_level["not"] = _flag_without_list(KEYWORDS[ListKind.POSITION]["not"])
+    nested = dict(top_level)
+    for name in _MATCH_COUNTS:
+        nested[name] = _only_at_top_level(KEYWORDS[ListKind.POSITION][name])
+    nested_list <<= _position_list(nested)
+    match_list = _match_list(_keyword_table(ListKind.MATCH, lists), _position_list(top_level))
+    second_match_list = _PAREN + pp.FollowedBy(_COMMENTS + _MATCH_HEAD)
+    after_match_list = pp.MatchFirst(
+        [
+            _END,
+            _refused(second_match_list, Reading.second_match_list),
+            _refused(_NEXT_TOKEN, Reading.after_match_list),
+        ]
+    )
+    script = (
+        _COMMENTS
+        + (match_list | _refused(_NEXT_TOKEN, Reading.no_match_list))
+        + _COMMENTS
+        + after_match_list
+    ).add_parse_action(_script_node)
+    return _finished(script)
 
 
-def _relation(reader: _Reader, spec: KeywordSpec, comments: list[t.Comment]) -> tuple:
-    return (reader.relation_items(spec, comments),)
+def _finished(grammar: pp.ParserElement) -> pp.ParserElement:
+    """Every element skips the legacy white space (and only that) and sees tabs as they are."""
+    seen: set[int] = set()
+    waiting = [grammar]
+    while waiting:
+        element = waiting.pop()
+        if id(element) not in seen:
+            seen.add(id(element))
+            element.set_whitespace_chars(_WHITESPACE, copy_defaults=False)
+            waiting.extend(element.recurse())
+    return grammar.parse_with_tabs().streamline()
 
 
-def _name(reader: _Reader, spec: KeywordSpec, comments: list[t.Comment]) -> tuple:
-    return (reader.name_parameter(spec, comments),)
-
-
-def _name_range(reader: _Reader, spec: KeywordSpec, comments: list[t.Comment]) -> tuple:
-    name = reader.name_parameter(spec, comments)
-    return name, reader.range_parameter(spec, comments)
-
-
-def _name_pd(reader: _Reader, spec: KeywordSpec, comments: list[t.Comment]) -> tuple:
-    name = reader.name_parameter(spec, comments)
-    return name, reader.designator_parameter(spec, comments)
-
-
-def _file(reader: _Reader, spec: KeywordSpec, comments: list[t.Comment]) -> tuple:
-    return (reader.word_parameter(spec, comments, "a file name"),)
-
-
-def _word(reader: _Reader, spec: KeywordSpec, comments: list[t.Comment]) -> tuple:
-    return (reader.word_parameter(spec, comments, "a word"),)
-
-
-_SHAPE_READERS: dict[Shape, _ParameterReader] = {
-    Shape.NONE: _none,
-    Shape.PD: _pd,
-    Shape.PD_RANGE: _pd_range,
-    Shape.PD_PD_RANGE: _pd_pd_range,
-    Shape.RANGE: _range,
-    Shape.RESULT: _result,
-    Shape.RAY: _ray,
-    Shape.LISTS: _lists,
-    Shape.RELATION: _relation,
-    Shape.NAME: _name,
-    Shape.NAME_RANGE: _name_range,
-    Shape.NAME_PD: _name_pd,
-    Shape.FILE: _file,
-    Shape.WORD: _word,
-}
+_SCRIPT = _script()
 
 
 def read_script(text: str, path: str | None = None) -> t.Script:
@@ -965,6 +791,14 @@ def read_script(text: str, path: str | None = None) -> t.Script:
 
     ``path`` names the file in messages and becomes ``Script.path``.
     """
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return _Reader(text, path).script()
+    text = text.removeprefix("\ufeff")
+    source = _Source(text)
+    source.reading = reading = Reading.of(text, path)
+    try:
+        script: t.Script = _SCRIPT.parse_string(source)[0]
+    except RecursionError:
+        innermost = reading.open_lists[-1].offset if reading.open_lists else 0
+        raise reading.out_of_stack(innermost) from None
+    except pp.ParseBaseException as exc:
+        raise reading.unreadable(exc.loc) from None
+    return script

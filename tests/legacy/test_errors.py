@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from cqllegacy.errors import ScriptError
@@ -156,6 +158,14 @@ CASES = [
     ("(match (position !:check))", 1, 18, ["extension not supported: !:check"]),
     ('(match :player "Kasparov" (position))', 1, 16, ["quoted strings", ":player Kasparov"]),
     ("(match (position :nomate))", 1, 18, ["extension not supported: :nomate"]),
+    # the place is the offending token's, not that of the white space or comments before it
+    ("(match\n  (position :piececount R\n   ; why\n   ))", 4, 4, ["expected a range", "')'"]),
+    (";c\n\n  b", 3, 3, ["expected '(match'"]),
+    ("(match (position :ray (k\n  :check)))", 2, 3, ["unexpected ':check'"]),
+    ("(match (position :or\n  (position Ra1)))", 2, 4, ["own parentheses"]),
+    ("(match (position :not ; a list?\n (position :check)))", 1, 18, ["Scidb", ":not"]),
+    ("(match (position :piececount R 1 ; c\n 99999999999999999999))", 2, 2, ["too large"]),
+    ("(match\t(position Ra3)\n)\x1c )", 3, 2, ["unmatched ')'"]),
 ]
 
 
@@ -199,6 +209,15 @@ def test_nesting_is_capped_before_python_recursion() -> None:
         read_script(text)
 
 
+def test_the_offending_text_is_the_whole_token() -> None:
+    with pytest.raises(LegacySyntaxError) as caught:
+        read_script("(match (position :and (position Ra1)))")
+    assert caught.value.text == "position"
+    with pytest.raises(LegacySyntaxError) as caught:
+        read_script("(match (position :piececount R ; c\n  ))")
+    assert (caught.value.text, caught.value.column) == (")", 3)
+
+
 def test_nesting_just_under_the_cap_is_read() -> None:
     levels = (MAX_DEPTH - 2) // 2
     text = "(match (position " + ":and ((position " * levels + "))" * levels + "))"
@@ -215,3 +234,66 @@ def test_error_positions_count_tabs_as_one_column() -> None:
     with pytest.raises(LegacySyntaxError) as caught:
         read_script("(match\n\t(position\tXa1))")
     assert (caught.value.line, caught.value.column) == (2, 12)
+
+
+# --------------------------------------------------------------------------------------
+# The reader's own recursion (pyparsing recurses a few dozen frames per nested list)
+# --------------------------------------------------------------------------------------
+
+#: Frames the reader may use above its caller for any script; Python's default recursion
+#: limit (1000) leaves the rest to the caller.
+READER_FRAMES = 750
+
+
+def stack_depth() -> int:
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
+
+
+def nested(levels: int, innermost: str = "") -> str:
+    return "(match (position " + ":and ((position " * levels + innermost + "))" * levels + "))"
+
+
+DEEPEST = (MAX_DEPTH - 2) // 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    [nested(DEEPEST), nested(DEEPEST - 1, ":ray (Q k) :relation (:pattern) :or ((position))")],
+    ids=["position-lists", "ray-relation-or"],
+)
+def test_the_deepest_scripts_are_read_within_a_bounded_stack(text: str) -> None:
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(stack_depth() + READER_FRAMES)
+    try:
+        assert read_script(text).match.position_lists()
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+@pytest.mark.parametrize("innermost", ["", ":ray (Q k)", ":relation (:pattern)"])
+def test_deeper_scripts_are_refused_at_the_cap_within_a_bounded_stack(innermost: str) -> None:
+    text = nested(200, innermost)
+    opened = [index for index, char in enumerate(text) if char == "("]
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(stack_depth() + READER_FRAMES)
+    try:
+        with pytest.raises(LegacySyntaxError) as caught:
+            read_script(text)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert caught.value.message == f"nested too deeply (limit {MAX_DEPTH} parentheses)"
+    assert (caught.value.line, caught.value.column) == (1, opened[MAX_DEPTH] + 1)
+
+
+def test_a_caller_short_of_stack_gets_a_syntax_error() -> None:
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(stack_depth() + 150)
+    try:
+        with pytest.raises(LegacySyntaxError, match="recursion limit") as caught:
+            read_script(nested(DEEPEST))
+    finally:
+        sys.setrecursionlimit(limit)
+    assert caught.value.line == 1 and caught.value.column > 1

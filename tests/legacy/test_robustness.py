@@ -7,7 +7,9 @@ would blow it); nothing here asserts on speed.
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 
+import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -172,3 +174,37 @@ def test_one_megabyte_script_is_read() -> None:
     assert len(text) > 1_000_000
     items = read_script(text).match.position_lists()[0].items
     assert len(items) == 4 * 24_000
+
+
+# --------------------------------------------------------------------------------------
+# Each reading keeps its own state: the grammar is shared, built once
+# --------------------------------------------------------------------------------------
+
+MIXED = [
+    *EXAMPLES,
+    "(match :forany a U (position :tagmatch a P :sequence ((position $a)) :relation",
+    "(match (position :and ((position :ray (Q k) :and ((position Xa1))))))",
+    "(match :forany a U :forany a N (position))",
+    "(match (position :relation (:newpiececount A 1 :newpiececount a 1)))",
+]
+
+
+def reading_of(text: str) -> object:
+    """What reading ``text`` gives, spans included."""
+    try:
+        script = read_script(text)
+    except LegacySyntaxError as error:
+        return (error.message, error.line, error.column, error.hint)
+    return attrs.asdict(script)
+
+
+def test_a_failed_reading_leaves_nothing_behind() -> None:
+    expected = [reading_of(text) for text in MIXED]
+    assert [reading_of(text) for text in reversed(MIXED)] == expected[::-1]
+
+
+def test_concurrent_readings_do_not_mix() -> None:
+    expected = [reading_of(text) for text in MIXED]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        found = list(pool.map(reading_of, MIXED * 10))
+    assert found == expected * 10

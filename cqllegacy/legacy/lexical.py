@@ -1,0 +1,213 @@
+"""The lexical level of legacy scripts: white space, tokens and the small grammars of atoms.
+
+A script is a sequence of ``(``, ``)``, ``;`` comments (to the end of the line) and
+atoms (runs of any other characters but white space), legacy-cql.md §1.1.  The
+grammar of :mod:`cqllegacy.legacy.grammar` builds its terminals from the patterns
+here; the meaning of one atom (a piece designator, an integer) is read by the
+functions here, which report a mistake by its index inside the atom.  Nothing here
+loads pyparsing.
+
+>>> [token.text for token in tokens("(match;c\\n(position Ra3))")]
+['(', 'match', ';c', '(', 'position', 'Ra3', ')', ')']
+>>> parse_designator("$rook[a1]").tag
+'rook'
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import re
+from collections.abc import Iterator
+
+import attrs
+
+from cqllegacy.legacy import tree as t
+from cqllegacy.vocab.pieces import legacy_types
+from cqllegacy.vocab.results import GameResult
+from cqllegacy.vocab.squares import SquareSet, SquareSyntaxError, parse_squares
+
+#: Longest integer accepted in a range (digits); longer ones are refused, not truncated.
+MAX_DIGITS = 18
+
+# The line ends of ``str.splitlines``, so that line numbers agree with the caret excerpt.
+LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+WHITESPACE = " \t" + LINE_BREAKS
+LINE_BREAK = re.compile("\r\n|[" + re.escape(LINE_BREAKS) + "]")
+
+COMMENT_PATTERN = ";[^" + re.escape(LINE_BREAKS) + "]*"
+ATOM_CHARACTER = "[^" + re.escape(WHITESPACE) + "();]"
+ATOM_PATTERN = ATOM_CHARACTER + "+"
+#: Succeeds where an atom ends: a pattern for a whole atom ends with it.
+ATOM_END = f"(?!{ATOM_CHARACTER})"
+#: One token.  No token starts with white space and every other character starts one, so
+#: ``finditer`` skips exactly the white space between tokens.
+TOKEN = re.compile(f"[()]|{COMMENT_PATTERN}|{ATOM_PATTERN}")
+
+INTEGER_PATTERN = "-?[0-9]+"
+NAME_PATTERN = "[A-Za-z0-9_]+"
+_INT_RE = re.compile(INTEGER_PATTERN)
+_NAME_RE = re.compile(NAME_PATTERN)
+
+UNLIMITED = "unlimited"
+QUOTE = '"'
+
+RESULTS: dict[str, GameResult] = {
+    "1-0": GameResult.WHITE_WINS,
+    "0-1": GameResult.BLACK_WINS,
+    "1/2-1/2": GameResult.DRAW,
+    "1/2": GameResult.DRAW,
+}
+
+_PIECE_TYPES_EXPECTED = (
+    "a piece type (K Q R B N P k q r b n p A a M m I i U . ?), a union such as [Qq], or $tag"
+)
+_SQUARES_EXPECTED = "squares such as d4, a-h1-2, ?8, [a1,h8] or []"
+
+
+class TokenKind(enum.Enum):
+    OPEN = "("
+    CLOSE = ")"
+    COMMENT = ";"
+    ATOM = "atom"
+    END = "end of script"
+
+
+_KIND_BY_FIRST = {"(": TokenKind.OPEN, ")": TokenKind.CLOSE, ";": TokenKind.COMMENT}
+
+
+@attrs.frozen(slots=True)
+class Token:
+    kind: TokenKind
+    text: str
+    offset: int
+
+    @classmethod
+    def at(cls, text: str, offset: int) -> Token:
+        """The token spelled ``text`` (never empty) that starts at ``offset``."""
+        return cls(_KIND_BY_FIRST.get(text[0], TokenKind.ATOM), text, offset)
+
+    @classmethod
+    def end(cls, offset: int) -> Token:
+        return cls(TokenKind.END, "", offset)
+
+    @property
+    def is_keyword(self) -> bool:
+        return self.kind is TokenKind.ATOM and self.text.startswith((":", "!:"))
+
+    def is_atom(self, text: str) -> bool:
+        return self.kind is TokenKind.ATOM and self.text == text
+
+    def describe(self) -> str:
+        """The token as a message shows it."""
+        if self.kind is TokenKind.END:
+            return "the end of the script"
+        shown = self.text if len(self.text) <= 40 else self.text[:37] + "..."
+        return repr(shown)
+
+
+def tokens(text: str) -> Iterator[Token]:
+    """The tokens of ``text``, lazily."""
+    for found in TOKEN.finditer(text):
+        yield Token.at(found.group(), found.start())
+
+
+# --------------------------------------------------------------------------------------
+# Atom sub-grammars: integers, designators, names
+# --------------------------------------------------------------------------------------
+
+
+class AtomError(ValueError):
+    """A malformed atom; ``index`` is the offending character's position in the atom."""
+
+    def __init__(self, message: str, index: int, expected: str = "", hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.index = index
+        self.expected = expected
+        self.hint = hint
+
+
+def is_integer(text: str) -> bool:
+    return _INT_RE.fullmatch(text) is not None
+
+
+def is_name(text: str) -> bool:
+    return _NAME_RE.fullmatch(text) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def parse_designator(text: str) -> t.Designator:
+    """The piece designator spelled by one atom (span left unset; scripts repeat them).
+
+    >>> from cqllegacy.vocab.squares import format_squares
+    >>> d = parse_designator("[Ar][a-h1-2,a8,h8]")
+    >>> format_squares(d.squares)
+    '[a-h1-2,a8,h8]'
+    >>> parse_designator("$rook[a1]").tag
+    'rook'
+    >>> parse_designator("Ri9")
+    Traceback (most recent call last):
+      ...
+    cqllegacy.legacy.lexical.AtomError: bad square designator 'i9': expected a file a-h, found 'i'
+    """
+    if text.startswith("$"):
+        return _tag_designator(text)
+    if text.startswith("["):
+        close = text.find("]")
+        if close < 0:
+            raise AtomError(
+                "missing ']' after the piece types", len(text), expected="a union such as [Qq]"
+            )
+        if close == 1:
+            raise AtomError("empty piece-type list '[]'", 0, expected=_PIECE_TYPES_EXPECTED)
+        end = close + 1
+    else:
+        end = 1
+    types = _piece_types(text[:end])
+    return t.Designator(types, _squares(text[end:], end))
+
+
+def _piece_types(text: str) -> int:
+    try:
+        return legacy_types(text)
+    except KeyError as exc:
+        letter = str(exc.args[0])
+        index = text.index(letter, 1 if text.startswith("[") else 0)
+        hint = ""
+        if letter == "_":
+            hint = "'_' is the CQL 6 empty square; legacy CQL writes '.'"
+        elif letter in "abcdefgh12345678" and index == 0:
+            hint = "a designator starts with its piece type; write ?d4 for 'square d4, any content'"
+        raise AtomError(
+            f"bad piece letter {letter!r}", index, expected=_PIECE_TYPES_EXPECTED, hint=hint
+        ) from None
+
+
+def _squares(text: str, base: int) -> SquareSet:
+    """Parse the square part ``text`` that starts at ``base`` within its atom."""
+    if "," in text and not text.startswith("["):
+        raise AtomError("a list of squares must be in brackets", base, hint=f"write [{text}]")
+    try:
+        return parse_squares(text)
+    except SquareSyntaxError as exc:
+        raise AtomError(
+            f"bad square designator {text!r}: {exc}", base + exc.offset, expected=_SQUARES_EXPECTED
+        ) from None
+
+
+def _tag_designator(text: str) -> t.Designator:
+    found = _NAME_RE.match(text, 1)
+    if found is None:
+        raise AtomError(
+            "missing tag name after '$'", 1, expected="a tag name (letters, digits, _) as in $rook"
+        )
+    name, end = found.group(), found.end()
+    rest = text[end:]
+    if rest and not rest.startswith("["):
+        raise AtomError(
+            f"unexpected {rest[0]!r} after the tag ${name}",
+            end,
+            hint=f"a tag's squares go in brackets: ${name}[a1,h1]",
+        )
+    return t.Designator(0, _squares(rest, end), tag=name)
