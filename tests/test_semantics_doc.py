@@ -46,8 +46,6 @@ CITING = (
 #: are applied; then remove the entry.  Their decision and section citations are checked anyway.
 PENDING_OLD_CITATIONS = frozenset(
     {
-        # Rewritten as a pyparsing grammar on another branch; cleared when it lands.
-        "cqllegacy/legacy/grammar.py",
     }
 )
 

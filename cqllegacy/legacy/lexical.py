@@ -1,7 +1,7 @@
 """The lexical level of legacy scripts: white space, tokens and the small grammars of atoms.
 
 A script is a sequence of ``(``, ``)``, ``;`` comments (to the end of the line) and
-atoms (runs of any other characters but white space), legacy-cql.md §1.1.  The
+atoms (runs of any other characters but white space), (semantics: S-lexical).  The
 grammar of :mod:`cqllegacy.legacy.grammar` builds its terminals from the patterns
 here; the meaning of one atom (a piece designator, an integer) is read by the
 functions here, which report a mistake by its index inside the atom.  Nothing here
