@@ -2,7 +2,8 @@
 
 The grammar follows the legacy syntax (semantics: S-legacy-grammar): a script is
 comments, one ``(match …)`` list and comments; position lists nest through the list
-parameters of :and, :or, :sequence and :gappedsequence (a ``pp.Forward``).  Each list kind has a keyword table
+parameters of :and, :or, :sequence and :gappedsequence (a ``pp.Forward``).
+Each list kind has a keyword table
 (:data:`~cqllegacy.legacy.keywords.KEYWORDS`); every keyword in it becomes the
 expression ``:name`` followed by the parameter rules of its
 :class:`~cqllegacy.legacy.keywords.Shape` (``_SHAPES``), so a keyword added to a table
