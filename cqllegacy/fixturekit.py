@@ -33,7 +33,7 @@ import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import attrs
 import chess.pgn
@@ -42,7 +42,12 @@ from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError
 from cqllegacy.runner.output import write_text_atomically
 from cqllegacy.runner.pgn import DamagedInput, UnreadableGame, open_pgn, read_game, split_games
 from cqllegacy.runner.report import variation_choices
-from cqllegacy.runner.scripts import read_script_file
+from cqllegacy.runner.scripts import (
+    read_legacy,
+    read_modern,
+    read_script_file,
+    translate_legacy,
+)
 
 if TYPE_CHECKING:
     from cqllegacy.core.tree import Query
@@ -164,20 +169,11 @@ class Toolchain:
     @classmethod
     def default(cls) -> Toolchain:
         from cqllegacy.evaluator.evaluate import compile_query
-        from cqllegacy.legacy import grammar
-        from cqllegacy.modern.grammar import read_query
-        from cqllegacy.translator import to_core, translate
-
-        def legacy_query(text: str, path: str | None) -> Query:
-            return to_core(grammar.read_script(text, path=path))
-
-        def modern_query(text: str, path: str | None) -> Query:
-            return read_query(text, path=path)
 
         def translate_text(text: str, path: str | None) -> str:
-            return translate(text, path=path)
+            return translate_legacy(text, path=path)
 
-        return cls(legacy_query, modern_query, translate_text, compile_query)
+        return cls(read_legacy, read_modern, translate_text, compile_query)
 
 
 # --------------------------------------------------------------------------------------
@@ -263,20 +259,24 @@ def expected_json(results: Results, pgn: PgnRecord, translation: str) -> str:
     }
     <BLANKLINE>
     """
-    compact = {"separators": (", ", ": "), "ensure_ascii": False}
     head = [
         f'  "format": {json.dumps(FORMAT)}',
         f'  "script": {json.dumps(LEGACY_NAME)}',
         f'  "translation": {json.dumps(translation)}',
-        f'  "pgn": {json.dumps(attrs.asdict(pgn), **compact)}',
+        f'  "pgn": {_compact_json(attrs.asdict(pgn))}',
         f'  "matching_games": {json.dumps(list(results.ordinals))}',
     ]
-    game_lines = [f"    {json.dumps(_game_json(game), **compact)}" for game in results.games]
+    game_lines = [f"    {_compact_json(_game_json(game))}" for game in results.games]
     games = '  "games": [\n' + ",\n".join(game_lines) + "\n  ]" if game_lines else '  "games": []'
     return "{\n" + ",\n".join([*head, games]) + "\n}\n"
 
 
-def _game_json(game: GameResult) -> dict[str, Any]:
+def _compact_json(value: object) -> str:
+    """``value`` as JSON on one line, with a space after each separator."""
+    return json.dumps(value, separators=(", ", ": "), ensure_ascii=False)
+
+
+def _game_json(game: GameResult) -> dict[str, object]:
     return {
         "game": game.ordinal,
         "lists": [{"matched": list(lst.matched), "marked": list(lst.marked)} for lst in game.lists],

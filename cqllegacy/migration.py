@@ -36,13 +36,12 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import attrs
 
 from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError
 from cqllegacy.runner.output import write_text_atomically
-from cqllegacy.runner.scripts import decode_script, script_language
+from cqllegacy.runner.scripts import decode_script, script_language, translate_legacy
 
 SCRIPT_SUFFIX = ".cql"
 MARKDOWN_NAME = "MIGRATION.md"
@@ -144,13 +143,12 @@ class Translator:
     @classmethod
     def default(cls) -> Translator:
         from cqllegacy.legacy.grammar import read_script
-        from cqllegacy.translator import translate
 
         def check(text: str, path: str) -> None:
             read_script(text, path=path)
 
         def translate_text(text: str, approximate: bool, path: str) -> str:
-            return translate(text, approximate=approximate, path=path)
+            return translate_legacy(text, approximate=approximate, path=path)
 
         return cls(check, translate_text)
 
@@ -345,7 +343,7 @@ def migrate_folder(
 # --------------------------------------------------------------------------------------
 
 
-def report_json(report: MigrationReport) -> dict[str, Any]:
+def report_json(report: MigrationReport) -> dict[str, object]:
     """The JSON report: summary counts, exit status, one object per file."""
     return {
         "format": REPORT_FORMAT,
@@ -358,8 +356,8 @@ def report_json(report: MigrationReport) -> dict[str, Any]:
     }
 
 
-def _file_json(outcome: FileOutcome) -> dict[str, Any]:
-    out: dict[str, Any] = {"path": outcome.path, "status": outcome.status.value}
+def _file_json(outcome: FileOutcome) -> dict[str, object]:
+    out: dict[str, object] = {"path": outcome.path, "status": outcome.status.value}
     if outcome.output is not None:
         out["output"] = outcome.output
     if outcome.approximations:

@@ -21,7 +21,7 @@ preceded by a ';; FILE' line. Exit status 0 when every script is valid, 2 otherw
 """
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "check",
         help="validate scripts and print them canonically",

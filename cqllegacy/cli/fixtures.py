@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cqllegacy.errors import UsageError
 
@@ -38,7 +38,7 @@ from the recorded one), 2 no triple found, recorded PGN missing, bad command lin
 """
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "fixtures",
         help="make or check fixture triples (legacy script, CQL 6.1 script, expected games)",

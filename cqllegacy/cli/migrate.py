@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 SHOWN = 20  # failing files listed on the terminal; the report lists them all
 
@@ -27,7 +26,7 @@ exit status:
 """
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "migrate",
         help="translate a folder of legacy scripts and report on each file",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError
 from cqllegacy.runner.output import write_text_atomically
-from cqllegacy.runner.scripts import read_script_file, script_language
+from cqllegacy.runner.scripts import read_script_file, script_language, translate_legacy
 
 DESCRIPTION = """\
 Translate legacy CQL 3.x scripts into CQL 6.1 text that matches exactly the same
@@ -36,7 +36,7 @@ exit status: 0 every script translated, 1 some script refused (no exact CQL 6.1 
 REFUSED = 1
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "translate",
         help="translate legacy scripts into CQL 6.1 (exact, or refused)",
@@ -91,12 +91,10 @@ def exit_status(error: CqlLegacyError) -> int:
 
 def translate_file(path: str, *, approximate: bool) -> str:
     """The CQL 6.1 text of the legacy script in ``path``."""
-    from cqllegacy.translator import translate
-
     text = read_script_file(path)
     if script_language(text) == "modern":
         raise UsageError(f"{path}: is already a CQL 6 script")
-    return translate(text, approximate=approximate, path=path)
+    return translate_legacy(text, approximate=approximate, path=path)
 
 
 def output_paths(scripts: list[str], output: str | None) -> list[Path | None]:

@@ -57,7 +57,10 @@ _MAGIC: tuple[tuple[bytes, Compression], ...] = (
     (b"\xfd7zXZ\x00", Compression.XZ),
 )
 
-_OPENERS: dict[Compression, Callable[[BinaryIO], BinaryIO]] = {
+#: A PGN file's bytes, decompressed.
+_ByteStream = io.BufferedReader | gzip.GzipFile | bz2.BZ2File | lzma.LZMAFile
+
+_OPENERS: dict[Compression, Callable[[io.BufferedReader], _ByteStream]] = {
     Compression.PLAIN: lambda raw: raw,
     Compression.GZIP: lambda raw: gzip.GzipFile(fileobj=raw, mode="rb"),
     Compression.BZIP2: lambda raw: bz2.BZ2File(raw, mode="rb"),
@@ -134,7 +137,7 @@ def open_pgn(path: str | os.PathLike[str]) -> Iterator[PgnSource]:
         compression = detect_compression(raw.read(6))
         raw.seek(0)
         stream = _OPENERS[compression](raw)
-        text = io.TextIOWrapper(stream, encoding="latin-1", newline=None)  # type: ignore[arg-type]
+        text = io.TextIOWrapper(stream, encoding="latin-1", newline=None)
         try:
             yield PgnSource(path, compression, size, raw, text)
         finally:
@@ -540,7 +543,7 @@ def start_position_problem(headers: chess.pgn.Headers) -> str | None:
     return None
 
 
-class _RecordingBuilder(chess.pgn.GameBuilder):
+class _RecordingBuilder(chess.pgn.GameBuilder[chess.pgn.Game]):
     """python-chess's game builder without its log message: problems are reported once,
     by the runner, from ``game.errors``; moves are read by the fast SAN reader."""
 
@@ -551,7 +554,8 @@ class _RecordingBuilder(chess.pgn.GameBuilder):
 
 
 class StreamVisitor(Protocol):
-    """What :func:`read_stream` needs from a visitor that evaluates while reading."""
+    """What :func:`read_stream` needs from a visitor that evaluates while reading, besides
+    being a python-chess visitor (a ``chess.pgn.BaseVisitor``)."""
 
     errors: list[Exception]
     main_moves: int
@@ -575,6 +579,8 @@ def read_stream(text: GameText, visitor: StreamVisitor) -> bool:
     >>> read_stream(GameText(1, 1, (), "1. e4 e5 *"), Counter())
     True
     """
+    if not isinstance(visitor, chess.pgn.BaseVisitor):
+        raise TypeError(f"not a python-chess visitor: {visitor!r}")
     if text.problems:
         return False
     try:

@@ -4,6 +4,9 @@ A script whose first text after comments is ``cql(`` is a CQL 6 script; anything
 read as a legacy (CQL 3.x) script and translated.  Files are read as UTF-8, or as
 Latin-1 when they are not valid UTF-8; a byte-order mark is ignored.
 
+:func:`read_legacy`, :func:`read_modern` and :func:`translate_legacy` take a script's
+text to a query or to CQL 6.1 text for every command that reads scripts.
+
 >>> script_language("// find mates\\ncql(input games.pgn) mate")
 'modern'
 >>> script_language("; queen sacrifices\\n(match (position :moveto [Qq]))")
@@ -14,13 +17,17 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import attrs
 
 from cqllegacy.core.tree import Query
 from cqllegacy.errors import ScriptError, UsageError
+
+if TYPE_CHECKING:
+    from cqllegacy.legacy.tree import Script
 
 Language = Literal["legacy", "modern"]
 
@@ -82,22 +89,53 @@ def read_script_file(path: str | os.PathLike[str]) -> str:
     return decode_script(data)
 
 
-def _read_modern(text: str, path: str) -> Query:
+# The readers and the translator are imported where they are used: ``--help`` should not
+# pay for loading every stage.
+
+
+def read_modern(text: str, path: str | None = None) -> Query:
+    """A CQL 6 script's query."""
     from cqllegacy.modern.grammar import read_query
 
     return read_query(text, path)
 
 
-def _read_legacy(text: str, path: str) -> Query:
-    # Imported here: the translator imports the core and the legacy reader, not this module,
-    # and ``--help`` should not pay for loading every stage.
+def read_legacy(text: str, path: str | None = None) -> Query:
+    """A legacy script's query: read, then translated into the core."""
     from cqllegacy.legacy import read_script
-    from cqllegacy.translator import to_core
 
-    return to_core(read_script(text, path))
+    return _translator().to_core(read_script(text, path))
 
 
-_READERS = {"modern": _read_modern, "legacy": _read_legacy}
+def translate_legacy(text: str, *, approximate: bool = False, path: str | None = None) -> str:
+    """A legacy script's CQL 6.1 text (:func:`cqllegacy.translator.translate`)."""
+    return _translator().translate(text, approximate=approximate, path=path)
+
+
+class _Translator(Protocol):
+    """What is used of :mod:`cqllegacy.translator`."""
+
+    def to_core(self, script: Script) -> Query: ...
+
+    def translate(
+        self, text: str, *, approximate: bool = False, path: str | None = None
+    ) -> str: ...
+
+
+def _translator() -> _Translator:
+    # mypy cannot find this package: translator/ becomes cqllegacy.translator only when
+    # installed (pyproject.toml's package-dir), which an editable install does with an
+    # import hook that mypy does not run.  The protocol stands for the module meanwhile.
+    import cqllegacy.translator as translator  # type: ignore[import-not-found]
+
+    module: _Translator = translator
+    return module
+
+
+_READERS: dict[Language, Callable[[str, str], Query]] = {
+    "modern": read_modern,
+    "legacy": read_legacy,
+}
 
 
 def load_query(path: str | os.PathLike[str]) -> LoadedScript:
