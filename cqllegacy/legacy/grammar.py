@@ -4,9 +4,9 @@ The grammar follows legacy-cql.md: a script is comments, one ``(match …)`` lis
 comments; position lists nest through the list parameters of :and, :or, :sequence
 and :gappedsequence (a ``pp.Forward``).  Each list kind has a keyword table
 (:data:`~cqllegacy.legacy.keywords.KEYWORDS`); every keyword in it becomes the
-expression ``:name`` followed by the parameter rules of its
-:class:`~cqllegacy.legacy.keywords.Shape` (``_SHAPES``), so a keyword added to a table
-is read with no change here.  Parse actions build the frozen tree with its spans;
+expression ``:name`` followed by the rules for the parameters of its shape
+(:data:`~cqllegacy.legacy.keywords.SHAPE_PARAMETERS`), so a keyword added to a table is
+read with no change here.  Parse actions build the frozen tree with its spans;
 comments keep their place (those among a keyword's parameters follow its node).  What
 one atom means (a piece designator, an integer) comes from :mod:`.lexical`.
 
@@ -53,11 +53,12 @@ import pyparsing as pp
 from cqllegacy.legacy import tree as t
 from cqllegacy.legacy.diagnostics import OpenList, Reading, lists_usage
 from cqllegacy.legacy.errors import LegacySyntaxError
-from cqllegacy.legacy.keywords import KEYWORDS, KeywordSpec, ListKind, Shape
+from cqllegacy.legacy.keywords import KEYWORDS, SHAPE_PARAMETERS, KeywordSpec, ListKind, Parameter
 from cqllegacy.legacy.lexical import (
     ATOM_CHARACTER,
     ATOM_END,
     INTEGER_PATTERN,
+    LINE_BREAKS,
     MAX_DIGITS,
     NAME_PATTERN,
     QUOTE,
@@ -66,15 +67,16 @@ from cqllegacy.legacy.lexical import (
     UNLIMITED,
     AtomError,
     Token,
+    parse_designator,
+    tokens,
 )
 from cqllegacy.legacy.lexical import ATOM_PATTERN as _ATOM_PATTERN
 from cqllegacy.legacy.lexical import COMMENT_PATTERN as _COMMENT_PATTERN
-from cqllegacy.legacy.lexical import LINE_BREAKS as LINE_BREAKS
 from cqllegacy.legacy.lexical import WHITESPACE as _WHITESPACE
-from cqllegacy.legacy.lexical import parse_designator as parse_designator
-from cqllegacy.legacy.lexical import tokens as tokens
 from cqllegacy.vocab.results import GameResult
 
+# _ATOM_PATTERN, _COMMENT_PATTERN and _WHITESPACE keep the names they had when this module
+# defined them: tests/runner imports them from here.
 __all__ = [
     "LINE_BREAKS",
     "MAX_DEPTH",
@@ -158,13 +160,13 @@ def _first_character(text: str, loc: int) -> str:
     return text[loc : loc + 1]
 
 
-_KEYWORD_ATOM = re.compile(f":{ATOM_CHARACTER}*")
+_KEYWORD_TEXT = re.compile(f":{ATOM_CHARACTER}*")
 
 
 def _keyword_or_first_character(keywords: frozenset[str], text: str, loc: int) -> str:
     """The ``:name`` at ``loc`` if it is one of ``keywords``, else the character there."""
     if text.startswith(":", loc):
-        found = _KEYWORD_ATOM.match(text, loc)
+        found = _KEYWORD_TEXT.match(text, loc)
         if found is not None and found.group() in keywords:
             return found.group()
     return text[loc : loc + 1]
@@ -217,7 +219,7 @@ def _whole_atom(pattern: str, name: str) -> pp.ParserElement:
     return _terminal(f"(?:{pattern}){ATOM_END}", name)
 
 
-def _keyword_atom(spec: KeywordSpec) -> pp.ParserElement:
+def _keyword_literal(spec: KeywordSpec) -> pp.ParserElement:
     # A keyword expression is entered only through its list's switch, which has seen
     # that the whole atom is the keyword; the literal text is all there is left to check.
     return pp.Literal(spec.text)
@@ -474,8 +476,7 @@ def _ray_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
     ray = (_OPEN + pp.ZeroOrMore(item) + _closing(f"{spec.text} list")).add_parse_action(
         designators
     )
-    missing = _missing(spec, "a ray specifier list such as (Q k)")
-    return _after_comments(ray, missing) + _OPTIONAL_RANGE
+    return _after_comments(ray, _missing(spec, "a ray specifier list such as (Q k)"))
 
 
 def _position_lists(source: str, loc: int, tokens: pp.ParseResults) -> list[Any]:
@@ -515,21 +516,22 @@ def _relation_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
     return _after_comments(body, _missing(spec, "a relation list such as (:pattern :shift)"))
 
 
-_SHAPES: dict[Shape, tuple[ParameterRule, ...]] = {
-    Shape.NONE: (),
-    Shape.PD: (_designator_parameter,),
-    Shape.PD_RANGE: (_designator_parameter, _range_parameter),
-    Shape.PD_PD_RANGE: (_designator_parameter, _designator_parameter, _range_parameter),
-    Shape.RANGE: (_range_parameter,),
-    Shape.RESULT: (_result_parameter,),
-    Shape.RAY: (_ray_parameter,),
-    Shape.LISTS: (_lists_parameter,),
-    Shape.RELATION: (_relation_parameter,),
-    Shape.NAME: (_name_parameter,),
-    Shape.NAME_RANGE: (_name_parameter, _range_parameter),
-    Shape.NAME_PD: (_name_parameter, _designator_parameter),
-    Shape.FILE: (_file_parameter,),
-    Shape.WORD: (_word_parameter,),
+def _optional_range_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
+    return _OPTIONAL_RANGE
+
+
+#: How each parameter of a keyword (:data:`~.keywords.SHAPE_PARAMETERS`) is read.
+_PARAMETERS: dict[Parameter, ParameterRule] = {
+    Parameter.DESIGNATOR: _designator_parameter,
+    Parameter.RANGE: _range_parameter,
+    Parameter.OPTIONAL_RANGE: _optional_range_parameter,
+    Parameter.RESULT: _result_parameter,
+    Parameter.RAY: _ray_parameter,
+    Parameter.LISTS: _lists_parameter,
+    Parameter.RELATION: _relation_parameter,
+    Parameter.NAME: _name_parameter,
+    Parameter.FILE: _file_parameter,
+    Parameter.WORD: _word_parameter,
 }
 
 
@@ -602,11 +604,11 @@ def _node(spec: KeywordSpec) -> ParseAction:
 
 
 def _keyword(spec: KeywordSpec, kind: ListKind, lists: _Lists) -> pp.ParserElement:
-    keyword = _keyword_atom(spec)
+    keyword = _keyword_literal(spec)
     check = _KEYWORD_CHECKS.get((kind, spec.name))
     if check is not None:
         keyword.add_parse_action(check(spec))
-    parameters = [rule(spec, lists) for rule in _SHAPES[spec.shape]]
+    parameters = [_PARAMETERS[each](spec, lists) for each in SHAPE_PARAMETERS[spec.shape]]
     expression = pp.And([keyword, *parameters]) if parameters else keyword
     return expression.add_parse_action(_node(spec)).set_name(spec.text)
 
@@ -634,14 +636,14 @@ def _flag_without_list(spec: KeywordSpec) -> pp.ParserElement:
             raise reading.not_with_a_list(Token.at(tokens[0], loc))
         return spec.build(span=reading.span(loc))
 
-    return (_keyword_atom(spec) + list_argument).add_parse_action(flag)
+    return (_keyword_literal(spec) + list_argument).add_parse_action(flag)
 
 
 def _only_at_top_level(spec: KeywordSpec) -> pp.ParserElement:
     def diagnose(reading: Reading, token: Token) -> LegacySyntaxError:
         return reading.only_at_top_level(spec, token)
 
-    return _refused(_keyword_atom(spec), diagnose)
+    return _refused(_keyword_literal(spec), diagnose)
 
 
 _MATCH_COUNTS = ("matchcount", "pretransformmatchcount")
