@@ -427,7 +427,7 @@ def _use_tag(source: str, loc: int, tokens: pp.ParseResults) -> None:
 
 
 #: What the name parameter of these keywords does to the tags.
-_NAME_ROLES: dict[str, ParseAction] = {"forany": _declare_tag, "tagmatch": _use_tag}
+_NAME_ROLES: Mapping[str, ParseAction] = {"forany": _declare_tag, "tagmatch": _use_tag}
 
 
 def _name_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
@@ -521,7 +521,7 @@ def _optional_range_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElem
 
 
 #: How each parameter of a keyword (:data:`~.keywords.SHAPE_PARAMETERS`) is read.
-_PARAMETERS: dict[Parameter, ParameterRule] = {
+_PARAMETERS: Mapping[Parameter, ParameterRule] = {
     Parameter.DESIGNATOR: _designator_parameter,
     Parameter.RANGE: _range_parameter,
     Parameter.OPTIONAL_RANGE: _optional_range_parameter,
@@ -581,7 +581,7 @@ def _once_per_relation(spec: KeywordSpec) -> ParseAction:
 
 
 #: Rules about a keyword that its parameters do not express, checked as it is read.
-_KEYWORD_CHECKS: dict[tuple[ListKind, str], Callable[[KeywordSpec], ParseAction]] = {
+_KEYWORD_CHECKS: Mapping[tuple[ListKind, str], Callable[[KeywordSpec], ParseAction]] = {
     (ListKind.MATCH, "forany"): _at_most_two_foranys,
     (ListKind.POSITION, "sequence"): _one_sequence_per_list,
     (ListKind.POSITION, "gappedsequence"): _one_sequence_per_list,
@@ -750,6 +750,7 @@ def _script() -> pp.ParserElement:
     relation_item <<= _relation_item(_keyword_table(ListKind.RELATION, lists))
     top_level = _keyword_table(ListKind.POSITION, lists)
     top_level["not"] = _flag_without_list(KEYWORDS[ListKind.POSITION]["not"])
+    # A position list inside another (in :and, :sequence …) refuses the match counts.
     nested = dict(top_level)
     for name in _MATCH_COUNTS:
         nested[name] = _only_at_top_level(KEYWORDS[ListKind.POSITION][name])
