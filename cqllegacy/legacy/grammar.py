@@ -22,7 +22,7 @@ Where a MatchFirst would try alternative after alternative, a ``_Switch`` looks 
 next character (or the ``:keyword`` there) and tries only the alternatives that can
 start with it: failed attempts are most of what pyparsing spends time on.  Nesting is
 capped at :data:`MAX_DEPTH` parentheses, checked as each ``(`` is read; at the cap
-pyparsing's recursion (about 21 frames per nested list) stays far below Python's
+pyparsing's recursion (about 20 frames per nested list) stays well below Python's
 default limit.
 
 >>> script = read_script("(match :result 1/2 (position Ra3 :piececount [Rr][a1-8] 1 3))")
@@ -123,7 +123,9 @@ class _Switch(pp.ParseExpression):
 
     It matches what the MatchFirst of its alternatives would, provided every alternative
     is filed under each key of the texts it can match; it saves the failed attempts on
-    the others, which are most of pyparsing's work on a script.
+    the others, which are most of pyparsing's work on a script.  An ``optional`` switch
+    matches nothing where no alternative matches; a ``repeated`` one, ``ZeroOrMore`` of
+    itself, matches alternatives for as long as one matches.
     """
 
     def __init__(
@@ -132,7 +134,9 @@ class _Switch(pp.ParseExpression):
         cases: Mapping[str, Sequence[pp.ParserElement]],
         default: Sequence[pp.ParserElement],
         name: str,
+        *,
         optional: bool = False,
+        repeated: bool = False,
     ) -> None:
         every = {id(element): element for element in [*default, *chain(*cases.values())]}
         super().__init__(list(every.values()))
@@ -140,20 +144,40 @@ class _Switch(pp.ParseExpression):
         self._cases = {case: tuple(elements) for case, elements in cases.items()}
         self._default = tuple(default)
         self._optional = optional
+        self._repeated = repeated
         self.callPreparse = True
         self.set_name(name)
 
     def parseImpl(
         self, instring: str, loc: int, do_actions: bool = True
     ) -> tuple[int, pp.ParseResults]:
+        if self._repeated:
+            return self._all(instring, loc, do_actions)
+        found = self._first(instring, loc, do_actions)
+        if found is not None:
+            return found
+        if self._optional:
+            return loc, pp.ParseResults([])
+        raise pp.ParseException(instring, loc, self.errmsg, self)
+
+    def _first(
+        self, instring: str, loc: int, do_actions: bool
+    ) -> tuple[int, pp.ParseResults] | None:
         for alternative in self._cases.get(self._key(instring, loc), self._default):
             try:
                 return alternative._parse(instring, loc, do_actions)
             except pp.ParseException:
                 pass
-        if self._optional:
-            return loc, pp.ParseResults([])
-        raise pp.ParseException(instring, loc, self.errmsg, self)
+        return None
+
+    def _all(self, instring: str, loc: int, do_actions: bool) -> tuple[int, pp.ParseResults]:
+        tokens = pp.ParseResults([])
+        while (
+            found := self._first(instring, self.preParse(instring, loc), do_actions)
+        ) is not None:
+            loc, more = found
+            tokens += more
+        return loc, tokens
 
 
 def _first_character(text: str, loc: int) -> str:
@@ -178,12 +202,13 @@ def _choice(
     keywords: Mapping[str, pp.ParserElement] | None = None,
     nothing_at: Sequence[str] = (),
     optional: bool = False,
+    repeated: bool = False,
 ) -> pp.ParserElement:
     """The first alternative that matches, of those that may start with the next character.
 
     A ``:name`` of ``keywords`` (a table of keyword expressions) goes straight to its
     expression.  ``nothing_at`` lists characters (``""``: the end of the script) that
-    start no alternative.  An ``optional`` choice matches nothing where none matches.
+    start no alternative.  ``optional`` and ``repeated`` are those of :class:`_Switch`.
     """
     characters = set().union(*(first for first, _ in alternatives if first is not None))
     cases = {
@@ -192,15 +217,19 @@ def _choice(
     }
     cases.update((character, []) for character in nothing_at)
     default = [element for first, element in alternatives if first is None]
-    if not keywords:
-        return _Switch(_first_character, cases, default, name, optional)
-    cases.update((f":{keyword}", [expression]) for keyword, expression in keywords.items())
-    key = functools.partial(_keyword_or_first_character, frozenset(f":{k}" for k in keywords))
-    return _Switch(key, cases, default, name, optional)
+    key: Callable[[str, int], str] = _first_character
+    if keywords:
+        cases.update((f":{keyword}", [expression]) for keyword, expression in keywords.items())
+        names = frozenset(f":{keyword}" for keyword in keywords)
+        key = functools.partial(_keyword_or_first_character, names)
+    return _Switch(key, cases, default, name, optional=optional, repeated=repeated)
 
 
-#: Where the items of a list stop: its ``)``, or the end of an unclosed list.
-_LIST_END = (")", "")
+def _items(
+    name: str, *alternatives: Alternative, keywords: Mapping[str, pp.ParserElement] | None = None
+) -> pp.ParserElement:
+    """The items of a list, up to its ``)`` or the end of an unclosed list."""
+    return _choice(name, *alternatives, keywords=keywords, nothing_at=(")", ""), repeated=True)
 
 
 # --------------------------------------------------------------------------------------
@@ -387,7 +416,7 @@ class _Lists:
     """The rules a keyword's parameters may hold; defined once every keyword table is."""
 
     position_list: pp.Forward
-    relation_item: pp.Forward
+    relation_items: pp.Forward
 
 
 ParameterRule = Callable[[KeywordSpec, _Lists], pp.ParserElement]
@@ -465,17 +494,14 @@ def _ray_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
     def unexpected(reading: Reading, token: Token) -> LegacySyntaxError:
         return reading.unexpected_in_ray(spec, token)
 
-    item = _choice(
-        f"{spec.text} item",
+    items = _items(
+        f"{spec.text} items",
         (";", _COMMENT),
         (None, _DESIGNATOR),
         *_NOT_DESIGNATORS,
         ("(" + _KEYWORD_START, _refused(_NEXT_TOKEN, unexpected)),
-        nothing_at=_LIST_END,
     )
-    ray = (_OPEN + pp.ZeroOrMore(item) + _closing(f"{spec.text} list")).add_parse_action(
-        designators
-    )
+    ray = (_OPEN + items + _closing(f"{spec.text} list")).add_parse_action(designators)
     return _after_comments(ray, _missing(spec, "a ray specifier list such as (Q k)"))
 
 
@@ -491,28 +517,25 @@ def _lists_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
     def not_a_list(reading: Reading, token: Token) -> LegacySyntaxError:
         return reading.not_a_position_list(spec, token)
 
-    item = _choice(
-        f"{spec.text} item",
+    items = _items(
+        f"{spec.text} items",
         ("(", lists.position_list),
         (";", _COMMENT),
         ("p", _refused(_POSITION_HEAD, without_parentheses)),
         (None, _refused(_ANY_ATOM, not_a_list)),
-        nothing_at=_LIST_END,
     )
-    body = (_OPEN + pp.ZeroOrMore(item) + _closing(f"{spec.text} list")).add_parse_action(
-        _position_lists
-    )
+    body = (_OPEN + items + _closing(f"{spec.text} list")).add_parse_action(_position_lists)
     return _after_comments(body, _missing(spec, f"a list of position lists: {lists_usage(spec)}"))
 
 
-def _relation_items(source: str, loc: int, tokens: pp.ParseResults) -> tuple[Any, ...]:
+def _relation_node_items(source: str, loc: int, tokens: pp.ParseResults) -> tuple[Any, ...]:
     return tuple(tokens)
 
 
 def _relation_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
-    body = (
-        _OPEN + pp.ZeroOrMore(lists.relation_item) + _closing(":relation list")
-    ).add_parse_action(_relation_items)
+    body = (_OPEN + lists.relation_items + _closing(":relation list")).add_parse_action(
+        _relation_node_items
+    )
     return _after_comments(body, _missing(spec, "a relation list such as (:pattern :shift)"))
 
 
@@ -667,8 +690,8 @@ def _position_list_node(source: str, loc: int, tokens: pp.ParseResults) -> t.Pos
 
 def _position_list(keywords: Mapping[str, pp.ParserElement]) -> pp.ParserElement:
     list_inside = _PAREN + pp.FollowedBy(_COMMENTS + _POSITION_HEAD)
-    item = _choice(
-        "position-list item",
+    items = _items(
+        "position-list items",
         (";", _COMMENT),
         (None, _DESIGNATOR),
         (_KEYWORD_START, _refused_keyword(ListKind.POSITION)),
@@ -676,25 +699,23 @@ def _position_list(keywords: Mapping[str, pp.ParserElement]) -> pp.ParserElement
         ("(", _refused(_PAREN, Reading.list_in_position_list)),
         *_NOT_DESIGNATORS,
         keywords=keywords,
-        nothing_at=_LIST_END,
     )
-    return (
-        _OPEN + _head("position") + pp.ZeroOrMore(item) + _closing("position list")
-    ).add_parse_action(_position_list_node)
+    return (_OPEN + _head("position") + items + _closing("position list")).add_parse_action(
+        _position_list_node
+    )
 
 
-def _relation_item(keywords: Mapping[str, pp.ParserElement]) -> pp.ParserElement:
+def _relation_items(keywords: Mapping[str, pp.ParserElement]) -> pp.ParserElement:
     def stray(reading: Reading, token: Token) -> LegacySyntaxError:
         return reading.stray_atom(token, ListKind.RELATION)
 
-    return _choice(
-        "relation item",
+    return _items(
+        "relation items",
         (";", _COMMENT),
         (_KEYWORD_START, _refused_keyword(ListKind.RELATION)),
         ("(", _refused(_PAREN, Reading.list_in_relation)),
         (None, _refused(_PLAIN_ATOM, stray)),
         keywords=keywords,
-        nothing_at=_LIST_END,
     )
 
 
@@ -713,16 +734,15 @@ def _match_list(
     def stray(reading: Reading, token: Token) -> LegacySyntaxError:
         return reading.stray_atom(token, ListKind.MATCH)
 
-    item = _choice(
-        "match-list item",
+    items = _items(
+        "match-list items",
         ("(", position_list),
         (";", _COMMENT),
         (_KEYWORD_START, _refused_keyword(ListKind.MATCH)),
         (None, _refused(_PLAIN_ATOM, stray)),
         keywords=keywords,
-        nothing_at=_LIST_END,
     )
-    return (_OPEN + _head("match") + pp.ZeroOrMore(item) + _closing("match list")).add_parse_action(
+    return (_OPEN + _head("match") + items + _closing("match list")).add_parse_action(
         _match_list_node
     )
 
@@ -744,10 +764,10 @@ def _script_node(source: str, loc: int, tokens: pp.ParseResults) -> t.Script:
 def _script() -> pp.ParserElement:
     nested_list = pp.Forward()
     nested_list.set_name("position list")
-    relation_item = pp.Forward()
-    relation_item.set_name("relation item")
-    lists = _Lists(nested_list, relation_item)
-    relation_item <<= _relation_item(_keyword_table(ListKind.RELATION, lists))
+    relation_items = pp.Forward()
+    relation_items.set_name("relation items")
+    lists = _Lists(nested_list, relation_items)
+    relation_items <<= _relation_items(_keyword_table(ListKind.RELATION, lists))
     top_level = _keyword_table(ListKind.POSITION, lists)
     top_level["not"] = _flag_without_list(KEYWORDS[ListKind.POSITION]["not"])
     # A position list inside another (in :and, :sequence …) refuses the match counts.
