@@ -172,12 +172,13 @@ class _Switch(pp.ParseExpression):
 
     def _all(self, instring: str, loc: int, do_actions: bool) -> tuple[int, pp.ParseResults]:
         tokens = pp.ParseResults([])
-        while (
-            found := self._first(instring, self.preParse(instring, loc), do_actions)
-        ) is not None:
+        while True:
+            found = self._first(instring, self.preParse(instring, loc), do_actions)
+            # An alternative that matched no text would match again forever.
+            if found is None or found[0] <= loc:
+                return loc, tokens
             loc, more = found
             tokens += more
-        return loc, tokens
 
 
 def _first_character(text: str, loc: int) -> str:
