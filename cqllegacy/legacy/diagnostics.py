@@ -391,9 +391,6 @@ class Reading:
             hint=f"write the word without quotes: {spec.text} {token.text.strip(QUOTE)}",
         )
 
-    def unclosed_parameter(self, spec: KeywordSpec) -> LegacySyntaxError:
-        return self.unclosed(self.innermost.offset, f"{spec.text} list")
-
     def unexpected_in_ray(self, spec: KeywordSpec, token: Token) -> LegacySyntaxError:
         return self.error_at(
             token,

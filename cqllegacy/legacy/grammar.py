@@ -5,9 +5,9 @@ comments, one ``(match …)`` list and comments; position lists nest through the
 parameters of :and, :or, :sequence and :gappedsequence (a ``pp.Forward``).
 Each list kind has a keyword table
 (:data:`~cqllegacy.legacy.keywords.KEYWORDS`); every keyword in it becomes the
-expression ``:name`` followed by the parameter rules of its
-:class:`~cqllegacy.legacy.keywords.Shape` (``_SHAPES``), so a keyword added to a table
-is read with no change here.  Parse actions build the frozen tree with its spans;
+expression ``:name`` followed by the rules for the parameters of its shape
+(:data:`~cqllegacy.legacy.keywords.SHAPE_PARAMETERS`), so a keyword added to a table is
+read with no change here.  Parse actions build the frozen tree with its spans;
 comments keep their place (those among a keyword's parameters follow its node).  What
 one atom means (a piece designator, an integer) comes from :mod:`.lexical`.
 
@@ -23,7 +23,7 @@ Where a MatchFirst would try alternative after alternative, a ``_Switch`` looks 
 next character (or the ``:keyword`` there) and tries only the alternatives that can
 start with it: failed attempts are most of what pyparsing spends time on.  Nesting is
 capped at :data:`MAX_DEPTH` parentheses, checked as each ``(`` is read; at the cap
-pyparsing's recursion (about 21 frames per nested list) stays far below Python's
+pyparsing's recursion (about 20 frames per nested list) stays well below Python's
 default limit.
 
 >>> script = read_script("(match :result 1/2 (position Ra3 :piececount [Rr][a1-8] 1 3))")
@@ -54,11 +54,12 @@ import pyparsing as pp
 from cqllegacy.legacy import tree as t
 from cqllegacy.legacy.diagnostics import OpenList, Reading, lists_usage
 from cqllegacy.legacy.errors import LegacySyntaxError
-from cqllegacy.legacy.keywords import KEYWORDS, KeywordSpec, ListKind, Shape
+from cqllegacy.legacy.keywords import KEYWORDS, SHAPE_PARAMETERS, KeywordSpec, ListKind, Parameter
 from cqllegacy.legacy.lexical import (
     ATOM_CHARACTER,
     ATOM_END,
     INTEGER_PATTERN,
+    LINE_BREAKS,
     MAX_DIGITS,
     NAME_PATTERN,
     QUOTE,
@@ -67,15 +68,16 @@ from cqllegacy.legacy.lexical import (
     UNLIMITED,
     AtomError,
     Token,
+    parse_designator,
+    tokens,
 )
 from cqllegacy.legacy.lexical import ATOM_PATTERN as _ATOM_PATTERN
 from cqllegacy.legacy.lexical import COMMENT_PATTERN as _COMMENT_PATTERN
-from cqllegacy.legacy.lexical import LINE_BREAKS as LINE_BREAKS
 from cqllegacy.legacy.lexical import WHITESPACE as _WHITESPACE
-from cqllegacy.legacy.lexical import parse_designator as parse_designator
-from cqllegacy.legacy.lexical import tokens as tokens
 from cqllegacy.vocab.results import GameResult
 
+# _ATOM_PATTERN, _COMMENT_PATTERN and _WHITESPACE keep the names they had when this module
+# defined them: tests/runner imports them from here.
 __all__ = [
     "LINE_BREAKS",
     "MAX_DEPTH",
@@ -122,7 +124,9 @@ class _Switch(pp.ParseExpression):
 
     It matches what the MatchFirst of its alternatives would, provided every alternative
     is filed under each key of the texts it can match; it saves the failed attempts on
-    the others, which are most of pyparsing's work on a script.
+    the others, which are most of pyparsing's work on a script.  An ``optional`` switch
+    matches nothing where no alternative matches; a ``repeated`` one, ``ZeroOrMore`` of
+    itself, matches alternatives for as long as one matches.
     """
 
     def __init__(
@@ -131,7 +135,9 @@ class _Switch(pp.ParseExpression):
         cases: Mapping[str, Sequence[pp.ParserElement]],
         default: Sequence[pp.ParserElement],
         name: str,
+        *,
         optional: bool = False,
+        repeated: bool = False,
     ) -> None:
         every = {id(element): element for element in [*default, *chain(*cases.values())]}
         super().__init__(list(every.values()))
@@ -139,33 +145,54 @@ class _Switch(pp.ParseExpression):
         self._cases = {case: tuple(elements) for case, elements in cases.items()}
         self._default = tuple(default)
         self._optional = optional
+        self._repeated = repeated
         self.callPreparse = True
         self.set_name(name)
 
     def parseImpl(
         self, instring: str, loc: int, do_actions: bool = True
     ) -> tuple[int, pp.ParseResults]:
+        if self._repeated:
+            return self._all(instring, loc, do_actions)
+        found = self._first(instring, loc, do_actions)
+        if found is not None:
+            return found
+        if self._optional:
+            return loc, pp.ParseResults([])
+        raise pp.ParseException(instring, loc, self.errmsg, self)
+
+    def _first(
+        self, instring: str, loc: int, do_actions: bool
+    ) -> tuple[int, pp.ParseResults] | None:
         for alternative in self._cases.get(self._key(instring, loc), self._default):
             try:
                 return alternative._parse(instring, loc, do_actions)
             except pp.ParseException:
                 pass
-        if self._optional:
-            return loc, pp.ParseResults([])
-        raise pp.ParseException(instring, loc, self.errmsg, self)
+        return None
+
+    def _all(self, instring: str, loc: int, do_actions: bool) -> tuple[int, pp.ParseResults]:
+        tokens = pp.ParseResults([])
+        while True:
+            found = self._first(instring, self.preParse(instring, loc), do_actions)
+            # An alternative that matched no text would match again forever.
+            if found is None or found[0] <= loc:
+                return loc, tokens
+            loc, more = found
+            tokens += more
 
 
 def _first_character(text: str, loc: int) -> str:
     return text[loc : loc + 1]
 
 
-_KEYWORD_ATOM = re.compile(f":{ATOM_CHARACTER}*")
+_KEYWORD_TEXT = re.compile(f":{ATOM_CHARACTER}*")
 
 
 def _keyword_or_first_character(keywords: frozenset[str], text: str, loc: int) -> str:
     """The ``:name`` at ``loc`` if it is one of ``keywords``, else the character there."""
     if text.startswith(":", loc):
-        found = _KEYWORD_ATOM.match(text, loc)
+        found = _KEYWORD_TEXT.match(text, loc)
         if found is not None and found.group() in keywords:
             return found.group()
     return text[loc : loc + 1]
@@ -177,12 +204,13 @@ def _choice(
     keywords: Mapping[str, pp.ParserElement] | None = None,
     nothing_at: Sequence[str] = (),
     optional: bool = False,
+    repeated: bool = False,
 ) -> pp.ParserElement:
     """The first alternative that matches, of those that may start with the next character.
 
     A ``:name`` of ``keywords`` (a table of keyword expressions) goes straight to its
     expression.  ``nothing_at`` lists characters (``""``: the end of the script) that
-    start no alternative.  An ``optional`` choice matches nothing where none matches.
+    start no alternative.  ``optional`` and ``repeated`` are those of :class:`_Switch`.
     """
     characters = set().union(*(first for first, _ in alternatives if first is not None))
     cases = {
@@ -191,15 +219,19 @@ def _choice(
     }
     cases.update((character, []) for character in nothing_at)
     default = [element for first, element in alternatives if first is None]
-    if not keywords:
-        return _Switch(_first_character, cases, default, name, optional)
-    cases.update((f":{keyword}", [expression]) for keyword, expression in keywords.items())
-    key = functools.partial(_keyword_or_first_character, frozenset(f":{k}" for k in keywords))
-    return _Switch(key, cases, default, name, optional)
+    key: Callable[[str, int], str] = _first_character
+    if keywords:
+        cases.update((f":{keyword}", [expression]) for keyword, expression in keywords.items())
+        names = frozenset(f":{keyword}" for keyword in keywords)
+        key = functools.partial(_keyword_or_first_character, names)
+    return _Switch(key, cases, default, name, optional=optional, repeated=repeated)
 
 
-#: Where the items of a list stop: its ``)``, or the end of an unclosed list.
-_LIST_END = (")", "")
+def _items(
+    name: str, *alternatives: Alternative, keywords: Mapping[str, pp.ParserElement] | None = None
+) -> pp.ParserElement:
+    """The items of a list, up to its ``)`` or the end of an unclosed list."""
+    return _choice(name, *alternatives, keywords=keywords, nothing_at=(")", ""), repeated=True)
 
 
 # --------------------------------------------------------------------------------------
@@ -218,7 +250,7 @@ def _whole_atom(pattern: str, name: str) -> pp.ParserElement:
     return _terminal(f"(?:{pattern}){ATOM_END}", name)
 
 
-def _keyword_atom(spec: KeywordSpec) -> pp.ParserElement:
+def _keyword_literal(spec: KeywordSpec) -> pp.ParserElement:
     # A keyword expression is entered only through its list's switch, which has seen
     # that the whole atom is the keyword; the literal text is all there is left to check.
     return pp.Literal(spec.text)
@@ -386,7 +418,7 @@ class _Lists:
     """The rules a keyword's parameters may hold; defined once every keyword table is."""
 
     position_list: pp.Forward
-    relation_item: pp.Forward
+    relation_items: pp.Forward
 
 
 ParameterRule = Callable[[KeywordSpec, _Lists], pp.ParserElement]
@@ -426,7 +458,7 @@ def _use_tag(source: str, loc: int, tokens: pp.ParseResults) -> None:
 
 
 #: What the name parameter of these keywords does to the tags.
-_NAME_ROLES: dict[str, ParseAction] = {"forany": _declare_tag, "tagmatch": _use_tag}
+_NAME_ROLES: Mapping[str, ParseAction] = {"forany": _declare_tag, "tagmatch": _use_tag}
 
 
 def _name_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
@@ -464,19 +496,15 @@ def _ray_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
     def unexpected(reading: Reading, token: Token) -> LegacySyntaxError:
         return reading.unexpected_in_ray(spec, token)
 
-    item = _choice(
-        f"{spec.text} item",
+    items = _items(
+        f"{spec.text} items",
         (";", _COMMENT),
         (None, _DESIGNATOR),
         *_NOT_DESIGNATORS,
         ("(" + _KEYWORD_START, _refused(_NEXT_TOKEN, unexpected)),
-        nothing_at=_LIST_END,
     )
-    ray = (_OPEN + pp.ZeroOrMore(item) + _closing(f"{spec.text} list")).add_parse_action(
-        designators
-    )
-    missing = _missing(spec, "a ray specifier list such as (Q k)")
-    return _after_comments(ray, missing) + _OPTIONAL_RANGE
+    ray = (_OPEN + items + _closing(f"{spec.text} list")).add_parse_action(designators)
+    return _after_comments(ray, _missing(spec, "a ray specifier list such as (Q k)"))
 
 
 def _position_lists(source: str, loc: int, tokens: pp.ParseResults) -> list[Any]:
@@ -491,46 +519,44 @@ def _lists_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
     def not_a_list(reading: Reading, token: Token) -> LegacySyntaxError:
         return reading.not_a_position_list(spec, token)
 
-    item = _choice(
-        f"{spec.text} item",
+    items = _items(
+        f"{spec.text} items",
         ("(", lists.position_list),
         (";", _COMMENT),
         ("p", _refused(_POSITION_HEAD, without_parentheses)),
         (None, _refused(_ANY_ATOM, not_a_list)),
-        nothing_at=_LIST_END,
     )
-    body = (_OPEN + pp.ZeroOrMore(item) + _closing(f"{spec.text} list")).add_parse_action(
-        _position_lists
-    )
+    body = (_OPEN + items + _closing(f"{spec.text} list")).add_parse_action(_position_lists)
     return _after_comments(body, _missing(spec, f"a list of position lists: {lists_usage(spec)}"))
 
 
-def _relation_items(source: str, loc: int, tokens: pp.ParseResults) -> tuple[Any, ...]:
+def _relation_node_items(source: str, loc: int, tokens: pp.ParseResults) -> tuple[Any, ...]:
     return tuple(tokens)
 
 
 def _relation_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
-    body = (
-        _OPEN + pp.ZeroOrMore(lists.relation_item) + _closing(":relation list")
-    ).add_parse_action(_relation_items)
+    body = (_OPEN + lists.relation_items + _closing(":relation list")).add_parse_action(
+        _relation_node_items
+    )
     return _after_comments(body, _missing(spec, "a relation list such as (:pattern :shift)"))
 
 
-_SHAPES: dict[Shape, tuple[ParameterRule, ...]] = {
-    Shape.NONE: (),
-    Shape.PD: (_designator_parameter,),
-    Shape.PD_RANGE: (_designator_parameter, _range_parameter),
-    Shape.PD_PD_RANGE: (_designator_parameter, _designator_parameter, _range_parameter),
-    Shape.RANGE: (_range_parameter,),
-    Shape.RESULT: (_result_parameter,),
-    Shape.RAY: (_ray_parameter,),
-    Shape.LISTS: (_lists_parameter,),
-    Shape.RELATION: (_relation_parameter,),
-    Shape.NAME: (_name_parameter,),
-    Shape.NAME_RANGE: (_name_parameter, _range_parameter),
-    Shape.NAME_PD: (_name_parameter, _designator_parameter),
-    Shape.FILE: (_file_parameter,),
-    Shape.WORD: (_word_parameter,),
+def _optional_range_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
+    return _OPTIONAL_RANGE
+
+
+#: How each parameter of a keyword (:data:`~.keywords.SHAPE_PARAMETERS`) is read.
+_PARAMETERS: Mapping[Parameter, ParameterRule] = {
+    Parameter.DESIGNATOR: _designator_parameter,
+    Parameter.RANGE: _range_parameter,
+    Parameter.OPTIONAL_RANGE: _optional_range_parameter,
+    Parameter.RESULT: _result_parameter,
+    Parameter.RAY: _ray_parameter,
+    Parameter.LISTS: _lists_parameter,
+    Parameter.RELATION: _relation_parameter,
+    Parameter.NAME: _name_parameter,
+    Parameter.FILE: _file_parameter,
+    Parameter.WORD: _word_parameter,
 }
 
 
@@ -580,7 +606,7 @@ def _once_per_relation(spec: KeywordSpec) -> ParseAction:
 
 
 #: Rules about a keyword that its parameters do not express, checked as it is read.
-_KEYWORD_CHECKS: dict[tuple[ListKind, str], Callable[[KeywordSpec], ParseAction]] = {
+_KEYWORD_CHECKS: Mapping[tuple[ListKind, str], Callable[[KeywordSpec], ParseAction]] = {
     (ListKind.MATCH, "forany"): _at_most_two_foranys,
     (ListKind.POSITION, "sequence"): _one_sequence_per_list,
     (ListKind.POSITION, "gappedsequence"): _one_sequence_per_list,
@@ -603,11 +629,11 @@ def _node(spec: KeywordSpec) -> ParseAction:
 
 
 def _keyword(spec: KeywordSpec, kind: ListKind, lists: _Lists) -> pp.ParserElement:
-    keyword = _keyword_atom(spec)
+    keyword = _keyword_literal(spec)
     check = _KEYWORD_CHECKS.get((kind, spec.name))
     if check is not None:
         keyword.add_parse_action(check(spec))
-    parameters = [rule(spec, lists) for rule in _SHAPES[spec.shape]]
+    parameters = [_PARAMETERS[each](spec, lists) for each in SHAPE_PARAMETERS[spec.shape]]
     expression = pp.And([keyword, *parameters]) if parameters else keyword
     return expression.add_parse_action(_node(spec)).set_name(spec.text)
 
@@ -635,14 +661,14 @@ def _flag_without_list(spec: KeywordSpec) -> pp.ParserElement:
             raise reading.not_with_a_list(Token.at(tokens[0], loc))
         return spec.build(span=reading.span(loc))
 
-    return (_keyword_atom(spec) + list_argument).add_parse_action(flag)
+    return (_keyword_literal(spec) + list_argument).add_parse_action(flag)
 
 
 def _only_at_top_level(spec: KeywordSpec) -> pp.ParserElement:
     def diagnose(reading: Reading, token: Token) -> LegacySyntaxError:
         return reading.only_at_top_level(spec, token)
 
-    return _refused(_keyword_atom(spec), diagnose)
+    return _refused(_keyword_literal(spec), diagnose)
 
 
 _MATCH_COUNTS = ("matchcount", "pretransformmatchcount")
@@ -666,8 +692,8 @@ def _position_list_node(source: str, loc: int, tokens: pp.ParseResults) -> t.Pos
 
 def _position_list(keywords: Mapping[str, pp.ParserElement]) -> pp.ParserElement:
     list_inside = _PAREN + pp.FollowedBy(_COMMENTS + _POSITION_HEAD)
-    item = _choice(
-        "position-list item",
+    items = _items(
+        "position-list items",
         (";", _COMMENT),
         (None, _DESIGNATOR),
         (_KEYWORD_START, _refused_keyword(ListKind.POSITION)),
@@ -675,25 +701,23 @@ def _position_list(keywords: Mapping[str, pp.ParserElement]) -> pp.ParserElement
         ("(", _refused(_PAREN, Reading.list_in_position_list)),
         *_NOT_DESIGNATORS,
         keywords=keywords,
-        nothing_at=_LIST_END,
     )
-    return (
-        _OPEN + _head("position") + pp.ZeroOrMore(item) + _closing("position list")
-    ).add_parse_action(_position_list_node)
+    return (_OPEN + _head("position") + items + _closing("position list")).add_parse_action(
+        _position_list_node
+    )
 
 
-def _relation_item(keywords: Mapping[str, pp.ParserElement]) -> pp.ParserElement:
+def _relation_items(keywords: Mapping[str, pp.ParserElement]) -> pp.ParserElement:
     def stray(reading: Reading, token: Token) -> LegacySyntaxError:
         return reading.stray_atom(token, ListKind.RELATION)
 
-    return _choice(
-        "relation item",
+    return _items(
+        "relation items",
         (";", _COMMENT),
         (_KEYWORD_START, _refused_keyword(ListKind.RELATION)),
         ("(", _refused(_PAREN, Reading.list_in_relation)),
         (None, _refused(_PLAIN_ATOM, stray)),
         keywords=keywords,
-        nothing_at=_LIST_END,
     )
 
 
@@ -712,16 +736,15 @@ def _match_list(
     def stray(reading: Reading, token: Token) -> LegacySyntaxError:
         return reading.stray_atom(token, ListKind.MATCH)
 
-    item = _choice(
-        "match-list item",
+    items = _items(
+        "match-list items",
         ("(", position_list),
         (";", _COMMENT),
         (_KEYWORD_START, _refused_keyword(ListKind.MATCH)),
         (None, _refused(_PLAIN_ATOM, stray)),
         keywords=keywords,
-        nothing_at=_LIST_END,
     )
-    return (_OPEN + _head("match") + pp.ZeroOrMore(item) + _closing("match list")).add_parse_action(
+    return (_OPEN + _head("match") + items + _closing("match list")).add_parse_action(
         _match_list_node
     )
 
@@ -743,12 +766,13 @@ def _script_node(source: str, loc: int, tokens: pp.ParseResults) -> t.Script:
 def _script() -> pp.ParserElement:
     nested_list = pp.Forward()
     nested_list.set_name("position list")
-    relation_item = pp.Forward()
-    relation_item.set_name("relation item")
-    lists = _Lists(nested_list, relation_item)
-    relation_item <<= _relation_item(_keyword_table(ListKind.RELATION, lists))
+    relation_items = pp.Forward()
+    relation_items.set_name("relation items")
+    lists = _Lists(nested_list, relation_items)
+    relation_items <<= _relation_items(_keyword_table(ListKind.RELATION, lists))
     top_level = _keyword_table(ListKind.POSITION, lists)
     top_level["not"] = _flag_without_list(KEYWORDS[ListKind.POSITION]["not"])
+    # A position list inside another (in :and, :sequence …) refuses the match counts.
     nested = dict(top_level)
     for name in _MATCH_COUNTS:
         nested[name] = _only_at_top_level(KEYWORDS[ListKind.POSITION][name])

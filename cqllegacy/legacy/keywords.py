@@ -64,6 +64,40 @@ class Shape(enum.Enum):
     WORD = "a word"
 
 
+class Parameter(enum.Enum):
+    """One parameter of a keyword; a shape is a sequence of them."""
+
+    DESIGNATOR = "a piece designator"
+    RANGE = "a range"
+    OPTIONAL_RANGE = "an optional range"
+    RESULT = "a game result"
+    RAY = "a ray specifier list"
+    LISTS = "a parenthesised list of position lists"
+    RELATION = "a parenthesised relation list"
+    NAME = "a name"
+    FILE = "a file name"
+    WORD = "a word"
+
+
+#: The parameters of each shape, in order.
+SHAPE_PARAMETERS: dict[Shape, tuple[Parameter, ...]] = {
+    Shape.NONE: (),
+    Shape.PD: (Parameter.DESIGNATOR,),
+    Shape.PD_RANGE: (Parameter.DESIGNATOR, Parameter.RANGE),
+    Shape.PD_PD_RANGE: (Parameter.DESIGNATOR, Parameter.DESIGNATOR, Parameter.RANGE),
+    Shape.RANGE: (Parameter.RANGE,),
+    Shape.RESULT: (Parameter.RESULT,),
+    Shape.RAY: (Parameter.RAY, Parameter.OPTIONAL_RANGE),
+    Shape.LISTS: (Parameter.LISTS,),
+    Shape.RELATION: (Parameter.RELATION,),
+    Shape.NAME: (Parameter.NAME,),
+    Shape.NAME_RANGE: (Parameter.NAME, Parameter.RANGE),
+    Shape.NAME_PD: (Parameter.NAME, Parameter.DESIGNATOR),
+    Shape.FILE: (Parameter.FILE,),
+    Shape.WORD: (Parameter.WORD,),
+}
+
+
 @attrs.frozen(slots=True)
 class KeywordSpec:
     """One standard keyword: ``build(*parameters, span=…)`` makes its tree node."""

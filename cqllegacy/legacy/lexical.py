@@ -7,8 +7,6 @@ here; the meaning of one atom (a piece designator, an integer) is read by the
 functions here, which report a mistake by its index inside the atom.  Nothing here
 loads pyparsing.
 
->>> [token.text for token in tokens("(match;c\\n(position Ra3))")]
-['(', 'match', ';c', '(', 'position', 'Ra3', ')', ')']
 >>> parse_designator("$rook[a1]").tag
 'rook'
 """
@@ -107,7 +105,11 @@ class Token:
 
 
 def tokens(text: str) -> Iterator[Token]:
-    """The tokens of ``text``, lazily."""
+    """The tokens of ``text``, lazily.
+
+    >>> [token.text for token in tokens("(match;c\\n(position Ra3))")]
+    ['(', 'match', ';c', '(', 'position', 'Ra3', ')', ')']
+    """
     for found in TOKEN.finditer(text):
         yield Token.at(found.group(), found.start())
 

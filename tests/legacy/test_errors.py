@@ -242,7 +242,7 @@ def test_error_positions_count_tabs_as_one_column() -> None:
 
 #: Frames the reader may use above its caller for any script; Python's default recursion
 #: limit (1000) leaves the rest to the caller.
-READER_FRAMES = 750
+READER_FRAMES = 700
 
 
 def stack_depth() -> int:

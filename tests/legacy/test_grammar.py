@@ -13,7 +13,9 @@ from cqllegacy.legacy.keywords import (
     MATCH_KEYWORDS,
     POSITION_KEYWORDS,
     RELATION_KEYWORDS,
+    SHAPE_PARAMETERS,
     ListKind,
+    Parameter,
     Shape,
 )
 from cqllegacy.vocab.pieces import ANYTHING, EMPTY_BIT, types_of
@@ -275,6 +277,12 @@ SAMPLE_PARAMETERS = {
     Shape.FILE: "games/old.pgn",
     Shape.WORD: "costeff",
 }
+
+
+def test_every_shape_names_its_parameters() -> None:
+    assert set(SHAPE_PARAMETERS) == set(Shape)
+    assert set().union(*SHAPE_PARAMETERS.values()) == set(Parameter)
+    assert all(SHAPE_PARAMETERS[shape] for shape in Shape if shape is not Shape.NONE)
 
 
 def wrap(kind: ListKind, item: str) -> str:
