@@ -33,8 +33,8 @@ import contextvars
 import difflib
 import re
 import sys
-from collections.abc import Callable
-from typing import Any, NoReturn, TypeGuard
+from collections.abc import Callable, Iterable, Sequence
+from typing import NoReturn, TypeGuard, TypeVar
 
 import attrs
 import pyparsing as pp
@@ -148,12 +148,30 @@ def _fail(s: str, loc: int, message: str) -> NoReturn:
     raise _Fatal(s, loc, message)
 
 
-def _filter(s: str, value: Any) -> ct.Filter:
+def _filter(s: str, value: object) -> ct.Filter:
     """A value used as a filter operand: parentheses dropped, markers refused."""
     if isinstance(value, _Paren):
         return value.node
     if isinstance(value, _Marker):
         _fail(s, value.loc, value.what())
+    assert isinstance(value, ct.Filter), value
+    return value
+
+
+_T = TypeVar("_T")
+
+
+def _all(kind: type[_T], values: Iterable[object]) -> list[_T]:
+    """Token values the grammar only reads as ``kind``, typed as such."""
+    items = list(values)
+    typed = [value for value in items if isinstance(value, kind)]
+    assert len(typed) == len(items), items
+    return typed
+
+
+def _optional(kind: type[_T], value: object) -> _T | None:
+    """A token value the grammar only reads as ``kind``, or None."""
+    assert value is None or isinstance(value, kind), value
     return value
 
 
@@ -219,7 +237,9 @@ class _Many(pp.ParseElementEnhance):
         self.mayReturnEmpty = True
         self.skipWhitespace = False
 
-    def parseImpl(self, instring: str, loc: int, do_actions: bool = True) -> Any:
+    def parseImpl(
+        self, instring: str, loc: int, do_actions: bool = True
+    ) -> tuple[int, pp.ParseResults]:
         assert self.expr is not None
         tokens = pp.ParseResults([])
         while True:
@@ -240,7 +260,9 @@ class _Maybe(pp.ParseElementEnhance):
         self.mayReturnEmpty = True
         self.skipWhitespace = False
 
-    def parseImpl(self, instring: str, loc: int, do_actions: bool = True) -> Any:
+    def parseImpl(
+        self, instring: str, loc: int, do_actions: bool = True
+    ) -> tuple[int, pp.ParseResults]:
         assert self.expr is not None
         try:
             return self.expr._parse(instring, loc, do_actions)
@@ -305,7 +327,7 @@ COLOR = _kw("white") | _kw("black")
 # Parse actions
 # --------------------------------------------------------------------------------------
 
-_Action = Callable[[str, int, pp.ParseResults], Any]
+_Action = Callable[[str, int, pp.ParseResults], object]
 
 
 _DESIGNATOR_PARTS = re.compile(rf"(?P<types>{TYPE_PATTERN})?(?P<squares>{SQUARES_PATTERN})?")
@@ -329,7 +351,7 @@ def _types(letters: str) -> TypeSet:
 def _fold_left(make: Callable[[str, ct.Filter, ct.Filter], ct.Filter]) -> _Action:
     """``a op b op c`` → ``(a op b) op c``; tokens alternate operand, word, operand."""
 
-    def action(s: str, loc: int, t: pp.ParseResults) -> Any:
+    def action(s: str, loc: int, t: pp.ParseResults) -> object:
         if len(t) == 1:
             return t[0]
         out = _filter(s, t[0])
@@ -343,7 +365,7 @@ def _fold_left(make: Callable[[str, ct.Filter, ct.Filter], ct.Filter]) -> _Actio
 def _flat(cls: Callable[[tuple[ct.Filter, ...]], ct.Filter]) -> _Action:
     """``a | b | c`` → one n-ary node; a parenthesised operand stays one item."""
 
-    def action(s: str, loc: int, t: pp.ParseResults) -> Any:
+    def action(s: str, loc: int, t: pp.ParseResults) -> object:
         if len(t) == 1:
             return t[0]
         return cls(tuple(_filter(s, item) for item in t))
@@ -354,11 +376,11 @@ def _flat(cls: Callable[[tuple[ct.Filter, ...]], ct.Filter]) -> _Action:
 _COMPARE_OPS = {op.value: op for op in ct.CompareOp}
 
 
-def _relation(s: str, left: Any, op: str, right: Any, chained: bool) -> ct.Filter:
+def _relation(s: str, left: object, op: str, right: object, chained: bool) -> ct.Filter:
     """One link of a right-associative comparison chain."""
     value = _filter(s, left)
     if chained:
-        inner = right
+        inner = _filter(s, right)
         if (
             op == "<="
             and type(left) is ct.Number
@@ -376,7 +398,7 @@ def _relation(s: str, left: Any, op: str, right: Any, chained: bool) -> ct.Filte
     return ct.Compare(_COMPARE_OPS[op], value, bound)
 
 
-def _relations(s: str, loc: int, t: pp.ParseResults) -> Any:
+def _relations(s: str, loc: int, t: pp.ParseResults) -> object:
     if len(t) == 1:
         return t[0]
     operands, ops = list(t[0::2]), list(t[1::2])
@@ -386,7 +408,7 @@ def _relations(s: str, loc: int, t: pp.ParseResults) -> Any:
     return out
 
 
-def _in(s: str, loc: int, t: pp.ParseResults) -> Any:
+def _in(s: str, loc: int, t: pp.ParseResults) -> object:
     if len(t) == 1:
         return t[0]
     text, tag = t[0], t[1]
@@ -482,14 +504,14 @@ def _pawn_side(from_: ct.Filter | None) -> tuple[ct.Filter | None, TypeSet | Non
     return from_, None
 
 
-def _move(s: str, loc: int, t: pp.ParseResults) -> ct.Move:
-    params: dict[str, Any] = {}
+def _move(s: str, loc: int, t: Sequence[tuple[str, object, int]]) -> ct.Move:
+    params: dict[str, object] = {}
     for name, value, where in t:
         if name in params:
             _fail(s, where, f"move has two {name} parameters")
         params[name] = value
-    from_ = params.get("from")
-    promote = params.get("promote")
+    from_ = _optional(ct.Filter, params.get("from"))
+    promote = _optional(int, params.get("promote"))
     if promote is not None:
         folded = (promote & WHITE_PIECES) | color_swap(promote & BLACK_PIECES)
         white = folded & PROMOTABLE & WHITE_PIECES
@@ -504,8 +526,8 @@ def _move(s: str, loc: int, t: pp.ParseResults) -> ct.Move:
             promote = white | color_swap(white)
     return ct.Move(
         from_=from_,
-        to=params.get("to"),
-        capture=params.get("capture"),
+        to=_optional(ct.Filter, params.get("to")),
+        capture=_optional(ct.Filter, params.get("capture")),
         promote=promote,
         enpassant="enpassant" in params,
         previous="previous" in params,
@@ -513,21 +535,21 @@ def _move(s: str, loc: int, t: pp.ParseResults) -> ct.Move:
 
 
 def _move_param(name: str) -> _Action:
-    def action(s: str, loc: int, t: pp.ParseResults) -> Any:
+    def action(s: str, loc: int, t: pp.ParseResults) -> list[tuple[str, object, int]]:
         value = _filter(s, t[1]) if len(t) > 1 else True
         return [(name, value, loc)]
 
     return action
 
 
-def _player(s: str, loc: int, t: pp.ParseResults) -> Any:
+def _player(s: str, loc: int, t: pp.ParseResults) -> ct.Player | _TagValue:
     color = COLORS.get(t[1]) if len(t) > 1 and t[1] in COLORS else None
     if isinstance(t[-1], _String):
         return ct.Player(t[-1].text, color)
     return _TagValue(loc, "player", color)
 
 
-def _tag(s: str, loc: int, t: pp.ParseResults) -> Any:
+def _tag(s: str, loc: int, t: pp.ParseResults) -> ct.TagContains | _TagValue:
     if len(t) == 2:
         return ct.TagContains(ct.TagName(t[0]), t[1].text)
     return _TagValue(loc, t[0])
@@ -611,8 +633,9 @@ def _operators(primary: pp.ParserElement) -> dict[int, pp.ParserElement]:
 
 
 def _build() -> tuple[pp.ParserElement, pp.ParserElement]:
-    filter_ = pp.Forward().set_name("a filter")
-    primary = pp.Forward().set_name("a filter")
+    filter_, primary = pp.Forward(), pp.Forward()
+    filter_.set_name("a filter")
+    primary.set_name("a filter")
     levels = _operators(primary)
 
     def tighter_than(level: int) -> pp.ParserElement:
@@ -824,17 +847,17 @@ def _list_of(s: str, node: ct.Filter, scope: ct.Scope, loc: int) -> ct.TopList:
     return ct.TopList(_body(s, items, loc), matchcount, mark, scope)
 
 
-def _header(s: str, params: pp.ParseResults) -> tuple[dict[str, list[Any]], ct.Header]:
-    seen: dict[str, list[Any]] = {}
+def _header(s: str, params: pp.ParseResults) -> tuple[dict[str, list[object]], ct.Header]:
+    seen: dict[str, list[object]] = {}
     for group in params:
         word, values, loc = group[0]
         if word in seen:
             _fail(s, loc, f"the header has two {word} parameters")
         seen[word] = values
-    gamenumber = seen.get("gamenumber")
+    gamenumber = _all(int, seen.get("gamenumber", ()))
     header = ct.Header(
-        inputs=tuple(seen.get("input", ())),
-        output=seen["output"][0] if "output" in seen else None,
+        inputs=tuple(_all(str, seen.get("input", ()))),
+        output=_all(str, seen["output"])[0] if "output" in seen else None,
         gamenumber=(gamenumber[0], gamenumber[-1]) if gamenumber else None,
     )
     return seen, header
@@ -860,7 +883,7 @@ def _query(s: str, results: pp.ParseResults, body_loc: int) -> ct.Query:
         mark, items = _leading_mark(s, items)
         if "result" in seen:
             items.insert(0, ct.Result(GameResult(seen["result"][0])))
-        count = seen.get("matchcount")
+        count = _all(int, seen.get("matchcount", ()))
         matchcount = (count[0], count[-1]) if count else None
         top = ct.TopList(_body(s, items, body_loc), matchcount, mark, scope)
         query = ct.Query(header, (top,), leading_comments=tuple(leading))

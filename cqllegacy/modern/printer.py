@@ -224,12 +224,13 @@ class _Context:
 
 F = TypeVar("F", bound=ct.Filter)
 _Printer = Callable[[F, _Context], Printed]
-_PRINTERS: dict[type, Callable[[ct.Filter, _Context], Printed]] = {}
+#: Each class's printer; it takes nodes of that class, which the table cannot say.
+_PRINTERS: dict[type, Callable[..., Printed]] = {}
 
 
 def _printer(cls: type[F]) -> Callable[[_Printer[F]], _Printer[F]]:
     def register(fn: _Printer[F]) -> _Printer[F]:
-        _PRINTERS[cls] = fn  # type: ignore[assignment]
+        _PRINTERS[cls] = fn
         return fn
 
     return register
@@ -706,8 +707,8 @@ def _player(node: ct.Player, ctx: _Context) -> Printed:
             node.origin,
         )
         return _noted(note, _tag_search(tag, node.text, ":player", ctx, node.origin))
-    literal, note = _string(node.text.lower(), ":player", ctx, node.origin)
-    return _noted(note, _text(f"{literal} in lowercase {tag}", IN))
+    literal, string_note = _string(node.text.lower(), ":player", ctx, node.origin)
+    return _noted(string_note, _text(f"{literal} in lowercase {tag}", IN))
 
 
 @_printer(ct.TagContains)
@@ -715,12 +716,14 @@ def _tag_contains(node: ct.TagContains, ctx: _Context) -> Printed:
     return _tag_search(node.tag.value, node.text, f":{node.tag.value}", ctx)
 
 
-@_printer(Pragma)
-@_printer(ct.Comment)
 def _misplaced_comment(node: ct.Comment | Pragma, ctx: _Context) -> Printed:
     raise NotExpressible(
         "comment", "a // comment can only stand among the constituents of { } or the body"
     )
+
+
+_printer(ct.Comment)(_misplaced_comment)
+_printer(Pragma)(_misplaced_comment)
 
 
 # --------------------------------------------------------------------------------------
@@ -909,8 +912,11 @@ def _header_matchcount(matchcount: tuple[int, int | None] | None) -> tuple[int, 
 
 def _body_items(body: ct.Filter) -> tuple[ct.Filter, ...]:
     """The constituents a body is written as (one filter, or a compound's items)."""
-    several = isinstance(body, ct.Compound) and len(body.items) >= 2
-    if several and not all(_is_commentary(item) for item in body.items):
+    if (
+        isinstance(body, ct.Compound)
+        and len(body.items) >= 2
+        and not all(_is_commentary(item) for item in body.items)
+    ):
         return body.items
     return (body,)
 
