@@ -413,7 +413,9 @@ def test_every_core_filter_class_has_a_printer() -> None:
             out |= subclasses(sub)
         return out
 
-    missing = {cls.__name__ for cls in subclasses(ct.Filter)} - {c.__name__ for c in _PRINTERS}
+    # Only the package's classes: tests make their own (tests/core/test_tree_api.py).
+    package = {cls for cls in subclasses(ct.Filter) if cls.__module__.startswith("cqllegacy.")}
+    missing = {cls.__name__ for cls in package} - {c.__name__ for c in _PRINTERS}
     assert not missing
 
 
