@@ -295,8 +295,8 @@ def _designator_squares(node: object) -> Iterator[int]:
     elif isinstance(node, tuple):
         for item in node:
             yield from _designator_squares(item)
-    elif attrs.has(type(node)):
-        for field in attrs.fields(type(node)):
+    elif attrs.has(cls := type(node)):
+        for field in attrs.fields(cls):
             yield from _designator_squares(getattr(node, field.name))
 
 
@@ -547,8 +547,8 @@ def _normalized(node: object) -> Hashable:
         return ("sum", frozenset(terms.items()))
     if isinstance(node, tuple):
         return tuple(normalize(i) for i in node)
-    if attrs.has(type(node)):
-        fields = attrs.fields(type(node))
+    if attrs.has(cls := type(node)):
+        fields = attrs.fields(cls)
         return (type(node).__name__, *(normalize(getattr(node, f.name)) for f in fields if f.eq))
     assert isinstance(node, Hashable)
     return node

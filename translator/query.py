@@ -38,6 +38,7 @@ from cqllegacy.translator.rewrite import (
 from cqllegacy.core import tree as core
 from cqllegacy.legacy import tree as lt
 from cqllegacy.legacy.tree import FlagKeyword, PositionList, Range, Script
+from cqllegacy.vocab.spans import Span
 
 __all__ = ["to_core"]
 
@@ -103,7 +104,7 @@ class _Builder:
         self.path = script.path
         self.budget = Budget(path=script.path)
 
-    def error(self, message: str, span: lt.Span) -> Exception:
+    def error(self, message: str, span: Span) -> Exception:
         return translation_error(message, span, path=self.path)
 
     # --- the match list ----------------------------------------------------------------
@@ -381,7 +382,7 @@ def _places(
                 yield from _places(nested, (*ancestors, pl), nested_in_sequence)
 
 
-def _names(pl: PositionList, kind: type) -> set[str]:
+def _names(pl: PositionList, kind: type[lt.Accumulate | lt.SumRange]) -> set[str]:
     """Names used by ``:accumulate`` (or ``:sumrange``) anywhere in a top-level list."""
     return {i.name for place in _places(pl) for i in place.pl.items if isinstance(i, kind)}
 
@@ -433,7 +434,7 @@ def _check_sumrange(
             )
 
 
-def _accumulate_span(pl: PositionList, name: str) -> lt.Span:
+def _accumulate_span(pl: PositionList, name: str) -> Span:
     return next(i.span for i in pl.items if isinstance(i, lt.Accumulate) and i.name == name)
 
 
@@ -445,10 +446,10 @@ def _accumulate_span(pl: PositionList, name: str) -> lt.Span:
 def _last_line(node: object) -> int:
     """The last line a legacy node (with everything inside it) starts anything on."""
     line = 0
-    if attrs.has(type(node)):
-        for field in attrs.fields(type(node)):
+    if attrs.has(cls := type(node)):
+        for field in attrs.fields(cls):
             value = getattr(node, field.name)
-            if isinstance(value, lt.Span):
+            if isinstance(value, Span):
                 line = max(line, value.line)
             elif isinstance(value, tuple):
                 line = max([line, *(_last_line(v) for v in value)])

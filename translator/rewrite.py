@@ -18,7 +18,7 @@ transform provably means the same (T2).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import TypeAlias
+from typing import TypeAlias, TypeGuard, TypeVar
 
 import attrs
 from cqllegacy.translator.errors import translation_error
@@ -179,12 +179,14 @@ class ListView:
     items: tuple[PositionItem, ...]
 
 
-ItemRule: TypeAlias = Callable[[PositionItem, ListView, Context], Parts]
-_RULES: dict[type, ItemRule] = {}
+_I = TypeVar("_I")
+ItemRule: TypeAlias = Callable[[_I, ListView, Context], Parts]
+#: Each item class's rule; it takes items of that class, which the table cannot say.
+_RULES: dict[type, Callable[..., Parts]] = {}
 
 
-def rule(cls: type) -> Callable[[ItemRule], ItemRule]:
-    def register(fn: ItemRule) -> ItemRule:
+def rule(cls: type[_I]) -> Callable[[ItemRule[_I]], ItemRule[_I]]:
+    def register(fn: ItemRule[_I]) -> ItemRule[_I]:
         _RULES[cls] = fn
         return fn
 
@@ -437,7 +439,7 @@ _PROMOTABLE = types_of("QRBNqrbn")
 _OCCUPIED = ANY_PIECE
 
 
-def _is_move_item(item: PositionItem) -> bool:
+def _is_move_item(item: PositionItem) -> TypeGuard[lt.MoveTest | lt.Flag]:
     return isinstance(item, lt.MoveTest) or (
         isinstance(item, lt.Flag) and item.keyword in _MOVE_FLAGS
     )
@@ -466,14 +468,14 @@ class _MoveSpec:
     impossible: bool = False
     origin: core.Origin | None = None
 
-    def move(self, **changes: object) -> core.Move:
-        spec = attrs.evolve(self, **changes)
+    def move(self, *, from_: core.Filter | None = None, to: core.Filter | None = None) -> core.Move:
+        """The move of this spec, with ``from_`` and ``to`` where given instead of its own."""
         return core.Move(
-            from_=spec.from_,
-            to=spec.to,
-            promote=spec.promote,
-            enpassant=spec.enpassant,
-            origin=spec.origin,
+            from_=self.from_ if from_ is None else from_,
+            to=self.to if to is None else to,
+            promote=self.promote,
+            enpassant=self.enpassant,
+            origin=self.origin,
         )
 
     def by_promotion_colour(self) -> list[_MoveSpec]:
@@ -487,7 +489,7 @@ class _MoveSpec:
         return [attrs.evolve(self, promote=white), attrs.evolve(self, promote=black)]
 
 
-def _add_move_item(spec: _MoveSpec, item: PositionItem) -> _MoveSpec:
+def _add_move_item(spec: _MoveSpec, item: lt.MoveTest | lt.Flag) -> _MoveSpec:
     if isinstance(item, lt.Flag):
         return attrs.evolve(spec, enpassant=spec.enpassant or item.keyword is FlagKeyword.ENPASSANT)
     assert isinstance(item, lt.MoveTest)
@@ -513,9 +515,9 @@ def _add_move_item(spec: _MoveSpec, item: PositionItem) -> _MoveSpec:
     return attrs.evolve(spec, from_=from_, to=to, promote=promote, impossible=impossible)
 
 
-def move_parts(items: Sequence[PositionItem], ctx: Context) -> Parts:
+def move_parts(items: Sequence[lt.MoveTest | lt.Flag], ctx: Context) -> Parts:
     first = items[0]
-    keyword = first.keyword.value  # type: ignore[union-attr]
+    keyword = first.keyword.value
     spec = _MoveSpec(origin=core.Origin(f":{keyword}", first.span))
     for item in items:
         spec = _add_move_item(spec, item)
@@ -687,7 +689,7 @@ def _relation(item: lt.Relation, view: ListView, ctx: Context) -> Parts:
             is_different = part.keyword is lt.RelationRangeKeyword.ORIGINALDIFFERENTCOUNT
             name = "original_different" if is_different else "original_same"
             fields[name] = (part.range.lo, part.range.hi)
-    relation = core.Relation(**fields, origin=core.Origin(":relation", item.span))  # type: ignore[arg-type]
+    relation = core.Relation(origin=core.Origin(":relation", item.span)).replace(**fields)
     return (*comments, relation)
 
 
@@ -809,8 +811,9 @@ def list_parts(pl: PositionList, ctx: Context, *, top: bool = False) -> Parts:
         hoisted, core_filter = transformed_filter(pl, ctx)
         parts: Parts = hoisted
         # An orbit of one member is that member: its constituents join the list's.
-        single = isinstance(core_filter, core.Compound)
-        body: Parts = core_filter.items if single else (core_filter,)  # type: ignore[attr-defined]
+        body: Parts = (
+            core_filter.items if isinstance(core_filter, core.Compound) else (core_filter,)
+        )
     else:
         parts = ()
         body = item_parts(base_list(pl), ctx)

@@ -25,7 +25,6 @@ True
 from __future__ import annotations
 
 import enum
-import functools
 from collections.abc import Callable, Iterator
 from typing import ClassVar, TypeVar
 
@@ -150,8 +149,21 @@ class _NodeFields:
     alias_of: dict[str, str]
 
 
-@functools.cache
+#: What :func:`_node_fields` found, by node class.
+_NODE_FIELDS: dict[type[Filter], _NodeFields] = {}
+
+
 def _node_fields(cls: type[Filter]) -> _NodeFields:
+    # A dict rather than functools.cache: mypy does not take a class for Hashable.
+    found = _NODE_FIELDS.get(cls)
+    if found is None:
+        found = _NODE_FIELDS[cls] = _read_node_fields(cls)
+    return found
+
+
+def _read_node_fields(cls: type[Filter]) -> _NodeFields:
+    if not attrs.has(cls):
+        raise attrs.exceptions.NotAnAttrsClassError(f"{cls!r} is not an attrs-decorated class.")
     fields = attrs.fields(cls)
     init = tuple((f.name, f.alias or f.name) for f in fields if f.init)
     return _NodeFields(
@@ -195,7 +207,9 @@ class Origin:
 
 
 def _origin_field() -> Origin | None:
-    return attrs.field(default=None, eq=False, repr=False, kw_only=True)
+    # attrs' stub types a field with a None default as Any; the attribute holds this.
+    field: Origin | None = attrs.field(default=None, eq=False, repr=False, kw_only=True)
+    return field
 
 
 # --------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from __future__ import annotations
 import enum
 import functools
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TypeAlias
 
 import attrs
 
@@ -98,13 +98,17 @@ SHAPE_PARAMETERS: dict[Shape, tuple[Parameter, ...]] = {
 }
 
 
+#: Makes a keyword's tree node from its parameters (and ``span=…``).
+Builder: TypeAlias = "Callable[..., t.MatchItem | t.PositionItem | t.RelationItem]"
+
+
 @attrs.frozen(slots=True)
 class KeywordSpec:
     """One standard keyword: ``build(*parameters, span=…)`` makes its tree node."""
 
     name: str
     shape: Shape
-    build: Callable[..., Any] = attrs.field(eq=False, repr=False)
+    build: Builder = attrs.field(eq=False, repr=False)
 
     @property
     def text(self) -> str:
@@ -115,7 +119,7 @@ def _specs(entries: Iterable[KeywordSpec]) -> dict[str, KeywordSpec]:
     return {spec.name: spec for spec in entries}
 
 
-def _keyed(enum_type: type[enum.Enum], node: Callable[..., Any], shape: Shape) -> list[KeywordSpec]:
+def _keyed(enum_type: type[enum.Enum], node: Builder, shape: Shape) -> list[KeywordSpec]:
     """Specs for a node class whose first field is the keyword enum member."""
     return [
         KeywordSpec(member.value, shape, functools.partial(node, member)) for member in enum_type

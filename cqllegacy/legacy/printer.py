@@ -31,6 +31,7 @@ from collections.abc import Sequence
 
 from cqllegacy.legacy import tree as t
 from cqllegacy.vocab.pieces import format_legacy_types
+from cqllegacy.vocab.spans import NO_SPAN, Span
 from cqllegacy.vocab.squares import FULL, format_squares
 
 INDENT = "  "
@@ -49,14 +50,14 @@ def print_script(script: t.Script) -> str:
 # --------------------------------------------------------------------------------------
 
 
-def _block(head: str, span: t.Span, items: Sequence[object], indent: str) -> list[str]:
+def _block(head: str, span: Span, items: Sequence[object], indent: str) -> list[str]:
     """``head`` then one item per line; the closing ')' ends the last line unless that
     line ends with a comment."""
     if not items:
         return [indent + head + ")"]
     lines = [indent + head]
     inner = indent + INDENT
-    previous_span: t.Span | None = span
+    previous_span: Span | None = span
     for item in items:
         if isinstance(item, t.Comment) and _same_line(previous_span, item.span):
             lines[-1] += " " + _comment_text(item)
@@ -71,16 +72,16 @@ def _block(head: str, span: t.Span, items: Sequence[object], indent: str) -> lis
     return lines
 
 
-def _same_line(previous: t.Span | None, current: t.Span) -> bool:
-    return previous is not None and previous != t.NO_SPAN and previous.line == current.line
+def _same_line(previous: Span | None, current: Span) -> bool:
+    return previous is not None and previous != NO_SPAN and previous.line == current.line
 
 
-def _single_line_span(item: object) -> t.Span | None:
+def _single_line_span(item: object) -> Span | None:
     """The span of an item printed on one line (a comment may follow it there)."""
     if isinstance(item, t.Comment) or _multi_line(item):
         return None
     span = getattr(item, "span", None)
-    return span if isinstance(span, t.Span) else None
+    return span if isinstance(span, Span) else None
 
 
 def _multi_line(item: object) -> bool:

@@ -24,6 +24,56 @@ from cqllegacy.vocab.results import GameResult
 from cqllegacy.vocab.spans import NO_SPAN, Span
 from cqllegacy.vocab.squares import FULL, SquareSet
 
+# Span, NO_SPAN and GameResult are re-exported for the modules that read them from here.
+__all__ = [
+    "NO_SPAN",
+    "Accumulate",
+    "AttackCount",
+    "Comment",
+    "Designator",
+    "Flag",
+    "FlagKeyword",
+    "ForAny",
+    "GameResult",
+    "ListKeyword",
+    "ListOfLists",
+    "MatchItem",
+    "MatchList",
+    "MatchPath",
+    "MatchPathKeyword",
+    "MatchRange",
+    "MatchRangeKeyword",
+    "MatchResult",
+    "MoveKeyword",
+    "MoveTest",
+    "PieceCount",
+    "Player",
+    "PositionItem",
+    "PositionList",
+    "Power",
+    "PowerDifference",
+    "Range",
+    "RangeKeyword",
+    "RangeTest",
+    "Ray",
+    "RayKeyword",
+    "Relation",
+    "RelationCountKeyword",
+    "RelationFlag",
+    "RelationFlagKeyword",
+    "RelationItem",
+    "RelationPieceCount",
+    "RelationRange",
+    "RelationRangeKeyword",
+    "ResultTest",
+    "Script",
+    "Span",
+    "SumRange",
+    "TagMatch",
+    "Transform",
+    "TransformKeyword",
+]
+
 
 def _span_field() -> Span:
     return attrs.field(default=NO_SPAN, eq=False, repr=False, kw_only=True)

@@ -34,24 +34,52 @@ import contextvars
 import difflib
 import re
 import sys
-from collections.abc import Callable, Iterator
-from typing import Any, NoReturn
+from collections.abc import Callable, Iterable, Sequence
+from typing import NoReturn, TypeGuard, TypeVar
 
 import attrs
 import pyparsing as pp
 
 from cqllegacy.core import tree as ct
 from cqllegacy.modern.errors import ModernSyntaxError
-from cqllegacy.modern.printer import (
+from cqllegacy.modern.vocabulary import (
+    AND,
+    ARITH,
+    ATTACK,
     BLACK_PAWN,
+    BLOCK_COMMENT_PATTERN,
+    COMPLEMENT,
+    COUNT,
     DESIGNATOR_PATTERN,
+    DIRECTION,
+    DIRECTION_WORDS,
+    FILE_NAME_PATTERN,
+    IN,
+    INTERSECTION,
+    LINE_COMMENT_PATTERN,
+    MOVE,
+    NAME_PATTERN,
+    NOT,
+    NUMERIC_WORDS,
+    OR,
+    POWER,
     PRAGMA_LISTS,
     PRAGMA_MARK,
     PRAGMA_PREFIX,
     PROMOTABLE,
-    RESERVED_WORDS,
+    RANGE_OPS,
+    RELATION,
+    REPETITION_PATTERN,
+    REPETITIONS,
+    RESULT_PATTERN,
+    SIMPLE_WORDS,
     SQUARES_PATTERN,
+    STRING_PATTERN,
+    SUPPORTED_WORDS,
+    TRANSFORM_WORDS,
     TYPE_PATTERN,
+    UNION,
+    UNSUPPORTED_WORDS,
     WHITE_PAWN,
     is_pragma_text,
 )
@@ -85,7 +113,7 @@ class _Paren:
 
 @attrs.frozen
 class _Marker:
-    """A piece of text that is not a filter by itself (a string, a tag value, a pragma)."""
+    """A piece of text that is not a filter by itself (a string, a tag value)."""
 
     loc: int
 
@@ -113,14 +141,6 @@ class _TagValue(_Marker):
         return f'`{self.tag}` without a string can only follow `"text" in`'
 
 
-@attrs.frozen
-class _Pragma(_Marker):
-    text: str
-
-    def what(self) -> str:
-        return f"a {PRAGMA_PREFIX} pragma can only open the body or a list's find"
-
-
 class _Fatal(pp.ParseFatalException):
     """A definite mistake found by a parse action; parsing stops here."""
 
@@ -129,12 +149,30 @@ def _fail(s: str, loc: int, message: str) -> NoReturn:
     raise _Fatal(s, loc, message)
 
 
-def _filter(s: str, value: Any) -> ct.Filter:
+def _filter(s: str, value: object) -> ct.Filter:
     """A value used as a filter operand: parentheses dropped, markers refused."""
     if isinstance(value, _Paren):
         return value.node
     if isinstance(value, _Marker):
         _fail(s, value.loc, value.what())
+    assert isinstance(value, ct.Filter), value
+    return value
+
+
+_T = TypeVar("_T")
+
+
+def _all(kind: type[_T], values: Iterable[object]) -> list[_T]:
+    """Token values the grammar only reads as ``kind``, typed as such."""
+    items = list(values)
+    typed = [value for value in items if isinstance(value, kind)]
+    assert len(typed) == len(items), items
+    return typed
+
+
+def _optional(kind: type[_T], value: object) -> _T | None:
+    """A token value the grammar only reads as ``kind``, or None."""
+    assert value is None or isinstance(value, kind), value
     return value
 
 
@@ -166,12 +204,14 @@ class _ParseState:
     declared: frozenset[str] = frozenset()
     #: Where each piece-variable node was read, by ``id``.
     variable_places: dict[int, int] = attrs.Factory(dict)
+    #: Where each pragma comment was read, by ``id``.
+    pragma_places: dict[int, int] = attrs.Factory(dict)
 
 
 _STATE: contextvars.ContextVar[_ParseState] = contextvars.ContextVar("_STATE")
 
-_LINE_COMMENT = pp.Regex(r"//[^\n]*")
-_BLOCK_COMMENT = pp.Regex(r"/\*(?:[^*]|\*(?!/))*\*/")
+_LINE_COMMENT = pp.Regex(LINE_COMMENT_PATTERN)
+_BLOCK_COMMENT = pp.Regex(BLOCK_COMMENT_PATTERN)
 
 
 def _note_failure(s: str, loc: int, expr: pp.ParserElement, err: Exception) -> None:
@@ -198,7 +238,9 @@ class _Many(pp.ParseElementEnhance):
         self.mayReturnEmpty = True
         self.skipWhitespace = False
 
-    def parseImpl(self, instring: str, loc: int, do_actions: bool = True) -> Any:
+    def parseImpl(
+        self, instring: str, loc: int, do_actions: bool = True
+    ) -> tuple[int, pp.ParseResults]:
         assert self.expr is not None
         tokens = pp.ParseResults([])
         while True:
@@ -219,7 +261,9 @@ class _Maybe(pp.ParseElementEnhance):
         self.mayReturnEmpty = True
         self.skipWhitespace = False
 
-    def parseImpl(self, instring: str, loc: int, do_actions: bool = True) -> Any:
+    def parseImpl(
+        self, instring: str, loc: int, do_actions: bool = True
+    ) -> tuple[int, pp.ParseResults]:
         assert self.expr is not None
         try:
             return self.expr._parse(instring, loc, do_actions)
@@ -267,13 +311,13 @@ LBRACE, RBRACE = _suppressed(_sym("{")), _suppressed(_sym("}"))
 ARROW = _suppressed(_sym("-->"))
 INT = _leaf(pp.Regex(r"\d+"), "a number").set_parse_action(lambda t: int(t[0]))
 NEG_INT = _leaf(pp.Regex(r"-\d+"), "a number").set_parse_action(lambda t: int(t[0]))
-STRING_TOKEN = _leaf(pp.Regex(r'"[^"\n]*"'), "a string")
+STRING_TOKEN = _leaf(pp.Regex(STRING_PATTERN), "a string")
 DESIGNATOR = _leaf(pp.Regex(DESIGNATOR_PATTERN), "a piece designator")
 PROMOTE_TYPES = _leaf(pp.Regex(TYPE_PATTERN + r"(?![\w$\[])"), "piece types")
-NAME = _leaf(pp.Regex(r"[A-Za-z_$][\w$]*"), "a name")
-COMMENT_ITEM = _leaf(pp.Regex(r"//[^\n]*"), "a comment")
-RESULT_VALUE = _leaf(pp.Regex(r"1-0|0-1|1/2-1/2"), "1-0, 0-1 or 1/2-1/2")
-FILE_NAME = _leaf(pp.Regex(r'"[^"\n]*"|[^\s()"]+'), "a file name")
+NAME = _leaf(pp.Regex(NAME_PATTERN), "a name")
+COMMENT_ITEM = _leaf(pp.Regex(LINE_COMMENT_PATTERN), "a comment")
+RESULT_VALUE = _leaf(pp.Regex(RESULT_PATTERN), "1-0, 0-1 or 1/2-1/2")
+FILE_NAME = _leaf(pp.Regex(FILE_NAME_PATTERN), "a file name")
 RELOP = _leaf(pp.Regex(r"<=|>=|==|!=|<(?![-=])|>(?!=)"), "a comparison")
 PLUS = _sym("+")
 MINUS = _sym("-", r"-(?!->)")
@@ -284,7 +328,7 @@ COLOR = _kw("white") | _kw("black")
 # Parse actions
 # --------------------------------------------------------------------------------------
 
-_Action = Callable[[str, int, pp.ParseResults], Any]
+_Action = Callable[[str, int, pp.ParseResults], object]
 
 
 _DESIGNATOR_PARTS = re.compile(rf"(?P<types>{TYPE_PATTERN})?(?P<squares>{SQUARES_PATTERN})?")
@@ -308,7 +352,7 @@ def _types(letters: str) -> TypeSet:
 def _fold_left(make: Callable[[str, ct.Filter, ct.Filter], ct.Filter]) -> _Action:
     """``a op b op c`` → ``(a op b) op c``; tokens alternate operand, word, operand."""
 
-    def action(s: str, loc: int, t: pp.ParseResults) -> Any:
+    def action(s: str, loc: int, t: pp.ParseResults) -> object:
         if len(t) == 1:
             return t[0]
         out = _filter(s, t[0])
@@ -322,7 +366,7 @@ def _fold_left(make: Callable[[str, ct.Filter, ct.Filter], ct.Filter]) -> _Actio
 def _flat(cls: Callable[[tuple[ct.Filter, ...]], ct.Filter]) -> _Action:
     """``a | b | c`` → one n-ary node; a parenthesised operand stays one item."""
 
-    def action(s: str, loc: int, t: pp.ParseResults) -> Any:
+    def action(s: str, loc: int, t: pp.ParseResults) -> object:
         if len(t) == 1:
             return t[0]
         return cls(tuple(_filter(s, item) for item in t))
@@ -331,14 +375,13 @@ def _flat(cls: Callable[[tuple[ct.Filter, ...]], ct.Filter]) -> _Action:
 
 
 _COMPARE_OPS = {op.value: op for op in ct.CompareOp}
-_RANGE_OPS = {"==", ">=", "<="}
 
 
-def _relation(s: str, left: Any, op: str, right: Any, chained: bool) -> ct.Filter:
+def _relation(s: str, left: object, op: str, right: object, chained: bool) -> ct.Filter:
     """One link of a right-associative comparison chain."""
     value = _filter(s, left)
     if chained:
-        inner = right
+        inner = _filter(s, right)
         if (
             op == "<="
             and type(left) is ct.Number
@@ -349,14 +392,14 @@ def _relation(s: str, left: Any, op: str, right: Any, chained: bool) -> ct.Filte
             return ct.InRange(inner.value, left.value, inner.hi)
         return ct.Compare(_COMPARE_OPS[op], value, inner)
     bound = _filter(s, right)
-    if type(right) is ct.Number and op in _RANGE_OPS:
+    if type(right) is ct.Number and _COMPARE_OPS[op] in RANGE_OPS:
         lo = None if op == "<=" else right.value
         hi = None if op == ">=" else right.value
         return ct.InRange(value, lo, hi)
     return ct.Compare(_COMPARE_OPS[op], value, bound)
 
 
-def _relations(s: str, loc: int, t: pp.ParseResults) -> Any:
+def _relations(s: str, loc: int, t: pp.ParseResults) -> object:
     if len(t) == 1:
         return t[0]
     operands, ops = list(t[0::2]), list(t[1::2])
@@ -366,7 +409,7 @@ def _relations(s: str, loc: int, t: pp.ParseResults) -> Any:
     return out
 
 
-def _in(s: str, loc: int, t: pp.ParseResults) -> Any:
+def _in(s: str, loc: int, t: pp.ParseResults) -> object:
     if len(t) == 1:
         return t[0]
     text, tag = t[0], t[1]
@@ -385,20 +428,32 @@ def _paren(s: str, loc: int, t: pp.ParseResults) -> _Paren:
     return _Paren(_filter(s, t[0]))
 
 
-def _items(s: str, t: pp.ParseResults) -> tuple[Any, ...]:
-    return tuple(item if isinstance(item, _Pragma) else _filter(s, item) for item in t)
+def _items(s: str, t: pp.ParseResults) -> tuple[ct.Filter, ...]:
+    return tuple(_filter(s, item) for item in t)
 
 
 def _compound(s: str, loc: int, t: pp.ParseResults) -> ct.Compound:
     items = _items(s, t)
-    if not any(isinstance(item, ct.Filter) and not isinstance(item, ct.Comment) for item in items):
+    if all(isinstance(item, ct.Comment) for item in items):
         _fail(s, loc, "a { } needs at least one filter")
     return ct.Compound(items)
 
 
-def _comment(s: str, loc: int, t: pp.ParseResults) -> ct.Comment | _Pragma:
-    text = t[0][2:].rstrip("\r")
-    return _Pragma(loc, text) if is_pragma_text(text) else ct.Comment(text)
+def _comment(s: str, loc: int, t: pp.ParseResults) -> ct.Comment:
+    """A ``//`` comment; a pragma is one too, found by :func:`_is_pragma` and placed
+    (or refused) once the whole script is read."""
+    node = ct.Comment(t[0][2:].rstrip("\r"))
+    if _is_pragma(node):
+        _STATE.get().pragma_places[id(node)] = loc
+    return node
+
+
+def _is_pragma(node: ct.Filter | None) -> TypeGuard[ct.Comment]:
+    return isinstance(node, ct.Comment) and is_pragma_text(node.text)
+
+
+def _pragma_place(node: ct.Filter) -> int:
+    return _STATE.get().pragma_places.get(id(node), 0)
 
 
 def _transform(s: str, loc: int, t: pp.ParseResults) -> ct.Transform:
@@ -450,14 +505,14 @@ def _pawn_side(from_: ct.Filter | None) -> tuple[ct.Filter | None, TypeSet | Non
     return from_, None
 
 
-def _move(s: str, loc: int, t: pp.ParseResults) -> ct.Move:
-    params: dict[str, Any] = {}
+def _move(s: str, loc: int, t: Sequence[tuple[str, object, int]]) -> ct.Move:
+    params: dict[str, object] = {}
     for name, value, where in t:
         if name in params:
             _fail(s, where, f"move has two {name} parameters")
         params[name] = value
-    from_ = params.get("from")
-    promote = params.get("promote")
+    from_ = _optional(ct.Filter, params.get("from"))
+    promote = _optional(int, params.get("promote"))
     if promote is not None:
         folded = (promote & WHITE_PIECES) | color_swap(promote & BLACK_PIECES)
         white = folded & PROMOTABLE & WHITE_PIECES
@@ -472,8 +527,8 @@ def _move(s: str, loc: int, t: pp.ParseResults) -> ct.Move:
             promote = white | color_swap(white)
     return ct.Move(
         from_=from_,
-        to=params.get("to"),
-        capture=params.get("capture"),
+        to=_optional(ct.Filter, params.get("to")),
+        capture=_optional(ct.Filter, params.get("capture")),
         promote=promote,
         enpassant="enpassant" in params,
         previous="previous" in params,
@@ -481,21 +536,21 @@ def _move(s: str, loc: int, t: pp.ParseResults) -> ct.Move:
 
 
 def _move_param(name: str) -> _Action:
-    def action(s: str, loc: int, t: pp.ParseResults) -> Any:
+    def action(s: str, loc: int, t: pp.ParseResults) -> list[tuple[str, object, int]]:
         value = _filter(s, t[1]) if len(t) > 1 else True
         return [(name, value, loc)]
 
     return action
 
 
-def _player(s: str, loc: int, t: pp.ParseResults) -> Any:
+def _player(s: str, loc: int, t: pp.ParseResults) -> ct.Player | _TagValue:
     color = COLORS.get(t[1]) if len(t) > 1 and t[1] in COLORS else None
     if isinstance(t[-1], _String):
         return ct.Player(t[-1].text, color)
     return _TagValue(loc, "player", color)
 
 
-def _tag(s: str, loc: int, t: pp.ParseResults) -> Any:
+def _tag(s: str, loc: int, t: pp.ParseResults) -> ct.TagContains | _TagValue:
     if len(t) == 2:
         return ct.TagContains(ct.TagName(t[0]), t[1].text)
     return _TagValue(loc, t[0])
@@ -510,10 +565,9 @@ def _lowercase(s: str, loc: int, t: pp.ParseResults) -> _TagValue:
 
 def _quantifier(s: str, loc: int, t: pp.ParseResults) -> tuple[int, int | None]:
     text = re.sub(r"\s", "", t[0])
-    shorthand = {"*": (0, None), "{*}": (0, None), "+": (1, None), "{+}": (1, None)}
-    shorthand["?"] = (0, 1)
-    if text in shorthand:
-        return shorthand[text]
+    shorthand = text[1:-1] if text in ("{*}", "{+}") else text
+    if shorthand in REPETITIONS:
+        return REPETITIONS[shorthand]
     lo_text, comma, hi_text = text.strip("{}").partition(",")
     lo = int(lo_text) if lo_text else 0
     hi = (int(hi_text) if hi_text else None) if comma else lo
@@ -543,36 +597,52 @@ def _variable(s: str, loc: int, t: pp.ParseResults) -> ct.PieceVariable:
 # --------------------------------------------------------------------------------------
 
 
-TRANSFORM_WORDS = [kind.value for kind in ct.TransformKind]
-DIRECTION_WORDS = [d.word for d in Direction]
-SIMPLE_WORDS = {k.value: k for k in ct.Keyword}
-NUMERIC_WORDS = {k.value: k for k in ct.NumericKeyword}
-
-#: The words of the subset this reader reads.
-SUPPORTED_WORDS = frozenset(
-    (
-        *TRANSFORM_WORDS, *DIRECTION_WORDS, *SIMPLE_WORDS, *NUMERIC_WORDS,
-        "all", "and", "attackedby", "attacks", "between", "black", "capture", "count", "cql",
-        "elo", "enpassant", "event", "find", "from", "gamenumber", "in", "input", "line",
-        "lowercase", "matchcount", "move", "not", "or", "output", "piece", "player", "power",
-        "previous", "promote", "ray", "result", "site", "to", "variations", "white", "xray",
-    )
-)  # fmt: skip
-#: CQL 6 words this reader knows but does not read (their scripts get a clear message).
-UNSUPPORTED_WORDS = RESERVED_WORDS - SUPPORTED_WORDS
-
-
 def _alternatives(words: list[str]) -> pp.ParserElement:
     return pp.MatchFirst([_kw(word) for word in sorted(words, key=len, reverse=True)])
 
 
+def _attack(word: str, left: ct.Filter, right: ct.Filter) -> ct.Filter:
+    return ct.Attacks(left, right) if word == "attacks" else ct.AttackedBy(left, right)
+
+
+def _arith(word: str, left: ct.Filter, right: ct.Filter) -> ct.Filter:
+    return ct.Arith(ct.ArithOp(word), left, right)
+
+
+def _operators(primary: pp.ParserElement) -> dict[int, pp.ParserElement]:
+    """The binary operators, one expression per precedence level of the vocabulary.
+
+    Each level's operands are the expressions of the next tighter level (the tightest
+    level's are ``primary``), so the levels' order is the vocabulary's.
+    """
+    infix: dict[int, tuple[pp.ParserElement, type[_Many | _Maybe], _Action]] = {
+        ATTACK: (_kw("attacks") | _kw("attackedby"), _Many, _fold_left(_attack)),
+        INTERSECTION: (_suppressed(_sym("&", r"&(?!&)")), _Many, _flat(ct.Intersection)),
+        UNION: (_suppressed(_sym("|", r"\|(?!\|)")), _Many, _flat(ct.Union)),
+        ARITH: (PLUS | MINUS, _Many, _fold_left(_arith)),
+        RELATION: (RELOP, _Many, _relations),
+        IN: (_suppressed(_kw("in")), _Maybe, _in),
+        AND: (_suppressed(_kw("and")), _Many, _flat(ct.And)),
+        OR: (_suppressed(_kw("or")), _Many, _flat(ct.Or)),
+    }
+    levels: dict[int, pp.ParserElement] = {}
+    operand = primary
+    for level in sorted(infix, reverse=True):
+        word, repeat, action = infix[level]
+        operand = levels[level] = (operand + repeat(word + operand)).set_parse_action(action)
+    return levels
+
+
 def _build() -> tuple[pp.ParserElement, pp.ParserElement]:
-    filter_ = pp.Forward().set_name("a filter")
-    primary = pp.Forward().set_name("a filter")
-    attacks_expr = pp.Forward()
-    union_expr = pp.Forward()
-    arith_expr = pp.Forward()
-    in_expr = pp.Forward()
+    filter_, primary = pp.Forward(), pp.Forward()
+    filter_.set_name("a filter")
+    primary.set_name("a filter")
+    levels = _operators(primary)
+
+    def tighter_than(level: int) -> pp.ParserElement:
+        """The argument of a prefix form at ``level``: everything that binds tighter."""
+        tighter = [other for other in levels if other > level]
+        return levels[min(tighter)] if tighter else primary
 
     comment_item = COMMENT_ITEM.copy().set_parse_action(_comment)
     item = comment_item | filter_
@@ -602,17 +672,17 @@ def _build() -> tuple[pp.ParserElement, pp.ParserElement]:
 
     directions = _alternatives(DIRECTION_WORDS)
     step_count = NEG_INT | INT
-    direction = directions + _Maybe(step_count + _Maybe(step_count)) + primary
+    direction = directions + _Maybe(step_count + _Maybe(step_count)) + tighter_than(DIRECTION)
     direction.set_parse_action(_direction)
-    ray_args = LPAR + pp.OneOrMore(union_expr) + RPAR
+    ray_args = LPAR + pp.OneOrMore(levels[UNION]) + RPAR
     ray = (_suppressed(_kw("ray")) + _Many(directions) + ray_args).set_parse_action(_ray)
     xray = (_suppressed(_kw("xray")) + ray_args).set_parse_action(_xray)
-    between = _suppressed(_kw("between")) + LPAR + union_expr + union_expr + RPAR
+    between = _suppressed(_kw("between")) + LPAR + levels[UNION] + levels[UNION] + RPAR
     between.set_parse_action(lambda s, loc, t: ct.Between(_filter(s, t[0]), _filter(s, t[1])))
 
     move_params = pp.MatchFirst(
         [
-            (_kw(word) + primary).set_parse_action(_move_param(word))
+            (_kw(word) + tighter_than(MOVE)).set_parse_action(_move_param(word))
             for word in ("from", "to", "capture")
         ]
         + [
@@ -627,9 +697,7 @@ def _build() -> tuple[pp.ParserElement, pp.ParserElement]:
         lambda s, loc, t: _move(s, loc, [tuple(g[0]) for g in t])
     )
 
-    quantifier = _leaf(
-        pp.Regex(r"\{\s*[*+]\s*\}|\{\s*\d*\s*,\s*\d*\s*\}|\{\s*\d+\s*\}|[*+?]"), "a repetition"
-    ).set_parse_action(_quantifier)
+    quantifier = _leaf(pp.Regex(REPETITION_PATTERN), "a repetition").set_parse_action(_quantifier)
     step = (filter_ + _Maybe(quantifier)).set_parse_action(_step)
     line = (_suppressed(_kw("line")) + pp.OneOrMore(ARROW + step)).set_parse_action(
         lambda t: ct.Line(tuple(t))
@@ -639,21 +707,22 @@ def _build() -> tuple[pp.ParserElement, pp.ParserElement]:
         _transform
     )
     piece_loop = (
-        _suppressed(_kw("piece")) + NAME + _suppressed(_kw("in")) + union_expr + filter_
+        _suppressed(_kw("piece")) + NAME + _suppressed(_kw("in")) + levels[UNION] + filter_
     ).set_parse_action(_piece_loop)
-    negation = (_suppressed(_kw("not")) + in_expr).set_parse_action(
+    negation = (_suppressed(_kw("not")) + tighter_than(NOT)).set_parse_action(
         lambda s, loc, t: ct.Not(_filter(s, t[0]))
     )
-    minus = (_suppressed(MINUS) + union_expr).set_parse_action(
+    # As chessql reads it: the argument binds tighter than `+ -` (see the module docstring).
+    minus = (_suppressed(MINUS) + tighter_than(ARITH)).set_parse_action(
         lambda s, loc, t: ct.Negate(_filter(s, t[0]))
     )
-    count = (_suppressed(_sym("#")) + arith_expr).set_parse_action(
+    count = (_suppressed(_sym("#")) + tighter_than(COUNT)).set_parse_action(
         lambda s, loc, t: ct.Count(_filter(s, t[0]))
     )
-    power = (_suppressed(_kw("power")) + union_expr).set_parse_action(
+    power = (_suppressed(_kw("power")) + tighter_than(POWER)).set_parse_action(
         lambda s, loc, t: ct.Power(_filter(s, t[0]))
     )
-    complement = (_suppressed(_sym("~", r"~(?!~)")) + attacks_expr).set_parse_action(
+    complement = (_suppressed(_sym("~", r"~(?!~)")) + tighter_than(COMPLEMENT)).set_parse_action(
         lambda s, loc, t: ct.Complement(_filter(s, t[0]))
     )
     variable = NAME.copy().set_parse_action(_variable)
@@ -692,26 +761,7 @@ def _build() -> tuple[pp.ParserElement, pp.ParserElement]:
         ]
     )
 
-    def attack(word: str, left: ct.Filter, right: ct.Filter) -> ct.Filter:
-        return ct.Attacks(left, right) if word == "attacks" else ct.AttackedBy(left, right)
-
-    def arith(word: str, left: ct.Filter, right: ct.Filter) -> ct.Filter:
-        return ct.Arith(ct.ArithOp(word), left, right)
-
-    attack_word = _kw("attacks") | _kw("attackedby")
-    attacks_expr <<= (primary + _Many(attack_word + primary)).set_parse_action(_fold_left(attack))
-    amp = _suppressed(_sym("&", r"&(?!&)"))
-    inter_expr = (attacks_expr + _Many(amp + attacks_expr)).set_parse_action(_flat(ct.Intersection))
-    bar = _suppressed(_sym("|", r"\|(?!\|)"))
-    union_expr <<= (inter_expr + _Many(bar + inter_expr)).set_parse_action(_flat(ct.Union))
-    arith_expr <<= (union_expr + _Many((PLUS | MINUS) + union_expr)).set_parse_action(
-        _fold_left(arith)
-    )
-    rel_expr = (arith_expr + _Many(RELOP + arith_expr)).set_parse_action(_relations)
-    in_expr <<= (rel_expr + _Maybe(_suppressed(_kw("in")) + rel_expr)).set_parse_action(_in)
-    and_expr = (in_expr + _Many(_suppressed(_kw("and")) + in_expr)).set_parse_action(_flat(ct.And))
-    or_expr = (and_expr + _Many(_suppressed(_kw("or")) + and_expr)).set_parse_action(_flat(ct.Or))
-    filter_ <<= or_expr
+    filter_ <<= levels[OR]
 
     def parameter(word: str, value: pp.ParserElement | None = None) -> pp.ParserElement:
         expr = _kw(word) if value is None else _kw(word) + value
@@ -752,25 +802,25 @@ _SCRIPT.parse_with_tabs()
 # --------------------------------------------------------------------------------------
 
 
-def _pragma(s: str, item: _Pragma) -> list[str]:
+def _pragma(s: str, item: ct.Comment) -> list[str]:
     words = item.text.strip()[len(PRAGMA_PREFIX) :].split()
     if words == [PRAGMA_LISTS] or (
         len(words) == 2 and words[0] == PRAGMA_MARK and words[1] in {m.value for m in ct.Mark}
     ):
         return words
-    _fail(s, item.loc, f"unknown pragma {item.text.strip()!r}")
+    _fail(s, _pragma_place(item), f"unknown pragma {item.text.strip()!r}")
 
 
-def _leading_mark(s: str, items: list[Any]) -> tuple[ct.Mark, list[Any]]:
-    if items and isinstance(items[0], _Pragma):
+def _leading_mark(s: str, items: list[ct.Filter]) -> tuple[ct.Mark, list[ct.Filter]]:
+    if items and _is_pragma(items[0]):
         words = _pragma(s, items[0])
         if words[0] == PRAGMA_MARK:
             return ct.Mark(words[1]), items[1:]
     return ct.Mark.ALL, items
 
 
-def _body(s: str, items: list[Any], loc: int) -> ct.Filter:
-    if not any(isinstance(item, ct.Filter) and not isinstance(item, ct.Comment) for item in items):
+def _body(s: str, items: list[ct.Filter], loc: int) -> ct.Filter:
+    if all(isinstance(item, ct.Comment) for item in items):
         _fail(s, loc, "the body needs at least one filter")
     return items[0] if len(items) == 1 else ct.Compound(tuple(items))
 
@@ -792,23 +842,23 @@ def _list_of(s: str, node: ct.Filter, scope: ct.Scope, loc: int) -> ct.TopList:
             " or not find {…}",
         )
     mark = ct.Mark.ALL
-    items: list[Any] = [find.arg]
+    items: list[ct.Filter] = [find.arg]
     if isinstance(find.arg, ct.Compound):
         mark, items = _leading_mark(s, list(find.arg.items))
     return ct.TopList(_body(s, items, loc), matchcount, mark, scope)
 
 
-def _header(s: str, params: pp.ParseResults) -> tuple[dict[str, list[Any]], ct.Header]:
-    seen: dict[str, list[Any]] = {}
+def _header(s: str, params: pp.ParseResults) -> tuple[dict[str, list[object]], ct.Header]:
+    seen: dict[str, list[object]] = {}
     for group in params:
         word, values, loc = group[0]
         if word in seen:
             _fail(s, loc, f"the header has two {word} parameters")
         seen[word] = values
-    gamenumber = seen.get("gamenumber")
+    gamenumber = _all(int, seen.get("gamenumber", ()))
     header = ct.Header(
-        inputs=tuple(seen.get("input", ())),
-        output=seen["output"][0] if "output" in seen else None,
+        inputs=tuple(_all(str, seen.get("input", ()))),
+        output=_all(str, seen["output"])[0] if "output" in seen else None,
         gamenumber=(gamenumber[0], gamenumber[-1]) if gamenumber else None,
     )
     return seen, header
@@ -819,20 +869,22 @@ def _query(s: str, results: pp.ParseResults, body_loc: int) -> ct.Query:
     seen, header = _header(s, params)
     scope = ct.Scope.ALL if "variations" in seen else ct.Scope.MAINLINE
     items = list(_items(s, body))
-    if items and isinstance(items[0], _Pragma) and _pragma(s, items[0]) == [PRAGMA_LISTS]:
+    first = items[0] if items else None
+    if _is_pragma(first) and _pragma(s, first) == [PRAGMA_LISTS]:
+        place = _pragma_place(first)
         for word in ("matchcount", "result"):
             if word in seen:
-                _fail(s, items[0].loc, f"the lists form cannot have a {word} header parameter")
+                _fail(s, place, f"the lists form cannot have a {word} header parameter")
         rest = items[1:]
         if not rest or rest[0] != ct.Simple(ct.Keyword.INITIAL) or len(rest) < 2:
-            _fail(s, items[0].loc, "the cqllegacy lists form starts with initial and a find")
-        lists = tuple(_list_of(s, node, scope, items[0].loc) for node in rest[1:])
+            _fail(s, place, "the cqllegacy lists form starts with initial and a find")
+        lists = tuple(_list_of(s, node, scope, place) for node in rest[1:])
         query = ct.Query(header, lists, leading_comments=tuple(leading))
     else:
         mark, items = _leading_mark(s, items)
         if "result" in seen:
             items.insert(0, ct.Result(GameResult(seen["result"][0])))
-        count = seen.get("matchcount")
+        count = _all(int, seen.get("matchcount", ()))
         matchcount = (count[0], count[-1]) if count else None
         top = ct.TopList(_body(s, items, body_loc), matchcount, mark, scope)
         query = ct.Query(header, (top,), leading_comments=tuple(leading))
@@ -840,32 +892,25 @@ def _query(s: str, results: pp.ParseResults, body_loc: int) -> ct.Query:
     return query
 
 
-def _children(node: Any) -> Iterator[Any]:
-    if isinstance(node, tuple):
-        yield from node
-    elif attrs.has(type(node)):
-        for field in attrs.fields(type(node)):
-            yield getattr(node, field.name)
-
-
 def _check_tree(s: str, query: ct.Query) -> None:
-    """No parse-time markers left; every piece variable inside a loop that binds it."""
+    """No pragma left out of place; every piece variable inside a loop that binds it."""
 
-    def walk(node: Any, bound: frozenset[str], depth: int = 0) -> None:
-        if depth > MAX_DEPTH:
-            _fail(s, 0, f"the script nests filters more than {MAX_DEPTH} deep")
-        if isinstance(node, _Marker):
-            _fail(s, node.loc, node.what())
+    def walk(node: ct.Filter, bound: frozenset[str], depth: int = 0) -> None:
+        if _is_pragma(node):
+            message = f"a {PRAGMA_PREFIX} pragma can only open the body or a list's find"
+            _fail(s, _pragma_place(node), message)
         if isinstance(node, ct.PieceVariable) and node.name not in bound:
             where = _STATE.get().variable_places.get(id(node), 0)
             _fail(s, where, f"piece variable {node.name!r} is unbound")
-        deeper = depth + 1 if isinstance(node, ct.Filter) else depth
+        if depth >= MAX_DEPTH:
+            # depth 0 is the first level: this filter is on level MAX_DEPTH + 1
+            _fail(s, 0, f"the script nests filters more than {MAX_DEPTH} deep")
         if isinstance(node, ct.PieceLoop):
-            walk(node.domain, bound, deeper)
-            walk(node.body, bound | {node.name}, deeper)
+            walk(node.domain, bound, depth + 1)
+            walk(node.body, bound | {node.name}, depth + 1)
             return
-        for child in _children(node):
-            walk(child, bound, deeper)
+        for child in node.children():
+            walk(child, bound, depth + 1)
 
     for top in query.lists:
         walk(top.body, frozenset())
@@ -938,7 +983,8 @@ def _explain(s: str, failures: _Failures, path: str | None) -> NoReturn:
 def _nesting_too_deep(s: str) -> int | None:
     """Where the bracket nesting first exceeds :data:`MAX_NESTING`, if it does."""
     depth = 0
-    for match in re.finditer(r'"[^"\n]*"|//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/|[({\[]|[)}\]]', s):
+    tokens = rf"{STRING_PATTERN}|{LINE_COMMENT_PATTERN}|{BLOCK_COMMENT_PATTERN}|[({{\[]|[)}}\]]"
+    for match in re.finditer(tokens, s):
         token = match.group()
         if token in "({[":
             depth += 1

@@ -83,6 +83,37 @@ import attrs
 
 from cqllegacy.core import tree as ct
 from cqllegacy.modern.errors import NotExpressible
+from cqllegacy.modern.vocabulary import (
+    AND,
+    ARITH,
+    ATOM,
+    ATTACK,
+    BLACK_PAWN,
+    COMPLEMENT,
+    COUNT,
+    DIRECTION,
+    IN,
+    INTERSECTION,
+    LINE,
+    MOVE,
+    NOT,
+    OR,
+    POWER,
+    PRAGMA_LISTS,
+    PRAGMA_MARK,
+    PRAGMA_PREFIX,
+    PROMOTABLE,
+    RANGE_OPS,
+    RELATION,
+    REPETITIONS,
+    TRANSFORM,
+    UNARY,
+    UNION,
+    WHITE_PAWN,
+    implicit_search_ok,
+    is_pragma_text,
+    is_variable_name,
+)
 from cqllegacy.vocab.pieces import (
     ANYTHING,
     BLACK_PIECES,
@@ -91,114 +122,10 @@ from cqllegacy.vocab.pieces import (
     TypeSet,
     color_swap,
     format_modern_types,
-    types_of,
 )
 from cqllegacy.vocab.squares import EMPTY, FULL, Direction, format_squares
 
-# --------------------------------------------------------------------------------------
-# Shared lexical facts (the reader imports these)
-# --------------------------------------------------------------------------------------
-
-PRAGMA_PREFIX = "cqllegacy:"
-PRAGMA_LISTS = "lists"
-PRAGMA_MARK = "mark"
-
-#: Pieces a pawn may promote to, both colours.
-PROMOTABLE: TypeSet = types_of("QRBNqrbn")
-WHITE_PAWN: TypeSet = types_of("P")
-BLACK_PAWN: TypeSet = types_of("p")
-
-#: Words that may not name a piece variable: CQL 6.1 keywords and parameters.
-# fmt: off
-RESERVED_WORDS = frozenset(
-    (
-        "abs", "all", "ancestor", "and", "anydirection", "ascii", "assert", "atomic",
-        "attackedby", "attacks", "between", "black", "btm", "capture", "captures", "castle",
-        "check",
-        "child", "comment", "connectedpawns", "consecutivemoves", "count", "currentposition",
-        "cql", "dark", "depth", "descendant", "diagonal", "distance", "doubledpawns", "down",
-        "echo", "elo", "else", "enpassant", "enpassantsquare", "event", "false", "fen", "file",
-        "find", "firstmatch", "flip", "flipcolor", "fliphorizontal", "flipvertical", "from",
-        "function", "gamenumber", "hascomment", "horizontal", "if", "in", "initial", "input",
-        "int", "isolatedpawns", "lastposition", "left", "legal", "light", "line", "loop",
-        "lowercase", "maindiagonal", "mainline", "makesquare", "mate", "matchcount",
-        "matchstring", "max", "message", "min", "modelmate", "move", "movenumber", "nestban",
-        "northeast", "northwest", "not", "null", "o-o", "o-o-o", "offdiagonal", "or",
-        "orthogonal", "output", "passedpawns", "persistent", "piece", "pieceid", "pin",
-        "player", "ply", "position", "positionid", "power", "previous", "primary", "promote",
-        "pseudolegal", "pure", "quiet", "rank", "ray", "result", "reversecolor", "right",
-        "rotate45", "rotate90", "secondary", "shift", "shifthorizontal", "shiftvertical",
-        "sidetomove", "silent", "singlecolor", "site", "sort", "southeast", "southwest", "sqrt",
-        "square", "stalemate", "str", "terminal", "then", "through", "to", "true", "type", "up",
-        "uppercase", "variation", "variations", "vertical", "virtualmainline", "white", "wtm",
-        "xray", "year",
-    )
-)
-# fmt: on
-
-_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
-#: The piece-type part of a designator (``K``, ``[Aa]``, ``_``).
-TYPE_PATTERN = r"(?:[KQRBNPkqrbnpAa_]|\[[KQRBNPkqrbnpAa_]+\])"
-_SQUARE_ITEM = r"[a-h](?:-[a-h])?[1-8](?:-[1-8])?"
-#: The square part of a designator (``a1``, ``a-h1-2``, ``[a1,h8]``).
-SQUARES_PATTERN = rf"(?:{_SQUARE_ITEM}|\[{_SQUARE_ITEM}(?:,{_SQUARE_ITEM})*\])"
-#: A piece designator token (``Ka1``, ``[Aa]``, ``_f1-8``, ``[a1,h8]``).
-# Squares first: in `a-h8` the `a` is a file, not the black-piece letter.
-DESIGNATOR_PATTERN = rf"(?:{SQUARES_PATTERN}|{TYPE_PATTERN}{SQUARES_PATTERN}?)(?![\w$])"
-_DESIGNATOR = re.compile(DESIGNATOR_PATTERN + r"\Z")
 _SAFE_FILE_NAME = re.compile(r"[A-Za-z0-9_.\-/\\:+~]+\Z")
-
-
-def is_pragma_text(text: str) -> bool:
-    """True for comment text the reader takes as a ``cqllegacy:`` pragma."""
-    return text.strip().startswith(PRAGMA_PREFIX)
-
-
-def is_variable_name(name: str) -> bool:
-    """True if ``name`` can name a CQL piece variable (not a keyword, not a designator).
-
-    >>> [is_variable_name(word) for word in ("x", "K", "find", "b", "a1x")]
-    [True, False, False, False, True]
-    """
-    return bool(_NAME.match(name)) and name not in RESERVED_WORDS and not _DESIGNATOR.match(name)
-
-
-def implicit_search_ok(text: str) -> bool:
-    """True if ``text`` may follow ``player``/``event``/``site`` directly (CQL 6.1 rule).
-
-    ``+ * ?`` may not appear after the first character and ``[`` not before a ``]``.
-
-    >>> implicit_search_ok("Kasparov"), implicit_search_ok("x+y"), implicit_search_ok("+x")
-    (True, False, True)
-    """
-    if any(ch in text[1:] for ch in "+*?"):
-        return False
-    bracket = text.find("[")
-    return bracket < 0 or "]" not in text[bracket + 1 :]
-
-
-# --------------------------------------------------------------------------------------
-# Precedence levels (higher binds tighter); chessql's table, adjusted where sources differ
-# --------------------------------------------------------------------------------------
-
-LINE = 10
-TRANSFORM = 30  # transforms, find, piece loops: prefix forms whose argument reaches `or`
-OR = 40
-AND = 50
-NOT = 60
-IN = 70
-RELATION = 80
-UNARY = 90  # unary minus: below `#` in the CQL 6.1 table, above `* / %` in chessql
-COUNT = 100
-ARITH = 110
-POWER = 150
-UNION = 160
-INTERSECTION = 170
-COMPLEMENT = 180
-ATTACK = 190
-MOVE = 200  # `move` parameters take their argument above this level
-DIRECTION = 210
-ATOM = 1000
 
 _INLINE_WIDTH = 72
 _INDENT = "  "
@@ -297,12 +224,13 @@ class _Context:
 
 F = TypeVar("F", bound=ct.Filter)
 _Printer = Callable[[F, _Context], Printed]
-_PRINTERS: dict[type, Callable[[ct.Filter, _Context], Printed]] = {}
+#: Each class's printer; it takes nodes of that class, which the table cannot say.
+_PRINTERS: dict[type, Callable[..., Printed]] = {}
 
 
 def _printer(cls: type[F]) -> Callable[[_Printer[F]], _Printer[F]]:
     def register(fn: _Printer[F]) -> _Printer[F]:
-        _PRINTERS[cls] = fn  # type: ignore[assignment]
+        _PRINTERS[cls] = fn
         return fn
 
     return register
@@ -449,6 +377,7 @@ def _with_a_filter(items: tuple[ct.Filter, ...]) -> tuple[ct.Filter, ...]:
 def designator_text(types: TypeSet, squares: int) -> str:
     """CQL 6 text of a piece designator.
 
+    >>> from cqllegacy.vocab.pieces import types_of
     >>> from cqllegacy.vocab.squares import parse_squares
     >>> designator_text(types_of("K"), parse_squares("a1")), designator_text(ANYTHING, FULL)
     ('Ka1', '.')
@@ -686,14 +615,11 @@ def _in_range(node: ct.InRange, ctx: _Context) -> Printed:
     return _joined([f"{node.lo} <=", value, f"<= {node.hi}"], RELATION)
 
 
-_RANGE_OPS = (ct.CompareOp.EQ, ct.CompareOp.GE, ct.CompareOp.LE)
-
-
 def _reads_as_range(node: ct.Compare) -> bool:
     """Would ``left op right`` read back as an :class:`~cqllegacy.core.tree.InRange`?"""
     right = node.right
     if isinstance(right, ct.Number):
-        return node.op in _RANGE_OPS
+        return node.op in RANGE_OPS
     return (
         node.op is ct.CompareOp.LE
         and isinstance(node.left, ct.Number)
@@ -782,8 +708,8 @@ def _player(node: ct.Player, ctx: _Context) -> Printed:
             node.origin,
         )
         return _noted(note, _tag_search(tag, node.text, ":player", ctx, node.origin))
-    literal, note = _string(node.text.lower(), ":player", ctx, node.origin)
-    return _noted(note, _text(f"{literal} in lowercase {tag}", IN))
+    literal, string_note = _string(node.text.lower(), ":player", ctx, node.origin)
+    return _noted(string_note, _text(f"{literal} in lowercase {tag}", IN))
 
 
 @_printer(ct.TagContains)
@@ -791,12 +717,14 @@ def _tag_contains(node: ct.TagContains, ctx: _Context) -> Printed:
     return _tag_search(node.tag.value, node.text, f":{node.tag.value}", ctx)
 
 
-@_printer(Pragma)
-@_printer(ct.Comment)
 def _misplaced_comment(node: ct.Comment | Pragma, ctx: _Context) -> Printed:
     raise NotExpressible(
         "comment", "a // comment can only stand among the constituents of { } or the body"
     )
+
+
+_printer(ct.Comment)(_misplaced_comment)
+_printer(Pragma)(_misplaced_comment)
 
 
 # --------------------------------------------------------------------------------------
@@ -808,7 +736,7 @@ def _quantifier(step: ct.LineStep, ctx: _Context) -> str:
     lo, hi = step.lo, step.hi
     if lo < 0 or (hi is not None and hi < lo):
         raise NotExpressible("line", f"repetition {lo}..{hi} is empty or negative")
-    shorthand = {(1, 1): "", (0, None): "*", (1, None): "+", (0, 1): "?"}
+    shorthand = {(1, 1): "", **{bounds: text for text, bounds in REPETITIONS.items()}}
     if (lo, hi) in shorthand:
         return shorthand[(lo, hi)]
     return f"{{{lo},}}" if hi is None else f"{{{lo},{hi}}}"
@@ -985,8 +913,11 @@ def _header_matchcount(matchcount: tuple[int, int | None] | None) -> tuple[int, 
 
 def _body_items(body: ct.Filter) -> tuple[ct.Filter, ...]:
     """The constituents a body is written as (one filter, or a compound's items)."""
-    several = isinstance(body, ct.Compound) and len(body.items) >= 2
-    if several and not all(_is_commentary(item) for item in body.items):
+    if (
+        isinstance(body, ct.Compound)
+        and len(body.items) >= 2
+        and not all(_is_commentary(item) for item in body.items)
+    ):
         return body.items
     return (body,)
 
