@@ -198,7 +198,7 @@ def _looks_into_variations(node: Filter) -> bool:
     )
 
 
-def _driver(query: Query, lists: tuple[ListAnalysis, ...], has_lines: bool) -> Driver:
+def _driver(query: Query, lists: tuple[ListAnalysis, ...]) -> Driver:
     if query.tags:
         # Piece tags follow pieces through the game: only the game tree knows them.
         return Driver.TREE
@@ -207,16 +207,12 @@ def _driver(query: Query, lists: tuple[ListAnalysis, ...], has_lines: bool) -> D
         return Driver.TAGS
     if farthest <= Reads.NEXT_MOVE:
         return Driver.LIVE
-    return Driver.LINES if has_lines else Driver.TREE
+    # The compiler turns TREE into LINES where every list is an OR of local-step lines.
+    return Driver.TREE
 
 
-def analyse(query: Query, *, lines: bool | None = None) -> QueryAnalysis:
-    """The analysis of ``query``; raises :class:`QueryError` for one that cannot run.
-
-    ``lines`` says whether every list is an OR of lines of local steps (the lowering step
-    decides that, see :mod:`~cqllegacy.evaluator.line_automaton`); None: not known, and
-    the tree driver is chosen where lines would do.
-    """
+def analyse(query: Query) -> QueryAnalysis:
+    """The analysis of ``query``; raises :class:`QueryError` for one that cannot run."""
     tag_names = {tag.name for tag in query.tags}
     if len(tag_names) != len(query.tags):
         raise QueryError("two tags have the same name")
@@ -233,5 +229,5 @@ def analyse(query: Query, *, lines: bool | None = None) -> QueryAnalysis:
         identities=identities,
         variations=variations,
         tag_needles=_needles(lists),
-        driver=_driver(query, lists, bool(lines)),
+        driver=_driver(query, lists),
     )

@@ -185,7 +185,7 @@ class CompiledQuery:
         if optimize and analysis.driver is Driver.TREE and not query.tags:
             self._automata = _line_automata(compiler, query)
             if self._automata is not None:
-                analysis = analyse(query, lines=True)
+                analysis = attrs.evolve(analysis, driver=Driver.LINES)
         self.analysis = analysis
         #: Driver.TREE for the straightforward evaluator (``optimize=False``).
         self.driver = analysis.driver if optimize else Driver.TREE
