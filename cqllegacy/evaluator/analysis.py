@@ -166,11 +166,6 @@ class QueryAnalysis:
     tag_needles: Needles
     driver: Driver
 
-    @property
-    def reads(self) -> Reads:
-        """How far the farthest list looks."""
-        return max((analysis.reads for analysis in self.lists), default=Reads.TAGS)
-
 
 def _list_analysis(top: TopList, tag_names: set[str]) -> ListAnalysis:
     free = free_variables(top.body)
