@@ -66,6 +66,7 @@ from cqllegacy.core.tree import (
     Keyword,
     LegacyOnly,
     Line,
+    LineGroup,
     Move,
     Not,
     Or,
@@ -182,7 +183,8 @@ def necessary_atoms(node: Filter) -> tuple[op.Atom, ...]:
         return tuple(atom for arg in node.args for atom in necessary_atoms(arg))
     if isinstance(node, DirectionSet):
         return necessary_atoms(node.arg)
-    if isinstance(node, PieceLoop):
+    if isinstance(node, PieceLoop) and not node.all:
+        # (``piece all`` holds vacuously where the domain is empty.)
         return necessary_atoms(node.domain)
     if isinstance(node, InRange) and isinstance(node.value, Count) and (node.lo or 0) >= 1:
         return necessary_atoms(node.value.arg)
@@ -602,8 +604,16 @@ def _remembered(c: Compiler, node: Filter) -> Fn:
     return known
 
 
+def _single_steps(node: Line) -> bool:
+    """Every constituent of the line matched exactly once, none a group."""
+    return bool(node.steps) and all(
+        (step.lo, step.hi) == (1, 1) and not isinstance(step.filter, LineGroup)
+        for step in node.steps
+    )
+
+
 def _line(c: Compiler, node: Line) -> Compiled | None:
-    if not node.steps or any((step.lo, step.hi) != (1, 1) for step in node.steps):
+    if not _single_steps(node):
         return None
     tests = [
         c.truth(step.filter) if i == 0 else _remembered(c, step.filter)
@@ -655,9 +665,8 @@ def _line_members(node: Filter, local: Callable[[Filter], bool]) -> list[Steps] 
                 return None
         return out
     if isinstance(node, Line):
-        steps = node.steps
-        if steps and all((s.lo, s.hi) == (1, 1) and local(s.filter) for s in steps):
-            return [tuple(s.filter for s in steps)]
+        if _single_steps(node) and all(local(s.filter) for s in node.steps):
+            return [tuple(s.filter for s in node.steps)]
         return None
     if isinstance(node, Compound | And):
         items = meaningful(node.items)
@@ -761,26 +770,34 @@ LOWERING: Mapping[type[Filter], Lowering] = MappingProxyType(
 #: neither table still runs, by its reference rule; the completeness test names it).
 REFERENCE_RULE: frozenset[type[Filter]] = frozenset(
     {
+        ct.Ancestor,
+        ct.AtPosition,
         ct.Between,
         ct.Comment,
         ct.Compare,
         ct.Complement,
         ct.DirectionSet,
+        ct.Echo,
         ct.Elo,
         ct.Find,
+        ct.InSet,
         ct.Intersection,
         ct.LegacyOnly,
+        ct.LineGroup,
         ct.Negate,
         ct.Number,
         ct.NumericValue,
         ct.PieceLoop,
         ct.PieceVariable,
         ct.Player,
+        ct.PositionIntersection,
+        ct.PositionVariable,
         ct.Power,
         ct.Ray,
         ct.RayCount,
         ct.Relation,
         ct.Result,
+        ct.SideToMove,
         ct.Simple,
         ct.TagContains,
         ct.XRay,

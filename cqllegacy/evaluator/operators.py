@@ -460,11 +460,7 @@ def _first_holding(
     if check is not None and board is not None and check(board):
         return True
     for moved_from, atoms, test in entries:
-        if (
-            moved_from & moved
-            and (atoms is None or board is None or atoms(board))
-            and test(ctx, p)
-        ):
+        if moved_from & moved and (atoms is None or board is None or atoms(board)) and test(ctx, p):
             return True
     return False
 
