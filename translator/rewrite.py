@@ -448,7 +448,7 @@ def _ray_pair_terms(
         return [core.Count(core.Ray(args[::-1], direction))]
     if popcount(last.squares) < popcount(first.squares):
         args, first = args[::-1], last
-    terms = []
+    terms: list[core.Filter] = []
     for square in iter_squares(first.squares):
         start = restrict(args[0], ANYTHING, 1 << square)
         if start is not None:
