@@ -51,7 +51,6 @@ from cqllegacy.modern.vocabulary import (
     COMPLEMENT,
     COUNT,
     DESIGNATOR_PATTERN,
-    DIRECTION,
     DIRECTION_WORDS,
     FILE_NAME_PATTERN,
     IN,
@@ -672,7 +671,8 @@ def _build() -> tuple[pp.ParserElement, pp.ParserElement]:
 
     directions = _alternatives(DIRECTION_WORDS)
     step_count = NEG_INT | INT
-    direction = directions + _Maybe(step_count + _Maybe(step_count)) + tighter_than(DIRECTION)
+    # A direction's argument reaches over `attacks`/`attackedby` (decision M10).
+    direction = directions + _Maybe(step_count + _Maybe(step_count)) + levels[ATTACK]
     direction.set_parse_action(_direction)
     ray_args = LPAR + pp.OneOrMore(levels[UNION]) + RPAR
     ray = (_suppressed(_kw("ray")) + _Many(directions) + ray_args).set_parse_action(_ray)
