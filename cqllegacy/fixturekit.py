@@ -32,6 +32,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -281,9 +282,15 @@ def expected_json(results: Results, pgn: PgnRecord, translation: str) -> str:
     return "{\n" + ",\n".join([*head, games]) + "\n}\n"
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _compact_json(value: object) -> str:
     """``value`` as JSON on one line, with a space after each separator."""
-    return json.dumps(value, separators=(", ", ": "), ensure_ascii=False)
+    text = json.dumps(value, separators=(", ", ": "), ensure_ascii=False)
+    # A path with bytes that are not UTF-8 holds lone surrogates (surrogateescape): JSON
+    # escapes keep them, and json.loads gives the same path back.
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def _game_json(game: GameResult) -> dict[str, object]:

@@ -12,7 +12,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from cqllegacy.errors import CqlLegacyError, printable
+from cqllegacy.errors import CqlLegacyError, display_path, printable
 from cqllegacy.legacy import print_script, read_script
 from cqllegacy.runner.scripts import Language, read_script_file, refusals, script_language
 
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         if args.quiet:
             continue
         if several:
-            print(("\n" if number else "") + f";; {path}")
+            print(("\n" if number else "") + f";; {display_path(path)}")
         sys.stdout.write(canonical)
     return status
 

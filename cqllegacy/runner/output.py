@@ -224,9 +224,10 @@ class Destination:
         return self.how == "replace"
 
 
-def destination(name: str | os.PathLike[str]) -> Destination:
+def destination(name: str | os.PathLike[str], what: str = "file") -> Destination:
     """How ``name`` is written (see :class:`Destination`); a folder, or a path whose
-    folder is missing or not a folder, is a :class:`~cqllegacy.errors.UsageError`.
+    folder is missing or not a folder, is a :class:`~cqllegacy.errors.UsageError` that
+    calls it ``what``.
 
     >>> destination("-").how, destination("/dev/stdout").how
     ('stdout', 'descriptor')
@@ -241,24 +242,28 @@ def destination(name: str | os.PathLike[str]) -> Destination:
     try:
         mode = os.stat(target).st_mode
     except (FileNotFoundError, NotADirectoryError):
-        _check_folder(text, target.parent)
+        _check_folder(f"the {what} {text}", target.parent, Path(text).parent)
         return Destination(text, "replace", target)
     except OSError as exc:
-        raise UsageError(f"cannot write {text}: {exc.strerror or exc}") from exc
+        raise UsageError(f"cannot write the {what} {text}: {exc.strerror or exc}") from exc
     if stat.S_ISDIR(mode):
-        raise UsageError(f"{text} is a folder, not a file")
+        raise UsageError(f"the {what} {text} is a folder, not a file")
     return Destination(text, "replace" if stat.S_ISREG(mode) else "through", target)
 
 
-def _check_folder(name: str, folder: Path) -> None:
-    """The folder a new file goes into must be there and be a folder."""
-    for parent in (folder, *folder.parents):
+def _check_folder(label: str, folder: Path, written: Path) -> None:
+    """The folder a new file goes into must be there and be a folder; ``written`` is
+    that folder as the user wrote it (shown when no symbolic link leads elsewhere)."""
+    shown = written if os.path.abspath(written) == str(folder) else folder
+    # A relative ``shown`` has fewer parents, the last one the current folder, which exists.
+    chain = zip((folder, *folder.parents), (shown, *shown.parents), strict=False)
+    for parent, parent_shown in chain:
         if parent.exists():
             if not parent.is_dir():
-                raise UsageError(f"cannot write {name}: {parent} is a file, not a folder")
+                raise UsageError(f"cannot write {label}: {parent_shown} is a file, not a folder")
             break
     if not folder.is_dir():
-        raise UsageError(f"cannot write {name}: folder {folder} does not exist")
+        raise UsageError(f"cannot write {label}: folder {shown} does not exist")
 
 
 def make_folder(folder: Path, what: str) -> None:
@@ -291,10 +296,7 @@ def check_destinations(
     files: list[tuple[str, Path]] = []
     streams: list[str] = []
     for what, path in destinations:
-        try:
-            where = destination(path)
-        except UsageError as exc:
-            raise UsageError(f"the {what} {path}: {exc}") from None
+        where = destination(path, what)
         if where.how == "stdout" or (where.how == "descriptor" and where.descriptor == 1):
             streams.append(what)
         if not where.replaced:

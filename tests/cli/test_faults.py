@@ -395,6 +395,37 @@ def test_migrate_keeps_names_that_are_not_utf8_and_escapes_them_in_its_reports(
     assert "`caf\\xe9.cql`" in markdown and "dest\\xff" in markdown
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        pytest.param(["translate", "b.cql", "CAFE"], id="translate"),
+        pytest.param(["check", "b.cql", "CAFE"], id="check"),
+        pytest.param(["fixtures", "make", "CAFE", "--pgn", "GAMES", "--out", "FX"], id="fixtures"),
+    ],
+)
+def test_names_that_are_not_utf8_on_standard_output_and_in_fixtures(
+    scratch: Path, command: list[str]
+) -> None:
+    names = {"CAFE": b"caf\xe9.cql", "GAMES": b"g\xe9.pgn", "FX": b"fx\xe9"}
+    (scratch / "b.cql").write_text(KNIGHT_FORK.read_text())
+    (scratch / os.fsdecode(names["CAFE"])).write_text(KNIGHT_FORK.read_text())
+    (scratch / os.fsdecode(names["GAMES"])).write_bytes((scratch / "games.pgn").read_bytes())
+    argv = [sys.executable.encode(), b"-m", b"cqllegacy"]
+    argv += [names.get(part, part.encode()) for part in command]
+    # Standard output as strict UTF-8, as under most UTF-8 locales.
+    environment = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
+    process = subprocess.run(argv, cwd=scratch, capture_output=True, timeout=60, env=environment)
+    assert process.returncode == 0, process.stderr
+    assert b"caf\\xe9" in process.stdout and b"Traceback" not in process.stderr
+    if command[0] == "fixtures":
+        check = [*argv[:3], b"fixtures", b"check", names["FX"]]
+        process = subprocess.run(
+            check, cwd=scratch, capture_output=True, timeout=60, env=environment
+        )
+        assert process.returncode == 0, process.stdout + process.stderr
+        assert b"1 of 1 triples agree" in process.stdout
+
+
 # --------------------------------------------------------------------------------------
 # 5. migrate and fixtures
 # --------------------------------------------------------------------------------------
