@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
+from cqllegacy.errors import printable
+
 
 def format_duration(seconds: float) -> str:
     """``H:MM:SS``.
@@ -36,7 +38,7 @@ class Messages:
         """Nothing to show."""
 
     def message(self, text: str) -> None:
-        print(text, file=self.stream, flush=True)
+        print(printable(text, limit=None), file=self.stream, flush=True)
 
     def close(self) -> None:
         """Nothing to clear."""
