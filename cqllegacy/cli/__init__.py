@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from cqllegacy.errors import CqlLegacyError
 
 # Order here is the order of --help.
-SUBCOMMANDS = ("run", "translate", "check", "migrate", "fixtures")
+SUBCOMMANDS = ("run", "explain", "translate", "check", "migrate", "fixtures")
 
 DESCRIPTION = """\
 Run legacy CQL 3.x scripts -- the parenthesised (match ... (position ...)) language
@@ -26,6 +26,7 @@ examples:
   cqllegacy run examples/knight-fork.cql                 # on the bundled sample games
   cqllegacy run old.cql -i games.pgn.bz2 -o found.pgn --report found.jsonl
   cqllegacy translate old.cql -o new.cql                 # CQL 6.1 text, exact or refused
+  cqllegacy explain old.cql --html old.html              # what it means, its transforms
   cqllegacy check scripts/*.cql                          # validate and print canonically
 
 exit status: 0 success (for run: the scan completed, whether or not a game matched);
