@@ -25,7 +25,7 @@ THIS_FILE = Path(__file__).resolve()
 #: The decisions docs/semantics.md must define, each exactly once.
 DECISIONS = frozenset(
     [f"L{i}" for i in range(1, 23)]
-    + [f"M{i}" for i in range(1, 6)]
+    + [f"M{i}" for i in range(1, 11)]
     + [f"T{i}" for i in range(1, 4)]
 )
 

@@ -29,8 +29,10 @@ import functools
 import attrs
 
 from cqllegacy.core.tree import (
+    Ancestor,
     And,
     Arith,
+    AtPosition,
     AttackedBy,
     Attacks,
     Between,
@@ -41,14 +43,17 @@ from cqllegacy.core.tree import (
     Compound,
     Count,
     DirectionSet,
+    Echo,
     Elo,
     Filter,
     Find,
     InRange,
+    InSet,
     Intersection,
     Keyword,
     LegacyOnly,
     Line,
+    LineGroup,
     LineStep,
     Move,
     Negate,
@@ -60,11 +65,14 @@ from cqllegacy.core.tree import (
     PieceSet,
     PieceVariable,
     Player,
+    PositionIntersection,
+    PositionVariable,
     Power,
     Ray,
     RayCount,
     Relation,
     Result,
+    SideToMove,
     Simple,
     TagContains,
     Transform,
@@ -253,6 +261,12 @@ _STRUCTURAL: tuple[type[Filter], ...] = (
     Find,
     Transform,
     LegacyOnly,
+    InSet,
+    LineGroup,
+    Echo,
+    AtPosition,
+    PositionIntersection,
+    Ancestor,
 )
 for _cls in _STRUCTURAL:
     _rewrite.register(_cls)(_rewrite_fields)
@@ -262,7 +276,16 @@ def _unchanged(node: Filter, tau: BasicTransform) -> Filter:
     return node
 
 
-for _cls in (PieceVariable, Number, NumericValue, TagContains, Comment):
+# Positions and the side to move are no text a transform rewrites (decision M9).
+for _cls in (
+    PieceVariable,
+    PositionVariable,
+    SideToMove,
+    Number,
+    NumericValue,
+    TagContains,
+    Comment,
+):
     _rewrite.register(_cls)(_unchanged)
 
 

@@ -30,7 +30,7 @@ from typing import ClassVar, TypeVar
 
 import attrs
 
-from cqllegacy.vocab.pieces import ANYTHING, TypeSet
+from cqllegacy.vocab.pieces import ANY_PIECE, ANYTHING, TypeSet, types_of
 from cqllegacy.vocab.results import GameResult
 from cqllegacy.vocab.spans import Span
 from cqllegacy.vocab.squares import FULL, Direction, SquareSet
@@ -353,10 +353,13 @@ class PieceVariable(Filter):
 
 @attrs.frozen(slots=True)
 class PieceLoop(Filter):
-    """``piece x in DOMAIN BODY``: some piece on DOMAIN, bound to x, makes BODY match.
+    """``piece x in DOMAIN BODY``: some piece on DOMAIN, bound to x, makes BODY match
+    (a set filter: the squares of DOMAIN whose piece makes BODY match).
 
-    The binding follows that physical piece through later positions, promotions
-    included.
+    ``all`` (``piece all x in DOMAIN BODY``) is logical: BODY matches for every piece on
+    DOMAIN (so also when DOMAIN holds none).  The binding follows that physical piece
+    through later positions, promotions, castling and en passant included
+    (semantics: S-piece-variables, M6).
     """
 
     READS: ClassVar[Reads] = Reads.GAME  # said although it is the default: chosen, not inherited
@@ -364,6 +367,20 @@ class PieceLoop(Filter):
     name: str
     domain: Filter
     body: Filter
+    all: bool = False
+
+
+@attrs.frozen(slots=True)
+class InSet(Filter):
+    """``X in Y`` for two square sets: X is a subset of Y (an empty X is in anything).
+
+    Logical (semantics: S-modern-sets).
+    """
+
+    READS: ClassVar[Reads] = Reads.TAGS
+
+    left: Filter
+    right: Filter
 
 
 # --------------------------------------------------------------------------------------
@@ -532,6 +549,8 @@ class Keyword(enum.Enum):
     INITIAL = "initial"
     TERMINAL = "terminal"
     MAINLINE = "mainline"
+    #: A position that is not on the main line (``not mainline``).
+    VARIATION = "variation"
 
 
 @attrs.frozen(slots=True)
@@ -553,6 +572,15 @@ _SIMPLE_READS = {
     Keyword.FALSE: Reads.TAGS,
     Keyword.TERMINAL: Reads.NEXT_MOVE,
 }
+
+
+@attrs.frozen(slots=True)
+class SideToMove(Filter):
+    """``sidetomove``: 1 when White is to move, -1 when Black is (numeric).
+
+    The colour swap of a transform leaves it alone (decision M9)."""
+
+    READS: ClassVar[Reads] = Reads.POSITION
 
 
 @attrs.frozen(slots=True)
@@ -635,6 +663,21 @@ class Line(Filter):
 
 
 @attrs.frozen(slots=True)
+class LineGroup(Filter):
+    """``( C1 --> C2 … )``: a group of ``line`` constituents, only ever the ``filter`` of a
+    :class:`LineStep`, so that the whole group repeats (``(C1 --> C2)+``).
+
+    In a canonical tree the step holding a group has a repetition other than ``(1, 1)``
+    (an unrepeated group is its constituents written in place) and a group has at least
+    one step.  A group is evaluated only as part of its line (semantics: S-move-and-line).
+    """
+
+    READS: ClassVar[Reads] = Reads.GAME  # said although it is the default: chosen, not inherited
+
+    steps: tuple[LineStep, ...]
+
+
+@attrs.frozen(slots=True)
 class Find(Filter):
     """``find F``: F matches here or at a later position of the line.
 
@@ -668,6 +711,76 @@ class Transform(Filter):
     kind: TransformKind
     arg: Filter
     count: bool = False
+
+
+# --------------------------------------------------------------------------------------
+# Comparing positions: echo, position variables and their filters (semantics: S-echo)
+# --------------------------------------------------------------------------------------
+
+
+@attrs.frozen(slots=True)
+class Echo(Filter):
+    """``echo (S T) BODY``: with S bound to the current position (the source), some other
+    position of the game in scope, bound to T and made current (the target), makes BODY
+    match.  ``in_all`` (``echo (S T) in all BODY``) also tries the source as a target.
+
+    Logical; numeric when BODY is numeric: the largest value over the targets where BODY
+    matched.  ``quiet`` only silences CQL's comments and changes no match.
+    """
+
+    READS: ClassVar[Reads] = Reads.GAME  # said although it is the default: chosen, not inherited
+
+    source: str
+    target: str
+    body: Filter
+    in_all: bool = False
+    quiet: bool = False
+
+
+@attrs.frozen(slots=True)
+class PositionVariable(Filter):
+    """``S``: the position bound to the echo variable S (a position value).
+
+    A position is usable only where a position is wanted: ``S : F``, ``S & T``, ``S < T``
+    and the other comparisons (position order, M7), ``ancestor(S T)``.
+    """
+
+    READS: ClassVar[Reads] = Reads.GAME  # said although it is the default: chosen, not inherited
+
+    name: str
+
+
+@attrs.frozen(slots=True)
+class AtPosition(Filter):
+    """``POSITION : F``: F evaluated with POSITION as the current position; it matches when F
+    matched there, and its value is F's value there."""
+
+    READS: ClassVar[Reads] = Reads.GAME  # said although it is the default: chosen, not inherited
+
+    position: Filter
+    arg: Filter
+
+
+@attrs.frozen(slots=True)
+class PositionIntersection(Filter):
+    """``X & Y`` of two positions: the squares on which both hold the same piece type and
+    colour, a square empty in both included (a set filter)."""
+
+    READS: ClassVar[Reads] = Reads.GAME  # said although it is the default: chosen, not inherited
+
+    left: Filter
+    right: Filter
+
+
+@attrs.frozen(slots=True)
+class Ancestor(Filter):
+    """``ancestor(X Y)``: position X is Y or lies before Y on the way from the start
+    position to Y (logical; decision M8)."""
+
+    READS: ClassVar[Reads] = Reads.GAME  # said although it is the default: chosen, not inherited
+
+    left: Filter
+    right: Filter
 
 
 # --------------------------------------------------------------------------------------
@@ -811,6 +924,29 @@ class TagDeclaration:
     name: str
     types: TypeSet
     origin: Origin | None = _origin_field()
+
+    def start_types(self) -> TypeSet:
+        """The types a piece of the start position may have to be eligible: ``types``
+        and the pawns of each colour that has a piece type in ``types`` a pawn can
+        promote to (that pawn may become one later).
+
+        >>> from cqllegacy.vocab.pieces import format_modern_types, types_of
+        >>> format_modern_types(TagDeclaration("rook", types_of("Rr")).start_types())
+        '[RPrp]'
+        >>> format_modern_types(TagDeclaration("king", types_of("K")).start_types())
+        'K'
+        """
+        start = self.types & ANY_PIECE
+        for pawn, promoted in ((_WHITE_PAWN, _WHITE_PROMOTED), (_BLACK_PAWN, _BLACK_PROMOTED)):
+            if start & promoted:
+                start |= pawn
+        return start
+
+
+_WHITE_PAWN = types_of("P")
+_BLACK_PAWN = types_of("p")
+_WHITE_PROMOTED = types_of("QRBN")
+_BLACK_PROMOTED = types_of("qrbn")
 
 
 @attrs.frozen(slots=True)

@@ -1,5 +1,7 @@
 """Evaluator rules for the filters that look along the game: ``move`` (the next or the
-previous move), ``line`` and ``find`` (architecture note: next move, next position).
+previous move), ``line`` and ``find`` (architecture note: next move, next position), and
+the filters that compare positions: ``echo``, position variables, ``:``, positional
+intersection and ``ancestor`` (semantics: S-echo).
 
 >>> from cqllegacy.evaluator.evaluate import evaluate_filter
 >>> from cqllegacy.evaluator.testing import position
@@ -17,20 +19,37 @@ from typing import Any
 import attrs
 import chess
 
-from cqllegacy.core.tree import Filter, Find, Line, Move
+from cqllegacy.core.tree import (
+    Ancestor,
+    AtPosition,
+    Echo,
+    Filter,
+    Find,
+    Line,
+    LineGroup,
+    LineStep,
+    Move,
+    PositionIntersection,
+    PositionVariable,
+)
 from cqllegacy.evaluator.compiler import (
+    FAIL,
     Compiled,
     Compiler,
     Context,
     Fn,
+    Kind,
+    QueryError,
     Rule,
     as_logical,
     as_number,
+    as_set,
     registrar,
+    truth,
 )
 from cqllegacy.evaluator.gametree import piece_moves
 from cqllegacy.vocab.pieces import TypeSet, piece_bit
-from cqllegacy.vocab.squares import rank_of, square
+from cqllegacy.vocab.squares import FULL, rank_of, square
 
 __all__ = ["RULES", "MoveTest"]
 
@@ -127,29 +146,90 @@ def _reach(ctx: Context, token: int) -> _Reach:
     return reach if reach is not None else ctx.store(token, _Reach())
 
 
+@attrs.define(slots=True)
+class _Automaton:
+    """A line's constituents as a nondeterministic automaton over positions.
+
+    From state ``s`` at position p: each ``(test, t)`` of ``reads[s]`` whose test holds
+    at p leads to state t at every continuation of p (at -1 past the end of the line,
+    where no test holds); each state of ``skips[s]`` is reached at p itself.  The line
+    matches when state ``accept`` is reached.
+    """
+
+    reads: list[list[tuple[Fn, int]]] = attrs.field(factory=list)
+    skips: list[list[int]] = attrs.field(factory=list)
+    accept: int = 0
+
+    def state(self) -> int:
+        self.reads.append([])
+        self.skips.append([])
+        return len(self.reads) - 1
+
+    def sequence(self, c: Compiler, steps: tuple[LineStep, ...], start: int) -> int:
+        for step in steps:
+            start = self.repeated(c, step, start)
+        return start
+
+    def repeated(self, c: Compiler, step: LineStep, start: int) -> int:
+        """``step.filter`` ``lo`` times, then up to ``hi - lo`` more (any number: a loop)."""
+        if step.lo < 0 or (step.hi is not None and step.hi < step.lo):
+            raise QueryError(f"line repetition {step.lo}..{step.hi} is empty or negative")
+        for _ in range(step.lo):
+            start = self.element(c, step.filter, start)
+        if step.hi is None:
+            # Fresh states around the loop: `A* B*` must not come back to A after B.
+            loop, out = self.state(), self.state()
+            self.skips[start].append(loop)
+            self.skips[self.element(c, step.filter, loop)].append(loop)
+            self.skips[loop].append(out)
+            return out
+        out = self.state()
+        self.skips[start].append(out)
+        for _ in range(step.hi - step.lo):
+            start = self.element(c, step.filter, start)
+            self.skips[start].append(out)
+        return out
+
+    def element(self, c: Compiler, node: Filter, start: int) -> int:
+        if isinstance(node, LineGroup):
+            if not node.steps:
+                raise QueryError("a group of line constituents needs at least one")
+            return self.sequence(c, node.steps, start)
+        end = self.state()
+        self.reads[start].append((c.truth(node), end))
+        return end
+
+
 @_rule(Line)
 def _line(c: Compiler, node: Line) -> Compiled:
-    steps = tuple((c.truth(step.filter), step.lo, step.hi) for step in node.steps)
-    last = len(steps)
+    if not node.steps:
+        raise QueryError("line needs at least one constituent")
+    automaton = _Automaton()
+    automaton.accept = automaton.sequence(c, node.steps, automaton.state())
+    reads, skips, accept = automaton.reads, automaton.skips, automaton.accept
     token = next(_tokens)
 
-    def successors(ctx: Context, state: tuple[int, int, int]) -> Iterator[tuple[int, int, int]]:
-        k, done, p = state
-        test, lo, hi = steps[k]
-        if done >= lo:
-            yield (k + 1, 0, p)
-        if p >= 0 and (hi is None or done < hi) and test(ctx, p):
-            # Beyond ``lo`` an unbounded step's count no longer matters.
-            count = done + 1 if hi is not None else min(done + 1, lo)
-            for q in ctx.next[p] or (-1,):
-                yield (k, count, q)
+    def successors(ctx: Context, state: tuple[int, int]) -> Iterator[tuple[int, int]]:
+        s, p = state
+        for t in skips[s]:
+            yield (t, p)
+        if p >= 0:
+            for test, t in reads[s]:
+                if test(ctx, p):
+                    for q in ctx.next[p] or (-1,):
+                        yield (t, q)
 
     def line(ctx: Context, p: int) -> bool:
         reach = _reach(ctx, token)
-        start = (0, 0, p)
-        return _search(start, lambda s: s[0] == last, lambda s: successors(ctx, s), reach)
+        return _search((0, p), lambda s: s[0] == accept, lambda s: successors(ctx, s), reach)
 
     return as_logical(line)
+
+
+@_rule(LineGroup)
+def _line_group(c: Compiler, node: LineGroup) -> Compiled:
+    # A group spans several positions: only the line holding it can follow them.
+    raise QueryError("a group of line constituents can only stand in a line")
 
 
 def _search(
@@ -214,3 +294,109 @@ def _count_below(ctx: Context, p: int, test: Fn, token: int) -> int:
         counts[q] = int(bool(test(ctx, q))) + sum(counts[k] for k in ctx.next[q])
         stack.pop()
     return counts[p]
+
+
+# --------------------------------------------------------------------------------------
+# Comparing positions (semantics: S-echo)
+# --------------------------------------------------------------------------------------
+
+
+def position_key(name: str) -> str:
+    """The key of position variable ``name`` among the context's bindings (piece variables
+    use their bare names; CQL gives both kinds one namespace, the reader keeps them apart)."""
+    return ":" + name
+
+
+def _positions_in_scope(ctx: Context) -> range:
+    """Every position of the game in the list's scope: the main line, or the whole tree."""
+    return range(len(ctx.boards) if ctx.next is ctx.children else ctx.mainline_end)
+
+
+@_rule(PositionVariable)
+def _position_variable(c: Compiler, node: PositionVariable) -> Compiled:
+    # A position's value is its number in the game tree (depth first, main continuation
+    # first; decision M7), which is also what position comparisons compare.
+    key = position_key(node.name)
+    return as_number(lambda ctx, p: ctx.bindings.get(key))
+
+
+def _position_fn(c: Compiler, node: Filter) -> Fn:
+    if not isinstance(node, PositionVariable | AtPosition):
+        raise QueryError(f"a {type(node).__name__} filter is not a position")
+    return c.compile(node).fn
+
+
+@_rule(Echo)
+def _echo(c: Compiler, node: Echo) -> Compiled:
+    body = c.compile(node.body)
+    value, test, numeric = body.fn, truth(body), body.kind is Kind.NUMBER
+    source, target, in_all = position_key(node.source), position_key(node.target), node.in_all
+
+    def echo(ctx: Context, p: int) -> int | bool | None:
+        saved = ctx.bindings.get(source), ctx.bindings.get(target)
+        best: int | None = None
+        ctx.bind(source, p)
+        try:
+            for q in _positions_in_scope(ctx):
+                if q == p and not in_all:
+                    continue
+                ctx.bind(target, q)
+                if not numeric:
+                    if test(ctx, q):
+                        return True
+                    continue
+                found = value(ctx, q)
+                if found is not None and (best is None or found > best):
+                    best = found
+        finally:
+            ctx.bind(source, saved[0])
+            ctx.bind(target, saved[1])
+        return best if numeric else False
+
+    return Compiled(Kind.NUMBER if numeric else Kind.LOGICAL, echo)
+
+
+@_rule(AtPosition)
+def _at_position(c: Compiler, node: AtPosition) -> Compiled:
+    where, arg = _position_fn(c, node.position), c.compile(node.arg)
+    value, fail = arg.fn, FAIL[arg.kind]
+
+    def at_position(ctx: Context, p: int) -> Any:
+        q = where(ctx, p)
+        return fail if q is None else value(ctx, q)
+
+    return Compiled(arg.kind, at_position)
+
+
+@_rule(PositionIntersection)
+def _position_intersection(c: Compiler, node: PositionIntersection) -> Compiled:
+    left, right = _position_fn(c, node.left), _position_fn(c, node.right)
+
+    def same_squares(ctx: Context, p: int) -> int:
+        a, b = left(ctx, p), right(ctx, p)
+        if a is None or b is None:
+            return 0
+        # Empty in both counts as the same content.
+        out = ~(ctx.boards[a].occupied | ctx.boards[b].occupied) & FULL
+        for mine, theirs in zip(ctx.piece_boards(a), ctx.piece_boards(b), strict=True):
+            out |= mine & theirs
+        return out
+
+    return as_set(same_squares)
+
+
+@_rule(Ancestor)
+def _ancestor(c: Compiler, node: Ancestor) -> Compiled:
+    left, right = _position_fn(c, node.left), _position_fn(c, node.right)
+
+    def ancestor(ctx: Context, p: int) -> bool:
+        a: int | None = left(ctx, p)
+        b: int | None = right(ctx, p)
+        if a is None or b is None:
+            return False
+        # Positions are numbered depth first: a parent's number is below its child's.
+        while b > a:
+            b = ctx.parent[b]
+        return b == a
+
+    return as_logical(ancestor)

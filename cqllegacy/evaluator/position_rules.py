@@ -36,6 +36,7 @@ from cqllegacy.core.tree import (
     Elo,
     Filter,
     InRange,
+    InSet,
     Intersection,
     Keyword,
     LegacyOnly,
@@ -52,6 +53,7 @@ from cqllegacy.core.tree import (
     Power,
     Ray,
     Result,
+    SideToMove,
     Simple,
     TagContains,
     TagName,
@@ -297,7 +299,21 @@ def _piece_loop(c: Compiler, node: PieceLoop) -> Compiled:
             ctx.bind(name, saved)
         return out
 
-    return as_set(piece_loop)
+    if not node.all:
+        return as_set(piece_loop)
+
+    def every_piece(ctx: Context, p: int) -> bool:
+        # semantics: S-piece-variables: every binding matches (no piece: vacuously true)
+        squares: int = domain(ctx, p) & ctx.boards[p].occupied
+        return piece_loop(ctx, p) == squares
+
+    return as_logical(every_piece)
+
+
+@_rule(InSet)
+def _in_set(c: Compiler, node: InSet) -> Compiled:
+    left, right = c.set_fn(node.left), c.set_fn(node.right)
+    return as_logical(lambda ctx, p: not left(ctx, p) & ~right(ctx, p))
 
 
 # --------------------------------------------------------------------------------------
@@ -381,6 +397,11 @@ _NUMERIC_VALUES: dict[NumericKeyword, Fn] = {
 @_rule(NumericValue)
 def _numeric_value(c: Compiler, node: NumericValue) -> Compiled:
     return as_number(_NUMERIC_VALUES[node.keyword])
+
+
+@_rule(SideToMove)
+def _side_to_move(c: Compiler, node: SideToMove) -> Compiled:
+    return as_number(lambda ctx, p: 1 if ctx.boards[p].turn == chess.WHITE else -1)
 
 
 def _larger_elo(info: GameInfo) -> int | None:
@@ -497,6 +518,7 @@ _SIMPLE: dict[Keyword, Fn] = {
     Keyword.INITIAL: lambda ctx, p: p == 0,
     Keyword.TERMINAL: lambda ctx, p: not ctx.children[p],
     Keyword.MAINLINE: lambda ctx, p: p < ctx.mainline_end,
+    Keyword.VARIATION: lambda ctx, p: p >= ctx.mainline_end,
 }
 
 

@@ -89,6 +89,7 @@ from cqllegacy.modern.vocabulary import (
     ATOM,
     ATTACK,
     BLACK_PAWN,
+    COLON,
     COMPLEMENT,
     COUNT,
     DIRECTION,
@@ -261,7 +262,9 @@ def _argument(node: ct.Filter, ctx: _Context) -> Printed:
     """The argument of a transform, ``find`` or piece loop: braces, never a bare chain
     (semantics: S-modern-syntax)."""
     printed = _print(node, ctx)
-    self_delimiting = isinstance(node, ct.Compound | ct.Transform | ct.Find | ct.PieceLoop)
+    self_delimiting = isinstance(
+        node, ct.Compound | ct.Transform | ct.Find | ct.PieceLoop | ct.Echo | ct.DirectionSet
+    )
     if self_delimiting or (printed.level >= MOVE and not isinstance(node, ct.Number)):
         return printed
     return _parenthesised(printed)
@@ -456,7 +459,14 @@ def _direction_set(node: ct.DirectionSet, ctx: _Context) -> Printed:
         steps = f" {lo}"
     else:
         steps = f" {lo} {hi}"
-    return _joined([direction.word + steps, _closed(node.arg, ctx)], DIRECTION)
+    # The argument is one token or parenthesised, and the whole form sits below
+    # `attacks`, so the text means the same whether a direction's argument reaches over
+    # `attacks` (the direction page) or not (the 6.1 precedence table; decision M10).
+    arg = _print(node.arg, ctx)
+    nested = isinstance(node.arg, ct.DirectionSet)  # its own argument is closed
+    if (arg.level != ATOM and not nested) or isinstance(node.arg, ct.Number):
+        arg = _parenthesised(arg)
+    return _joined([direction.word + steps, arg], COMPLEMENT)
 
 
 def _argument_list(args: Sequence[ct.Filter], ctx: _Context) -> Printed:
@@ -538,13 +548,26 @@ def _piece_variable(node: ct.PieceVariable, ctx: _Context) -> Printed:
     return _text(node.name)
 
 
+def _variable_name(name: str, what: str, ctx: _Context) -> None:
+    if not is_variable_name(name):
+        raise NotExpressible(f"{what} {name!r}", "not a valid CQL variable name")
+    if name in ctx.bound:
+        raise NotExpressible(f"{what} {name!r}", "an enclosing filter already binds this name")
+
+
 @_printer(ct.PieceLoop)
 def _piece_loop(node: ct.PieceLoop, ctx: _Context) -> Printed:
-    if not is_variable_name(node.name):
-        raise NotExpressible(f"piece variable {node.name!r}", "not a valid CQL variable name")
+    _variable_name(node.name, "piece variable", ctx)
     domain = _closed(node.domain, ctx)
     body = _argument(node.body, ctx.binding(node.name))
-    return _joined([f"piece {node.name} in", domain, body], TRANSFORM)
+    word = "piece all" if node.all else "piece"
+    return _joined([f"{word} {node.name} in", domain, body], TRANSFORM)
+
+
+@_printer(ct.InSet)
+def _in_set(node: ct.InSet, ctx: _Context) -> Printed:
+    left, right = _operand(node.left, ctx, IN + 1), _operand(node.right, ctx, IN + 1)
+    return _joined([left, "in", right], IN)
 
 
 # --------------------------------------------------------------------------------------
@@ -583,6 +606,11 @@ def _negate(node: ct.Negate, ctx: _Context) -> Printed:
 @_printer(ct.NumericValue)
 def _numeric_value(node: ct.NumericValue, ctx: _Context) -> Printed:
     return _text(node.keyword.value)
+
+
+@_printer(ct.SideToMove)
+def _side_to_move(node: ct.SideToMove, ctx: _Context) -> Printed:
+    return _text("sidetomove")
 
 
 @_printer(ct.Elo)
@@ -755,6 +783,8 @@ def _one_group(printed: Printed) -> bool:
 
 def _constituent(step: ct.LineStep, ctx: _Context) -> Printed:
     quantifier = _quantifier(step, ctx)
+    if isinstance(step.filter, ct.LineGroup):
+        return _joined([_group(step.filter, ctx), quantifier], ATOM, sep="")
     printed = _operand(step.filter, ctx, TRANSFORM)
     plain_token = printed.level == ATOM and not isinstance(step.filter, ct.Number)
     # In a line a leading `(` opens a group of constituents, which must span it all.
@@ -774,6 +804,23 @@ def _line(node: ct.Line, ctx: _Context) -> Printed:
     return _joined(parts, LINE)
 
 
+def _group(node: ct.LineGroup, ctx: _Context) -> Printed:
+    """``(C1 --> C2 …)``: constituents of a line that repeat together."""
+    if not node.steps:
+        raise NotExpressible("line", "a group of constituents needs at least one")
+    parts: list[Printed | str] = []
+    for i, step in enumerate(node.steps):
+        if i:
+            parts.append("-->")
+        parts.append(_constituent(step, ctx))
+    return _parenthesised(_joined(parts, ATOM))
+
+
+@_printer(ct.LineGroup)
+def _line_group(node: ct.LineGroup, ctx: _Context) -> Printed:
+    raise NotExpressible("line", "a group of constituents can only stand in a line")
+
+
 @_printer(ct.Find)
 def _find(node: ct.Find, ctx: _Context) -> Printed:
     return _joined(["find all" if node.all else "find", _argument(node.arg, ctx)], TRANSFORM)
@@ -785,6 +832,55 @@ def _transform(node: ct.Transform, ctx: _Context) -> Printed:
         raise NotExpressible("reversecolor count", "CQL 6.1 reversecolor takes no count")
     word = node.kind.value + (" count" if node.count else "")
     return _joined([word, _argument(node.arg, ctx)], TRANSFORM)
+
+
+# --------------------------------------------------------------------------------------
+# Comparing positions (semantics: S-echo)
+# --------------------------------------------------------------------------------------
+
+
+@_printer(ct.Echo)
+def _echo(node: ct.Echo, ctx: _Context) -> Printed:
+    _variable_name(node.source, "position variable", ctx)
+    _variable_name(node.target, "position variable", ctx)
+    if node.source == node.target:
+        raise NotExpressible("echo", "its source and target need two names")
+    inner = ctx.binding(node.source).binding(node.target)
+    word = "echo quiet" if node.quiet else "echo"
+    parts: list[Printed | str] = [f"{word} ({node.source} {node.target})"]
+    if node.in_all:
+        parts.append("in all")
+    parts.append(_argument(node.body, inner))
+    return _joined(parts, TRANSFORM)
+
+
+@_printer(ct.PositionVariable)
+def _position_variable(node: ct.PositionVariable, ctx: _Context) -> Printed:
+    if node.name not in ctx.bound:
+        raise NotExpressible(f"position variable {node.name}", "no enclosing echo binds it")
+    return _text(node.name)
+
+
+@_printer(ct.AtPosition)
+def _at_position(node: ct.AtPosition, ctx: _Context) -> Printed:
+    # `:` binds tighter than everything: both sides are single tokens or parenthesised.
+    position = _print(node.position, ctx)
+    if position.level != ATOM:
+        position = _parenthesised(position)
+    arg = _print(node.arg, ctx)
+    if arg.level != ATOM or isinstance(node.arg, ct.Number):
+        arg = _parenthesised(arg)
+    return _joined([position, ":", arg], COLON, sep="")
+
+
+@_printer(ct.PositionIntersection)
+def _position_intersection(node: ct.PositionIntersection, ctx: _Context) -> Printed:
+    return _infix((node.left, node.right), "&", INTERSECTION, ctx, empty=".")
+
+
+@_printer(ct.Ancestor)
+def _ancestor(node: ct.Ancestor, ctx: _Context) -> Printed:
+    return _joined(["ancestor", _argument_list((node.left, node.right), ctx)], ATOM, sep="")
 
 
 # --------------------------------------------------------------------------------------
@@ -951,24 +1047,29 @@ def _scope_is_all(query: ct.Query, ctx: _Context) -> tuple[bool, list[str]]:
     return True, [note]
 
 
-def _tag_wrapped(
-    items: Sequence[ct.Filter], query: ct.Query, ctx: _Context
-) -> tuple[list[ct.Filter], list[str]]:
-    """Legacy ``:forany`` tags: refused, or each one a piece loop around the lists."""
-    notes = []
-    wrapped: list[ct.Filter] = list(items)
-    for tag in reversed(query.tags):
-        notes.append(
-            ctx.refuse(
-                _construct(tag.origin, ":forany"),
-                "a tag binds a piece of the start position for all lists together",
-                tag.origin,
-                written_as="a piece loop there",
-            )
-        )
-        body = wrapped[0] if len(wrapped) == 1 else ct.Compound(tuple(wrapped))
-        wrapped = [ct.PieceLoop(tag.name, ct.PieceSet(tag.types), body)]
-    return wrapped, list(reversed(notes))
+def tag_loops(query: ct.Query, items: Sequence[ct.Filter]) -> ct.Filter:
+    """Legacy ``:forany`` tags around the items of the `lists` form, at the start position.
+
+    Each tag is a piece loop over the pieces of the start position that may be its
+    piece (:meth:`~cqllegacy.core.tree.TagDeclaration.start_types`, less the pieces of
+    the tags bound outside it: distinct tags, distinct pieces), whose body first asks
+    that the piece has one of the tag's types now or later (``find {t & TYPES}``), then
+    holds the next tag's loop or the lists.  The modern reader reads exactly this
+    shape back into the tags.
+    """
+    body: ct.Filter | None = None
+    for index in reversed(range(len(query.tags))):
+        tag = query.tags[index]
+        domain: ct.Filter = ct.PieceSet(tag.start_types())
+        outer = [ct.Complement(ct.PieceVariable(t.name)) for t in query.tags[:index]]
+        if outer:
+            domain = ct.Intersection((domain, *outer))
+        variable = ct.PieceVariable(tag.name)
+        eligible = ct.Find(ct.Compound((ct.Intersection((variable, ct.PieceSet(tag.types))),)))
+        inner = list(items) if body is None else [body]
+        body = ct.PieceLoop(tag.name, domain, ct.Compound((eligible, *inner)))
+    assert body is not None
+    return body
 
 
 def print_query(query: ct.Query, *, approximate: bool = False) -> str:
@@ -1004,13 +1105,10 @@ def _print_query(query: ct.Query, ctx: _Context) -> str:
         items: list[ct.Filter] = [*_mark_pragma(single.mark), *_body_items(single.body)]
     else:
         header, header_notes = _header(query, None, variations, ctx)
-        lists = [_list_item(top) for top in query.lists]
+        lists: list[ct.Filter] = [_list_item(top) for top in query.lists]
         if query.tags:
-            wrapped, tag_notes = _tag_wrapped(lists, query, ctx)
-            notes += tag_notes
-            items = [ct.Simple(ct.Keyword.INITIAL), *wrapped]
-        else:
-            items = [Pragma(PRAGMA_LISTS), ct.Simple(ct.Keyword.INITIAL), *lists]
+            lists = [tag_loops(query, lists)]
+        items = [Pragma(PRAGMA_LISTS), ct.Simple(ct.Keyword.INITIAL), *lists]
     lines = [_comment_line(text, ctx) for text in query.leading_comments]
     lines += [*header_notes, *notes, header]
     for printed in _items(_with_a_filter(tuple(items)), ctx):

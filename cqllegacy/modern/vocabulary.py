@@ -28,6 +28,7 @@ __all__ = [
     "ATTACK",
     "BLACK_PAWN",
     "BLOCK_COMMENT_PATTERN",
+    "COLON",
     "COMPLEMENT",
     "COUNT",
     "DESIGNATOR_PATTERN",
@@ -125,10 +126,11 @@ NUMERIC_WORDS = {k.value: k for k in ct.NumericKeyword}
 SUPPORTED_WORDS = frozenset(
     (
         *TRANSFORM_WORDS, *DIRECTION_WORDS, *SIMPLE_WORDS, *NUMERIC_WORDS,
-        "all", "and", "attackedby", "attacks", "between", "black", "capture", "count", "cql",
-        "elo", "enpassant", "event", "find", "from", "gamenumber", "in", "input", "line",
-        "lowercase", "matchcount", "move", "not", "or", "output", "piece", "player", "power",
-        "previous", "promote", "ray", "result", "site", "to", "variations", "white", "xray",
+        "all", "ancestor", "and", "attackedby", "attacks", "between", "black", "capture",
+        "count", "cql", "echo", "elo", "enpassant", "event", "find", "from", "gamenumber", "in",
+        "input", "line", "lowercase", "matchcount", "move", "not", "or", "output", "piece",
+        "player", "power", "previous", "promote", "quiet", "ray", "result", "sidetomove",
+        "site", "to", "variations", "white", "xray",
     )
 )  # fmt: skip
 #: CQL 6 words the reader knows but does not read (their scripts get a clear message).
@@ -226,4 +228,5 @@ COMPLEMENT = 180
 ATTACK = 190
 MOVE = 200  # `move` parameters take their argument above this level
 DIRECTION = 210
+COLON = 220  # `POSITION : FILTER` binds tighter than anything else
 ATOM = 1000
