@@ -5,7 +5,8 @@ diagrams uses :func:`inline_diagram`: the same drawing without the piece definit
 the text copy of the board and the XML namespace declarations, which one hidden
 :func:`piece_sprites` element per page provides instead (an inline ``<svg>`` in HTML
 needs no namespace, and ``<use href="#white-knight">`` finds a definition anywhere in
-the document).  That keeps a diagram near 9 kB instead of 30.
+the document); so do the glyphs of the border's letters and numbers.  That keeps a
+diagram near 6 kB instead of 30.
 
 >>> svg = inline_diagram(chess.Board(), highlighted=chess.BB_E2, move=chess.Move.from_uci("e2e4"))
 >>> svg.startswith("<svg ") and "<defs>" not in svg and "http" not in svg
@@ -28,10 +29,56 @@ HIGHLIGHT = "#e0301e99"
 #: The arrow of the move that led to the position.
 ARROW = "#1a6fd6"
 
-_DEFS = re.compile(r"<defs>.*?</defs>", re.DOTALL)
+_DEFS = re.compile(r"<defs>.*?</defs>|<defs />", re.DOTALL)
 _DESC = re.compile(r"<desc>.*?</desc>", re.DOTALL)
 _NAMESPACES = re.compile(r' xmlns(?::xlink)?="[^"]*"')
 _XLINK_HREF = re.compile(r' xlink:href="[^"]*"')
+# A file letter or rank number of the border: a group holding one glyph path.
+_GLYPH = re.compile(
+    r'<g transform="([^"]*)" fill="([^"]*)" stroke="([^"]*)"><path d="([^"]*)" /></g>'
+)
+
+
+def _glyph_ids() -> dict[str, str]:
+    """The border's glyph paths (a-h, 1-8), each with the id of its shared definition."""
+    svg = chess.svg.board(chess.Board.empty(), coordinates=True)
+    glyphs = dict.fromkeys(match.group(4) for match in _GLYPH.finditer(svg))
+    return {path: f"cqlg{index}" for index, path in enumerate(glyphs)}
+
+
+_GLYPH_IDS = _glyph_ids()
+
+# The 64 squares, drawn alike on every board without last-move or check colours.
+_SQUARE = re.compile(
+    r'<rect x="[^"]*" y="[^"]*" width="45" height="45" class="square [^"]*"[^>]*/>'
+)
+
+
+def _plain_squares() -> list[str]:
+    return [str(square) for square in _SQUARE.findall(chess.svg.board(chess.Board.empty()))]
+
+
+_PLAIN_SQUARES = _plain_squares()
+_SQUARES_ID = "cqlsquares"
+
+
+def _shared_squares(svg: str) -> str:
+    """The 64 squares as one reference to their shared drawing, when they are the plain
+    ones (anything drawn over a square, a highlight, comes later and stays)."""
+    found = list(_SQUARE.finditer(svg))
+    if [match.group(0) for match in found] != _PLAIN_SQUARES:
+        return svg
+    first = found[0].start()
+    svg = _SQUARE.sub("", svg)
+    return svg[:first] + f'<use href="#{_SQUARES_ID}" />' + svg[first:]
+
+
+def _shared_glyph(match: re.Match[str]) -> str:
+    transform, fill, stroke, path = match.groups()
+    glyph = _GLYPH_IDS.get(path)
+    if glyph is None:
+        return match.group(0)
+    return f'<use href="#{glyph}" transform="{transform}" fill="{fill}" stroke="{stroke}" />'
 
 
 def diagram(
@@ -66,7 +113,9 @@ def inline_diagram(
     svg = _DEFS.sub("", svg, count=1)
     svg = _DESC.sub("", svg, count=1)
     svg = _NAMESPACES.sub("", svg)
-    return _XLINK_HREF.sub("", svg)
+    svg = _XLINK_HREF.sub("", svg)
+    svg = _shared_squares(svg)
+    return _GLYPH.sub(_shared_glyph, svg)
 
 
 def piece_sprites() -> str:
@@ -77,9 +126,11 @@ def piece_sprites() -> str:
         board.set_piece_at(index + 8, chess.Piece(piece_type, chess.BLACK))
     defs = _DEFS.search(chess.svg.board(board))
     assert defs is not None  # chess.svg always writes the definitions of the pieces used
+    glyphs = "".join(f'<path id="{glyph}" d="{path}" />' for path, glyph in _GLYPH_IDS.items())
+    glyphs += f'<g id="{_SQUARES_ID}">{"".join(_PLAIN_SQUARES)}</g>'
     # Zero size rather than display:none, which some browsers apply to what <use> shows.
     return (
         '<svg width="0" height="0" style="position:absolute" aria-hidden="true">'
-        + defs.group(0)
+        + defs.group(0).replace("</defs>", glyphs + "</defs>")
         + "</svg>"
     )

@@ -24,7 +24,8 @@ import chess.pgn
 
 from cqllegacy.core.tree import Query
 from cqllegacy.present.diagrams import inline_diagram, piece_sprites
-from cqllegacy.present.positions import MarkedPosition, marked_positions, move_label
+from cqllegacy.present.positions import MarkedPosition, marked_positions
+from cqllegacy.runner.movetext import scan_movetext
 from cqllegacy.runner.pgn import UnreadableGame, read_game
 from cqllegacy.runner.results import FoundGame
 
@@ -89,7 +90,8 @@ class GameEntry:
             parts.append(self._figure(position))
         parts.append("</div>")
         if game is not None:
-            parts.append(_move_list(game, {p.ply for p in positions if isinstance(p.key, int)}))
+            marked = {p.ply for p in positions if isinstance(p.key, int)}
+            parts.append(_move_list(found, game.board(), marked))
         parts.append("</article>\n")
         return "".join(parts)
 
@@ -112,17 +114,22 @@ class GameEntry:
         )
 
 
-def _move_list(game: chess.pgn.Game, marked_plies: set[int]) -> str:
-    """The main line, marked moves highlighted (a move number before each White move
-    and before the first move)."""
+def _move_list(found: FoundGame, start: chess.Board, marked_plies: set[int]) -> str:
+    """The main line as the game's text writes its moves, marked moves highlighted (a
+    move number before each White move and before the first move)."""
     words = []
-    board = game.board()
-    for ply, child in enumerate(game.mainline(), start=1):
-        san = board.san(child.move)
-        text = move_label(board, san) if board.turn == chess.WHITE or ply == 1 else san
-        css = ' class="mv hit"' if ply in marked_plies else ' class="mv"'
-        words.append(f"<span{css}>{html.escape(text)}</span>")
-        board.push(child.move)
+    white = start.turn == chess.WHITE
+    number = start.fullmove_number
+    moves = [m for m in scan_movetext(found.text.movetext).moves if isinstance(m.key, int)]
+    for ply, move in enumerate(moves, start=1):
+        if white:
+            text = f"{number}. {move.san}"
+        else:
+            text = f"{number}... {move.san}" if ply == 1 else move.san
+            number += 1
+        white = not white
+        css = "mv hit" if ply in marked_plies else "mv"
+        words.append(f'<span class="{css}">{html.escape(text)}</span>')
     return f'<p class="moves">{" ".join(words)}</p>'
 
 

@@ -100,14 +100,17 @@ def _marked(
     highlighted = 0
     texts: list[str] = []
     for index in lists:
-        found = witness(query.lists[index].body, node, scope=scope_of(query, index, variations))
+        scope = scope_of(query, index, variations)
+        found = witness(query.lists[index].body, node, scope=scope, board=board)
         highlighted |= highlighted_squares(found, board)
         texts += designator_texts(found)
-    move = node.move if node.parent is not None else None
-    san = move_text = None
+    move = san = move_text = None
     if isinstance(node, chess.pgn.ChildNode):
-        san = node.san()
-        move_text = move_label(node.parent.board(), san)
+        move = node.move
+        before = board.copy()
+        before.pop()
+        san = before.san(move)
+        move_text = move_label(before, san)
     return MarkedPosition(
         key,
         ply_of(node),

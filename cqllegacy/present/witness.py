@@ -40,12 +40,17 @@ from cqllegacy.core.tree import (
     Compound,
     Filter,
     Find,
+    Keyword,
     Line,
     Not,
+    NumericKeyword,
+    NumericValue,
     Or,
     PieceSet,
+    Reads,
     Relation,
     Scope,
+    Simple,
     Transform,
 )
 from cqllegacy.runner.movetext import PositionKey
@@ -129,12 +134,50 @@ def _may_match(member: Filter, board: chess.Board) -> bool:
     )
 
 
-def _matches(member: Filter, node: chess.pgn.GameNode, scope: Scope) -> bool:
-    # Imported here: the evaluator is loaded only when a position is explained.
-    from cqllegacy.evaluator.evaluate import evaluate_filter
+#: Keywords that depend on where the position stands in the game, not on its board.
+_PLACE_KEYWORDS = frozenset({Keyword.INITIAL, Keyword.MAINLINE, Keyword.VARIATION})
 
-    value = evaluate_filter(member, node, scope=scope)
-    return value is not None and value is not False and value != 0
+
+def _reads_the_board_alone(member: Filter) -> bool:
+    """Whether ``member`` reads no more than the board, its next moves and the tags (not
+    the ply, the move number or the position's place in the game)."""
+    if member.reads() > Reads.NEXT_MOVE:
+        return False
+    for part in member.walk():
+        if isinstance(part, NumericValue) and part.keyword is not NumericKeyword.YEAR:
+            return False
+        if isinstance(part, Simple) and part.keyword in _PLACE_KEYWORDS:
+            return False
+    return True
+
+
+class _Place:
+    """A position where members are judged: the game node itself, and a one-position
+    game with the same board, tags and next moves, cheaper to evaluate on (the evaluator
+    lays out the whole game for every filter) and used for members that read no more."""
+
+    def __init__(self, node: chess.pgn.GameNode, board: chess.Board) -> None:
+        self.node = node
+        self.board = board
+        self._small: chess.pgn.Game | None = None
+
+    @property
+    def small(self) -> chess.pgn.Game:
+        if self._small is None:
+            game = chess.pgn.Game(self.node.game().headers)
+            game.setup(self.board.copy(stack=False))
+            for continuation in self.node.variations:
+                game.add_variation(continuation.move)
+            self._small = game
+        return self._small
+
+    def matches(self, member: Filter, scope: Scope) -> bool:
+        # Imported here: the evaluator is loaded only when a position is explained.
+        from cqllegacy.evaluator.evaluate import evaluate_filter
+
+        where = self.small if _reads_the_board_alone(member) else self.node
+        value = evaluate_filter(member, where, scope=scope)
+        return value is not None and value is not False and value != 0
 
 
 def _members(node: Filter) -> tuple[Filter, ...] | None:
@@ -149,42 +192,46 @@ def _members(node: Filter) -> tuple[Filter, ...] | None:
     return None
 
 
-def witness(body: Filter, node: chess.pgn.GameNode, *, scope: Scope = Scope.MAINLINE) -> Filter:
+def witness(
+    body: Filter,
+    node: chess.pgn.GameNode,
+    *,
+    scope: Scope = Scope.MAINLINE,
+    board: chess.Board | None = None,
+) -> Filter:
     """``body`` with each OR and transform replaced by its first member that matches at
     ``node`` (conjunctions are followed into; other nodes stay as they are).  When no
-    member can be shown to match, the OR stays whole."""
-    board = node.board()
-    return _witness(body, node, board, scope)
+    member can be shown to match, the OR stays whole.  ``board``: the node's board, when
+    the caller has it."""
+    return _witness(body, _Place(node, board or node.board()), scope)
 
 
-def _witness(body: Filter, node: chess.pgn.GameNode, board: chess.Board, scope: Scope) -> Filter:
-    found = _resolved(body, node, board, scope)
+def _witness(body: Filter, place: _Place, scope: Scope) -> Filter:
+    found = _resolved(body, place, scope)
     return body if found is None else found
 
 
-def _resolved(
-    body: Filter, node: chess.pgn.GameNode, board: chess.Board, scope: Scope
-) -> Filter | None:
+def _resolved(body: Filter, place: _Place, scope: Scope) -> Filter | None:
     """``body`` with its ORs resolved to a matching member; None when ``body`` is an OR
     none of whose members is shown to match."""
     if isinstance(body, Compound | And):
-        return Compound(tuple(_witness(item, node, board, scope) for item in body.items))
+        return Compound(tuple(_witness(item, place, scope) for item in body.items))
     members = _members(body)
     if members is None:
         return body
     if len(members) > MAX_MEMBERS:
         return None
     for member in members:
-        if isinstance(member, Comment) or not _may_match(member, board):
+        if isinstance(member, Comment) or not _may_match(member, place.board):
             continue
         if _members(member) is not None:
             # A nested OR (an orbit inside an orbit): its own members are tried one by
             # one instead of compiling the whole nested orbit.
-            found = _resolved(member, node, board, scope)
+            found = _resolved(member, place, scope)
             if found is not None:
                 return found
-        elif _matches(member, node, scope):
-            return _witness(member, node, board, scope)
+        elif place.matches(member, scope):
+            return _witness(member, place, scope)
     return None
 
 
