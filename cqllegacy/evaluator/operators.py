@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import attrs
@@ -510,7 +510,7 @@ def _context_index(
 
 #: The attack tables a leaper of each kind is read from, by board attribute and colour:
 #: a piece of that kind on ``s`` attacks ``t`` exactly when ``t``'s entry holds ``s``.
-_LEAPER_TABLES: dict[tuple[str, chess.Color], list[int]] = {
+_LEAPER_TABLES: Mapping[tuple[str, chess.Color], list[int]] = {
     ("knights", chess.WHITE): chess.BB_KNIGHT_ATTACKS,
     ("knights", chess.BLACK): chess.BB_KNIGHT_ATTACKS,
     ("kings", chess.WHITE): chess.BB_KING_ATTACKS,
