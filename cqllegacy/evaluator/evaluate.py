@@ -356,9 +356,19 @@ def _local(node: Filter) -> bool:
 def _line_tries(compiler: Compiler, query: Query) -> tuple[LineAutomaton, ...] | None:
     """Per list, its body as a trie of lines of local steps followed while the game is
     read; None when some body is no OR of such lines."""
+    # The recognition asks about the same nodes many times (an orbit's members share
+    # their steps); a node's reach is a walk of its subtree, so it is asked once per node.
+    known: dict[int, bool] = {}
+
+    def local(node: Filter) -> bool:
+        found = known.get(id(node))
+        if found is None:
+            found = known[id(node)] = _local(node)
+        return found
+
     automata = []
     for top in query.lists:
-        automaton = lowering.line_trie(compiler, top.body, _local)
+        automaton = lowering.line_trie(compiler, top.body, local)
         if automaton is None:
             return None
         automata.append(automaton)
