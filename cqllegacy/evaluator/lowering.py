@@ -801,5 +801,15 @@ REFERENCE_RULE: frozenset[type[Filter]] = frozenset(
         ct.Simple,
         ct.TagContains,
         ct.XRay,
+        # CQL 6.1 positions and piece variables: they look at other positions or follow
+        # pieces, so they run on the game tree by their reference rules.
+        ct.Ancestor,
+        ct.AtPosition,
+        ct.Echo,
+        ct.InSet,
+        ct.LineGroup,
+        ct.PositionIntersection,
+        ct.PositionVariable,
+        ct.SideToMove,
     }
 )

@@ -782,6 +782,26 @@ def _line(*steps: ct.Filter) -> ct.Line:
     return ct.Line(tuple(ct.LineStep(step) for step in steps))
 
 
+_S, _T = ct.PositionVariable("s"), ct.PositionVariable("t")
+_ANY = ct.Simple(ct.Keyword.TRUE)
+#: A position that occurs again (every square the same).
+_ECHO_SAME_BOARD = ct.Echo(
+    "s", "t", ct.InRange(ct.Count(ct.PositionIntersection(_S, _T)), 64, 64)
+)
+#: A later position on this line with the same side to move and a check there.
+_ECHO_LATER_SAME_SIDE = ct.Echo(
+    "s",
+    "t",
+    ct.Compound(
+        (
+            ct.Ancestor(_S, _T),
+            ct.Compare(ct.CompareOp.EQ, ct.SideToMove(), ct.AtPosition(_S, ct.SideToMove())),
+            ct.AtPosition(_T, ct.Simple(ct.Keyword.CHECK)),
+        )
+    ),
+)
+
+
 #: Instances of every core node class (what lowering recognises, and what it leaves to the
 #: reference rule), each run as a whole list and under a transform.
 _S, _T = ct.PositionVariable("s"), ct.PositionVariable("t")
@@ -863,6 +883,23 @@ NODE_SAMPLES: dict[type[ct.Filter], list[ct.Filter]] = {
     ],
     ct.Union: [ct.Union((pd("Qd1"), pd("qd8")))],
     ct.XRay: [ct.XRay((pd("R"), pd("[Rr]"), pd("[qk]")))],
+    ct.InSet: [ct.InSet(pd("K"), pd("[a-h1]")), ct.Not(ct.InSet(pd("[Nn]"), pd("[a-h1-4]")))],
+    ct.SideToMove: [ct.Compare(ct.CompareOp.EQ, ct.SideToMove(), ct.Number(1))],
+    ct.LineGroup: [
+        ct.Line(
+            (
+                ct.LineStep(
+                    ct.LineGroup((ct.LineStep(ct.Move(from_=_N)), ct.LineStep(_ANY))), 1, None
+                ),
+                ct.LineStep(ct.Simple(ct.Keyword.CHECK)),
+            )
+        )
+    ],
+    ct.Echo: [_ECHO_SAME_BOARD, _ECHO_LATER_SAME_SIDE],
+    ct.PositionVariable: [_ECHO_SAME_BOARD],
+    ct.PositionIntersection: [_ECHO_SAME_BOARD],
+    ct.AtPosition: [_ECHO_LATER_SAME_SIDE],
+    ct.Ancestor: [_ECHO_LATER_SAME_SIDE],
 }
 
 
