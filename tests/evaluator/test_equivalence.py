@@ -804,30 +804,7 @@ _ECHO_LATER_SAME_SIDE = ct.Echo(
 
 #: Instances of every core node class (what lowering recognises, and what it leaves to the
 #: reference rule), each run as a whole list and under a transform.
-_S, _T = ct.PositionVariable("s"), ct.PositionVariable("t")
-_SAME_BOARD = ct.InRange(ct.Count(ct.PositionIntersection(_S, _T)), 64, 64)
-_CHECK = ct.Simple(ct.Keyword.CHECK)
-
 NODE_SAMPLES: dict[type[ct.Filter], list[ct.Filter]] = {
-    ct.Ancestor: [ct.Echo("s", "t", ct.Compound((ct.Ancestor(_T, _S), pd("Qh5"))))],
-    ct.AtPosition: [
-        ct.Echo("s", "t", ct.Compound((ct.Not(ct.AtPosition(_S, pd("Nf3"))), pd("Nf3"))))
-    ],
-    ct.Echo: [ct.Echo("s", "t", _SAME_BOARD), ct.Echo("s", "t", _SAME_BOARD, in_all=True)],
-    ct.InSet: [ct.InSet(pd("P"), pd("a-h2")), ct.InSet(pd("[Pk]"), pd("a-h2"))],
-    ct.LineGroup: [
-        ct.Line(
-            (
-                ct.LineStep(ct.LineGroup((ct.LineStep(_CHECK), ct.LineStep(_CHECK))), 1, None),
-                ct.LineStep(ct.Simple(ct.Keyword.TRUE)),
-            )
-        )
-    ],
-    ct.PositionIntersection: [
-        ct.Echo("s", "t", ct.InRange(ct.Count(ct.PositionIntersection(_S, _T)), 60, None))
-    ],
-    ct.PositionVariable: [ct.Echo("s", "t", ct.Compare(ct.CompareOp.LT, _S, _T))],
-    ct.SideToMove: [ct.Compare(ct.CompareOp.EQ, ct.SideToMove(), ct.Number(1))],
     ct.And: [ct.And((pd("Ke1"), ct.Simple(ct.Keyword.WTM), ct.Attacks(_Q, pd("k"))))],
     ct.Arith: [
         ct.InRange(
