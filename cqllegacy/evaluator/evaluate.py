@@ -32,6 +32,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -148,7 +149,7 @@ class CompiledQuery:
         self._lists = tuple(
             CompiledList(
                 found,
-                compiler.compile(found.source.body),
+                functools.partial(compiler.compile, found.source.body),
                 tuple(compiler.truth(conjunct) for conjunct in found.tag_conjuncts),
             )
             for found in analysis.lists
@@ -168,6 +169,12 @@ class CompiledQuery:
                 # Following pieces needs every board: no gates then.
                 gates = None if analysis.identities else _gates(compiler, query)
                 self._streams = SnapshotDriver(self._tree, analysis.identities, gates)
+        if analysis.driver is not Driver.LINES:
+            # Compiled now, so that a query the evaluator cannot run is refused before any
+            # game.  The tries of a LINES query compiled every step already; its body (a
+            # keyed index of hundreds of lines, for a game with variations) waits.
+            for compiled in self._lists:
+                compiled.compile()
         self._tags = TagsDriver(self._lists) if analysis.driver is Driver.TAGS else None
         self.analysis: QueryAnalysis = analysis
 
