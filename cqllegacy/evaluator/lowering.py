@@ -184,7 +184,7 @@ def necessary_atoms(node: Filter) -> tuple[op.Atom, ...]:
     if isinstance(node, DirectionSet):
         return necessary_atoms(node.arg)
     if isinstance(node, PieceLoop) and not node.all:
-        # (``piece all`` holds vacuously where the domain is empty.)
+        # ``piece all`` also matches when its domain holds no piece.
         return necessary_atoms(node.domain)
     if isinstance(node, InRange) and isinstance(node.value, Count) and (node.lo or 0) >= 1:
         return necessary_atoms(node.value.arg)
