@@ -83,4 +83,4 @@ LIST_SETTINGS = {lt.Transform, lt.Accumulate, lt.SumRange}
 
 @pytest.mark.parametrize("cls", _position_items(), ids=lambda c: c.__name__)
 def test_every_legacy_position_item_has_a_translator_rule(cls: type) -> None:
-    assert (cls in rewrite._RULES) != (cls in LIST_SETTINGS)
+    assert (cls in rewrite.RULES) != (cls in LIST_SETTINGS)

@@ -17,7 +17,8 @@ transform provably means the same (T2).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import TypeAlias, TypeGuard, TypeVar
 
 import attrs
@@ -53,7 +54,7 @@ from cqllegacy.vocab.pieces import (
 from cqllegacy.vocab.spans import Span
 from cqllegacy.vocab.squares import BB_FILES, FULL, Direction, iter_squares, popcount
 
-__all__ = ["Context", "list_parts", "nested_filter"]
+__all__ = ["RULES", "Context", "list_parts", "nested_filter"]
 
 TRUE = core.Simple(core.Keyword.TRUE)
 FALSE = core.Simple(core.Keyword.FALSE)
@@ -199,6 +200,8 @@ _I = TypeVar("_I")
 ItemRule: TypeAlias = Callable[[_I, ListView, Context], Parts]
 #: Each item class's rule; it takes items of that class, which the table cannot say.
 _RULES: dict[type, Callable[..., Parts]] = {}
+#: The translator rule of each legacy item class (a read-only view, filled below).
+RULES: Mapping[type, Callable[..., Parts]] = MappingProxyType(_RULES)
 
 
 def rule(cls: type[_I]) -> Callable[[ItemRule[_I]], ItemRule[_I]]:

@@ -16,7 +16,9 @@ driver                  when
 ``Driver.LINES``        every list is an OR of lines whose steps are of that kind: the
                         lines are followed forward while the game is read
 ``Driver.TREE``         anything else (``find``, ``move previous``, relations, piece
-                        identities, lines with repeated steps): the game tree
+                        identities, lines with repeated steps): a table of the game's
+                        positions (of the main line's boards copied while the game is read,
+                        when it has no variations the query examines)
 ======================  ================================================================
 
 >>> from cqllegacy.core.tree import Find, Header, Player, TopList

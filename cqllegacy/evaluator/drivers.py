@@ -52,22 +52,44 @@ __all__ = [
 ]
 
 
-@attrs.frozen(slots=True)
 class CompiledList:
-    """One top-level list: its analysis, its compiled body and the compiled conjuncts of
-    the body that read the tags alone."""
+    """One top-level list: its analysis, its compiled body (``compile_body()``, called the
+    first time the body is needed) and the compiled conjuncts of the body that read the
+    tags alone."""
 
-    analysis: ListAnalysis
-    body: Compiled
-    game_checks: tuple[Fn, ...]
+    __slots__ = ("_body", "_compile_body", "_test", "analysis", "game_checks")
+
+    def __init__(
+        self,
+        analysis: ListAnalysis,
+        compile_body: Callable[[], Compiled],
+        game_checks: tuple[Fn, ...],
+    ) -> None:
+        self.analysis = analysis
+        self.game_checks = game_checks
+        self._compile_body = compile_body
+        self._body: Compiled | None = None
+        self._test: Fn | None = None
 
     @property
     def source(self) -> TopList:
         return self.analysis.source
 
     @property
+    def body(self) -> Compiled:
+        return self.compile()
+
+    def compile(self) -> Compiled:
+        """The compiled body (compiled on the first call)."""
+        if self._body is None:
+            self._body = self._compile_body()
+        return self._body
+
+    @property
     def test(self) -> Fn:
-        return truth(self.body)
+        if self._test is None:
+            self._test = truth(self.body)
+        return self._test
 
     def satisfied(self, count: int) -> bool:
         """Whether ``count`` matching positions satisfy the list (its ``matchcount``)."""

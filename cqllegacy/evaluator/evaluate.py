@@ -32,6 +32,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -148,7 +149,7 @@ class CompiledQuery:
         self._lists = tuple(
             CompiledList(
                 found,
-                compiler.compile(found.source.body),
+                functools.partial(compiler.compile, found.source.body),
                 tuple(compiler.truth(conjunct) for conjunct in found.tag_conjuncts),
             )
             for found in analysis.lists
@@ -168,6 +169,12 @@ class CompiledQuery:
                 # Following pieces needs every board: no gates then.
                 gates = None if analysis.identities else _gates(compiler, query)
                 self._streams = SnapshotDriver(self._tree, analysis.identities, gates)
+        if analysis.driver is not Driver.LINES:
+            # Compiled now, so that a query the evaluator cannot run is refused before any
+            # game.  The tries of a LINES query compiled every step already; its body (a
+            # keyed index of hundreds of lines, for a game with variations) waits.
+            for compiled in self._lists:
+                compiled.compile()
         self._tags = TagsDriver(self._lists) if analysis.driver is Driver.TAGS else None
         self.analysis: QueryAnalysis = analysis
 
@@ -356,9 +363,19 @@ def _local(node: Filter) -> bool:
 def _line_tries(compiler: Compiler, query: Query) -> tuple[LineAutomaton, ...] | None:
     """Per list, its body as a trie of lines of local steps followed while the game is
     read; None when some body is no OR of such lines."""
+    # The recognition asks about the same nodes many times (an orbit's members share
+    # their steps); a node's reach is a walk of its subtree, so it is asked once per node.
+    known: dict[int, bool] = {}
+
+    def local(node: Filter) -> bool:
+        found = known.get(id(node))
+        if found is None:
+            found = known[id(node)] = _local(node)
+        return found
+
     automata = []
     for top in query.lists:
-        automaton = lowering.line_trie(compiler, top.body, _local)
+        automaton = lowering.line_trie(compiler, top.body, local)
         if automaton is None:
             return None
         automata.append(automaton)

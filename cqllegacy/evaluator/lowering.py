@@ -66,6 +66,7 @@ from cqllegacy.core.tree import (
     Keyword,
     LegacyOnly,
     Line,
+    LineGroup,
     Move,
     Not,
     Or,
@@ -603,8 +604,16 @@ def _remembered(c: Compiler, node: Filter) -> Fn:
     return known
 
 
+def _single_steps(node: Line) -> bool:
+    """Every constituent of the line matched exactly once, none a group."""
+    return bool(node.steps) and all(
+        (step.lo, step.hi) == (1, 1) and not isinstance(step.filter, LineGroup)
+        for step in node.steps
+    )
+
+
 def _line(c: Compiler, node: Line) -> Compiled | None:
-    if not node.steps or any((step.lo, step.hi) != (1, 1) for step in node.steps):
+    if not _single_steps(node):
         return None
     tests = [
         c.truth(step.filter) if i == 0 else _remembered(c, step.filter)
@@ -656,9 +665,8 @@ def _line_members(node: Filter, local: Callable[[Filter], bool]) -> list[Steps] 
                 return None
         return out
     if isinstance(node, Line):
-        steps = node.steps
-        if steps and all((s.lo, s.hi) == (1, 1) and local(s.filter) for s in steps):
-            return [tuple(s.filter for s in steps)]
+        if _single_steps(node) and all(local(s.filter) for s in node.steps):
+            return [tuple(s.filter for s in node.steps)]
         return None
     if isinstance(node, Compound | And):
         items = meaningful(node.items)

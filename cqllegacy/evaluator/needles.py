@@ -26,7 +26,9 @@ True
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any
 
 from cqllegacy.core.tree import (
     And,
@@ -78,29 +80,19 @@ def _text_clause(text: str) -> Needles:
     return (frozenset({folded}),)
 
 
-@functools.singledispatch
-def needles_of(node: Filter) -> Needles:
-    """The clauses that hold wherever ``node`` matches, for a node read from the tags."""
-    return ()
-
-
-@needles_of.register
 def _player(node: Player) -> Needles:
     # Case-sensitive or not, the casefolded needle is in the casefolded ASCII value.
     return _text_clause(node.text)
 
 
-@needles_of.register
 def _tag_contains(node: TagContains) -> Needles:
     return _text_clause(node.text)
 
 
-@needles_of.register
 def _result(node: Result) -> Needles:
     return _text_clause(node.result.value)
 
 
-@needles_of.register
 def _in_range(node: InRange) -> Needles:
     # A year is the integer value of the ASCII digits before the date's first ".", so the
     # year's decimal text (no leading zeros) is part of the Date tag.
@@ -119,22 +111,18 @@ def _all_of(items: tuple[Filter, ...]) -> Needles:
     return tuple(clause for item in items for clause in needles_of(item))
 
 
-@needles_of.register
 def _and(node: And) -> Needles:
     return _all_of(node.items)
 
 
-@needles_of.register
 def _compound(node: Compound) -> Needles:
     return _all_of(node.items)
 
 
-@needles_of.register
 def _legacy_only(node: LegacyOnly) -> Needles:
     return needles_of(node.filter)
 
 
-@needles_of.register
 def _or(node: Or) -> Needles:
     # One alternative holds, so one of its clauses does: any clause of each alternative
     # will do (the first), and the union of those is a clause of the disjunction.
@@ -142,3 +130,24 @@ def _or(node: Or) -> Needles:
     if not chosen or not all(chosen):
         return ()
     return (frozenset().union(*(clauses[0] for clauses in chosen)),)
+
+
+#: The clauses of each node class that gives some, by class (a read-only table).
+_NEEDLES: Mapping[type[Filter], Callable[[Any], Needles]] = MappingProxyType(
+    {
+        Player: _player,
+        TagContains: _tag_contains,
+        Result: _result,
+        InRange: _in_range,
+        And: _and,
+        Compound: _compound,
+        LegacyOnly: _legacy_only,
+        Or: _or,
+    }
+)
+
+
+def needles_of(node: Filter) -> Needles:
+    """The clauses that hold wherever ``node`` matches, for a node read from the tags."""
+    clauses = _NEEDLES.get(type(node))
+    return () if clauses is None else clauses(node)

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import attrs
@@ -460,11 +460,7 @@ def _first_holding(
     if check is not None and board is not None and check(board):
         return True
     for moved_from, atoms, test in entries:
-        if (
-            moved_from & moved
-            and (atoms is None or board is None or atoms(board))
-            and test(ctx, p)
-        ):
+        if moved_from & moved and (atoms is None or board is None or atoms(board)) and test(ctx, p):
             return True
     return False
 
@@ -514,7 +510,7 @@ def _context_index(
 
 #: The attack tables a leaper of each kind is read from, by board attribute and colour:
 #: a piece of that kind on ``s`` attacks ``t`` exactly when ``t``'s entry holds ``s``.
-_LEAPER_TABLES: dict[tuple[str, chess.Color], list[int]] = {
+_LEAPER_TABLES: Mapping[tuple[str, chess.Color], list[int]] = {
     ("knights", chess.WHITE): chess.BB_KNIGHT_ATTACKS,
     ("knights", chess.BLACK): chess.BB_KNIGHT_ATTACKS,
     ("kings", chess.WHITE): chess.BB_KING_ATTACKS,

@@ -165,6 +165,7 @@ class _SameForAll:
 _CONTINUED = _SameForAll((_NEXT_MOVE,))
 _ENDED = _SameForAll(())
 
+
 @attrs.frozen
 class ListTest:
     """How a live stream tests one list: ``board(board)`` when the board alone decides,

@@ -76,7 +76,8 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TypeVar
 
 import attrs
@@ -227,6 +228,8 @@ F = TypeVar("F", bound=ct.Filter)
 _Printer = Callable[[F, _Context], Printed]
 #: Each class's printer; it takes nodes of that class, which the table cannot say.
 _PRINTERS: dict[type, Callable[..., Printed]] = {}
+#: The node classes the printer has an entry for (a read-only view, filled below).
+PRINTED: Mapping[type, Callable[..., Printed]] = MappingProxyType(_PRINTERS)
 
 
 def _printer(cls: type[F]) -> Callable[[_Printer[F]], _Printer[F]]:

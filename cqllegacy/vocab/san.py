@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import chess
 
-__all__ = ["parse_san"]
+__all__ = ["direct_move", "parse_san"]
 
 #: What a SAN token says, for the forms read here: the moving piece type, the squares
 #: it may come from (file/rank hints), the target square, the promotion piece type.
@@ -174,6 +174,17 @@ def _fast_move(board: chess.Board, reading: _Token) -> chess.Move | None:
     if len(legal) != 1:
         return None
     return chess.Move(legal[0], to_square, promotion)
+
+
+def direct_move(board: chess.Board, san: str) -> chess.Move | None:
+    """The move ``san`` names on ``board`` as read here without python-chess; None where
+    :func:`parse_san` leaves it to python-chess (castling, en passant, anything unusual).
+
+    >>> direct_move(chess.Board(), "Nf3"), direct_move(chess.Board(), "O-O")
+    (Move.from_uci('g1f3'), None)
+    """
+    reading = _reading(san)
+    return None if reading is None else _fast_move(board, reading)
 
 
 def parse_san(board: chess.Board, san: str) -> chess.Move:

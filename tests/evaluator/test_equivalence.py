@@ -853,9 +853,7 @@ NODE_SAMPLES: dict[type[ct.Filter], list[ct.Filter]] = {
     ct.Player: [ct.Player("Carlsen", None, True)],
     ct.Power: [ct.InRange(ct.Power(pd("[QRBNP]")), 30, None)],
     ct.Ray: [ct.Ray((pd("R"), pd("k")), Direction.ORTHOGONAL)],
-    ct.RayCount: [
-        ct.InRange(ct.RayCount((pd("[QR]"), pd("k")), (Direction.UP,), True), 1, None)
-    ],
+    ct.RayCount: [ct.InRange(ct.RayCount((pd("[QR]"), pd("k")), (Direction.UP,), True), 1, None)],
     ct.Relation: [ct.Relation(missing=(ANYTHING, 0, 2), new=(ANYTHING, 0, 2))],
     ct.Result: [ct.Result(GameResult.WHITE_WINS)],
     ct.Simple: [ct.Simple(keyword) for keyword in ct.Keyword],

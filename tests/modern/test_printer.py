@@ -7,7 +7,7 @@ import pytest
 from cqllegacy.core import tree as ct
 from cqllegacy.modern import NotExpressible, print_query
 from cqllegacy.modern.grammar import read_query
-from cqllegacy.modern.printer import _PRINTERS
+from cqllegacy.modern.printer import PRINTED
 from cqllegacy.vocab.pieces import ANYTHING, types_of
 from cqllegacy.vocab.results import GameResult
 from cqllegacy.vocab.spans import Span
@@ -441,7 +441,7 @@ def test_every_core_filter_class_has_a_printer() -> None:
 
     # Classes tests define for themselves are not the core's.
     core = {cls for cls in subclasses(ct.Filter) if cls.__module__ == ct.__name__}
-    missing = {cls.__name__ for cls in core} - {c.__name__ for c in _PRINTERS}
+    missing = {cls.__name__ for cls in core} - {c.__name__ for c in PRINTED}
     assert not missing
 
 

@@ -42,7 +42,8 @@ from cqllegacy.core.tree import (
 from cqllegacy.evaluator.evaluate import CompiledQuery, compile_query
 from cqllegacy.evaluator.needles import admits, needles_of
 from cqllegacy.legacy import read_script
-from cqllegacy.legacy.grammar import _ATOM_PATTERN, _COMMENT_PATTERN, _WHITESPACE, tokens
+from cqllegacy.legacy.grammar import tokens
+from cqllegacy.legacy.lexical import ATOM_PATTERN, COMMENT_PATTERN, WHITESPACE
 from cqllegacy.runner.game_scan import GameScan
 from cqllegacy.runner.output import PgnWriter
 from cqllegacy.runner.pgn import open_pgn, read_tags, split_games
@@ -326,9 +327,9 @@ def test_a_game_the_needles_reject_still_counts_and_keeps_its_problems(tmp_path:
 
 #: The tokenizer as it was written with pyparsing.
 _PYPARSING_TOKEN = (
-    pp.Regex(f"[()]|{_COMMENT_PATTERN}|{_ATOM_PATTERN}")
+    pp.Regex(f"[()]|{COMMENT_PATTERN}|{ATOM_PATTERN}")
     .parse_with_tabs()
-    .set_whitespace_chars(_WHITESPACE, copy_defaults=False)
+    .set_whitespace_chars(WHITESPACE, copy_defaults=False)
 )
 
 _SCRIPT_CHARS = st.sampled_from(
