@@ -488,6 +488,20 @@ def test_a_read_only_dest_is_a_clear_error(
     assert "cannot write in DEST_DIR dest: permission denied" in capsys.readouterr().err
 
 
+def test_a_dest_without_write_permission_is_a_clear_error(
+    library: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The permission check as a user other than root meets it (root writes anywhere).
+    Path("dest").mkdir()
+    real_access = os.access
+    monkeypatch.setattr(
+        os, "access", lambda path, mode: real_access(path, mode) and Path(path).name != "dest"
+    )
+    assert main(["migrate", "src", "dest"]) == 2
+    assert "cannot write in DEST_DIR dest: permission denied" in capsys.readouterr().err
+    assert list(Path("dest").iterdir()) == []
+
+
 def _full_disk(*args: object) -> None:
     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
