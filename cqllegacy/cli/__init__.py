@@ -18,7 +18,7 @@ from cqllegacy.errors import BROKEN_PIPE, CqlLegacyError, Interrupted, printable
 from cqllegacy.signals import interrupting_signals
 
 # Order here is the order of --help.
-SUBCOMMANDS = ("run", "translate", "check", "migrate", "fixtures")
+SUBCOMMANDS = ("run", "explain", "translate", "check", "migrate", "fixtures")
 
 DESCRIPTION = """\
 Run legacy CQL 3.x scripts -- the parenthesised (match ... (position ...)) language
@@ -30,6 +30,7 @@ examples:
   cqllegacy run examples/knight-fork.cql                 # on the bundled sample games
   cqllegacy run old.cql -i games.pgn.bz2 -o found.pgn --report found.jsonl
   cqllegacy translate old.cql -o new.cql                 # CQL 6.1 text, exact or refused
+  cqllegacy explain old.cql --html old.html              # what it means, its transforms
   cqllegacy check scripts/*.cql                          # validate and print canonically
 
 exit status: 0 success (for run: the scan completed, whether or not a game matched);

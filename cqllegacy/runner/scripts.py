@@ -123,10 +123,9 @@ class _Translator(Protocol):
 
 
 def _translator() -> _Translator:
-    # mypy cannot find this package: translator/ becomes cqllegacy.translator only when
-    # installed (pyproject.toml's package-dir), which an editable install does with an
-    # import hook that mypy does not run.  The protocol stands for the module meanwhile.
-    import cqllegacy.translator as translator  # type: ignore[import-not-found]
+    # translator/ becomes cqllegacy.translator only when installed (pyproject.toml's
+    # package-dir); mypy finds it through the link tree its configuration names.
+    import cqllegacy.translator as translator
 
     module: _Translator = translator
     return module
