@@ -330,12 +330,14 @@ def atomic_text_file(path: str | os.PathLike[str]) -> Iterator[TextIO]:
     target = Path(os.path.realpath(path))
     temp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
     try:
-        # O_EXCL: never reuse a file someone else created; mode 0o666 lets the umask
-        # decide the permissions, as for any new file.
-        descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    except OSError as exc:
-        raise UsageError(f"cannot write {os.fspath(path)}: {exc.strerror}") from exc
-    try:
+        try:
+            # O_EXCL: never reuse a file someone else created; mode 0o666 lets the umask
+            # decide the permissions, as for any new file.
+            descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except OSError as exc:
+            raise _NotCreated(f"cannot write {os.fspath(path)}: {exc.strerror}") from exc
+        # From here on the temporary file is ours to remove, whatever interrupts: a
+        # signal can arrive between any two steps, this one included.
         with open(descriptor, "w", encoding="utf-8", newline="\n") as handle:
             yield handle
             # What fails from here on failed in writing this file (what the block
@@ -345,12 +347,18 @@ def atomic_text_file(path: str | os.PathLike[str]) -> Iterator[TextIO]:
             except OSError as exc:
                 raise WriteError(f"cannot write {os.fspath(path)}: {exc.strerror or exc}") from exc
         _put_in_place(temp, target, os.fspath(path))
+    except _NotCreated as exc:
+        raise UsageError(str(exc)) from exc.__cause__
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         if isinstance(exc, KeyboardInterrupt | BrokenPipeError):
             exc.add_note(f"{os.fspath(path)} left as it was")
         raise
+
+
+class _NotCreated(Exception):
+    """The temporary file could not be made (there is nothing to remove)."""
 
 
 def _put_in_place(temp: Path, target: Path, name: str) -> None:

@@ -185,6 +185,33 @@ def test_ctrl_c_before_the_command_has_started_is_one_line(
     assert capsys.readouterr().err == "interrupted by SIGINT\n"
 
 
+def catches(pid: int, signum: int) -> bool:
+    """Whether the process has a handler for the signal (its SigCgt mask in /proc)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    caught = next(line for line in status.splitlines() if line.startswith("SigCgt:"))
+    return bool(int(caught.split()[1], 16) >> (signum - 1) & 1)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc")
+def test_ctrl_c_as_soon_as_the_command_takes_signals_is_one_line(
+    scratch: Path, killer: list[int]
+) -> None:
+    # SIGTERM caught: the command's handlers are in place, and it is still importing its
+    # modules (the evaluator, python-chess, the grammar) -- the first fraction of a second.
+    process = run_cli("run", "kf.cql", "-i", "games.pgn", "-o", "out.pgn", cwd=scratch)
+    killer.append(process.pid)
+    wait_for(lambda: catches(process.pid, signal.SIGTERM))
+    os.kill(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=10)
+    assert process.returncode == 130, err
+    assert err.startswith(b"interrupted by SIGINT") and err.count(b"\n") == 1, err
+    assert not (scratch / "out.pgn").exists()
+    assert glob.glob(str(scratch / ".*.tmp")) == []
+
+
 def test_signal_handlers_are_restored_after_the_command(scratch: Path) -> None:
     before = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
     main(["check", "-q", "kf.cql"])
@@ -486,6 +513,20 @@ def test_a_read_only_dest_is_a_clear_error(
     Path("dest").mkdir(mode=0o500)
     assert main(["migrate", "src", "dest"]) == 2
     assert "cannot write in DEST_DIR dest: permission denied" in capsys.readouterr().err
+
+
+def test_a_dest_without_write_permission_is_a_clear_error(
+    library: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The permission check as a user other than root meets it (root writes anywhere).
+    Path("dest").mkdir()
+    real_access = os.access
+    monkeypatch.setattr(
+        os, "access", lambda path, mode: real_access(path, mode) and Path(path).name != "dest"
+    )
+    assert main(["migrate", "src", "dest"]) == 2
+    assert "cannot write in DEST_DIR dest: permission denied" in capsys.readouterr().err
+    assert list(Path("dest").iterdir()) == []
 
 
 def _full_disk(*args: object) -> None:
