@@ -15,7 +15,7 @@ import attrs
 
 from cqllegacy.api import Match, Query, load
 from cqllegacy.core.tree import Query as CoreQuery
-from cqllegacy.errors import UsageError
+from cqllegacy.errors import UsageError, WriteError
 from cqllegacy.runner.compiled import CompiledQueryLike, decided_by_tags
 from cqllegacy.runner.output import STDOUT, PgnWriter, check_destinations, open_destination
 from cqllegacy.runner.progress import make_progress
@@ -45,13 +45,15 @@ inputs: -i replaces the script's :pgn / input files.  Paths written in a script 
   With no input anywhere, the bundled sample games ({SAMPLE_DESCRIPTION})
   are used, and standard error says so.  Plain, .gz, .bz2 and .xz files are read (the
   compression is recognised from the file's first bytes, whatever its name says), in
-  UTF-8 or Latin-1 (decided game by game), with any line ends.
+  UTF-8 or Latin-1 (decided game by game; a byte that is not UTF-8 is read as Latin-1),
+  or UTF-16/UTF-32 with a byte-order mark, with any line ends.
 output: -o replaces the script's :output / output file; "-o -" writes to standard
   output.  With neither, the output is SCRIPT-STEM-out.pgn in the current folder (as
   CQL 5 did).  Output and report are written under a temporary name and renamed when
   the run ends (an interrupted run leaves the old files alone); writing either over an
-  input file or over the script is refused.  A completed run always writes the output,
-  empty when nothing matched.  PGN is written in UTF-8.
+  input file or over the script is refused.  A symbolic link is followed (the file it
+  leads to is replaced); a device, a FIFO or /dev/stdout is written to, not replaced.
+  A completed run always writes the output, empty when nothing matched.  PGN is written in UTF-8.
 html: --html REPORT.html writes one self-contained page (no network access needed):
   each matching game with White, Black, event, year, number and file, a diagram of
   every marked position (the squares that made it match highlighted, the move that
@@ -71,7 +73,11 @@ progress: on a terminal, standard error shows a progress bar (games, games/s,
   matches, ETA); a one-line summary (games read, matched, skipped, seconds) ends the
   run.  -q turns both off.
 exit status: 0 when the run completed, whether or not any game matched;
-  2 for a bad script or a bad command line (missing input, output over an input ...).
+  2 for a bad script or a bad command line (missing input, output over an input ...);
+  3 when an input was not read to its end (damaged or truncated compressed data: the
+  output has the games read before the damage); 4 when writing failed (full disk ...);
+  130/143/129 when interrupted by SIGINT/SIGTERM/SIGHUP and 141 for a broken pipe on
+  standard output (then no output or report is replaced).
 """
 
 
@@ -369,10 +375,10 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         # The scan reports unreadable inputs itself, so what arrives here failed while
         # writing (a full disk …); the temporary files are already gone.
-        raise UsageError(f"writing the results failed: {exc.strerror or exc}") from exc
+        raise WriteError(f"writing the results failed: {exc.strerror or exc}") from exc
     if args.why is not None:
         text = "\n".join(why) or f"game {args.why} did not match (or is not in the input)"
         print(text, file=err if plan.output == STDOUT else sys.stdout)
     if not args.quiet:
         print(summary_line(summary, plan), file=err)
-    return 0
+    return summary.exit_status

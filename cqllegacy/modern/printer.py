@@ -409,12 +409,31 @@ def _infix(items: Sequence[ct.Filter], word: str, level: int, ctx: _Context, emp
         return _text(empty)
     if len(items) == 1:
         return _print(items[0], ctx)
+    operands = [_operand(item, ctx, level + 1) for item in items]
     parts: list[Printed | str] = []
-    for i, item in enumerate(items):
+    for i, operand in enumerate(operands):
         if i:
             parts.append(word)
-        parts.append(_operand(item, ctx, level + 1))
-    return _joined(parts, level)
+        parts.append(operand)
+    inline = _joined(parts, level)
+    if word == "or" and _too_long(inline):
+        return _one_per_line(operands, word, level)
+    return inline
+
+
+def _too_long(printed: Printed) -> bool:
+    return len(printed.lines) > 1 or len(printed.lines[0]) > _INLINE_WIDTH
+
+
+def _one_per_line(operands: Sequence[Printed], word: str, level: int) -> Printed:
+    """A long disjunction with one member per line, each after the first led by ``word``."""
+    lines = list(operands[0].lines)
+    for operand in operands[1:]:
+        if _is_comment(operand.lines[0]):
+            lines += [word, *operand.lines]  # a note line: the word cannot go before it
+        else:
+            lines += [f"{word} {operand.lines[0]}", *operand.lines[1:]]
+    return Printed(tuple(lines), level)
 
 
 @_printer(ct.Union)
@@ -592,7 +611,11 @@ def _power(node: ct.Power, ctx: _Context) -> Printed:
 
 @_printer(ct.Arith)
 def _arith(node: ct.Arith, ctx: _Context) -> Printed:
-    left = _operand(node.left, ctx, ARITH)
+    left = _print(node.left, ctx)
+    # chessql reads `power (A | K) - 1` as `power` of `(A | K) - 1`.
+    power_of_group = isinstance(node.left, ct.Power) and left.lines[-1].endswith(")")
+    if left.level < ARITH or power_of_group:
+        left = _parenthesised(left)
     right = _operand(node.right, ctx, ARITH + 1)
     return _joined([left, node.op.value, right], ARITH)
 
@@ -659,6 +682,10 @@ def _reads_as_range(node: ct.Compare) -> bool:
 
 @_printer(ct.Compare)
 def _compare(node: ct.Compare, ctx: _Context) -> Printed:
+    if node.op is ct.CompareOp.NE and isinstance(node.left, ct.PositionVariable):
+        raise NotExpressible(
+            "!=", "chessql reads no `!=` between two positions; write not (S == T)"
+        )
     left = _relation_left(node.left, ctx, node.op.value)
     right = _operand(node.right, ctx, RELATION)
     if _reads_as_range(node):

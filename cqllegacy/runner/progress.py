@@ -16,6 +16,8 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
+from cqllegacy.errors import printable
+
 
 class Messages:
     """Progress that shows nothing but the messages (stderr is not a terminal, or ``-q``)."""
@@ -27,7 +29,7 @@ class Messages:
         """Nothing to show."""
 
     def message(self, text: str) -> None:
-        print(text, file=self.stream, flush=True)
+        print(printable(text, limit=None), file=self.stream, flush=True)
 
     def close(self) -> None:
         """Nothing to clear."""

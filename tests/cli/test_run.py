@@ -239,7 +239,7 @@ def test_interrupted_run_leaves_no_output(
     assert sorted(os.listdir(workdir)) == ["games.pgn", "q.cql"]
 
 
-def test_write_failure_exits_2_and_leaves_no_partial_files(
+def test_write_failure_exits_4_and_leaves_no_partial_files(
     workdir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     class FullDisk:
@@ -251,7 +251,7 @@ def test_write_failure_exits_2_and_leaves_no_partial_files(
 
     stub_script(monkeypatch, workdir / "q.cql")
     monkeypatch.setattr(run_module, "PgnWriter", FullDisk)
-    assert main(["run", "q.cql", "-i", "games.pgn", "-o", "o.pgn", "--report", "r.jsonl"]) == 2
+    assert main(["run", "q.cql", "-i", "games.pgn", "-o", "o.pgn", "--report", "r.jsonl"]) == 4
     assert "writing the results failed: No space left on device" in capsys.readouterr().err
     assert sorted(os.listdir(workdir)) == ["games.pgn", "q.cql"]
 
