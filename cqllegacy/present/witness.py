@@ -176,7 +176,12 @@ class _Place:
         from cqllegacy.evaluator.evaluate import evaluate_filter
 
         where = self.small if _reads_the_board_alone(member) else self.node
-        value = evaluate_filter(member, where, scope=scope)
+        try:
+            value = evaluate_filter(member, where, scope=scope)
+        except ValueError:
+            # A member the evaluator cannot judge alone (a piece variable bound by the
+            # query's tags, …): it is not shown to match, and the OR stays whole.
+            return False
         return value is not None and value is not False and value != 0
 
 

@@ -7,20 +7,20 @@ from pathlib import Path
 
 import pytest
 
-from cqllegacy.api import SAMPLE_GAMES
 from cqllegacy.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
+GAMES = ROOT / "fixtures" / "games.pgn"
 
 
 def test_why_names_lists_positions_and_the_transformed_list(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     report = tmp_path / "r.jsonl"
-    args = ["run", str(ROOT / "examples" / "knight-fork.cql"), "-i", str(SAMPLE_GAMES),
+    args = ["run", str(ROOT / "examples" / "knight-fork.cql"), "-i", str(GAMES),
             "-o", str(tmp_path / "o.pgn"), "--report", str(report)]  # fmt: skip
     assert main([*args, "-q"]) == 0
-    first = json.loads(report.read_text(encoding="utf-8").splitlines()[1])
+    first = json.loads(report.read_text(encoding="utf-8").splitlines()[0])
     capsys.readouterr()
     assert main([*args, "--why", str(first["ordinal"])]) == 0
     out = capsys.readouterr().out.splitlines()
@@ -38,6 +38,6 @@ def test_why_for_a_game_that_did_not_match(
 ) -> None:
     script = tmp_path / "q.cql"
     script.write_text("(match (position Ka1 Ka2))\n")
-    assert main(["run", str(script), "-i", str(ROOT / "fixtures" / "games.pgn"),
+    assert main(["run", str(script), "-i", str(GAMES),
                  "-o", str(tmp_path / "o.pgn"), "--why", "3", "-q"]) == 0  # fmt: skip
     assert "game 3 did not match" in capsys.readouterr().out

@@ -121,3 +121,21 @@ def test_the_page_is_never_written_over_an_input(tmp_path: Path) -> None:
                    "--html", str(games)])  # fmt: skip
     assert status == 2
     assert games.read_bytes() == GAMES.read_bytes()
+
+
+@pytest.mark.parametrize(
+    "name", ["012-forany-repeated-checker", "020-variationsonly-stalemate", "019-variations-mates"]
+)
+def test_tags_and_variations_get_their_diagrams(name: str) -> None:
+    """Piece tags (which no member can be judged without) and positions inside variations
+    still get a diagram each; the page stays well formed."""
+    from cqllegacy.present.html_report import GameEntry, page_end, page_start
+
+    query = cqllegacy.load(ROOT / "fixtures" / "migration" / name / "legacy.cql")
+    matches = list(query.search(GAMES))
+    entry = GameEntry(query.core)
+    page = page_start("t", "t") + "".join(entry(m._found) for m in matches) + page_end(1)
+    reader = read_report(page)
+    assert reader.problems == [] and len(reader.entries) == len(matches) > 0
+    for found, match in zip(reader.entries, matches, strict=True):
+        assert len(found.diagrams) == len(match.marked)
