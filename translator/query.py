@@ -38,6 +38,7 @@ from cqllegacy.translator.rewrite import (
 from cqllegacy.core import tree as core
 from cqllegacy.legacy import tree as lt
 from cqllegacy.legacy.tree import FlagKeyword, PositionList, Range, Script
+from cqllegacy.modern.vocabulary import is_variable_name
 from cqllegacy.vocab.spans import Span
 
 __all__ = ["to_core"]
@@ -130,7 +131,8 @@ class _Builder:
                 toplists[-1] = attrs.evolve(last, body=_append(last.body, trailing))
             else:
                 leading += tuple(c.text for c in trailing)
-        return core.Query(header, tuple(_canonical(t) for t in toplists), tags, leading)
+        query = core.Query(header, tuple(_canonical(t) for t in toplists), tags, leading)
+        return _cql_tag_names(query)
 
     def _check_shared_accumulators(self, lists: Sequence[PositionList]) -> None:
         """Each top-level list has its own accumulators: one list cannot read another's."""
@@ -456,6 +458,47 @@ def _last_line(node: object) -> int:
             elif attrs.has(type(value)):
                 line = max(line, _last_line(value))
     return line
+
+
+def cql_variable_names(names: Sequence[str]) -> dict[str, str]:
+    """A CQL piece-variable name for each legacy tag name: the name itself where CQL
+    reads it as a variable, else ``tag_NAME`` (``a`` would read as black pieces, ``find``
+    as a keyword), with a number added where that is taken.
+
+    >>> cql_variable_names(["rook", "a", "find", "a1"])
+    {'rook': 'rook', 'a': 'tag_a', 'find': 'tag_find', 'a1': 'tag_a1'}
+    """
+    chosen: dict[str, str] = {}
+    taken = {name for name in names if is_variable_name(name)}
+    for name in names:
+        if is_variable_name(name):
+            chosen[name] = name
+            continue
+        candidate, number = f"tag_{name}", 1
+        while candidate in taken or not is_variable_name(candidate):
+            number += 1
+            candidate = f"tag_{name}_{number}"
+        taken.add(candidate)
+        chosen[name] = candidate
+    return chosen
+
+
+def _cql_tag_names(query: core.Query) -> core.Query:
+    """``query`` with its tags named as CQL can write them (:func:`cql_variable_names`)."""
+    names = cql_variable_names([tag.name for tag in query.tags])
+    if all(old == new for old, new in names.items()):
+        return query
+
+    def rename(node: core.Filter) -> core.Filter:
+        if isinstance(node, core.PieceVariable) and node.name in names:
+            return core.PieceVariable(names[node.name])
+        return node
+
+    return attrs.evolve(
+        query,
+        tags=tuple(attrs.evolve(tag, name=names[tag.name]) for tag in query.tags),
+        lists=tuple(attrs.evolve(t, body=t.body.transform(rename)) for t in query.lists),
+    )
 
 
 def _intersect(

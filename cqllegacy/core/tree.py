@@ -30,7 +30,7 @@ from typing import ClassVar, TypeVar
 
 import attrs
 
-from cqllegacy.vocab.pieces import ANYTHING, TypeSet
+from cqllegacy.vocab.pieces import ANY_PIECE, ANYTHING, TypeSet, types_of
 from cqllegacy.vocab.results import GameResult
 from cqllegacy.vocab.spans import Span
 from cqllegacy.vocab.squares import FULL, Direction, SquareSet
@@ -924,6 +924,29 @@ class TagDeclaration:
     name: str
     types: TypeSet
     origin: Origin | None = _origin_field()
+
+    def start_types(self) -> TypeSet:
+        """The types a piece of the start position may have to be eligible: ``types``
+        and the pawns of each colour that has a piece type in ``types`` a pawn can
+        promote to (that pawn may become one later).
+
+        >>> from cqllegacy.vocab.pieces import format_modern_types, types_of
+        >>> format_modern_types(TagDeclaration("rook", types_of("Rr")).start_types())
+        '[RPrp]'
+        >>> format_modern_types(TagDeclaration("king", types_of("K")).start_types())
+        'K'
+        """
+        start = self.types & ANY_PIECE
+        for pawn, promoted in ((_WHITE_PAWN, _WHITE_PROMOTED), (_BLACK_PAWN, _BLACK_PROMOTED)):
+            if start & promoted:
+                start |= pawn
+        return start
+
+
+_WHITE_PAWN = types_of("P")
+_BLACK_PAWN = types_of("p")
+_WHITE_PROMOTED = types_of("QRBN")
+_BLACK_PROMOTED = types_of("qrbn")
 
 
 @attrs.frozen(slots=True)

@@ -981,6 +981,48 @@ def _list_of(s: str, node: ct.Filter, scope: ct.Scope, loc: int) -> ct.TopList:
     return ct.TopList(_body(s, items, loc), matchcount, mark, scope)
 
 
+def _tags_of(
+    s: str, items: list[ct.Filter], loc: int
+) -> tuple[tuple[ct.TagDeclaration, ...], list[ct.Filter]]:
+    """Legacy tags written around the lists (the printer's ``tag_loops``): each a piece
+    loop over the pieces that may be the tag's piece, whose body opens with
+    ``find {NAME & TYPES}``; the innermost body holds the lists."""
+    tags: list[ct.TagDeclaration] = []
+    while len(items) == 1 and isinstance(items[0], ct.PieceLoop):
+        loop = items[0]
+        body = list(loop.body.items) if isinstance(loop.body, ct.Compound) else [loop.body]
+        tag = _eligibility(body[0]) if body else None
+        if tag is None or tag.name != loop.name:
+            opening = f"find {{{loop.name} & TYPES}}"
+            _fail(s, loc, f"the piece loop of tag {loop.name!r} opens with {opening}")
+        expected: ct.Filter = ct.PieceSet(tag.start_types())
+        outer = [ct.Complement(ct.PieceVariable(t.name)) for t in tags]
+        if outer:
+            expected = ct.Intersection((expected, *outer))
+        if loop.domain != expected:
+            _fail(s, loc, f"the piece loop of tag {loop.name!r} ranges over the wrong pieces")
+        tags.append(tag)
+        items = body[1:]
+    return tuple(tags), items
+
+
+def _eligibility(node: ct.Filter) -> ct.TagDeclaration | None:
+    """The tag that ``find {NAME & TYPES}`` declares, or None for another filter."""
+    if not isinstance(node, ct.Find) or node.all:
+        return None
+    arg = node.arg
+    if isinstance(arg, ct.Compound) and len(arg.items) == 1:
+        arg = arg.items[0]
+    if not isinstance(arg, ct.Intersection) or len(arg.items) != 2:
+        return None
+    variable, types = arg.items
+    if not isinstance(variable, ct.PieceVariable) or not isinstance(types, ct.PieceSet):
+        return None
+    if types.squares != FULL:
+        return None
+    return ct.TagDeclaration(variable.name, types.types)
+
+
 def _header(s: str, params: pp.ParseResults) -> tuple[dict[str, list[object]], ct.Header]:
     seen: dict[str, list[object]] = {}
     for group in params:
@@ -1011,8 +1053,9 @@ def _query(s: str, results: pp.ParseResults, body_loc: int) -> ct.Query:
         rest = items[1:]
         if not rest or rest[0] != ct.Simple(ct.Keyword.INITIAL) or len(rest) < 2:
             _fail(s, place, "the cqllegacy lists form starts with initial and a find")
-        lists = tuple(_list_of(s, node, scope, place) for node in rest[1:])
-        query = ct.Query(header, lists, leading_comments=tuple(leading))
+        tags, list_items = _tags_of(s, rest[1:], place)
+        lists = tuple(_list_of(s, node, scope, place) for node in list_items)
+        query = ct.Query(header, lists, tags, leading_comments=tuple(leading))
     else:
         mark, items = _leading_mark(s, items)
         if "result" in seen:
@@ -1056,8 +1099,9 @@ def _check_tree(s: str, query: ct.Query) -> None:
         for child in node.children():
             walk(child, bound, depth + 1)
 
+    tagged = frozenset(tag.name for tag in query.tags)
     for top in query.lists:
-        walk(top.body, frozenset())
+        walk(top.body, tagged)
         problem = misplaced(top.body)
         if problem is not None:
             _fail(s, _place(problem[0]), problem[1])

@@ -1055,24 +1055,29 @@ def _scope_is_all(query: ct.Query, ctx: _Context) -> tuple[bool, list[str]]:
     return True, [note]
 
 
-def _tag_wrapped(
-    items: Sequence[ct.Filter], query: ct.Query, ctx: _Context
-) -> tuple[list[ct.Filter], list[str]]:
-    """Legacy ``:forany`` tags: refused, or each one a piece loop around the lists."""
-    notes = []
-    wrapped: list[ct.Filter] = list(items)
-    for tag in reversed(query.tags):
-        notes.append(
-            ctx.refuse(
-                _construct(tag.origin, ":forany"),
-                "a tag binds a piece of the start position for all lists together",
-                tag.origin,
-                written_as="a piece loop there",
-            )
-        )
-        body = wrapped[0] if len(wrapped) == 1 else ct.Compound(tuple(wrapped))
-        wrapped = [ct.PieceLoop(tag.name, ct.PieceSet(tag.types), body)]
-    return wrapped, list(reversed(notes))
+def tag_loops(query: ct.Query, items: Sequence[ct.Filter]) -> ct.Filter:
+    """Legacy ``:forany`` tags around the items of the `lists` form, at the start position.
+
+    Each tag is a piece loop over the pieces of the start position that may be its
+    piece (:meth:`~cqllegacy.core.tree.TagDeclaration.start_types`, less the pieces of
+    the tags bound outside it: distinct tags, distinct pieces), whose body first asks
+    that the piece has one of the tag's types now or later (``find {t & TYPES}``), then
+    holds the next tag's loop or the lists.  The modern reader reads exactly this
+    shape back into the tags.
+    """
+    body: ct.Filter | None = None
+    for index in reversed(range(len(query.tags))):
+        tag = query.tags[index]
+        domain: ct.Filter = ct.PieceSet(tag.start_types())
+        outer = [ct.Complement(ct.PieceVariable(t.name)) for t in query.tags[:index]]
+        if outer:
+            domain = ct.Intersection((domain, *outer))
+        variable = ct.PieceVariable(tag.name)
+        eligible = ct.Find(ct.Compound((ct.Intersection((variable, ct.PieceSet(tag.types))),)))
+        inner = list(items) if body is None else [body]
+        body = ct.PieceLoop(tag.name, domain, ct.Compound((eligible, *inner)))
+    assert body is not None
+    return body
 
 
 def print_query(query: ct.Query, *, approximate: bool = False) -> str:
@@ -1108,13 +1113,10 @@ def _print_query(query: ct.Query, ctx: _Context) -> str:
         items: list[ct.Filter] = [*_mark_pragma(single.mark), *_body_items(single.body)]
     else:
         header, header_notes = _header(query, None, variations, ctx)
-        lists = [_list_item(top) for top in query.lists]
+        lists: list[ct.Filter] = [_list_item(top) for top in query.lists]
         if query.tags:
-            wrapped, tag_notes = _tag_wrapped(lists, query, ctx)
-            notes += tag_notes
-            items = [ct.Simple(ct.Keyword.INITIAL), *wrapped]
-        else:
-            items = [Pragma(PRAGMA_LISTS), ct.Simple(ct.Keyword.INITIAL), *lists]
+            lists = [tag_loops(query, lists)]
+        items = [Pragma(PRAGMA_LISTS), ct.Simple(ct.Keyword.INITIAL), *lists]
     lines = [_comment_line(text, ctx) for text in query.leading_comments]
     lines += [*header_notes, *notes, header]
     for printed in _items(_with_a_filter(tuple(items)), ctx):

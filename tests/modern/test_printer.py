@@ -6,6 +6,7 @@ import pytest
 
 from cqllegacy.core import tree as ct
 from cqllegacy.modern import NotExpressible, print_query
+from cqllegacy.modern.grammar import read_query
 from cqllegacy.modern.printer import _PRINTERS
 from cqllegacy.vocab.pieces import ANYTHING, types_of
 from cqllegacy.vocab.results import GameResult
@@ -389,14 +390,39 @@ def test_legacy_only_nodes_are_refused_with_their_place(node: ct.Filter) -> None
     assert_cql(text)
 
 
-def test_legacy_tags_become_a_piece_loop_only_when_approximating() -> None:
-    tag = ct.TagDeclaration("t", types_of("R"), origin=ct.Origin(":forany", Span(1, 8)))
-    query = ct.Query(ct.Header(), (ct.TopList(ct.PieceVariable("t")),), tags=(tag,))
-    with pytest.raises(NotExpressible, match=":forany at 1:8"):
-        print_query(query)
-    text = print_query(query, approximate=True)
-    assert "piece t in R find {t}" in text
+def test_legacy_tags_become_piece_loops_at_the_start_position() -> None:
+    # Two tags: the rook-or-queen tag may be a pawn that promotes later, the second tag
+    # takes another piece than the first.
+    first = ct.TagDeclaration("t", types_of("RQ"), origin=ct.Origin(":forany", Span(1, 8)))
+    second = ct.TagDeclaration("u", types_of("k"))
+    lists = (ct.TopList(ct.PieceVariable("t")), ct.TopList(ct.PieceVariable("u"), (2, 5)))
+    query = ct.Query(ct.Header(), lists, tags=(first, second))
+    text = print_query(query)
+    assert text == (
+        "cql()\n"
+        "// cqllegacy: lists\n"
+        "initial\n"
+        "piece t in [QRP] {\n"
+        "  find {t & [QR]}\n"
+        "  piece u in (k & ~t) {find {u & k} find {t} (2 <= (find all {u}) <= 5)}\n"
+        "}\n"
+    )
+    assert read_query(text) == query
     assert_cql(text)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("piece t in [RPrp] {find {t & a1}}", "opens with find"),
+        ("piece t in [Rr] {find {t & [Rr]} find {t & a1}}", "wrong pieces"),
+    ],
+)
+def test_the_reader_takes_only_the_tag_loops_the_printer_writes(body: str, message: str) -> None:
+    from cqllegacy.modern.errors import ModernSyntaxError
+
+    with pytest.raises(ModernSyntaxError, match=message):
+        read_query(f"cql()\n// cqllegacy: lists\ninitial\n{body}\n")
 
 
 def test_unbound_piece_variables_and_bad_names_are_refused() -> None:

@@ -72,7 +72,6 @@ def test_comments_are_carried_over() -> None:
     [
         ("(match\n (position :ray (Q . k) 2))", ":ray", "2:12"),
         ("(match (position :relation (:missingpiececount A 1 10)))", ":relation", "1:18"),
-        ("(match :forany knight N (position :movefrom $knight))", ":forany", "1:8"),
     ],
 )
 def test_refusals_name_the_construct_and_place(text: str, construct: str, place: str) -> None:
