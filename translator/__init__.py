@@ -17,9 +17,20 @@ same set of filters (T2).
 from __future__ import annotations
 
 from cqllegacy.translator.errors import TranslationError
-from cqllegacy.translator.query import to_core
+from cqllegacy.translator.query import cql_tag_names, to_core
 
-__all__ = ["TranslationError", "to_core", "translate"]
+from cqllegacy.core import tree as core
+
+__all__ = ["TranslationError", "modern_form", "to_core", "translate"]
+
+
+def modern_form(query: core.Query) -> core.Query:
+    """The query as CQL 6.1 writes it: what ``run`` evaluates in a faster legacy-only
+    form rewritten into modern filters that mean the same, and tag names CQL reads.
+
+    ``translate`` prints this; reading the printed text back gives this query.
+    """
+    return cql_tag_names(query)
 
 
 def translate(text: str, *, approximate: bool = False, path: str | None = None) -> str:
@@ -35,7 +46,8 @@ def translate(text: str, *, approximate: bool = False, path: str | None = None) 
     from cqllegacy.modern.printer import print_query
 
     try:
-        return print_query(to_core(read_script(text, path)), approximate=approximate)
+        query = modern_form(to_core(read_script(text, path)))
+        return print_query(query, approximate=approximate)
     except ScriptError as exc:
         if not exc.source:
             exc.source = text

@@ -31,6 +31,7 @@ from cqllegacy.translator.rewrite import (
     Context,
     comment,
     conjunction,
+    last_line,
     list_parts,
     strip_comments,
 )
@@ -38,7 +39,6 @@ from cqllegacy.translator.rewrite import (
 from cqllegacy.core import tree as core
 from cqllegacy.legacy import tree as lt
 from cqllegacy.legacy.tree import FlagKeyword, PositionList, Range, Script
-from cqllegacy.modern.vocabulary import is_variable_name
 from cqllegacy.vocab.spans import Span
 
 __all__ = ["to_core"]
@@ -131,8 +131,7 @@ class _Builder:
                 toplists[-1] = attrs.evolve(last, body=_append(last.body, trailing))
             else:
                 leading += tuple(c.text for c in trailing)
-        query = core.Query(header, tuple(_canonical(t) for t in toplists), tags, leading)
-        return _cql_tag_names(query)
+        return core.Query(header, tuple(_canonical(t) for t in toplists), tags, leading)
 
     def _check_shared_accumulators(self, lists: Sequence[PositionList]) -> None:
         """Each top-level list has its own accumulators: one list cannot read another's."""
@@ -191,7 +190,7 @@ class _Builder:
                 prefixes[index] = list(pending)
                 pending = []
                 index += 1
-                previous_end = _last_line(item)
+                previous_end = last_line(item)
             elif isinstance(item, lt.Comment):
                 if index == 0:
                     conditions.append(_Condition(comment(item.text), True))
@@ -445,21 +444,6 @@ def _accumulate_span(pl: PositionList, name: str) -> Span:
 # --------------------------------------------------------------------------------------
 
 
-def _last_line(node: object) -> int:
-    """The last line a legacy node (with everything inside it) starts anything on."""
-    line = 0
-    if attrs.has(cls := type(node)):
-        for field in attrs.fields(cls):
-            value = getattr(node, field.name)
-            if isinstance(value, Span):
-                line = max(line, value.line)
-            elif isinstance(value, tuple):
-                line = max([line, *(_last_line(v) for v in value)])
-            elif attrs.has(type(value)):
-                line = max(line, _last_line(value))
-    return line
-
-
 def cql_variable_names(names: Sequence[str]) -> dict[str, str]:
     """A CQL piece-variable name for each legacy tag name: the name itself where CQL
     reads it as a variable, else ``tag_NAME`` (``a`` would read as black pieces, ``find``
@@ -468,6 +452,9 @@ def cql_variable_names(names: Sequence[str]) -> dict[str, str]:
     >>> cql_variable_names(["rook", "a", "find", "a1"])
     {'rook': 'rook', 'a': 'tag_a', 'find': 'tag_find', 'a1': 'tag_a1'}
     """
+    # Imported here: a run without tags never loads the CQL 6 reader and printer.
+    from cqllegacy.modern.vocabulary import is_variable_name
+
     chosen: dict[str, str] = {}
     taken = {name for name in names if is_variable_name(name)}
     for name in names:
@@ -483,8 +470,10 @@ def cql_variable_names(names: Sequence[str]) -> dict[str, str]:
     return chosen
 
 
-def _cql_tag_names(query: core.Query) -> core.Query:
+def cql_tag_names(query: core.Query) -> core.Query:
     """``query`` with its tags named as CQL can write them (:func:`cql_variable_names`)."""
+    if not query.tags:
+        return query
     names = cql_variable_names([tag.name for tag in query.tags])
     if all(old == new for old, new in names.items()):
         return query

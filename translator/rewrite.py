@@ -167,6 +167,22 @@ def meet(a: core.Filter | None, b: core.Filter | None) -> core.Filter | None:
 _EMPTY = core.PieceSet(0, 0)
 
 
+def last_line(node: object) -> int:
+    """The last line a legacy node (with everything inside it) starts anything on."""
+    line = 0
+    if attrs.has(cls := type(node)):
+        for field in attrs.fields(cls):
+            value = getattr(node, field.name)
+            if isinstance(value, Span):
+                line = max(line, value.line)
+            elif isinstance(value, tuple):
+                line = max([line, *(last_line(v) for v in value)])
+            elif attrs.has(type(value)):
+                line = max(line, last_line(value))
+    return line
+
+
+
 # --------------------------------------------------------------------------------------
 # Item rules
 # --------------------------------------------------------------------------------------
@@ -195,6 +211,8 @@ def rule(cls: type[_I]) -> Callable[[ItemRule[_I]], ItemRule[_I]]:
 
 @rule(lt.Comment)
 def _comment(item: lt.Comment, view: ListView, ctx: Context) -> Parts:
+    if _absorbed(item, view):
+        return ()  # written among the lists it annotates
     return (comment(item.text),)
 
 
@@ -393,6 +411,51 @@ def _ray_exists(args: tuple[core.Filter, ...], direction: Direction, attack: boo
     return rays[0] if len(rays) == 1 else core.Or(tuple(rays))
 
 
+def _ray_pairs(
+    designators: Sequence[Designator],
+    args: tuple[core.Filter, ...],
+    direction: Direction,
+    attack: bool,
+) -> core.Filter | None:
+    """The legacy ray count (L20) when a designator admits empty squares: the number of
+    (start, end, direction) triples.  CQL 6.1 ``ray`` gives the set of end squares, so
+    the count is split where that set is the count: from one start square, rays in
+    different directions or to different ends are different rays.  None for 0.
+
+    When the start designator holds at most one square, ``#ray (…)`` is the count; when
+    the end designator does, ``#ray`` of the reversed designators (every legacy ray
+    direction set is symmetric); otherwise a sum over the start (or end) squares.
+    """
+    groups = [direction]
+    if attack:
+        both = (Direction.ORTHOGONAL, Direction.DIAGONAL)
+        groups = [g for g in both if g.vectors & direction.vectors]
+    terms: list[core.Filter] = []
+    for group in groups:
+        restricted = _ray_args(args, group, attack)
+        if restricted is not None:
+            terms += _ray_pair_terms(designators, restricted, group)
+    return sum_of(terms) if terms else None
+
+
+def _ray_pair_terms(
+    designators: Sequence[Designator], args: tuple[core.Filter, ...], direction: Direction
+) -> list[core.Filter]:
+    first, last = designators[0], designators[-1]
+    if _at_most_one_square(first):
+        return [core.Count(core.Ray(args, direction))]
+    if _at_most_one_square(last):
+        return [core.Count(core.Ray(args[::-1], direction))]
+    if popcount(last.squares) < popcount(first.squares):
+        args, first = args[::-1], last
+    terms: list[core.Filter] = []
+    for square in iter_squares(first.squares):
+        start = restrict(args[0], ANYTHING, 1 << square)
+        if start is not None:
+            terms.append(core.Count(core.Ray((start, *args[1:]), direction)))
+    return terms
+
+
 @rule(lt.Ray)
 def _ray(item: lt.Ray, view: ListView, ctx: Context) -> Parts:
     if len(item.designators) < 2:
@@ -414,10 +477,7 @@ def _ray(item: lt.Ray, view: ListView, ctx: Context) -> Parts:
     admits_empty = any(d.tag is None and d.types & EMPTY_BIT for d in item.designators)
     basics = _basic_directions(direction)
     if admits_empty:
-        # Several rays may then share a direction and an end square: only the legacy
-        # count says how many there are.
-        origin = core.Origin(f":{item.keyword.value}", item.span)
-        value: core.Filter = core.RayCount(args, basics, attack, origin=origin)
+        value = _ray_pairs(item.designators, args, direction, attack)
     else:
         # No designator admits an empty square, so a ray is fixed by its direction and
         # end square: the count is the sum over directions of the end squares.
@@ -426,9 +486,9 @@ def _ray(item: lt.Ray, view: ListView, ctx: Context) -> Parts:
             for d in basics
             if (a := _ray_args(args, d, attack)) is not None
         ]
-        if not terms:
-            return (constant_in_range(0, r),)
-        value = sum_of(terms)
+        value = sum_of(terms) if terms else None
+    if value is None:
+        return (constant_in_range(0, r),)
     return (in_range(value, r),)
 
 
@@ -604,12 +664,58 @@ def _tag_match(item: lt.TagMatch, view: ListView, ctx: Context) -> Parts:
 _GAP = core.LineStep(TRUE, 0, None)
 
 
+def _comments_among_lists(item: lt.ListOfLists, view: ListView) -> dict[int, list[lt.Comment]]:
+    """Comments the reader placed after an ``:and`` that stand among its lists, by where
+    they go: ``2*i`` before list i (a comment on a line of its own annotates what
+    follows), ``2*i + 1`` after it (a comment on the line where list i ends annotates it;
+    T3).  Only ``:and`` becomes a conjunction that can hold comments between its lists."""
+    found: dict[int, list[lt.Comment]] = {}
+    if item.keyword is not lt.ListKeyword.AND:
+        return found
+    index = next((i for i, other in enumerate(view.items) if other is item), None)
+    if index is None:
+        return found
+    starts = [(pl.span.line, pl.span.column) for pl in item.lists]
+    last_lines = [last_line(pl) for pl in item.lists]
+    for other in view.items[index + 1 :]:
+        if not isinstance(other, lt.Comment):
+            break
+        place = (other.span.line, other.span.column)
+        following = next((i for i, start in enumerate(starts) if place < start), None)
+        if following is None:
+            break
+        if following > 0 and other.span.line == last_lines[following - 1]:
+            found.setdefault(2 * (following - 1) + 1, []).append(other)
+        else:
+            found.setdefault(2 * following, []).append(other)
+    return found
+
+
+def _absorbed(comment_item: lt.Comment, view: ListView) -> bool:
+    """Whether an ``:and`` before ``comment_item`` writes it among its lists."""
+    index = next(i for i, other in enumerate(view.items) if other is comment_item)
+    for other in reversed(view.items[:index]):
+        if isinstance(other, lt.ListOfLists):
+            placed = _comments_among_lists(other, view).values()
+            return any(c is comment_item for group in placed for c in group)
+        if not isinstance(other, lt.Comment):
+            return False
+    return False
+
+
 @rule(lt.ListOfLists)
 def _list_of_lists(item: lt.ListOfLists, view: ListView, ctx: Context) -> Parts:
     filters = [nested_filter(pl, ctx) for pl in item.lists]
     keyword = item.keyword
     if keyword is lt.ListKeyword.AND:
-        return simplify_parts(filters) if len(filters) != 1 else (filters[0],)
+        among = _comments_among_lists(item, view)
+        if len(filters) == 1 and not among:
+            return (filters[0],)
+        parts: list[core.Filter] = []
+        for i, f in enumerate(filters):
+            parts += [*(comment(c.text) for c in among.get(2 * i, ())), f]
+            parts += [comment(c.text) for c in among.get(2 * i + 1, ())]
+        return simplify_parts(parts)
     if keyword is lt.ListKeyword.OR:
         options = [f for f in filters if f != FALSE]
         if TRUE in options:
@@ -617,6 +723,10 @@ def _list_of_lists(item: lt.ListOfLists, view: ListView, ctx: Context) -> Parts:
         if not options:
             return (FALSE,)
         return (options[0] if len(options) == 1 else core.Or(tuple(options)),)
+    return _sequence_parts(keyword, filters)
+
+
+def _sequence_parts(keyword: lt.ListKeyword, filters: list[core.Filter]) -> Parts:
     if FALSE in filters:
         return (FALSE,)
     if not filters:
@@ -795,7 +905,26 @@ def transformed_filter(pl: PositionList, ctx: Context) -> tuple[Parts, core.Filt
         return orbit_filters(base, kws, ctx, pl.span)
 
     compact = choose_compact(keywords, members, inner)
-    return hoisted, compact if compact is not None else core.Or(tuple(members))
+    if compact is None:
+        return hoisted, core.Or(tuple(members))
+    # The modern transform writes the untransformed list once: its comments can stay at
+    # their places in it, next to what they annotate (T3).
+    plain = member_filter(base, ctx)
+    commented = _innermost_replaced(compact, plain, member_filter(base_list(pl), ctx))
+    return ((), commented) if commented is not None else (hoisted, compact)
+
+
+def _innermost_replaced(
+    node: core.Filter, old: core.Filter, new: core.Filter
+) -> core.Filter | None:
+    """``node`` (nested transforms around ``old``) around ``new`` instead; None when the
+    innermost filter is not ``old``."""
+    if node == old:
+        return new
+    if isinstance(node, core.Transform):
+        inner = _innermost_replaced(node.arg, old, new)
+        return None if inner is None else attrs.evolve(node, arg=inner)
+    return None
 
 
 def list_parts(pl: PositionList, ctx: Context, *, top: bool = False) -> Parts:

@@ -409,12 +409,31 @@ def _infix(items: Sequence[ct.Filter], word: str, level: int, ctx: _Context, emp
         return _text(empty)
     if len(items) == 1:
         return _print(items[0], ctx)
+    operands = [_operand(item, ctx, level + 1) for item in items]
     parts: list[Printed | str] = []
-    for i, item in enumerate(items):
+    for i, operand in enumerate(operands):
         if i:
             parts.append(word)
-        parts.append(_operand(item, ctx, level + 1))
-    return _joined(parts, level)
+        parts.append(operand)
+    inline = _joined(parts, level)
+    if word == "or" and _too_long(inline):
+        return _one_per_line(operands, word, level)
+    return inline
+
+
+def _too_long(printed: Printed) -> bool:
+    return len(printed.lines) > 1 or len(printed.lines[0]) > _INLINE_WIDTH
+
+
+def _one_per_line(operands: Sequence[Printed], word: str, level: int) -> Printed:
+    """A long disjunction with one member per line, each after the first led by ``word``."""
+    lines = list(operands[0].lines)
+    for operand in operands[1:]:
+        if _is_comment(operand.lines[0]):
+            lines += [word, *operand.lines]  # a note line: the word cannot go before it
+        else:
+            lines += [f"{word} {operand.lines[0]}", *operand.lines[1:]]
+    return Printed(tuple(lines), level)
 
 
 @_printer(ct.Union)

@@ -10,7 +10,8 @@ from chessql.core import parser
 from cqllegacy.cli import main
 
 FORK = "; knight fork\n(match (position Nd4 kf3 :shift :flip :flipcolor :markall))\n"
-RAYS = "(match\n (position :ray (Q . k) 2))\n"
+# A main-line list beside one that examines variations: CQL 6.1 has one variations setting.
+MIXED = "(match\n (position :promote [Qq])\n (position :promote [Nn] :variations))\n"
 
 
 def write(folder: Path, name: str, text: str) -> Path:
@@ -44,18 +45,18 @@ def test_output_file_and_folder(tmp_path: Path) -> None:
 def test_refusal_exits_1_with_the_construct_and_place(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    script = write(tmp_path, "rays.cql", RAYS)
-    target = tmp_path / "rays6.cql"
+    script = write(tmp_path, "mixed.cql", MIXED)
+    target = tmp_path / "mixed6.cql"
     assert main(["translate", str(script), "-o", str(target)]) == 1
     err = capsys.readouterr().err
-    assert f"{script}:2:12:" in err and ":ray" in err
+    assert f"{script}:2:2:" in err and "(position" in err
     assert not target.exists()
 
 
 def test_approximate_writes_the_nearest_form(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    script = write(tmp_path, "rays.cql", RAYS)
+    script = write(tmp_path, "mixed.cql", MIXED)
     assert main(["translate", "--approximate", str(script)]) == 0
     assert "// approximate:" in capsys.readouterr().out
 
@@ -70,12 +71,12 @@ def test_every_script_is_tried_and_the_worst_status_wins(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bad = write(tmp_path, "bad.cql", "(match (position Ri9))")
-    rays = write(tmp_path, "rays.cql", RAYS)
+    mixed = write(tmp_path, "mixed.cql", MIXED)
     fork = write(tmp_path, "fork.cql", FORK)
-    assert main(["translate", str(rays), str(fork), str(bad)]) == 2
+    assert main(["translate", str(mixed), str(fork), str(bad)]) == 2
     captured = capsys.readouterr()
     assert f"// {fork}" in captured.out and "flipcolor flip shift" in captured.out
-    assert ":ray" in captured.err and "bad.cql" in captured.err
+    assert "mixed.cql:2:2" in captured.err and "bad.cql" in captured.err
 
 
 def test_never_writes_over_an_input(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from chessql.core import parser
-from cqllegacy.translator import TranslationError, to_core, translate
+from cqllegacy.translator import TranslationError, modern_form, to_core, translate
 from hypothesis import HealthCheck, given, settings
 
 from cqllegacy.errors import ScriptError
@@ -14,8 +14,7 @@ from cqllegacy.modern.grammar import read_query
 from tests.translator.test_reference import EXAMPLES, MATCH_EXAMPLES, TOP
 
 ALL_EXAMPLES = [f"(match {x})" for x in EXAMPLES] + MATCH_EXAMPLES
-# Legacy ray counts through empty squares have no CQL 6.1 form (L20).
-REFUSED = {"(match (position :raydiagonal (B . k) 2 5 :flipcolor))"}
+REFUSED: set[str] = set()
 
 
 def check_printed(text: str) -> str | None:
@@ -26,7 +25,7 @@ def check_printed(text: str) -> str | None:
         assert refusal.line > 0 and refusal.column > 0
         return None
     parser.parse(printed)
-    assert read_query(printed) == to_core(read_script(text))
+    assert read_query(printed) == modern_form(to_core(read_script(text)))
     return printed
 
 
@@ -70,7 +69,6 @@ def test_comments_are_carried_over() -> None:
 @pytest.mark.parametrize(
     ("text", "construct", "place"),
     [
-        ("(match\n (position :ray (Q . k) 2))", ":ray", "2:12"),
         ("(match (position :relation (:missingpiececount A 1 10)))", ":relation", "1:18"),
     ],
 )
@@ -83,6 +81,16 @@ def test_refusals_name_the_construct_and_place(text: str, construct: str, place:
 
 
 def test_approximate_marks_the_place() -> None:
-    printed = translate("(match\n (position :ray (Q . k) 2))", approximate=True)
+    printed = translate(
+        "(match\n (position :promote [Qq])\n (position :promote [Nn] :variations))",
+        approximate=True,
+    )
     assert "// approximate:" in printed
+    parser.parse(printed)
+
+
+def test_tag_names_cql_would_misread_are_renamed() -> None:
+    # `a` is CQL's set of black pieces and `find` a keyword.
+    printed = translate("(match :forany a [Rr] :forany find N (position $a[a1] :ray ($a $find)))")
+    assert "piece tag_a in [RPrp]" in printed and "piece tag_find in ([NP] & ~tag_a)" in printed
     parser.parse(printed)

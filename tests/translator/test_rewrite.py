@@ -200,13 +200,83 @@ def test_ray_counts_sum_over_directions_when_no_designator_admits_an_empty_squar
     assert part == InRange(Arith(ArithOp.ADD, right, left), 2, 2)
 
 
-def test_ray_counts_through_empty_squares_stay_legacy_only() -> None:
+def test_ray_counts_through_empty_squares_count_from_the_single_end() -> None:
+    # One black king: every ray ends on it, so the rays from it, reversed, are the count.
     (part,) = body(":rayvertical (Q .d4 k) 2 3")
+    assert part == InRange(Count(Ray((pd("k"), pd("_d4"), pd("Q")), Direction.VERTICAL)), 2, 3)
+
+
+def test_ray_counts_with_no_single_end_sum_over_start_squares() -> None:
+    (part,) = body(":rayhorizontal (R[a1,b1] . R) 1 2")
     assert isinstance(part, InRange)
-    assert isinstance(part.value, RayCount)
-    assert part.value.directions == (Direction.UP, Direction.DOWN)
-    assert not part.value.attack
-    assert str(part.value.origin) == ":rayvertical at 1:18"
+    left, right = (pd("Ra1"), pd("_"), pd("R")), (pd("Rb1"), pd("_"), pd("R"))
+    assert part.value == Arith(
+        ArithOp.ADD,
+        Count(Ray(left, Direction.HORIZONTAL)),
+        Count(Ray(right, Direction.HORIZONTAL)),
+    )
+
+
+RAY_SPECS = [
+    (":ray", "Q . k"),
+    (":ray", "[Qq] . ."),
+    (":ray", ". . R"),
+    (":raydiagonal", "B ? k"),
+    (":rayorthogonal", "[RQ] [.A] [.a]"),
+    (":rayhorizontal", "[R.] . [r.]"),
+    (":rayvertical", "? ?"),
+    (":rayattack", "A . a k"),
+    (":rayattack", "[A.] [a.]"),
+]
+
+
+@pytest.mark.parametrize(("keyword", "designators"), RAY_SPECS)
+def test_ray_count_renderings_count_what_the_legacy_count_counts(
+    keyword: str, designators: str
+) -> None:
+    # The legacy count (L20, cqllegacy.vocab.rays.ray_count through the RayCount node)
+    # against the rendering, on the positions of a few games.
+    from cqllegacy.evaluator.evaluate import evaluate_filter
+    from cqllegacy.evaluator.testing import position
+
+    (part,) = body(f"{keyword} ({designators}) 0 64")
+    assert isinstance(part, InRange)
+    legacy = _legacy_ray_count(keyword, designators)
+    fens = [
+        "4k3/8/8/8/8/8/R6R/4K3 w - - 0 1",
+        "r3k2r/1b4bq/8/3Q4/8/2B5/R6R/4K3 b - - 0 1",
+        "8/8/2q5/8/k3Q2R/8/8/R3K2B w - - 0 1",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "7k/8/8/8/3B4/8/1Q6/K6R w - - 0 1",
+        "4k3/8/4r3/8/8/8/8/4R2K w - - 0 1",
+    ]
+    for fen in fens:
+        board = position(fen)
+        assert evaluate_filter(part.value, board) == evaluate_filter(legacy, board), fen
+
+
+def _legacy_ray_count(keyword: str, designators: str) -> RayCount:
+    from cqllegacy.translator.rewrite import piece_filter
+
+    from cqllegacy.legacy import read_script
+
+    (item,) = read_script(f"(match (position {keyword} ({designators})))").match.position_lists()[
+        0
+    ].items
+    args = tuple(piece_filter(d) for d in item.designators)
+    assert all(a is not None for a in args)
+    directions = {
+        ":ray": Direction.ANYDIRECTION,
+        ":rayattack": Direction.ANYDIRECTION,
+        ":raydiagonal": Direction.DIAGONAL,
+        ":rayorthogonal": Direction.ORTHOGONAL,
+        ":rayhorizontal": Direction.HORIZONTAL,
+        ":rayvertical": Direction.VERTICAL,
+    }[keyword]
+    basics = tuple(
+        d for d in Direction if len(d.vectors) == 1 and d.vectors <= directions.vectors
+    )
+    return RayCount(args, basics, keyword == ":rayattack")  # type: ignore[arg-type]
 
 
 # --- the next move (L7) ---------------------------------------------------------------------
@@ -332,21 +402,43 @@ def test_not_negates_the_transformed_disjunction() -> None:
 # --- comments (T3) ---------------------------------------------------------------------------
 
 
-def test_comments_stay_in_place_and_leave_transformed_lists_once() -> None:
+def test_comments_stay_in_place_also_inside_a_modern_transform() -> None:
     q = query(
         "; a study\n(match ; kings\n (position Ka1 ; white king\n kh8 :flip ; corners\n)"
         " (position :check ; the end\n)) ; bye"
     )
     assert q.leading_comments == (" a study",)
     first, second = (top.body for top in q.lists)
-    kings = Transform(TransformKind.FLIP, Compound((pd("Ka1"), pd("kh8"))))
-    assert first == Compound(
-        (Comment(" kings"), Comment(" white king"), Comment(" corners"), kings)
-    )
+    kings = Compound((pd("Ka1"), Comment(" white king"), pd("kh8"), Comment(" corners")))
+    assert first == Compound((Comment(" kings"), Transform(TransformKind.FLIP, kings)))
     assert second == Compound((CHECK, Comment(" the end"), Comment(" bye")))
     # A comment never starts with '/' (that would read as a CQL 6.2 '///').
     (top,) = query("(match (position ;/x\n Ka1))").lists
     assert top.body == Compound((Comment(" /x"), pd("Ka1")))
+
+
+def test_comments_leave_an_explicit_union_once_before_it() -> None:
+    # :flipdiagonal has no modern transform: the union is explicit, its comments above it.
+    (top,) = query("(match (position Ka1 ; white king\n kb2 :flipdiagonal))").lists
+    assert isinstance(top.body, Compound)
+    assert top.body.items[0] == Comment(" white king")
+    assert top.body.find(Comment) is top.body.items[0]
+
+
+def test_comments_among_the_lists_of_an_and_stand_next_to_them() -> None:
+    (top,) = query(
+        "(match (position :and (\n ; the king\n (position Ka1) ; in the corner\n"
+        " ; the queen\n (position Qb2))))"
+    ).lists
+    assert top.body == Compound(
+        (
+            Comment(" the king"),
+            Compound((pd("Ka1"),)),
+            Comment(" in the corner"),
+            Comment(" the queen"),
+            Compound((pd("Qb2"),)),
+        )
+    )
 
 
 # --- the match list -----------------------------------------------------------------------------
