@@ -182,7 +182,8 @@ def necessary_atoms(node: Filter) -> tuple[op.Atom, ...]:
         return tuple(atom for arg in node.args for atom in necessary_atoms(arg))
     if isinstance(node, DirectionSet):
         return necessary_atoms(node.arg)
-    if isinstance(node, PieceLoop):
+    if isinstance(node, PieceLoop) and not node.all:
+        # ``piece all`` also matches when its domain holds no piece.
         return necessary_atoms(node.domain)
     if isinstance(node, InRange) and isinstance(node.value, Count) and (node.lo or 0) >= 1:
         return necessary_atoms(node.value.arg)
@@ -784,5 +785,15 @@ REFERENCE_RULE: frozenset[type[Filter]] = frozenset(
         ct.Simple,
         ct.TagContains,
         ct.XRay,
+        # CQL 6.1 positions and piece variables: they look at other positions or follow
+        # pieces, so they run on the game tree by their reference rules.
+        ct.Ancestor,
+        ct.AtPosition,
+        ct.Echo,
+        ct.InSet,
+        ct.LineGroup,
+        ct.PositionIntersection,
+        ct.PositionVariable,
+        ct.SideToMove,
     }
 )

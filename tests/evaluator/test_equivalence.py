@@ -843,7 +843,11 @@ NODE_SAMPLES: dict[type[ct.Filter], list[ct.Filter]] = {
     ct.Number: [ct.InRange(ct.Number(3), 3, 3)],
     ct.NumericValue: [ct.InRange(ct.NumericValue(ct.NumericKeyword.MOVENUMBER), 30, None)],
     ct.Or: [ct.Or((pd("Qh5"), ct.Simple(ct.Keyword.MATE), ct.Move(from_=pd("Ke1"))))],
-    ct.PieceLoop: [ct.PieceLoop("x", _N, ct.Attacks(ct.PieceVariable("x"), pd("[qr]")))],
+    ct.PieceLoop: [
+        ct.PieceLoop("x", _N, ct.Attacks(ct.PieceVariable("x"), pd("[qr]"))),
+        # ``piece all`` over a domain that is mostly empty: it holds there too.
+        ct.PieceLoop("x", pd("Ka1"), ct.PieceVariable("x"), True),
+    ],
     ct.PieceSet: [pd("Qd1"), pd("[Pp]d4-5")],
     ct.PieceVariable: [ct.PieceLoop("x", _Q, ct.PieceVariable("x"))],
     ct.Player: [ct.Player("Carlsen", None, True)],
