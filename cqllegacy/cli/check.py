@@ -64,12 +64,17 @@ def _check_legacy(text: str, path: str) -> str:
 
 
 def _check_modern(text: str, path: str) -> str:
+    from cqllegacy.evaluator.evaluate import compile_query
     from cqllegacy.modern import print_query, read_query
 
-    # Reading already validates; printing gives the canonical spelling, and it can only
-    # fail for a construct the reader accepted but CQL 6.1 text cannot hold, which would
-    # be a bug worth a clear message rather than silence.
-    return print_query(read_query(text, path))
+    # Reading already validates (the reader checks every operand's kind, so what it
+    # accepts the evaluator runs); compiling as `run` does keeps `check` honest should
+    # the two ever disagree.  Printing gives the canonical spelling, and it can only fail
+    # for a construct the reader accepted but CQL 6.1 text cannot hold, which would be a
+    # bug worth a clear message rather than silence.
+    query = read_query(text, path)
+    compile_query(query)
+    return print_query(query)
 
 
 _CHECKERS: dict[Language, Callable[[str, str], str]] = {

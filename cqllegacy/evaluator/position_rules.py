@@ -444,21 +444,41 @@ _COMPARE = {
 }
 
 
+def _chain_link(node: Filter) -> Filter | None:
+    """The left value of a comparison standing as the right operand of another: ``2 < P <= 5``
+    is ``2 < P`` and ``P <= 5`` (a comparison has no value of its own to compare)."""
+    if isinstance(node, InRange):
+        return node.value
+    if isinstance(node, Compare):
+        return node.left
+    return None
+
+
 @_rule(Compare)
 def _compare(c: Compiler, node: Compare) -> Compiled:
     op = _COMPARE[node.op]
-    both_sets = c.compile(node.left).kind is Kind.SET and c.compile(node.right).kind is Kind.SET
+    link = _chain_link(node.right)
+    rest = c.truth(node.right) if link is not None else None
+    right_node = node.right if link is None else link
+    both_sets = c.compile(node.left).kind is Kind.SET and c.compile(right_node).kind is Kind.SET
     if both_sets and node.op in (CompareOp.EQ, CompareOp.NE):
-        left_set, right_set = c.set_fn(node.left), c.set_fn(node.right)
-        return as_logical(lambda ctx, p: op(left_set(ctx, p), right_set(ctx, p)))
-    left, right = c.number_fn(node.left), c.number_fn(node.right)
+        left_set, right_set = c.set_fn(node.left), c.set_fn(right_node)
+        if rest is None:
+            return as_logical(lambda ctx, p: op(left_set(ctx, p), right_set(ctx, p)))
+        then = rest
+        return as_logical(
+            lambda ctx, p: op(left_set(ctx, p), right_set(ctx, p)) and bool(then(ctx, p))
+        )
+    left, right = c.number_fn(node.left), c.number_fn(right_node)
 
     def compare(ctx: Context, p: int) -> bool:
         a = left(ctx, p)
         if a is None:
             return False
         b = right(ctx, p)
-        return b is not None and op(a, b)
+        if b is None or not op(a, b):
+            return False
+        return rest is None or bool(rest(ctx, p))
 
     return as_logical(compare)
 

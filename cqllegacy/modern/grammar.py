@@ -42,12 +42,14 @@ import pyparsing as pp
 
 from cqllegacy.core import tree as ct
 from cqllegacy.modern.errors import ModernSyntaxError
+from cqllegacy.modern.kinds import Kind, kind_of, misplaced
 from cqllegacy.modern.vocabulary import (
     AND,
     ARITH,
     ATTACK,
     BLACK_PAWN,
     BLOCK_COMMENT_PATTERN,
+    COLON,
     COMPLEMENT,
     COUNT,
     DESIGNATOR_PATTERN,
@@ -70,6 +72,7 @@ from cqllegacy.modern.vocabulary import (
     RELATION,
     REPETITION_PATTERN,
     REPETITIONS,
+    RESERVED_WORDS,
     RESULT_PATTERN,
     SIMPLE_WORDS,
     SQUARES_PATTERN,
@@ -81,6 +84,7 @@ from cqllegacy.modern.vocabulary import (
     UNSUPPORTED_WORDS,
     WHITE_PAWN,
     is_pragma_text,
+    is_variable_name,
 )
 from cqllegacy.vocab.pieces import (
     ANYTHING,
@@ -201,8 +205,10 @@ class _ParseState:
     failures: _Failures = attrs.Factory(_Failures)
     #: Names declared by some ``piece NAME in`` (scopes are checked afterwards).
     declared: frozenset[str] = frozenset()
-    #: Where each piece-variable node was read, by ``id``.
-    variable_places: dict[int, int] = attrs.Factory(dict)
+    #: Names declared by some ``echo (S T)``.
+    positions: frozenset[str] = frozenset()
+    #: Where each filter node was read, by ``id`` (the last node made with an id wins).
+    places: dict[int, int] = attrs.Factory(dict)
     #: Where each pragma comment was read, by ``id``.
     pragma_places: dict[int, int] = attrs.Factory(dict)
 
@@ -412,8 +418,11 @@ def _in(s: str, loc: int, t: pp.ParseResults) -> object:
     if len(t) == 1:
         return t[0]
     text, tag = t[0], t[1]
+    if not isinstance(text, _Marker) and not isinstance(tag, _Marker):
+        # Two filters: square-set inclusion (their kinds are checked with the tree's).
+        return ct.InSet(_filter(s, text), _filter(s, tag))
     if not isinstance(text, _String) or not isinstance(tag, _TagValue):
-        _fail(s, loc, 'cqllegacy reads `in` only as `"text" in player|event|site`')
+        _fail(s, loc, 'cqllegacy reads `in` with a string only as `"text" in player|event|site`')
     if tag.tag == "player":
         if tag.lowercase and (text.text != text.text.lower() or not text.text.isascii()):
             _fail(s, text.loc, "a string compared with `lowercase` must be lowercase ASCII")
@@ -573,21 +582,108 @@ def _quantifier(s: str, loc: int, t: pp.ParseResults) -> tuple[int, int | None]:
     return lo, hi
 
 
-def _step(s: str, loc: int, t: pp.ParseResults) -> ct.LineStep:
+def _step(s: str, loc: int, t: pp.ParseResults) -> list[ct.LineStep]:
     lo, hi = t[1] if len(t) > 1 else (1, 1)
-    return ct.LineStep(_filter(s, t[0]), lo, hi)
+    node = _filter(s, t[0])
+    if isinstance(node, ct.LineGroup) and (lo, hi) == (1, 1):
+        # An unrepeated group is its constituents written in place.
+        return list(node.steps)
+    return [ct.LineStep(node, lo, hi)]
+
+
+def _variable_name(s: str, loc: int, name: str) -> None:
+    if not is_variable_name(name):
+        why = "a CQL word" if name in RESERVED_WORDS else "a piece designator"
+        _fail(s, loc, f"{name!r} cannot name a variable: it is {why}")
 
 
 def _piece_loop(s: str, loc: int, t: pp.ParseResults) -> ct.PieceLoop:
-    return ct.PieceLoop(t[0], _filter(s, t[1]), _filter(s, t[2]))
+    every = t[0] == "all"
+    name, domain, body = t[1:] if every else t[:]
+    _variable_name(s, loc, name)
+    return ct.PieceLoop(name, _filter(s, domain), _filter(s, body), all=every)
 
 
-def _variable(s: str, loc: int, t: pp.ParseResults) -> ct.PieceVariable:
+def _echo(s: str, loc: int, t: pp.ParseResults) -> ct.Echo:
+    words = list(t[:-1])
+    quiet = words[:1] == ["quiet"]
+    if quiet:
+        words = words[1:]
+    source, target = words[0], words[1]
+    _variable_name(s, loc, source)
+    _variable_name(s, loc, target)
+    if source == target:
+        _fail(s, loc, "echo needs two different names for its source and target")
+    return ct.Echo(source, target, _filter(s, t[-1]), in_all=len(words) > 2, quiet=quiet)
+
+
+def _is_position(value: object) -> bool:
+    node = value.node if isinstance(value, _Paren) else value
+    return isinstance(node, ct.Filter) and kind_of(node) is Kind.POSITION
+
+
+def _intersection(s: str, loc: int, t: pp.ParseResults) -> object:
+    """``a & b & c`` → one n-ary node; ``S & T`` of two positions is their positional
+    intersection (semantics: S-echo), which may head a longer chain of sets."""
+    if len(t) == 1:
+        return t[0]
+    items = list(t)
+    if _is_position(items[0]) and _is_position(items[1]):
+        first = ct.PositionIntersection(_filter(s, items[0]), _filter(s, items[1]))
+        _STATE.get().places[id(first)] = loc
+        rest = items[2:]
+        if not rest:
+            return first
+        return ct.Intersection((first, *(_filter(s, item) for item in rest)))
+    return ct.Intersection(tuple(_filter(s, item) for item in items))
+
+
+def _colon(s: str, loc: int, t: pp.ParseResults) -> object:
+    """``X : F`` (right-associative, the tightest operator)."""
+    if len(t) == 1:
+        return t[0]
+    out = _filter(s, t[-1])
+    for item in reversed(t[:-1]):
+        out = ct.AtPosition(_filter(s, item), out)
+    return out
+
+
+def _group(s: str, loc: int, t: pp.ParseResults) -> object:
+    """``( C1 --> C2 … )`` in a line: a group of constituents (one level deep)."""
+    steps = _all(ct.LineStep, t)
+    if any(isinstance(step.filter, ct.LineGroup) for step in steps):
+        _fail(s, loc, "cqllegacy reads groups of line constituents one level deep")
+    if len(steps) == 1 and (steps[0].lo, steps[0].hi) == (1, 1):
+        return steps[0].filter
+    return ct.LineGroup(tuple(steps))
+
+
+_NAME_TEXT = r"[A-Za-z_$][\w$]*"
+_PIECE_DECLARATION = re.compile(rf"\bpiece\s+(?:all\s+)?({_NAME_TEXT})\s+in\b")
+_ECHO_DECLARATION = re.compile(rf"\becho\s+(?:quiet\s+)?\(\s*({_NAME_TEXT})\s+({_NAME_TEXT})\s*\)")
+
+
+def _declared_pieces(text: str) -> frozenset[str]:
+    return frozenset(_PIECE_DECLARATION.findall(text))
+
+
+def _declared_positions(text: str) -> frozenset[str]:
+    return frozenset(name for pair in _ECHO_DECLARATION.findall(text) for name in pair)
+
+
+def _variable(s: str, loc: int, t: pp.ParseResults) -> ct.PieceVariable | ct.PositionVariable:
     state = _STATE.get()
-    if t[0] not in state.declared:
-        raise pp.ParseException(s, loc, f"unknown word {t[0]!r}")
-    node = ct.PieceVariable(t[0])
-    state.variable_places[id(node)] = loc
+    name = t[0]
+    if name in state.declared and name in state.positions:
+        _fail(s, loc, f"{name!r} names both a piece variable and an echo position")
+    node: ct.PieceVariable | ct.PositionVariable
+    if name in state.declared:
+        node = ct.PieceVariable(name)
+    elif name in state.positions:
+        node = ct.PositionVariable(name)
+    else:
+        raise pp.ParseException(s, loc, f"unknown word {name!r}")
+    state.places[id(node)] = loc
     return node
 
 
@@ -616,7 +712,8 @@ def _operators(primary: pp.ParserElement) -> dict[int, pp.ParserElement]:
     """
     infix: dict[int, tuple[pp.ParserElement, type[_Many | _Maybe], _Action]] = {
         ATTACK: (_kw("attacks") | _kw("attackedby"), _Many, _fold_left(_attack)),
-        INTERSECTION: (_suppressed(_sym("&", r"&(?!&)")), _Many, _flat(ct.Intersection)),
+        COLON: (_suppressed(_sym(":")), _Many, _colon),
+        INTERSECTION: (_suppressed(_sym("&", r"&(?!&)")), _Many, _intersection),
         UNION: (_suppressed(_sym("|", r"\|(?!\|)")), _Many, _flat(ct.Union)),
         ARITH: (PLUS | MINUS, _Many, _fold_left(_arith)),
         RELATION: (RELOP, _Many, _relations),
@@ -629,7 +726,18 @@ def _operators(primary: pp.ParserElement) -> dict[int, pp.ParserElement]:
     for level in sorted(infix, reverse=True):
         word, repeat, action = infix[level]
         operand = levels[level] = (operand + repeat(word + operand)).set_parse_action(action)
+        operand.add_parse_action(_record_place)
     return levels
+
+
+def _record_place(s: str, loc: int, t: pp.ParseResults) -> None:
+    """Remember where a filter was read, for the messages of the checks on the whole tree."""
+    if len(t) == 1 and isinstance(t[0], ct.Filter):
+        _STATE.get().places[id(t[0])] = loc
+
+
+def _place(node: ct.Filter) -> int:
+    return _STATE.get().places.get(id(node), 0)
 
 
 def _build() -> tuple[pp.ParserElement, pp.ParserElement]:
@@ -698,7 +806,11 @@ def _build() -> tuple[pp.ParserElement, pp.ParserElement]:
     )
 
     quantifier = _leaf(pp.Regex(REPETITION_PATTERN), "a repetition").set_parse_action(_quantifier)
-    step = (filter_ + _Maybe(quantifier)).set_parse_action(_step)
+    # A parenthesised constituent is a filter unless it holds `-->` or a repetition: then
+    # it is a group of constituents.
+    group = pp.Forward()
+    step = ((filter_ | group) + _Maybe(quantifier)).set_parse_action(_step)
+    group <<= (LPAR + step + _Many(ARROW + step) + RPAR).set_parse_action(_group)
     line = (_suppressed(_kw("line")) + pp.OneOrMore(ARROW + step)).set_parse_action(
         lambda t: ct.Line(tuple(t))
     )
@@ -707,8 +819,26 @@ def _build() -> tuple[pp.ParserElement, pp.ParserElement]:
         _transform
     )
     piece_loop = (
-        _suppressed(_kw("piece")) + NAME + _suppressed(_kw("in")) + levels[UNION] + filter_
+        _suppressed(_kw("piece"))
+        + _Maybe(_kw("all"))
+        + NAME
+        + _suppressed(_kw("in"))
+        + levels[UNION]
+        + filter_
     ).set_parse_action(_piece_loop)
+    echo = (
+        _suppressed(_kw("echo"))
+        + _Maybe(_kw("quiet"))
+        + LPAR
+        + NAME
+        + NAME
+        + RPAR
+        + _Maybe(_kw("in") + _suppressed(_kw("all")))
+        + filter_
+    ).set_parse_action(_echo)
+    side_to_move = _kw("sidetomove").set_parse_action(lambda: ct.SideToMove())
+    ancestor = _suppressed(_kw("ancestor")) + LPAR + levels[UNION] + levels[UNION] + RPAR
+    ancestor.set_parse_action(lambda s, loc, t: ct.Ancestor(_filter(s, t[0]), _filter(s, t[1])))
     negation = (_suppressed(_kw("not")) + tighter_than(NOT)).set_parse_action(
         lambda s, loc, t: ct.Not(_filter(s, t[0]))
     )
@@ -739,6 +869,9 @@ def _build() -> tuple[pp.ParserElement, pp.ParserElement]:
             find,
             transform,
             piece_loop,
+            echo,
+            side_to_move,
+            ancestor,
             negation,
             minus,
             count,
@@ -759,7 +892,7 @@ def _build() -> tuple[pp.ParserElement, pp.ParserElement]:
             designator,
             variable,
         ]
-    )
+    ).add_parse_action(_record_place)
 
     filter_ <<= levels[OR]
 
@@ -936,21 +1069,32 @@ def _query(s: str, results: pp.ParseResults, body_loc: int) -> ct.Query:
 
 
 def _check_tree(s: str, query: ct.Query) -> None:
-    """No pragma left out of place; every piece variable inside a loop that binds it."""
+    """No pragma left out of place; every variable inside the filter that binds it, and no
+    name bound twice there; every operand of the kind its filter needs (so that what the
+    reader accepts, the evaluator runs)."""
+
+    def bind(node: ct.Filter, names: tuple[str, ...], bound: frozenset[str]) -> frozenset[str]:
+        for name in names:
+            if name in bound:
+                _fail(s, _place(node), f"{name!r} is already bound by an enclosing filter")
+        return bound | set(names)
 
     def walk(node: ct.Filter, bound: frozenset[str], depth: int = 0) -> None:
         if _is_pragma(node):
             message = f"a {PRAGMA_PREFIX} pragma can only open the body or a list's find"
             _fail(s, _pragma_place(node), message)
-        if isinstance(node, ct.PieceVariable) and node.name not in bound:
-            where = _STATE.get().variable_places.get(id(node), 0)
-            _fail(s, where, f"piece variable {node.name!r} is unbound")
+        if isinstance(node, ct.PieceVariable | ct.PositionVariable) and node.name not in bound:
+            what = "piece variable" if isinstance(node, ct.PieceVariable) else "position"
+            _fail(s, _place(node), f"{what} {node.name!r} is unbound here")
         if depth >= MAX_DEPTH:
             # depth 0 is the first level: this filter is on level MAX_DEPTH + 1
             _fail(s, 0, f"the script nests filters more than {MAX_DEPTH} deep")
         if isinstance(node, ct.PieceLoop):
             walk(node.domain, bound, depth + 1)
-            walk(node.body, bound | {node.name}, depth + 1)
+            walk(node.body, bind(node, (node.name,), bound), depth + 1)
+            return
+        if isinstance(node, ct.Echo):
+            walk(node.body, bind(node, (node.source, node.target), bound), depth + 1)
             return
         for child in node.children():
             walk(child, bound, depth + 1)
@@ -958,6 +1102,9 @@ def _check_tree(s: str, query: ct.Query) -> None:
     tagged = frozenset(tag.name for tag in query.tags)
     for top in query.lists:
         walk(top.body, tagged)
+        problem = misplaced(top.body)
+        if problem is not None:
+            _fail(s, _place(problem[0]), problem[1])
 
 
 # --------------------------------------------------------------------------------------
@@ -979,12 +1126,15 @@ def _syntax_error(s: str, loc: int, message: str, path: str | None, **extra: str
 
 
 _OPERATOR_NAMES = frozenset(
-    ["'&'", "'|'", "'+'", "'and'", "'or'", "'in'", "'attacks'", "'attackedby'", "a comparison"]
-)
+    [
+        "'&'", "'|'", "'+'", "'and'", "'or'", "'in'", "'attacks'", "'attackedby'",
+        "a comparison", "':'",
+    ]
+)  # fmt: skip
 _NOT_FILTER_STARTS = _OPERATOR_NAMES | {
     "')'", "'}'", "'-->'", "end of text", "a repetition", "a comment", "a file name",
     "piece types", "1-0, 0-1 or 1/2-1/2", "a cql( ) header", "'cql'",
-    *(f"'{word}'" for word in ("white", "black", "all", "count", "from", "to", "capture",
+    *(f"'{word}'" for word in ("white", "black", "all", "quiet", "count", "from", "to", "capture",
                                "promote", "previous", "enpassant", "input", "output",
                                "gamenumber", "matchcount", "variations")),
 }  # fmt: skip
@@ -1049,8 +1199,7 @@ def read_query(text: str, path: str | None = None) -> ct.Query:
     deep = _nesting_too_deep(text)
     if deep is not None:
         _syntax_error(text, deep, f"brackets nest deeper than {MAX_NESTING} levels", path)
-    declared = frozenset(re.findall(r"\bpiece\s+([A-Za-z_$][\w$]*)\s+in\b", text))
-    state = _ParseState(declared=declared)
+    state = _ParseState(declared=_declared_pieces(text), positions=_declared_positions(text))
     token = _STATE.set(state)
     limit = sys.getrecursionlimit()
     # pyparsing recurses a few dozen frames per nesting level; MAX_NESTING bounds it.

@@ -611,7 +611,11 @@ def _power(node: ct.Power, ctx: _Context) -> Printed:
 
 @_printer(ct.Arith)
 def _arith(node: ct.Arith, ctx: _Context) -> Printed:
-    left = _operand(node.left, ctx, ARITH)
+    left = _print(node.left, ctx)
+    # chessql reads `power (A | K) - 1` as `power` of `(A | K) - 1`.
+    power_of_group = isinstance(node.left, ct.Power) and left.lines[-1].endswith(")")
+    if left.level < ARITH or power_of_group:
+        left = _parenthesised(left)
     right = _operand(node.right, ctx, ARITH + 1)
     inline = _joined([left, node.op.value, right], ARITH)
     if node.op is ct.ArithOp.ADD and _too_long(inline):
@@ -691,6 +695,10 @@ def _reads_as_range(node: ct.Compare) -> bool:
 
 @_printer(ct.Compare)
 def _compare(node: ct.Compare, ctx: _Context) -> Printed:
+    if node.op is ct.CompareOp.NE and isinstance(node.left, ct.PositionVariable):
+        raise NotExpressible(
+            "!=", "chessql reads no `!=` between two positions; write not (S == T)"
+        )
     left = _relation_left(node.left, ctx, node.op.value)
     right = _operand(node.right, ctx, RELATION)
     if _reads_as_range(node):

@@ -109,3 +109,45 @@ def test_empty_file_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[st
     empty = write(tmp_path, "empty.cql", "")
     assert main(["check", empty]) == 2
     assert f"{empty}:1:1: error: empty script" in capsys.readouterr().err
+
+
+# `check` accepts exactly what `run` runs: the reader checks every operand's kind, and
+# `check` also compiles the query as `run` does.
+KIND_ERRORS = [
+    # `flip` takes everything up to `or` as its argument, so `#` would count a comparison.
+    ("cql() #flip up 2 right 1 Q == 4\n", 1, 7, "`#` needs a set of squares"),
+    ("cql() echo (s t) s\n", 1, 18, "is a position"),
+    ("cql()\nA attacks (K == 1)\n", 2, 1, "`attacks` needs a set of squares"),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "column", "message"), KIND_ERRORS)
+def test_check_and_run_refuse_the_same_scripts_at_the_same_place(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    text: str,
+    line: int,
+    column: int,
+    message: str,
+) -> None:
+    script = write(tmp_path, "q.cql", text)
+    games = write(tmp_path, "g.pgn", "1. e4 e5 *\n")
+    assert main(["check", script]) == 2
+    checked = capsys.readouterr().err
+    assert main(["run", script, "-i", games, "-o", str(tmp_path / "out.pgn"), "-q"]) == 2
+    ran = capsys.readouterr().err
+    assert f"{script}:{line}:{column}: error: " in checked and message in checked
+    assert checked.splitlines()[0] == ran.splitlines()[0]
+    assert not (tmp_path / "out.pgn").exists()
+
+
+def test_the_counted_form_is_checked_and_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The squares a knight's move from the white queen: eight for a queen in the middle.
+    script = write(tmp_path, "q.cql", "cql() #(flip up 2 right 1 Q) == 8\n")
+    games = write(tmp_path, "g.pgn", '[FEN "4k3/8/8/3Q4/8/8/8/4K3 w - - 0 1"]\n\n1. Kd1 *\n')
+    assert main(["check", script]) == 0
+    assert "#(flip up 2 right 1 Q) == 8" in capsys.readouterr().out
+    assert main(["run", script, "-i", games, "-o", str(tmp_path / "out.pgn"), "-q"]) == 0
+    assert (tmp_path / "out.pgn").read_text().count("{ MATCH }") == 2

@@ -186,7 +186,7 @@ def test_section_14_48_script_with_header() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["rotate45 ray up (R k)", "A in {. attackedby a}", "move legal from K", "echo (s t) {s}"],
+    ["rotate45 ray up (R k)", "move legal from K", "lca(s t)", "currentposition"],
 )
 def test_documented_cql_outside_the_subset_gets_a_clear_error(text: str) -> None:
     with pytest.raises(ModernSyntaxError) as info:
@@ -218,7 +218,9 @@ def test_count_reaches_over_plus_as_in_cql_6_1() -> None:
     assert body("(#K) + 1 == 2") == ct.InRange(
         ct.Arith(ct.ArithOp.ADD, ct.Count(pd("K")), N(1)), 2, 2
     )
-    assert body("#K + 1") == ct.Count(ct.Arith(ct.ArithOp.ADD, pd("K"), N(1)))
+    with pytest.raises(ModernSyntaxError, match="`#` needs a set of squares") as info:
+        body("#K + 1")
+    assert (info.value.line, info.value.column) == (2, 1)
 
 
 def test_logic_precedence() -> None:
@@ -422,3 +424,116 @@ def test_mutated_scripts_raise_only_modern_syntax_errors(
         assert err.render()
     else:
         assert isinstance(query, ct.Query)
+
+
+# --------------------------------------------------------------------------------------
+# Piece variables, echo and positions (semantics: S-piece-variables, S-echo)
+# --------------------------------------------------------------------------------------
+
+SRC, TGT = ct.PositionVariable("s"), ct.PositionVariable("t")
+
+
+def test_documented_one_liners_read_into_the_expected_trees() -> None:
+    promoting = ct.PieceVariable("Promoting")
+    assert body("piece Promoting in Pa-h2 find Promoting&a-h8") == ct.PieceLoop(
+        "Promoting", pd("Pa-h2"), ct.Find(ct.Intersection((promoting, pd("a-h8"))))
+    )
+    assert body("echo (s t) s&t == .") == ct.Echo(
+        "s", "t", ct.Compare(ct.CompareOp.EQ, ct.PositionIntersection(SRC, TGT), pd("."))
+    )
+    assert body("echo (s t) sidetomove == s:sidetomove") == ct.Echo(
+        "s", "t", ct.Compare(ct.CompareOp.EQ, ct.SideToMove(), ct.AtPosition(SRC, ct.SideToMove()))
+    )
+    # S-examples E45: every white piece is attacked by a black one.
+    assert body("A in {. attackedby a}") == ct.InSet(
+        pd("A"), compound(ct.AttackedBy(pd("."), pd("a")))
+    )
+
+
+def test_echo_forms() -> None:
+    assert body("echo quiet (s t) in all {s < t ancestor(s t) mainline variation}") == ct.Echo(
+        "s",
+        "t",
+        compound(
+            ct.Compare(ct.CompareOp.LT, SRC, TGT),
+            ct.Ancestor(SRC, TGT),
+            ct.Simple(K.MAINLINE),
+            ct.Simple(K.VARIATION),
+        ),
+        in_all=True,
+        quiet=True,
+    )
+    # `:` binds tighter than everything and is right-associative; `S & T` heads a chain.
+    assert body("echo (s t) t:s:Q") == ct.Echo(
+        "s", "t", ct.AtPosition(TGT, ct.AtPosition(SRC, pd("Q")))
+    )
+    assert body("echo (s t) s&t&a1") == ct.Echo(
+        "s", "t", ct.Intersection((ct.PositionIntersection(SRC, TGT), pd("a1")))
+    )
+    assert body("piece all x in A x attacks k") == ct.PieceLoop(
+        "x", pd("A"), ct.Attacks(ct.PieceVariable("x"), pd("k")), all=True
+    )
+
+
+def test_the_queen_staircase_reads_as_a_repeated_group() -> None:
+    def queen(word: str) -> ct.Move:
+        return ct.Move(from_=pd("Q"), to=ct.DirectionSet(Direction.from_word(word), pd("Q"), 1, 1))
+
+    text = (
+        "line --> (move from Q to up 1 Q --> move from Q to right 1 Q)+ --> move from Q to up 1 Q ?"
+    )
+    pair = ct.LineGroup((ct.LineStep(queen("up")), ct.LineStep(queen("right"))))
+    assert body(text) == ct.Line((ct.LineStep(pair, 1, None), ct.LineStep(queen("up"), 0, 1)))
+    # A group without a repetition is its constituents in place; `(A)+` is a filter.
+    assert body("line --> (check --> mate) --> (check)+") == ct.Line(
+        (ct.LineStep(CHECK), ct.LineStep(MATE), ct.LineStep(CHECK, 1, None))
+    )
+
+
+def test_direction_arguments_reach_over_attacks() -> None:
+    # The direction page's reading (decision M10): the set [d-f2,f1,d1] at the start.
+    assert body("right 1 A attackedby Q") == ct.DirectionSet(
+        Direction.RIGHT, ct.AttackedBy(pd("A"), pd("Q")), 1, 1
+    )
+    assert body("(right 1 A) attackedby Q") == ct.AttackedBy(
+        ct.DirectionSet(Direction.RIGHT, pd("A"), 1, 1), pd("Q")
+    )
+    assert body("up 1 K & A") == ct.Intersection(
+        (ct.DirectionSet(Direction.UP, pd("K"), 1, 1), pd("A"))
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "message", "hint"),
+    [
+        ("ecco (s t) check", 1, "unknown word 'ecco'", "did you mean 'echo'?"),
+        ("sidetomov == 1", 1, "unknown word 'sidetomov'", "did you mean 'sidetomove'?"),
+        ("echo (s t) in al check", 15, "unknown word 'al'", "did you mean 'all'?"),
+        ("echo (s s) check", 1, "two different names", ""),
+        ("echo (s t) check s:Q", 18, "position 's' is unbound here", ""),
+        ("piece x in A echo (x t) check", 14, "'x' is already bound", ""),
+        ("line --> (check --> (mate --> check)+)+", 10, "one level deep", ""),
+        ("A in 3", 1, "`in` needs a set of squares, and a number gives no set", ""),
+        ("ancestor(a1 b2)", 1, "`ancestor` needs a position here", ""),
+        ("echo (s t) s & a1", 12, "is a position", ""),
+        ("echo (s t) s == 3", 12, "is a position", ""),
+        ("echo (s t) s != t", 12, "write `not S == T`", ""),
+        (
+            "piece p in P find p & a-h8",
+            1,
+            "'p' cannot name a variable: it is a piece designator",
+            "",
+        ),
+        ("echo (s move) check", 1, "'move' cannot name a variable: it is a CQL word", ""),
+        ("piece all x in A", 17, "unexpected end of script", ""),
+    ],
+)
+def test_mistakes_with_the_new_constructs_are_located(
+    text: str, column: int, message: str, hint: str
+) -> None:
+    with pytest.raises(ModernSyntaxError) as info:
+        read_query(f"cql()\n{text}\n")
+    error = info.value
+    assert (error.line, error.column) == (2, column), str(error)
+    assert message in str(error)
+    assert hint in error.render()

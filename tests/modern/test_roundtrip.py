@@ -6,6 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from cqllegacy.core import tree as ct
+from cqllegacy.evaluator.evaluate import compile_query
 from cqllegacy.modern import print_query, read_query
 from cqllegacy.vocab.pieces import types_of
 from cqllegacy.vocab.results import GameResult
@@ -15,6 +16,8 @@ from tests.support.strategies import filters, queries
 
 T = ct.TransformKind
 CHECK, MATE = ct.Simple(ct.Keyword.CHECK), ct.Simple(ct.Keyword.MATE)
+SRC, TGT = ct.PositionVariable("s"), ct.PositionVariable("t")
+S2, T2 = ct.PositionVariable("src"), ct.PositionVariable("tgt")
 
 
 def round_trip(query: ct.Query) -> str:
@@ -92,6 +95,49 @@ HAND_BUILT = {
     ),
     "transform count": ct.InRange(ct.Transform(T.FLIP, pd("[Rr]a1"), count=True), 4, 4),
     "comments": compound(ct.Comment(" first"), pd("K"), compound(ct.Comment(" in"), CHECK)),
+    "piece all": ct.PieceLoop(
+        "x", pd("A"), ct.Find(ct.InSet(ct.PieceVariable("x"), pd("a-h8"))), all=True
+    ),
+    "in": compound(ct.InSet(pd("A"), ct.AttackedBy(pd("."), pd("a"))), ct.InSet(pd("K"), pd("g1"))),
+    "side to move, variation": compound(
+        ct.InRange(ct.SideToMove(), 1, 1), ct.Simple(ct.Keyword.VARIATION)
+    ),
+    "echo": ct.Echo(
+        "s",
+        "t",
+        compound(
+            ct.Compare(ct.CompareOp.LT, SRC, TGT),
+            ct.Ancestor(SRC, TGT),
+            ct.Compare(ct.CompareOp.EQ, ct.SideToMove(), ct.AtPosition(SRC, ct.SideToMove())),
+            ct.InRange(ct.Count(ct.PositionIntersection(SRC, TGT)), 64, 64),
+            ct.AtPosition(SRC, ct.Move(from_=pd("K"))),
+            ct.Intersection((ct.PositionIntersection(SRC, TGT), pd("a1"))),
+        ),
+    ),
+    "echo in all, quiet, numeric": ct.InRange(
+        ct.Echo("src", "tgt", ct.Count(ct.PositionIntersection(S2, T2)), in_all=True, quiet=True),
+        60,
+        None,
+    ),
+    "line groups": ct.Line(
+        (
+            ct.LineStep(
+                ct.LineGroup(
+                    (ct.LineStep(ct.Move(from_=pd("Q"), to=pd("_"))), ct.LineStep(MATE, 0, 1))
+                ),
+                1,
+                None,
+            ),
+            ct.LineStep(ct.LineGroup((ct.LineStep(CHECK, 1, None),)), 0, 2),
+            ct.LineStep(MATE),
+        )
+    ),
+    "directions with attacks": ct.Union(
+        (
+            ct.DirectionSet(Direction.RIGHT, ct.AttackedBy(pd("A"), pd("Q")), 1, 1),
+            ct.AttackedBy(ct.DirectionSet(Direction.UP, pd("K"), 1, 1), pd("q")),
+        )
+    ),
 }
 
 
@@ -137,3 +183,16 @@ def test_generated_queries_round_trip(query: ct.Query) -> None:
 @given(filters(depth=3))
 def test_generated_deeper_filters_round_trip(body: ct.Filter) -> None:
     round_trip(one(body))
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(filters(depth=2, names=("s", "t")))
+def test_generated_echo_bodies_round_trip(body: ct.Filter) -> None:
+    round_trip(one(ct.Echo("s", "t", body)))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(queries())
+def test_what_the_reader_accepts_the_evaluator_runs(query: ct.Query) -> None:
+    # `check` and `run` agree: a query read back from its text compiles.
+    compile_query(read_query(print_query(query)))

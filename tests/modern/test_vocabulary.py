@@ -14,7 +14,12 @@ from tests.test_layers import import_graph, imported_names, module_files
 
 SIDES = ("cqllegacy.modern.grammar", "cqllegacy.modern.printer")
 #: What the reader and the printer may import from the package.
-ALLOWED = ("cqllegacy.modern.vocabulary", "cqllegacy.modern.errors", "cqllegacy.errors")
+ALLOWED = (
+    "cqllegacy.modern.vocabulary",
+    "cqllegacy.modern.errors",
+    "cqllegacy.modern.kinds",
+    "cqllegacy.errors",
+)
 ALLOWED_PACKAGES = ("cqllegacy.core", "cqllegacy.vocab")
 
 

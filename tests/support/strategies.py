@@ -24,6 +24,8 @@ Strategy = st.SearchStrategy
 
 PROMOTION_PIECES = types_of("QRBN")
 VARIABLE_NAMES = ("x", "y", "pc", "$p")
+#: Names of echo positions (never piece variables: one namespace).
+POSITION_NAMES = ("s", "t", "src", "tgt")
 COUNTING_TRANSFORMS = [k for k in ct.TransformKind if k is not ct.TransformKind.REVERSECOLOR]
 TEXT_ALPHABET = string.ascii_letters + string.digits + " .,-'+*?[]()"
 
@@ -93,6 +95,7 @@ def logical_leaves() -> Strategy[ct.Filter]:
 def numeric_leaves() -> Strategy[ct.Filter]:
     return st.one_of(
         st.builds(ct.Number, st.integers(-20, 3000)),
+        st.just(ct.SideToMove()),
         st.builds(ct.NumericValue, st.sampled_from(list(ct.NumericKeyword))),
         st.builds(ct.Elo, st.sampled_from([None, ct.Color.WHITE, ct.Color.BLACK])),
     )
@@ -144,17 +147,54 @@ def _few(strategy: Strategy[ct.Filter], lo: int = 2, hi: int = 3) -> Strategy[tu
     return st.lists(strategy, min_size=lo, max_size=hi).map(tuple)
 
 
+def _pieces(names: tuple[str, ...]) -> list[str]:
+    return [n for n in names if n not in POSITION_NAMES]
+
+
+def _positions(names: tuple[str, ...]) -> list[str]:
+    return [n for n in names if n in POSITION_NAMES]
+
+
+def _at_positions(names: tuple[str, ...], args: Strategy[ct.Filter]) -> list[Strategy[ct.Filter]]:
+    """``S : F`` and friends, when an echo binds some position."""
+    bound = _positions(names)
+    if not bound:
+        return []
+    position = st.sampled_from(bound).map(ct.PositionVariable)
+    return [st.builds(ct.AtPosition, position, args)]
+
+
+def _echoes(depth: int, names: tuple[str, ...]) -> list[Strategy[ct.Filter]]:
+    free = [n for n in POSITION_NAMES if n not in names]
+    if len(free) < 2:
+        return []
+    pairs = st.permutations(free).map(lambda names_: (names_[0], names_[1]))
+    return [
+        pairs.flatmap(
+            lambda pair: st.builds(
+                ct.Echo,
+                st.just(pair[0]),
+                st.just(pair[1]),
+                filters(depth - 1, (*names, *pair)),
+                st.booleans(),
+                st.booleans(),
+            )
+        )
+    ]
+
+
 @_deferred
 def set_filters(depth: int = 2, names: tuple[str, ...] = ()) -> Strategy[ct.Filter]:
     """Filters whose value is a square set."""
     leaves = piece_sets()
-    if names:
-        leaves = st.one_of(leaves, st.builds(ct.PieceVariable, st.sampled_from(names)))
+    if _pieces(names):
+        leaves = st.one_of(leaves, st.builds(ct.PieceVariable, st.sampled_from(_pieces(names))))
+    if _positions(names):
+        position = st.sampled_from(_positions(names)).map(ct.PositionVariable)
+        leaves = st.one_of(leaves, st.builds(ct.PositionIntersection, position, position))
     if depth <= 0:
         return leaves
     sets = set_filters(depth - 1, names)
-    # chessql: a move is a set filter only with from, to or capture.
-    moves = _moves(sets).filter(lambda m: (m.from_, m.to, m.capture) != (None, None, None))
     # chessql misreads a negative lower bound inside ( ): tests cover those by hand.
     steps = st.tuples(st.integers(0, 7), st.integers(0, 7)).map(sorted)
     return st.one_of(
@@ -173,13 +213,13 @@ def set_filters(depth: int = 2, names: tuple[str, ...] = ()) -> Strategy[ct.Filt
         st.builds(ct.Ray, _few(sets, 2, 4), st.sampled_from(list(Direction))),
         st.builds(ct.XRay, _few(sets, 2, 3)),
         st.builds(ct.Between, sets, sets),
-        moves,
         st.builds(ct.Transform, st.sampled_from(list(ct.TransformKind)), sets),
         st.builds(
             lambda first, last: ct.Compound((*first, last)),
             st.lists(filters(depth - 1, names), max_size=2),
             sets,
         ),
+        *_at_positions(names, sets),
     )
 
 
@@ -199,6 +239,7 @@ def numeric_filters(depth: int = 2, names: tuple[str, ...] = ()) -> Strategy[ct.
         st.builds(ct.Negate, numbers),
         st.builds(ct.Find, anything, st.just(True)),
         st.builds(ct.Transform, st.sampled_from(COUNTING_TRANSFORMS), anything, st.just(True)),
+        *_at_positions(names, numbers),
     )
 
 
@@ -209,9 +250,21 @@ def _bounds() -> Strategy[tuple[int | None, int | None]]:
     )
 
 
+_REPEATS = [(1, 1), (0, None), (1, None), (0, 1), (2, None), (0, 3), (2, 2)]
+
+
 def _line_steps(anything: Strategy[ct.Filter]) -> Strategy[ct.LineStep]:
-    repeats = st.sampled_from([(1, 1), (0, None), (1, None), (0, 1), (2, None), (0, 3), (2, 2)])
-    return st.builds(lambda f, r: ct.LineStep(f, r[0], r[1]), anything, repeats)
+    """Constituents, some of them groups (one level deep, repeated, canonical)."""
+    repeats = st.sampled_from(_REPEATS)
+    plain = st.builds(lambda f, r: ct.LineStep(f, r[0], r[1]), anything, repeats)
+    groups = st.builds(
+        lambda steps, r: ct.LineStep(ct.LineGroup(tuple(steps)), r[0], r[1]),
+        st.lists(plain, min_size=1, max_size=3).filter(
+            lambda steps: len(steps) > 1 or (steps[0].lo, steps[0].hi) != (1, 1)
+        ),
+        st.sampled_from(_REPEATS[1:]),
+    )
+    return st.one_of(plain, plain, groups)
 
 
 @_deferred
@@ -226,9 +279,23 @@ def logical_filters(depth: int = 2, names: tuple[str, ...] = ()) -> Strategy[ct.
     free = [n for n in VARIABLE_NAMES if n not in names]
     loops = st.sampled_from(free).flatmap(
         lambda name: st.builds(
-            ct.PieceLoop, st.just(name), sets, filters(depth - 1, (*names, name))
+            ct.PieceLoop, st.just(name), sets, filters(depth - 1, (*names, name)), st.booleans()
         )
     )
+    position_filters: list[Strategy[ct.Filter]] = [*_echoes(depth, names)]
+    if _positions(names):
+        position = st.sampled_from(_positions(names)).map(ct.PositionVariable)
+        position_filters += [
+            # chessql refuses `!=` between positions, so the reader and printer do.
+            st.builds(
+                ct.Compare,
+                st.sampled_from([op for op in ct.CompareOp if op is not ct.CompareOp.NE]),
+                position,
+                position,
+            ),
+            st.builds(ct.Ancestor, position, position),
+            *_at_positions(names, logical_filters(depth - 1, names)),
+        ]
     return st.one_of(
         logical_leaves(),
         st.builds(lambda v, b: ct.InRange(v, b[0], b[1]), st.one_of(numbers, sets), _bounds()),
@@ -244,8 +311,10 @@ def logical_filters(depth: int = 2, names: tuple[str, ...] = ()) -> Strategy[ct.
         ),
         st.builds(ct.Line, st.lists(_line_steps(anything), min_size=1, max_size=3).map(tuple)),
         loops,
+        st.builds(ct.InSet, sets, sets),
         _moves(sets),
         compounds(depth, names),
+        *position_filters,
     )
 
 
