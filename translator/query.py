@@ -7,7 +7,10 @@ Settings of a top-level list (docs/architecture.md):
   every position, the main-line-only ones with a ``mainline`` constituent — except a
   main-line-only list that looks at following moves or positions (``:movefrom``,
   ``:sequence``, ``:relation`` …): under ``Scope.ALL`` those would also follow the
-  variations that branch off the main line, so such a list keeps ``Scope.MAINLINE``.
+  variations that branch off the main line, so such a list keeps ``Scope.MAINLINE`` —
+  for ``run``.  The CQL 6.1 form (``modern``) has one variations setting: there such a
+  list gets ``Scope.ALL`` too, and :func:`main_line_only` keeps its moves and later
+  positions to the main line.
 - marks (L3): ``Mark.FIRST`` by default, ``:markall`` → ``ALL``, ``:noannotate`` → ``NONE``.
 - ``:matchcount`` → ``TopList.matchcount``; ``:pretransformmatchcount`` → a list examined
   at the start position that asks, for some transformed list, how many positions of

@@ -1039,7 +1039,8 @@ def indicator(f: core.Filter) -> core.Filter:
 
 
 def _contains_relation(f: core.Filter) -> bool:
-    return f.find(core.Relation) is not None
+    # A relation is a Relation node for run and an Echo node in the CQL 6.1 form.
+    return f.find(core.Relation, core.Echo) is not None
 
 
 def _count_terms(

@@ -67,6 +67,48 @@ SCRIPTS: dict[str, str] = {
     "tag under a shift": (
         "(match :forany king [Kk] (position $king[e1] :movefrom $king :shifthorizontal))"
     ),
+    # Relations (semantics: S-relation, L18), public examples first.
+    "EG 151 missing pieces": (
+        "(match :result 1-0 (position :markall :relation (:missingpiececount A 1 10)))"
+    ),
+    "WCCT-7 missing pieces": "(match (position :relation (:missingpiececount A 1 100)))",
+    "mutual zugzwang": "(match (position :relation (:changesidetomove)))",
+    "dobrescu": (
+        "(match (position Ke6 be7 be4 nd5 :shift :flip :markall\n"
+        " :relation (:pattern :shift :flip :originalsamecount 0 :samesidetomove :variations)))"
+    ),
+    "castled shield, pawns gone": (
+        "(match (position Kg1 Rf1 Pf2 Pg2 Ph2 :markall"
+        " :relation (:pattern :missingpiececount P 1 3 :newpiececount [Aa] 0 1)))"
+    ),
+    "a new queen in a variation": (
+        "(match (position :relation (:ignoresidetomove :newpiececount [Qq] 1"
+        " :missingpiececount [Pp] 1 :variationsonly)))"
+    ),
+    "two to four squares differ": (
+        "(match (position :check :relation (:originaldifferentcount 2 4 :ignoresidetomove"
+        " :missingpiececount U 0 2 :newpiececount U 0 2)))"
+    ),
+    "same pieces, shifted king": (
+        "(match (position Kg1 kg8 :relation (:pattern :shift :originalsamecount 0 1)))"
+    ),
+    "flipped corner rook": (
+        "(match (position Ra1 :relation (:pattern :flip :ignoresidetomove :originalsamecount 0)))"
+    ),
+    # A main-line list beside one that examines variations (one CQL 6.1 setting).
+    "main-line promotion beside variations": (
+        "(match (position :promote [Qq]) (position :promote [RBNrbn] :variations))"
+    ),
+    "main-line sequence beside variations": (
+        "(match (position :sequence ((position :check) (position :moveto U)))"
+        " (position :variations :mate))"
+    ),
+    "main-line move, no en passant, beside variations": (
+        "(match (position :noenpassant :movefrom P :markall) (position :variations :enpassant))"
+    ),
+    "relation beside variations": (
+        "(match (position :relation (:missingpiececount A 1 5)) (position :variations :check))"
+    ),
 }
 
 
