@@ -1,10 +1,69 @@
 """Errors a user sees: each renders as ``file:line:column: message`` with a caret excerpt.
 
 The CLI prints :meth:`CqlLegacyError.render` and exits with ``exit_status``; no
-traceback ever reaches the user for these.
+traceback ever reaches the user for these.  Text quoted from a user's files goes through
+:func:`printable` (control characters and undecodable bytes escaped, length bounded).
+
+Exit statuses every command shares (each command documents its own 0 and 1):
+
+=====  ===================================================================================
+2      a bad script or a bad command line (:class:`UsageError`, :class:`ScriptError`)
+3      an input was not read to its end (:class:`IncompleteInput`): damaged compressed data,
+       undecodable text
+4      writing a result failed (:class:`WriteError`): full disk, I/O error; nothing was
+       replaced
+129    SIGHUP, 130 SIGINT (Ctrl-C), 143 SIGTERM: interrupted (:class:`Interrupted`)
+141    standard output was closed before everything was written to it (a broken pipe)
+=====  ===================================================================================
 """
 
 from __future__ import annotations
+
+import re
+import signal
+
+#: Exit status for a run whose inputs were not all read to their end.
+INPUT_DAMAGED = 3
+#: Exit status for results that could not be written.
+WRITE_FAILED = 4
+#: Exit status when standard output is closed early: 128 + SIGPIPE, as a shell reports a
+#: command killed by that signal.
+BROKEN_PIPE = 128 + 13
+
+#: How much of a user's text a message quotes.
+QUOTED = 200
+
+_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f\ud800-\udfff]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
+    return char.encode("unicode_escape").decode("ascii") if code < 0xD800 else f"\\u{code:04x}"
+
+
+def printable(text: str, limit: int | None = QUOTED) -> str:
+    """``text`` safe to print: control characters (but tabs and line ends) and bytes that
+    were not UTF-8 escaped, and at most ``limit`` characters of it kept.
+
+    >>> printable("Qd1\\x00x"), printable("g\\udce9.pgn"), printable("a" * 30, 10)
+    ('Qd1\\\\x00x', 'g\\\\xe9.pgn', 'aaaaaaaaaa... (20 more characters)')
+    """
+    if limit is not None and len(text) > limit:
+        text = f"{text[:limit]}... ({len(text) - limit} more characters)"
+    return _UNPRINTABLE.sub(_escape, text)
+
+
+def display_path(name: str) -> str:
+    """A file name as reports and messages write it: valid UTF-8, the bytes of a POSIX
+    name that are not UTF-8 written ``\\xNN``, control characters escaped.
+
+    >>> display_path("caf\\udce9.pgn"), display_path("café.pgn")
+    ('caf\\\\xe9.pgn', 'café.pgn')
+    """
+    return printable(name, limit=None)
 
 
 class CqlLegacyError(Exception):
@@ -13,7 +72,7 @@ class CqlLegacyError(Exception):
     exit_status = 2
 
     def render(self) -> str:
-        return f"error: {self}"
+        return f"error: {printable(str(self), 2 * QUOTED)}"
 
 
 def excerpt(source: str, line: int, column: int) -> str:
@@ -26,8 +85,22 @@ def excerpt(source: str, line: int, column: int) -> str:
     lines = source.splitlines() or [""]
     if not 1 <= line <= len(lines):
         return ""
-    text = lines[line - 1].replace("\t", " ")
-    return f"    {text}\n    {' ' * max(column - 1, 0)}^"
+    text, caret = _window(lines[line - 1].replace("\t", " "), max(column - 1, 0))
+    return f"    {text}\n    {' ' * caret}^"
+
+
+def _window(text: str, at: int, width: int = 100) -> tuple[str, int]:
+    """At most ``width`` characters of ``text`` around offset ``at`` (``...`` where cut),
+    escaped by :func:`printable`, and where ``at`` is in what is returned.
+
+    >>> _window("x" * 300 + "BAD" + "y" * 300, 300, 20)
+    ('...xxxxxxxxxxBADyyyyyyy...', 13)
+    """
+    start = max(0, min(at - width // 2, len(text) - width))
+    end = min(len(text), start + width)
+    before, after = "..." if start else "", "..." if end < len(text) else ""
+    head = printable(text[start:at], limit=None)
+    return before + head + printable(text[at:end], limit=None) + after, len(before) + len(head)
 
 
 class ScriptError(CqlLegacyError):
@@ -70,11 +143,11 @@ class ScriptError(CqlLegacyError):
         return excerpt(self.source, self.line, self.column)
 
     def render(self) -> str:
-        parts = [f"{self.location}: {self.kind}: {self.message}"]
+        parts = [f"{printable(self.location)}: {self.kind}: {printable(self.message, 2 * QUOTED)}"]
         if self.expected:
-            parts.append(f"    expected {self.expected}")
+            parts.append(f"    expected {printable(self.expected)}")
         if self.hint:
-            parts.append(f"    hint: {self.hint}")
+            parts.append(f"    hint: {printable(self.hint)}")
         snippet = self.excerpt
         if snippet:
             parts.append(snippet)
@@ -86,3 +159,38 @@ class ScriptError(CqlLegacyError):
 
 class UsageError(CqlLegacyError):
     """A command line that cannot be carried out (missing file, output over input …)."""
+
+
+class IncompleteInput(CqlLegacyError):
+    """An input that could not be read to its end: the results are incomplete."""
+
+    exit_status = INPUT_DAMAGED
+
+
+class WriteError(CqlLegacyError):
+    """A result that could not be written (full disk, I/O error); nothing was replaced."""
+
+    exit_status = WRITE_FAILED
+
+
+class Interrupted(KeyboardInterrupt):
+    """A signal that ends the command: SIGINT, SIGTERM or SIGHUP.
+
+    A ``KeyboardInterrupt``, so that nothing meant to catch errors catches it, and every
+    ``finally`` and ``with`` on the way out removes what it must.
+
+    >>> Interrupted(signal.SIGTERM).exit_status, Interrupted(signal.SIGTERM).describe()
+    (143, 'interrupted by SIGTERM')
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def exit_status(self) -> int:
+        """128 plus the signal's number, as a shell reports a command the signal killed."""
+        return 128 + self.signum
+
+    def describe(self) -> str:
+        return f"interrupted by {signal.Signals(self.signum).name}"

@@ -28,9 +28,11 @@ first variation).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,8 +40,15 @@ from typing import TYPE_CHECKING
 import attrs
 import chess.pgn
 
-from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError
-from cqllegacy.runner.output import write_text_atomically
+from cqllegacy.errors import (
+    CqlLegacyError,
+    IncompleteInput,
+    ScriptError,
+    UsageError,
+    WriteError,
+    printable,
+)
+from cqllegacy.runner.output import make_folder, write_text_atomically
 from cqllegacy.runner.pgn import DamagedInput, UnreadableGame, open_pgn, read_game, split_games
 from cqllegacy.runner.report import variation_choices
 from cqllegacy.runner.scripts import (
@@ -194,8 +203,10 @@ def read_games(path: Path) -> Iterator[tuple[int, chess.pgn.Game]]:
                     yield text.file_ordinal, read_game(text)
                 except UnreadableGame:
                     continue
-    except (OSError, DamagedInput) as exc:
-        raise UsageError(f"cannot read the PGN file {path}: {exc}") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read the PGN file {path}: {exc.strerror or exc}") from None
+    except DamagedInput as exc:
+        raise IncompleteInput(f"the PGN file {path} was not read to its end: {exc}") from None
 
 
 def sha256_of(path: Path) -> str:
@@ -271,9 +282,15 @@ def expected_json(results: Results, pgn: PgnRecord, translation: str) -> str:
     return "{\n" + ",\n".join([*head, games]) + "\n}\n"
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _compact_json(value: object) -> str:
     """``value`` as JSON on one line, with a space after each separator."""
-    return json.dumps(value, separators=(", ", ": "), ensure_ascii=False)
+    text = json.dumps(value, separators=(", ", ": "), ensure_ascii=False)
+    # A path with bytes that are not UTF-8 holds lone surrogates (surrogateescape): JSON
+    # escapes keep them, and json.loads gives the same path back.
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def _game_json(game: GameResult) -> dict[str, object]:
@@ -296,6 +313,8 @@ def parse_expected(text: str, where: str = EXPECTED_NAME) -> Expected:
     """Read ``expected.json``; a malformed file raises :class:`UsageError` naming it."""
     try:
         data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError(f"a JSON {type(data).__name__}, not an object")
         if data.get("format") != FORMAT:
             raise ValueError(f"unknown format {data.get('format')!r} (expected {FORMAT!r})")
         games = tuple(
@@ -314,8 +333,8 @@ def parse_expected(text: str, where: str = EXPECTED_NAME) -> Expected:
             str(data["pgn"]["path"]), str(data["pgn"]["sha256"]), int(data["pgn"]["games"])
         )
         return Expected(results, pgn, str(data["translation"]))
-    except (ValueError, KeyError, TypeError) as exc:
-        raise UsageError(f"{where}: not a valid fixture file: {exc}") from None
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise UsageError(f"{where}: not a valid fixture file: {printable(str(exc))}") from None
 
 
 # --------------------------------------------------------------------------------------
@@ -440,13 +459,18 @@ def build_triple(
 
 def write_triple(folder: Path, triple: Triple) -> None:
     """Write a triple's files atomically; a stale modern/refused counterpart is removed."""
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folder(folder, f"the folder {folder}")
     files = triple.files()
-    for name, text in files.items():
-        write_text_atomically(folder / name, text)
-    for stale in (MODERN_NAME, REFUSED_NAME):
-        if stale not in files:
-            (folder / stale).unlink(missing_ok=True)
+    try:
+        for name, text in files.items():
+            write_text_atomically(folder / name, text)
+        for stale in (MODERN_NAME, REFUSED_NAME):
+            if stale not in files:
+                (folder / stale).unlink(missing_ok=True)
+    except UsageError as error:
+        raise WriteError(str(error)) from None
+    except OSError as error:
+        raise WriteError(f"cannot write in {folder}: {error.strerror or error}") from None
 
 
 def read_triple(folder: Path) -> tuple[str, str | None, Expected]:
@@ -576,6 +600,7 @@ def make_triples(
     sources = list(zip(texts, [str(script) for script in scripts], strict=True))
     if not pgn.is_file():
         raise UsageError(f"the PGN file {pgn} does not exist")
+    _refuse_overwriting_inputs(folders, [("PGN file", pgn), *(("script", s) for s in scripts)])
     all_results = legacy_results(tools, sources, read_games(pgn))
     made = []
     digest = sha256_of(pgn)
@@ -586,6 +611,18 @@ def make_triples(
         write_triple(folder, triple)
         made.append(MadeTriple(script, folder, triple.refused))
     return made
+
+
+def _refuse_overwriting_inputs(folders: Sequence[Path], inputs: Sequence[tuple[str, Path]]) -> None:
+    """A triple's file must not be one of the inputs (a PGN file kept inside ``--out``
+    under a name a triple writes would be replaced by that file)."""
+    for folder in folders:
+        for name in (LEGACY_NAME, MODERN_NAME, REFUSED_NAME, EXPECTED_NAME):
+            target = folder / name
+            for what, path in inputs:
+                with contextlib.suppress(OSError):
+                    if os.path.samefile(target, path):
+                        raise UsageError(f"refusing to write {target} over the {what} {path}")
 
 
 def _count_games(pgn: Path) -> int:

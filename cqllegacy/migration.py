@@ -34,13 +34,14 @@ import enum
 import json
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import attrs
 
-from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError
-from cqllegacy.runner.output import write_text_atomically
+from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError, WriteError, display_path
+from cqllegacy.runner.output import make_folder, write_text_atomically
 from cqllegacy.runner.scripts import decode_script, script_language, translate_legacy
 
 SCRIPT_SUFFIX = ".cql"
@@ -230,6 +231,22 @@ def read_script_text(path: Path) -> tuple[str, str | None]:
     return decode_script(data), None
 
 
+def _regular_file(path: Path) -> None:
+    """Raise an ``OSError`` unless ``path`` is a regular file (a FIFO would never end
+    reading, a device might never either)."""
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        raise OSError(f"not a regular file ({_KINDS.get(stat.S_IFMT(mode), 'special file')})")
+
+
+_KINDS = {
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
 def _unreadable_reason(path: Path, error: OSError) -> str:
     if isinstance(error, IsADirectoryError) or path.is_dir():
         return "a directory, not a file"
@@ -267,14 +284,21 @@ def check_folders(source: Path, destination: Path) -> tuple[Path, Path]:
     return src, dest
 
 
-def walk(source: Path) -> Iterator[tuple[str, Path, bool]]:
+def walk(source: Path) -> Iterator[tuple[str, Path, bool | OSError]]:
     """``(relative POSIX path, path, searched)`` for every entry worth reporting.
 
     Files come in sorted order; directories named ``*.cql`` are reported (they are
     unreadable as scripts) and still searched.  Hidden directories and symbolic links
-    to directories are reported with ``searched = False`` and not entered.
+    to directories are reported with ``searched = False`` and not entered.  A folder
+    that cannot be listed comes with the error instead (the scripts in it would
+    otherwise vanish from the report).
     """
-    for folder, dirnames, filenames in os.walk(source):
+    errors: list[OSError] = []
+    for folder, dirnames, filenames in os.walk(source, onerror=errors.append):
+        while errors:
+            error = errors.pop(0)
+            failed = Path(error.filename) if error.filename else source
+            yield _rel(failed, source) if failed != source else ".", failed, error
         here = Path(folder)
         dirnames.sort()
         skipped = [d for d in dirnames if d.startswith(".") or (here / d).is_symlink()]
@@ -286,6 +310,9 @@ def walk(source: Path) -> Iterator[tuple[str, Path, bool]]:
                 yield _rel(here / name, source), here / name, True
         for name in sorted(filenames):
             yield _rel(here / name, source), here / name, True
+    for error in errors:
+        failed = Path(error.filename) if error.filename else source
+        yield _rel(failed, source) if failed != source else ".", failed, error
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -293,14 +320,18 @@ def _rel(path: Path, root: Path) -> str:
 
 
 def _outcome_of_entry(
-    rel: str, path: Path, searched: bool, *, approximate: bool, translator: Translator
+    rel: str, path: Path, searched: bool | OSError, *, approximate: bool, translator: Translator
 ) -> tuple[FileOutcome, str | None]:
+    if isinstance(searched, OSError):
+        reason = f"folder not searched: {searched.strerror or searched}"
+        return FileOutcome(rel, Status.UNREADABLE, reason=reason), None
     if not searched:
         why = "symbolic link to a folder" if path.is_symlink() else "hidden folder"
         return FileOutcome(rel, Status.NOT_A_SCRIPT, reason=f"{why}, not searched"), None
     if not rel.lower().endswith(SCRIPT_SUFFIX):
         return FileOutcome(rel, Status.NOT_A_SCRIPT), None
     try:
+        _regular_file(path)
         text, note = read_script_text(path)
     except OSError as error:
         return FileOutcome(rel, Status.UNREADABLE, reason=_unreadable_reason(path, error)), None
@@ -320,6 +351,7 @@ def migrate_folder(
 ) -> MigrationReport:
     """Translate every script under ``source`` into ``destination`` and write the reports."""
     src, dest = check_folders(source, destination)
+    make_folder(dest, f"DEST_DIR {destination}")
     tools = translator or Translator.default()
     outcomes = []
     for rel, path, searched in walk(src):
@@ -328,14 +360,23 @@ def migrate_folder(
         )
         if modern is not None:
             target = dest / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            write_text_atomically(target, modern)
+            make_folder(target.parent, f"the folder {target.parent}")
+            _write(target, modern)
         outcomes.append(outcome)
     report = MigrationReport(str(source), str(destination), approximate, tuple(outcomes))
-    dest.mkdir(parents=True, exist_ok=True)
-    write_text_atomically(dest / MARKDOWN_NAME, report_markdown(report))
-    write_text_atomically(dest / JSON_NAME, json.dumps(report_json(report), indent=2) + "\n")
+    _write(dest / MARKDOWN_NAME, report_markdown(report))
+    _write(dest / JSON_NAME, json.dumps(report_json(report), indent=2) + "\n")
     return report
+
+
+def _write(target: Path, text: str) -> None:
+    """Write a file of the migration; failing is the migration's end, with the reason."""
+    try:
+        write_text_atomically(target, text)
+    except UsageError as error:
+        raise WriteError(str(error)) from None
+    except OSError as error:
+        raise WriteError(f"cannot write {target}: {error.strerror or error}") from None
 
 
 # --------------------------------------------------------------------------------------
@@ -347,8 +388,8 @@ def report_json(report: MigrationReport) -> dict[str, object]:
     """The JSON report: summary counts, exit status, one object per file."""
     return {
         "format": REPORT_FORMAT,
-        "source": report.source,
-        "destination": report.destination,
+        "source": display_path(report.source),
+        "destination": display_path(report.destination),
         "approximate": report.approximate,
         "exit_status": report.exit_status,
         "summary": {status.value: report.count(status) for status in Status},
@@ -357,9 +398,9 @@ def report_json(report: MigrationReport) -> dict[str, object]:
 
 
 def _file_json(outcome: FileOutcome) -> dict[str, object]:
-    out: dict[str, object] = {"path": outcome.path, "status": outcome.status.value}
+    out: dict[str, object] = {"path": display_path(outcome.path), "status": outcome.status.value}
     if outcome.output is not None:
-        out["output"] = outcome.output
+        out["output"] = display_path(outcome.output)
     if outcome.approximations:
         out["approximations"] = [attrs.asdict(a) for a in outcome.approximations]
     if outcome.refusal is not None:
@@ -374,8 +415,8 @@ def report_markdown(report: MigrationReport) -> str:
     lines = [
         "# Migration report",
         "",
-        f"Source: `{report.source}`  ",
-        f"Destination: `{report.destination}`  ",
+        f"Source: {_md_path(report.source)}  ",
+        f"Destination: {_md_path(report.destination)}  ",
         f"Approximations allowed: {'yes' if report.approximate else 'no'}  ",
         f"Exit status: {report.exit_status}",
         "",
@@ -401,7 +442,7 @@ _ORDER = (
 
 
 def _md_path(text: str) -> str:
-    return "`" + text.replace("`", "'") + "`"
+    return "`" + display_path(text).replace("`", "'") + "`"
 
 
 def _approximate_entry(entry: FileOutcome) -> list[str]:

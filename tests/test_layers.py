@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: From the top: a module may import from its own layer's package and from those below.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("cqllegacy.cli", "cqllegacy.__main__"),
-    ("cqllegacy.migration", "cqllegacy.fixturekit"),
+    ("cqllegacy.api",),
+    ("cqllegacy.migration", "cqllegacy.fixturekit", "cqllegacy.present"),
     ("cqllegacy.runner",),
     ("cqllegacy.evaluator",),
     ("cqllegacy.translator",),

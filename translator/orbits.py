@@ -237,12 +237,16 @@ class Budget:
     def spend(self, count: int, span: Span) -> None:
         self.used += count
         if self.used > self.limit:
+            # The count is the whole script's: lists side by side add up, nested ones
+            # multiply; the message must not blame nesting where there is none.
             raise translation_error(
-                f"the transforms of the position list at {span} need more than "
-                f"{self.limit} transformed lists (nested transforms multiply)",
+                f"the transforms of the position list at {span} bring the script to "
+                f"{self.used} transformed lists, more than the {self.limit} a script may "
+                "have (the transformed lists of all the script's lists add up, and "
+                "nested transforms multiply)",
                 span,
                 path=self.path,
-                hint="split the script, or use fewer transform keywords in nested lists",
+                hint="split the script, or use fewer transform keywords",
             )
 
     def check_orbit(self, size: int, span: Span) -> None:

@@ -7,14 +7,18 @@ Each sub-command module has ``register(subparsers)`` that adds its parser and se
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
+import signal
 import sys
 from collections.abc import Sequence
 
-from cqllegacy.errors import CqlLegacyError
+from cqllegacy.errors import BROKEN_PIPE, CqlLegacyError, Interrupted, printable
+from cqllegacy.signals import interrupting_signals
 
 # Order here is the order of --help.
-SUBCOMMANDS = ("run", "translate", "check", "migrate", "fixtures")
+SUBCOMMANDS = ("run", "explain", "translate", "check", "migrate", "fixtures")
 
 DESCRIPTION = """\
 Run legacy CQL 3.x scripts -- the parenthesised (match ... (position ...)) language
@@ -26,11 +30,16 @@ examples:
   cqllegacy run examples/knight-fork.cql                 # on the bundled sample games
   cqllegacy run old.cql -i games.pgn.bz2 -o found.pgn --report found.jsonl
   cqllegacy translate old.cql -o new.cql                 # CQL 6.1 text, exact or refused
+  cqllegacy explain old.cql --html old.html              # what it means, its transforms
   cqllegacy check scripts/*.cql                          # validate and print canonically
 
 exit status: 0 success (for run: the scan completed, whether or not a game matched);
-1 something was refused (translate, fixtures make), refused, approximated or unreadable
-(migrate), or differs (fixtures check); 2 bad script or bad command line.
+1 something was refused (translate, fixtures make, check), refused, approximated or
+unreadable (migrate), or differs (fixtures check); 2 bad script or bad command line;
+3 an input was not read to its end (damaged compressed data); 4 writing failed (full
+disk ...); 130, 143, 129 interrupted by SIGINT, SIGTERM, SIGHUP; 141 standard output
+closed early (broken pipe).  An interrupted command removes its temporary files and
+leaves the previous outputs as they were.
 """
 
 
@@ -51,18 +60,44 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command; returns its exit status.  Every way out is a status and at most a few
+    lines on stderr, never a traceback: see the statuses in :mod:`cqllegacy.errors`."""
+    with interrupting_signals():
+        try:
+            return _command(argv)
+        except CqlLegacyError as exc:
+            print(printable(exc.render(), limit=None), file=sys.stderr)
+            return exc.exit_status
+        except KeyboardInterrupt as exc:  # Interrupted, or Ctrl-C before its handler
+            interrupted = exc if isinstance(exc, Interrupted) else Interrupted(signal.SIGINT)
+            print(_with_notes(interrupted.describe(), exc), file=sys.stderr)
+            return interrupted.exit_status
+        except BrokenPipeError as exc:
+            _silence_stdout()
+            message = "standard output was closed before everything was written to it"
+            print(_with_notes(f"error: {message} (broken pipe)", exc), file=sys.stderr)
+            return BROKEN_PIPE
+
+
+def _command(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
-    try:
-        return int(args.func(args))
-    except CqlLegacyError as exc:
-        print(exc.render(), file=sys.stderr)
-        return exc.exit_status
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return 0
+    return int(args.func(args))
+
+
+def _with_notes(line: str, exc: BaseException) -> str:
+    """``line`` and what the exception's notes say (which files were left alone)."""
+    notes = getattr(exc, "__notes__", [])
+    return "; ".join([line, *(printable(note) for note in notes)])
+
+
+def _silence_stdout() -> None:
+    """Point standard output at the null device, so that Python's last flush at exit does
+    not fail on the closed pipe once more."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)

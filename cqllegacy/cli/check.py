@@ -1,7 +1,9 @@
 """``cqllegacy check SCRIPT…``: validate scripts and print them in canonical form.
 
-Every script is checked, even after a bad one; the exit status is 0 when all are
-valid and 2 otherwise, with each error rendered on stderr.
+Every script is checked, even after a bad one, as ``run`` and ``translate`` would take
+it (:func:`~cqllegacy.runner.scripts.refusals`): the exit status is 2 when some script
+would not run, else 1 when ``translate`` would refuse some legacy script, else 0, with
+each error rendered on stderr.
 """
 
 from __future__ import annotations
@@ -10,14 +12,17 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from cqllegacy.errors import CqlLegacyError
+from cqllegacy.errors import CqlLegacyError, display_path, printable
 from cqllegacy.legacy import print_script, read_script
-from cqllegacy.runner.scripts import Language, read_script_file, script_language
+from cqllegacy.runner.scripts import Language, read_script_file, refusals, script_language
 
 DESCRIPTION = """\
 Validate legacy CQL scripts and print each one in canonical form (normalised
 spacing, one item per line, comments kept). With several scripts each is
-preceded by a ';; FILE' line. Exit status 0 when every script is valid, 2 otherwise.
+preceded by a ';; FILE' line. A script is checked as 'run' and 'translate' take it:
+what either would refuse is reported, with the reason they would give.
+Exit status 0 when every script is valid, 1 when 'translate' refuses a legacy script
+that runs (no exact CQL 6.1 form), 2 when some script would not run.
 """
 
 
@@ -42,13 +47,16 @@ def run(args: argparse.Namespace) -> int:
         try:
             canonical = check_file(path)
         except CqlLegacyError as error:
-            print(error.render(), file=sys.stderr)
+            print(printable(error.render(), limit=None), file=sys.stderr)
             status = max(status, error.exit_status)
             continue
+        for refusal in refusals(path):
+            print(printable(refusal.render(), limit=None), file=sys.stderr)
+            status = max(status, refusal.exit_status)
         if args.quiet:
             continue
         if several:
-            print(("\n" if number else "") + f";; {path}")
+            print(("\n" if number else "") + f";; {display_path(path)}")
         sys.stdout.write(canonical)
     return status
 

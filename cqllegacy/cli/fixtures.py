@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cqllegacy.errors import UsageError
+from cqllegacy.errors import UsageError, display_path
 
 if TYPE_CHECKING:
     from cqllegacy.fixturekit import CheckReport
@@ -77,10 +77,11 @@ def run_make(args: argparse.Namespace) -> int:
     made = make_triples(Toolchain.default(), args.scripts, args.pgn, args.out)
     for triple in made:
         if triple.refused is None:
-            print(f"{triple.folder}: legacy.cql, modern.cql, expected.json")
+            print(f"{display_path(str(triple.folder))}: legacy.cql, modern.cql, expected.json")
         else:
             first = triple.refused.splitlines()[0]
-            print(f"{triple.folder}: legacy.cql, refused.txt, expected.json ({first})")
+            folder = display_path(str(triple.folder))
+            print(f"{folder}: legacy.cql, refused.txt, expected.json ({first})")
     return 1 if any(triple.refused is not None for triple in made) else 0
 
 
@@ -95,7 +96,7 @@ def run_check(args: argparse.Namespace) -> int:
         raise UsageError(f"no fixture triple (a folder with expected.json) in {args.directory}")
     reports = check_triples(Toolchain.default(), folders)
     for report in reports:
-        print("\n".join(_describe(report)))
+        print(display_path("\n".join(_describe(report))))
     failed = sum(1 for report in reports if not report.ok)
     print(f"{len(reports) - failed} of {len(reports)} triples agree with expected.json")
     return 1 if failed else 0

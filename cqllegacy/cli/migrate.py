@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from cqllegacy.errors import display_path
+
 SHOWN = 20  # failing files listed on the terminal; the report lists them all
 
 DESCRIPTION = """\
@@ -21,8 +23,9 @@ EPILOG = """\
 exit status:
   0  every .cql script was translated exactly (other files do not count)
   1  at least one script was refused, approximated (--approximate) or unreadable
-  2  bad command line: SRC_DIR missing or not a folder, DEST_DIR a file,
-     DEST_DIR inside SRC_DIR or containing it
+  2  bad command line: SRC_DIR missing or not a folder, DEST_DIR a file or not
+     creatable or not writable, DEST_DIR inside SRC_DIR or containing it
+  4  writing a translation or the report failed (full disk ...)
 """
 
 
@@ -51,10 +54,11 @@ def run(args: argparse.Namespace) -> int:
 
     report = migrate_folder(args.source, args.destination, approximate=args.approximate)
     print(summary_line(report))
-    print(f"report: {args.destination / MARKDOWN_NAME} and {args.destination / JSON_NAME}")
+    folder = display_path(str(args.destination))
+    print(f"report: {folder}/{MARKDOWN_NAME} and {folder}/{JSON_NAME}")
     failing = [outcome for outcome in report.files if outcome.status.fails]
     for outcome in failing[:SHOWN]:
-        print(f"{outcome.status.value}: {outcome.path}", file=sys.stderr)
+        print(f"{outcome.status.value}: {display_path(outcome.path)}", file=sys.stderr)
     if len(failing) > SHOWN:
         print(f"... and {len(failing) - SHOWN} more, see {MARKDOWN_NAME}", file=sys.stderr)
     return report.exit_status

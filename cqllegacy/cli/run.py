@@ -13,14 +13,15 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from cqllegacy.errors import UsageError
+from cqllegacy.api import Match, Query, load
+from cqllegacy.core.tree import Query as CoreQuery
+from cqllegacy.errors import UsageError, WriteError
 from cqllegacy.runner.compiled import CompiledQueryLike, decided_by_tags
 from cqllegacy.runner.output import STDOUT, PgnWriter, check_destinations, open_destination
 from cqllegacy.runner.progress import make_progress
 from cqllegacy.runner.report import ReportWriter
-from cqllegacy.runner.results import InputFile, MatchSink, ScanOptions, Summary
-from cqllegacy.runner.scanner import scan, total_size
-from cqllegacy.runner.scripts import LoadedScript, load_query
+from cqllegacy.runner.results import FoundGame, InputFile, MatchSink, ScanOptions, Summary
+from cqllegacy.runner.scanner import total_size
 
 if TYPE_CHECKING:
     from cqllegacy.runner.parallel import Engine
@@ -44,13 +45,22 @@ inputs: -i replaces the script's :pgn / input files.  Paths written in a script 
   With no input anywhere, the bundled sample games ({SAMPLE_DESCRIPTION})
   are used, and standard error says so.  Plain, .gz, .bz2 and .xz files are read (the
   compression is recognised from the file's first bytes, whatever its name says), in
-  UTF-8 or Latin-1 (decided game by game), with any line ends.
+  UTF-8 or Latin-1 (decided game by game; a byte that is not UTF-8 is read as Latin-1),
+  or UTF-16/UTF-32 with a byte-order mark, with any line ends.
 output: -o replaces the script's :output / output file; "-o -" writes to standard
   output.  With neither, the output is SCRIPT-STEM-out.pgn in the current folder (as
   CQL 5 did).  Output and report are written under a temporary name and renamed when
   the run ends (an interrupted run leaves the old files alone); writing either over an
-  input file or over the script is refused.  A completed run always writes the output,
-  empty when nothing matched.  PGN is written in UTF-8.
+  input file or over the script is refused.  A symbolic link is followed (the file it
+  leads to is replaced); a device, a FIFO or /dev/stdout is written to, not replaced.
+  A completed run always writes the output, empty when nothing matched.  PGN is written in UTF-8.
+html: --html REPORT.html writes one self-contained page (no network access needed):
+  each matching game with White, Black, event, year, number and file, a diagram of
+  every marked position (the squares that made it match highlighted, the move that
+  led there as an arrow) and the moves with the marked ones highlighted; a filter box
+  narrows the list by player or event.
+why: --why N prints, for game N of the input, which list matched at which positions
+  and, for a list with transforms, which transformed list (as its designators).
 report: --report FILE.jsonl writes one JSON object per matching game: "ordinal" (in
   the whole input), "file", "file_ordinal", "white", "black" and "lists", one entry
   per top-level list with "count" and "plies" of the positions where it matched --
@@ -63,7 +73,11 @@ progress: on a terminal, standard error shows a progress bar (games, games/s,
   matches, ETA); a one-line summary (games read, matched, skipped, seconds) ends the
   run.  -q turns both off.
 exit status: 0 when the run completed, whether or not any game matched;
-  2 for a bad script or a bad command line (missing input, output over an input ...).
+  2 for a bad script or a bad command line (missing input, output over an input ...);
+  3 when an input was not read to its end (damaged or truncated compressed data: the
+  output has the games read before the damage); 4 when writing failed (full disk ...);
+  130/143/129 when interrupted by SIGINT/SIGTERM/SIGHUP and 141 for a broken pipe on
+  standard output (then no output or report is replaced).
 """
 
 
@@ -108,6 +122,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--report", metavar="FILE.jsonl", help='JSON Lines report ("-": standard output)'
+    )
+    parser.add_argument(
+        "--html", metavar="REPORT.html", help="a self-contained HTML page with diagrams"
+    )
+    parser.add_argument(
+        "--why",
+        type=_positive,
+        metavar="N",
+        help="print why game N (its number in the input) matched",
     )
     parser.add_argument(
         "--variations",
@@ -158,6 +181,7 @@ class RunPlan:
     output: str
     report: str | None
     sample: bool
+    html: str | None = None
 
 
 def default_output(script: Path) -> str:
@@ -169,7 +193,7 @@ def default_output(script: Path) -> str:
     return f"{script.stem}-out.pgn"
 
 
-def plan_run(args: argparse.Namespace, loaded: LoadedScript, sample: Path) -> RunPlan:
+def plan_run(args: argparse.Namespace, loaded: Query, sample: Path) -> RunPlan:
     """Inputs and destinations of the run: the command line first, then the script."""
     header = loaded.query.header
     if args.inputs:
@@ -181,13 +205,14 @@ def plan_run(args: argparse.Namespace, loaded: LoadedScript, sample: Path) -> Ru
     elif header.output:
         output = str(loaded.resolve(header.output))
     else:
-        output = default_output(loaded.path)
+        output = default_output(loaded.path or Path("query"))
+    html = getattr(args, "html", None)
     if not inputs:
-        return RunPlan((InputFile(sample, str(sample)),), output, args.report, sample=True)
-    return RunPlan(inputs, output, args.report, sample=False)
+        return RunPlan((InputFile(sample, str(sample)),), output, args.report, True, html)
+    return RunPlan(inputs, output, args.report, False, html)
 
 
-def check_plan(plan: RunPlan, script: Path) -> None:
+def check_plan(plan: RunPlan, script: Path | None) -> None:
     """Refuse missing inputs and destinations that would destroy an input or the script."""
     for item in plan.inputs:
         if not item.path.exists():
@@ -199,21 +224,12 @@ def check_plan(plan: RunPlan, script: Path) -> None:
     destinations = [("output", plan.output)]
     if plan.report is not None:
         destinations.append(("report", plan.report))
+    if plan.html is not None:
+        destinations.append(("HTML report", plan.html))
     protected = [("input", item.path) for item in plan.inputs]
-    protected.append(("script", script))
+    if script is not None:
+        protected.append(("script", script))
     check_destinations(destinations, protected)
-
-
-def compile_for_run(loaded: LoadedScript) -> CompiledQueryLike:
-    """The evaluator's compiled query (imported here so ``--help`` does not load it)."""
-    from cqllegacy.evaluator.evaluate import compile_query
-
-    try:
-        return compile_query(loaded.query)
-    except ValueError as exc:
-        # The evaluator refuses a tree it cannot run; the user gets its reason, not a
-        # traceback.
-        raise UsageError(f"cannot run {loaded.path}: {exc}") from exc
 
 
 @contextlib.contextmanager
@@ -224,18 +240,40 @@ def sample_games() -> Iterator[Path]:
         yield path
 
 
-def open_sinks(stack: contextlib.ExitStack, plan: RunPlan) -> list[MatchSink]:
+def open_sinks(
+    stack: contextlib.ExitStack, plan: RunPlan, loaded: Query, options: ScanOptions
+) -> list[MatchSink]:
     output = stack.enter_context(open_destination(plan.output))
     sinks: list[MatchSink] = [PgnWriter(output, several_files=len(plan.inputs) > 1)]
     if plan.report is not None:
         report = stack.enter_context(open_destination(plan.report))
         sinks.append(ReportWriter(report))
+    if plan.html is not None:
+        sinks.append(open_html(stack, plan, loaded, options))
     return sinks
+
+
+def open_html(
+    stack: contextlib.ExitStack, plan: RunPlan, loaded: Query, options: ScanOptions
+) -> MatchSink:
+    """The HTML report's sink; the page is closed before its file is (a callback
+    registered after the file's context runs first)."""
+    from cqllegacy.present.html_report import GameEntry, HtmlReport
+
+    assert plan.html is not None
+    handle = stack.enter_context(open_destination(plan.html))
+    page = HtmlReport(handle, GameEntry(loaded.core, variations=options.variations))
+    name = loaded.path.name if loaded.path is not None else "script"
+    files = ", ".join(item.name for item in plan.inputs)
+    page.start(f"cqllegacy: {name}", f"{name} on {files}")
+    stack.callback(page.finish)
+    return page
 
 
 def summary_line(summary: Summary, plan: RunPlan) -> str:
     text = summary.line()
-    written = [name for name in (plan.output, plan.report) if name not in (None, STDOUT)]
+    names = (plan.output, plan.report, plan.html)
+    written = [name for name in names if name not in (None, STDOUT)]
     if written:
         text += "; wrote " + " and ".join(str(name) for name in written)
     return text
@@ -268,10 +306,10 @@ def make_engine(args: argparse.Namespace, compiled: CompiledQueryLike) -> Engine
 
 def _carry_out(
     args: argparse.Namespace,
-    loaded: LoadedScript,
+    loaded: Query,
     compiled: CompiledQueryLike,
     options: ScanOptions,
-) -> tuple[Summary, RunPlan]:
+) -> tuple[Summary, RunPlan, list[str]]:
     err = sys.stderr
     with contextlib.ExitStack() as stack:
         plan = plan_run(args, loaded, stack.enter_context(sample_games()))
@@ -281,30 +319,66 @@ def _carry_out(
                 f"no input given: running on the bundled sample games ({SAMPLE_DESCRIPTION})",
                 file=err,
             )
-        sinks = open_sinks(stack, plan)
+        sinks = open_sinks(stack, plan, loaded, options)
+        why: list[str] = []
+        if args.why is not None:
+            sinks.append(WhySink(WhyText(loaded.core, args.why, options), why))
         progress = make_progress(err, quiet=args.quiet, total_bytes=total_size(plan.inputs))
         engine = make_engine(args, compiled)
-        summary = scan(
-            compiled, plan.inputs, options=options, sinks=sinks, progress=progress, engine=engine
+        summary = loaded.scan(
+            plan.inputs, options=options, sinks=sinks, progress=progress, engine=engine
         )
-    return summary, plan
+    return summary, plan, why
+
+
+@attrs.frozen
+class WhyText:
+    """``--why N``: the explanation of game N, empty for the other games (picklable,
+    so that workers make it)."""
+
+    query: CoreQuery
+    ordinal: int
+    options: ScanOptions
+
+    def __call__(self, found: FoundGame) -> str:
+        if found.ordinal != self.ordinal:
+            return ""
+        return Match(found, self.query, self.options).why()
+
+
+class WhySink:
+    """Keeps the ``--why`` text of the game asked about."""
+
+    def __init__(self, renderer: WhyText, texts: list[str]) -> None:
+        self.renderer = renderer
+        self.texts = texts
+
+    def __call__(self, found: FoundGame) -> None:
+        self.write(self.renderer(found))
+
+    def write(self, text: str) -> None:
+        if text:
+            self.texts.append(text)
 
 
 def run(args: argparse.Namespace) -> int:
     """The ``run`` command.  A bad script raises :class:`~cqllegacy.errors.ScriptError`,
     a run that cannot be carried out :class:`~cqllegacy.errors.UsageError`."""
     err = sys.stderr
-    loaded = load_query(args.script)
-    compiled = compile_for_run(loaded)
+    loaded = load(Path(args.script))
+    compiled = loaded.compiled
     options = ScanOptions(skip_initial=args.skip_initial, variations=args.variations)
     try:
-        summary, plan = _carry_out(args, loaded, compiled, options)
+        summary, plan, why = _carry_out(args, loaded, compiled, options)
     except BrokenPipeError:
         raise
     except OSError as exc:
         # The scan reports unreadable inputs itself, so what arrives here failed while
         # writing (a full disk …); the temporary files are already gone.
-        raise UsageError(f"writing the results failed: {exc.strerror or exc}") from exc
+        raise WriteError(f"writing the results failed: {exc.strerror or exc}") from exc
+    if args.why is not None:
+        text = "\n".join(why) or f"game {args.why} did not match (or is not in the input)"
+        print(text, file=err if plan.output == STDOUT else sys.stdout)
     if not args.quiet:
         print(summary_line(summary, plan), file=err)
-    return 0
+    return summary.exit_status

@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError
+from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError, display_path, printable
 from cqllegacy.runner.output import write_text_atomically
 from cqllegacy.runner.scripts import read_script_file, script_language, translate_legacy
 
@@ -67,13 +67,13 @@ def run(args: argparse.Namespace) -> int:
         try:
             text = translate_file(script, approximate=args.approximate)
         except CqlLegacyError as error:
-            print(error.render(), file=sys.stderr)
+            print(printable(error.render(), limit=None), file=sys.stderr)
             status = max(status, exit_status(error))
             continue
         target = targets[number]
         if target is None:
             if several:
-                print(("\n" if number else "") + f"// {script}")
+                print(("\n" if number else "") + f"// {display_path(script)}")
             sys.stdout.write(text)
         else:
             write_atomically(target, text)

@@ -1,6 +1,13 @@
 """The machinery every evaluator rule shares: the per-game context, compiled nodes and the
 compiler that turns a core node into a closure ``fn(context, position) -> value``.
 
+A :class:`Compiler` compiles each node with its *reference rule* (one per node class:
+:mod:`~cqllegacy.evaluator.position_rules`, :mod:`~cqllegacy.evaluator.line_rules`,
+:mod:`~cqllegacy.evaluator.legacy_rules`), or, when it is given a lowering table
+(:mod:`~cqllegacy.evaluator.lowering`), first asks the lowering of the node's class for a
+physical operator; a lowering that does not recognise the node gives None and the
+reference rule compiles it.
+
 A set filter's value is an ``int`` bitboard (0, the empty set, when it fails), a numeric
 filter's an ``int`` (None when it fails), a logical filter's a ``bool``.
 
@@ -13,7 +20,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Protocol, TypeVar
 
 import attrs
 import chess
@@ -24,11 +32,14 @@ from cqllegacy.evaluator.gametree import GameInfo, PositionTable
 
 __all__ = [
     "FAIL",
+    "BoardCheck",
     "Compiled",
     "Compiler",
     "Context",
     "Fn",
+    "Indexed",
     "Kind",
+    "Lowering",
     "QueryError",
     "Rule",
     "as_logical",
@@ -38,6 +49,15 @@ __all__ = [
     "registrar",
     "truth",
 ]
+
+
+_T_co = TypeVar("_T_co", covariant=True)
+
+
+class Indexed(Protocol[_T_co]):
+    """What the rules read of a per-position list: its items by position."""
+
+    def __getitem__(self, index: int, /) -> _T_co: ...
 
 
 #: ``_PLIES[p] == p``: the ply of every position of a main line read from its start.
@@ -79,10 +99,20 @@ class Context:
         "who",
     )
 
+    boards: list[chess.Board]
+    moves: list[chess.Move | None]
+    next: Indexed[tuple[int, ...]]
+    children: Indexed[tuple[int, ...]]
+    _main_next: Indexed[tuple[int, ...]]
+    ply: Indexed[int]
+    mainline_end: int
+    who: list[tuple[int, ...]]
+    where: list[tuple[int, ...]]
+
     def __init__(self, table: PositionTable | None, info: GameInfo) -> None:
         self.info = info
         self.bindings: dict[str, int] = {}
-        self.memo: dict[tuple[int, object], Any] = {}
+        self.memo: dict[tuple[object, object], Any] = {}
         self._piece_boards: dict[int, tuple[int, ...]] = {}
         self._all_scope = False
         if table is None:
@@ -94,11 +124,12 @@ class Context:
         self.nodes = table.nodes
         self.parent = table.parent
         self.ply = table.ply
-        self.who = table.who
-        self.where = table.where
+        if table.who is not None and table.where is not None:
+            # Only a table that follows pieces has them (queries with piece variables).
+            self.who, self.where = table.who, table.where
         self.mainline_end = table.mainline_length
         self._main_next = table.main_continuations()
-        self.next: list[tuple[int, ...]] = self._main_next
+        self.next = self._main_next
         self._refresh_key()
 
     @classmethod
@@ -108,9 +139,9 @@ class Context:
         ``next`` (which is also ``children``) up to date for the position being
         evaluated; every position is on the main line and ``ply[p] == p``."""
         ctx = cls(None, info)
-        ctx.boards, ctx.moves, ctx.next = [], [None], []
-        ctx.children = ctx.next
-        ctx._main_next = ctx.next
+        following: list[tuple[int, ...]] = []
+        ctx.boards, ctx.moves, ctx.next = [], [None], following
+        ctx.children = ctx._main_next = following
         ctx.ply = _PLIES
         ctx.mainline_end = _PLIES.stop
         ctx._refresh_key()
@@ -166,18 +197,28 @@ class Kind(enum.Enum):
 
 Fn = Callable[[Context, int], Any]
 
+#: Whether a filter matches, as a function of the position's board alone.
+BoardCheck = Callable[[chess.Board], bool]
+
 
 @attrs.frozen(slots=True)
 class Compiled:
     """A compiled node: its kind, its value function and, when a faster one exists, a
-    function that only says whether it matches (``test``)."""
+    function that only says whether it matches (``test``); ``board`` says the same from
+    the position's board alone, when the board alone decides (the live stream calls it on
+    python-chess's own board, the game tree on ``ctx.boards[p]``)."""
 
     kind: Kind
     fn: Fn
     test: Fn | None = None
+    board: BoardCheck | None = None
 
 
 Rule = Callable[["Compiler", Any], Compiled]
+
+#: A physical operator for a node, or None when the node is not of a pattern the
+#: lowering recognises (its reference rule compiles it).
+Lowering = Callable[["Compiler", Any], Compiled | None]
 
 #: The value of a filter that fails, by kind.
 FAIL = {Kind.SET: 0, Kind.NUMBER: None, Kind.LOGICAL: False}
@@ -198,33 +239,53 @@ def as_logical(fn: Fn) -> Compiled:
 def truth(compiled: Compiled) -> Fn:
     if compiled.test is not None:
         return compiled.test
+    if compiled.kind is Kind.LOGICAL:
+        return compiled.fn
+    if compiled.board is not None:
+        check = compiled.board
+        return lambda ctx, p: check(ctx.boards[p])
     fn = compiled.fn
     if compiled.kind is Kind.SET:
         return lambda ctx, p: fn(ctx, p) != 0
-    if compiled.kind is Kind.NUMBER:
-        return lambda ctx, p: fn(ctx, p) is not None
-    return fn
+    return lambda ctx, p: fn(ctx, p) is not None
 
 
 class Compiler:
-    """Compiles nodes with ``rules`` (one per node class); structurally equal nodes are
+    """Compiles nodes with ``rules`` (one reference rule per node class), each through its
+    class's entry of ``lowering`` first when there is one; structurally equal nodes are
     compiled once and share one closure."""
 
-    def __init__(self, rules: Mapping[type[Filter], Rule]) -> None:
+    def __init__(
+        self,
+        rules: Mapping[type[Filter], Rule],
+        lowering: Mapping[type[Filter], Lowering] = MappingProxyType({}),
+    ) -> None:
         self._rules = rules
+        self._lowering = lowering
         self._cache: dict[Filter, Compiled] = {}
         #: What rules share beyond compiled nodes, under keys of their own.
         self.extras: dict[object, Any] = {}
 
+    @property
+    def lowers(self) -> bool:
+        """Whether this compiler lowers nodes to physical operators."""
+        return bool(self._lowering)
+
     def compile(self, node: Filter) -> Compiled:
         compiled = self._cache.get(node)
         if compiled is None:
-            rule = self._rules.get(type(node))
-            if rule is None:
-                raise QueryError(f"the evaluator has no rule for a {type(node).__name__} node")
-            compiled = rule(self, node)
+            lower = self._lowering.get(type(node))
+            found = lower(self, node) if lower is not None else None
+            compiled = found if found is not None else self.reference(node)
             self._cache[node] = compiled
         return compiled
+
+    def reference(self, node: Filter) -> Compiled:
+        """``node`` compiled by its reference rule (its children still lowered)."""
+        rule = self._rules.get(type(node))
+        if rule is None:
+            raise QueryError(f"the evaluator has no rule for a {type(node).__name__} node")
+        return rule(self, node)
 
     def truth(self, node: Filter) -> Fn:
         return truth(self.compile(node))
@@ -249,7 +310,8 @@ class Compiler:
 def registrar(
     table: dict[type[Filter], Rule],
 ) -> Callable[[type[Filter]], Callable[[Rule], Rule]]:
-    """A decorator factory that files a rule under its node class in ``table``."""
+    """A decorator factory that files a rule under its node class in ``table`` (a rule
+    module fills its table while it is imported, and exports a read-only view of it)."""
 
     def rule_for(cls: type[Filter]) -> Callable[[Rule], Rule]:
         def register(rule: Rule) -> Rule:

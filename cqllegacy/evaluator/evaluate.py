@@ -1,10 +1,13 @@
 """Compile a core :class:`Query` once and evaluate it on games.
 
-Every node compiles to a closure ``fn(context, position) -> value`` through dispatch
-tables keyed by node class (:mod:`~cqllegacy.evaluator.position_rules`,
-:mod:`~cqllegacy.evaluator.line_rules`, :mod:`~cqllegacy.evaluator.legacy_rules`); orbits, masks
-and piece sets are computed at compile time.  A game is laid out once
-(:class:`~cqllegacy.evaluator.gametree.PositionTable`, boards built incrementally).
+A query is analysed once (:mod:`~cqllegacy.evaluator.analysis`: its driver, tag checks,
+needles); every node compiles to a closure ``fn(context, position) -> value``, lowered to a
+physical operator where :mod:`~cqllegacy.evaluator.lowering` recognises its pattern, else by
+its reference rule (:mod:`~cqllegacy.evaluator.position_rules`,
+:mod:`~cqllegacy.evaluator.line_rules`, :mod:`~cqllegacy.evaluator.legacy_rules`); the drivers
+(:mod:`~cqllegacy.evaluator.drivers`) run the compiled lists on a game tree
+(:class:`~cqllegacy.evaluator.gametree.PositionTable`, boards built incrementally), on
+python-chess's board while a game is read, or on its tags alone.
 Values follow CQL: a set filter gives an ``int`` bitboard (it matches when non-zero, a
 failing one gives 0, the empty set), a numeric filter an ``int`` (``None`` when it
 fails), a logical filter a ``bool``.
@@ -29,58 +32,48 @@ True
 
 from __future__ import annotations
 
-import functools
-import itertools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import attrs
 import chess
 import chess.pgn
 
-from cqllegacy.core.transforms import orbit
 from cqllegacy.core.tree import (
-    And,
-    Comment,
-    Compound,
     Filter,
-    LegacyOnly,
-    Line,
     Mark,
-    Or,
     PieceLoop,
     PieceVariable,
     Query,
     Reads,
     Scope,
-    TopList,
-    Transform,
-    Union,
 )
-from cqllegacy.evaluator import board_tests, fast_rules, legacy_rules, line_rules, position_rules
+from cqllegacy.evaluator import legacy_rules, line_rules, lowering, position_rules
 from cqllegacy.evaluator.analysis import (
     Driver,
-    ListAnalysis,
+    QueryAnalysis,
     QueryError,
     analyse,
     free_variables,
 )
-from cqllegacy.evaluator.compiler import Compiler, Context, Fn, Rule, in_bounds
-from cqllegacy.evaluator.gametree import GameInfo, PositionTable
-from cqllegacy.evaluator.line_automaton import LineAutomaton, line_members
-from cqllegacy.evaluator.needles import Needles
-from cqllegacy.evaluator.stream import (
-    Candidates,
-    GameStream,
-    Hits,
-    LineStream,
-    ListTest,
-    LiveStream,
-    SnapshotStream,
-    Verdict,
+from cqllegacy.evaluator.compiler import Compiler, Context, Fn, Lowering, Rule, in_bounds
+from cqllegacy.evaluator.drivers import (
+    CompiledList,
+    LinesDriver,
+    LiveDriver,
+    SnapshotDriver,
+    StreamDriver,
+    TagsDriver,
+    TreeDriver,
 )
+from cqllegacy.evaluator.gametree import GameInfo, PositionTable
+from cqllegacy.evaluator.line_automaton import LineAutomaton
+from cqllegacy.evaluator.needles import Needles
+from cqllegacy.evaluator.stream import GameStream, Verdict
 
 __all__ = [
+    "REFERENCE_RULES",
     "CompiledQuery",
     "GameMatch",
     "ListMatch",
@@ -89,15 +82,16 @@ __all__ = [
     "evaluate_filter",
 ]
 
-#: The straightforward rules: every node evaluated as the language defines it.
-RULES: Mapping[type[Filter], Rule] = {
-    **position_rules.RULES,
-    **line_rules.RULES,
-    **legacy_rules.RULES,
-}
+#: The reference rules: every node evaluated as the language defines it (read-only).
+REFERENCE_RULES: Mapping[type[Filter], Rule] = MappingProxyType(
+    {**position_rules.RULES, **line_rules.RULES, **legacy_rules.RULES}
+)
 
-#: The same with faster rules for some node patterns (same values, tested against RULES).
-FAST_RULES: Mapping[type[Filter], Rule] = {**RULES, **fast_rules.RULES}
+_NO_LOWERING: Mapping[type[Filter], Lowering] = MappingProxyType({})
+
+
+def _compiler(optimize: bool) -> Compiler:
+    return Compiler(REFERENCE_RULES, lowering.LOWERING if optimize else _NO_LOWERING)
 
 
 # --------------------------------------------------------------------------------------
@@ -136,74 +130,62 @@ class GameMatch:
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen(slots=True)
-class _CompiledList:
-    analysis: ListAnalysis
-    body: Fn
-    game_checks: tuple[Fn, ...]
-
-    @property
-    def source(self) -> TopList:
-        return self.analysis.source
-
-    @property
-    def tags(self) -> tuple[str, ...]:
-        return self.analysis.tags
-
-    @property
-    def needs_a_match(self) -> bool:
-        return self.analysis.needs_a_match
-
-    def satisfied(self, count: int) -> bool:
-        if self.source.matchcount is None:
-            return count >= 1
-        return in_bounds(count, self.source.matchcount)
-
-
 class CompiledQuery:
     """A query ready to run on many games; build it with :func:`compile_query`.
 
-    Besides :meth:`evaluate` on a game tree, :meth:`stream` gives a python-chess visitor
-    that evaluates the query while the game is read, without a game tree (the fast path
-    of the runner); both give the same results.
+    Every compiled query offers the whole interface the runner uses: :meth:`prefilter`,
+    :meth:`evaluate` on a game tree, :meth:`stream` (a python-chess visitor that
+    evaluates the game while it is read, or None when the query needs the game tree),
+    :meth:`stream_keys`, :attr:`decided_by_tags` and :meth:`tag_match`, and
+    :attr:`tag_needles`; all give the results :meth:`evaluate` gives.
     """
 
     def __init__(self, query: Query, *, optimize: bool = True) -> None:
         self.query = query
         self.optimize = optimize
-        compiler = Compiler(FAST_RULES if optimize else RULES)
+        compiler = _compiler(optimize)
         analysis = analyse(query)
         self._lists = tuple(
-            _CompiledList(
+            CompiledList(
                 found,
-                compiler.truth(found.source.body),
+                compiler.compile(found.source.body),
                 tuple(compiler.truth(conjunct) for conjunct in found.tag_conjuncts),
             )
             for found in analysis.lists
         )
-        self._automata = None
-        if optimize and analysis.driver is Driver.TREE and not query.tags:
-            self._automata = _line_automata(compiler, query)
-            if self._automata is not None:
+        self._tree = TreeDriver(query, self._lists)
+        self._streams: StreamDriver | None = None
+        if not optimize:
+            analysis = attrs.evolve(analysis, driver=Driver.TREE, tag_needles=())
+        elif analysis.driver is Driver.LIVE:
+            self._streams = LiveDriver(self._lists)
+        elif analysis.driver is Driver.TREE:
+            automata = None if query.tags else _line_tries(compiler, query)
+            if automata is not None:
+                self._streams = LinesDriver(self._lists, automata)
                 analysis = attrs.evolve(analysis, driver=Driver.LINES)
-        self.analysis = analysis
-        #: Driver.TREE for the straightforward evaluator (``optimize=False``).
-        self.driver = analysis.driver if optimize else Driver.TREE
-        #: What the tag section of a game that passes :meth:`prefilter` contains (see
-        #: :mod:`~cqllegacy.evaluator.needles`); the runner rejects other games unparsed.
-        self.tag_needles: Needles = analysis.tag_needles if optimize else ()
-        self._identities = analysis.identities
-        self._variations = analysis.variations
-        self._live_tests = tuple(_live_test(compiled) for compiled in self._lists)
-        self._gates = _gates(compiler, query) if self._snapshot else None
+            else:
+                # Following pieces needs every board: no gates then.
+                gates = None if analysis.identities else _gates(compiler, query)
+                self._streams = SnapshotDriver(self._tree, analysis.identities, gates)
+        self._tags = TagsDriver(self._lists) if analysis.driver is Driver.TAGS else None
+        self.analysis: QueryAnalysis = analysis
 
     @property
-    def _snapshot(self) -> bool:
-        """The tree driver reads the main line while python-chess reads the game."""
-        return self.optimize and self.driver is Driver.TREE
+    def driver(self) -> Driver:
+        """How games are evaluated (Driver.TREE for the reference evaluator,
+        ``optimize=False``)."""
+        return self.analysis.driver
+
+    @property
+    def tag_needles(self) -> Needles:
+        """What the tag section of a game that passes :meth:`prefilter` contains (see
+        :mod:`~cqllegacy.evaluator.needles`); the runner rejects other games unparsed."""
+        return self.analysis.tag_needles
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # Closures do not pickle; the query does, and compiling it again is cheap.
+        # Closures do not pickle; the query does, and compiling it again is cheap (an
+        # engine sends the compiled query to each worker once, see cqllegacy.runner).
         return (_recompile, (self.query, self.optimize))
 
     # ---- rejecting games from their tags -------------------------------------------
@@ -214,7 +196,10 @@ class CompiledQuery:
 
     def _tags_ok(self, ctx: Context) -> bool:
         return all(
-            check(ctx, -1) for top in self._lists if top.needs_a_match for check in top.game_checks
+            check(ctx, -1)
+            for top in self._lists
+            if top.analysis.needs_a_match
+            for check in top.game_checks
         )
 
     def prefilter(self, headers: Mapping[str, str], ordinal: int) -> bool:
@@ -242,9 +227,12 @@ class CompiledQuery:
         if not self._ordinal_ok(ordinal) or not self._tags_ok(Context(None, info)):
             return GameMatch(False, ())
         table = PositionTable.build(
-            game, variations=variations or self._variations, identities=self._identities
+            game,
+            variations=variations or self.analysis.variations,
+            identities=self.analysis.identities,
         )
-        return self._game_match(self._verdict(table, info, skip_initial, variations), table.nodes)
+        verdict = self._tree.verdict(table, info, skip_initial, variations)
+        return self._game_match(verdict, table.nodes)
 
     def stream(
         self,
@@ -255,48 +243,24 @@ class CompiledQuery:
         variations: bool = False,
     ) -> GameStream | None:
         """A visitor for ``chess.pgn.read_game`` that evaluates the game while it is read
-        (``headers`` are the game's tags); None when this query is better evaluated on the
-        game tree (:meth:`evaluate`).
+        (``headers`` are the game's tags); None when this query is evaluated on the game
+        tree (:meth:`evaluate`), or the game cannot match.
 
         After a clean read (``stream.readable``) ``stream.verdict()`` says whether the game
         matched (None: it has variations this query examines; use :meth:`evaluate`), and
         :meth:`stream_match` turns a verdict into the :class:`GameMatch` of the game tree.
         """
-        if not self.optimize or self.driver is Driver.TAGS:
+        if self._streams is None:
             return None
         info = GameInfo.from_headers(headers)
         if not self._ordinal_ok(ordinal) or not self._tags_ok(Context(None, info)):
             return None
-        leave = variations or self._variations
-        if self.driver is Driver.LIVE:
-            return LiveStream(
-                self._live_tests,
-                Context.streaming(info),
-                judge=self._judge,
-                skip_initial=skip_initial,
-                leave_on_variation=leave,
-            )
-        if self.driver is Driver.LINES:
-            assert self._automata is not None
-            return LineStream(
-                self._automata,
-                Context.streaming(info),
-                judge=self._judge,
-                skip_initial=skip_initial,
-                leave_on_variation=leave,
-            )
-
-        def evaluate_line(
-            boards: list[chess.Board | None], moves: list[chess.Move], candidates: Candidates
-        ) -> Verdict:
-            table = PositionTable.from_main_line(boards, moves, identities=self._identities)
-            return self._verdict(table, info, skip_initial, variations, candidates)
-
-        gates = None
-        if self._gates is not None:
-            tests, horizon = self._gates
-            gates = (tests, Context.streaming(info), horizon)
-        return SnapshotStream(evaluate_line, gates=gates, leave_on_variation=leave)
+        return self._streams.stream(
+            info,
+            skip_initial=skip_initial,
+            variations=variations,
+            leave_on_variation=variations or self.analysis.variations,
+        )
 
     def stream_match(self, verdict: Verdict, game: chess.pgn.Game) -> GameMatch:
         """The :class:`GameMatch` of a streamed game, read again as a game tree."""
@@ -330,7 +294,7 @@ class CompiledQuery:
         >>> compile_query(Query(Header(), (TopList(pd("Q")),))).decided_by_tags
         False
         """
-        return self.optimize and self.driver is Driver.TAGS
+        return self._tags is not None
 
     def tag_match(
         self,
@@ -357,55 +321,21 @@ class CompiledQuery:
         >>> compiled.tag_match({"White": "Botvinnik"}, 1, ["start"], 1).matched
         False
         """
-        if not self.decided_by_tags:
+        if self._tags is None:
             raise ValueError("tag_match needs a query whose tags decide everything")
-        ctx = Context(None, GameInfo.from_headers(headers))
-        if not self._ordinal_ok(ordinal) or not self._tags_ok(ctx):
+        info = GameInfo.from_headers(headers)
+        if not self._ordinal_ok(ordinal) or not self._tags_ok(Context(None, info)):
             return GameMatch(False, ())
-        first = 1 if skip_initial else 0
-        hits = []
-        for compiled in self._lists:
-            scope = Scope.ALL if variations else compiled.source.scope
-            end = len(positions) if scope is Scope.ALL else mainline_length
-            found = tuple(range(first, end)) if compiled.body(ctx, -1) else ()
-            if not compiled.satisfied(len(found)):
-                return GameMatch(False, ())
-            hits.append(found)
-        return self._game_match(Verdict(True, tuple(hits)), positions)
-
-    def _judge(self, hits: Hits) -> bool:
-        return all(
-            compiled.satisfied(len(found))
-            for compiled, found in zip(self._lists, hits, strict=True)
+        hits = self._tags.hits(
+            info,
+            len(positions),
+            mainline_length,
+            skip_initial=skip_initial,
+            variations=variations,
         )
-
-    def _verdict(
-        self,
-        table: PositionTable,
-        info: GameInfo,
-        skip_initial: bool,
-        variations: bool,
-        candidates: Candidates = None,
-    ) -> Verdict:
-        """The hits of the first binding of the tags that satisfies every list (only
-        ``candidates[i]`` are examined for list i, when given)."""
-        ctx = Context(table, info)
-        cache: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
-        for binding in self._bindings(table):
-            for name, identity in binding.items():
-                ctx.bind(name, identity)
-            found = []
-            for index, compiled in enumerate(self._lists):
-                key = (index, tuple(binding[name] for name in compiled.tags))
-                if key not in cache:
-                    only = None if candidates is None else candidates[index]
-                    cache[key] = self._list_hits(ctx, compiled, skip_initial, variations, only)
-                if not compiled.satisfied(len(cache[key])):
-                    break
-                found.append(cache[key])
-            else:
-                return Verdict(True, tuple(found))
-        return Verdict(False, ())
+        if hits is None:
+            return GameMatch(False, ())
+        return self._game_match(Verdict(True, hits), positions)
 
     def _game_match(self, verdict: Verdict, nodes: Sequence[Any]) -> GameMatch:
         if not verdict.matched:
@@ -417,130 +347,40 @@ class CompiledQuery:
             lists.append(ListMatch(len(hits), positions, marked[compiled.source.mark]))
         return GameMatch(True, tuple(lists))
 
-    def _bindings(self, table: PositionTable) -> Iterator[dict[str, int]]:
-        """Every assignment of distinct eligible pieces to the query's tags."""
-        tags = self.query.tags
-        if not tags:
-            yield {}
-            return
-        seen = table.identity_types()
-        candidates = [
-            sorted(identity for identity, types in seen.items() if types & tag.types)
-            for tag in tags
-        ]
-        for choice in itertools.product(*candidates):
-            if len(set(choice)) == len(choice):
-                yield {tag.name: identity for tag, identity in zip(tags, choice, strict=True)}
-
-    def _list_hits(
-        self,
-        ctx: Context,
-        compiled: _CompiledList,
-        skip_initial: bool,
-        variations: bool,
-        only: Sequence[int] | None = None,
-    ) -> tuple[int, ...]:
-        scope = Scope.ALL if variations else compiled.source.scope
-        ctx.set_scope(scope)
-        end = len(ctx.table) if scope is Scope.ALL else ctx.table.mainline_length
-        body = compiled.body
-        first = 1 if skip_initial else 0
-        examined = range(first, end) if only is None else (p for p in only if first <= p < end)
-        return tuple(p for p in examined if body(ctx, p))
-
-
-def _live_test(compiled: _CompiledList) -> ListTest:
-    """How a live stream tests a list: on the board alone when the body is piece
-    designators, counts of them and counts of attacks (:mod:`~cqllegacy.evaluator.board_tests`)."""
-    check = board_tests.board_test(compiled.source.body)
-    if check is not None:
-        return (True, check)
-    return (False, compiled.body)
-
 
 def _local(node: Filter) -> bool:
     """Whether ``node`` reads only the current position, its next move and the tags."""
     return node.reads() <= Reads.NEXT_MOVE
 
 
-def _gate(node: Filter) -> Filter | None:
-    """A filter on the current position alone that matches wherever ``node`` matches
-    (None when there is none worth having)."""
-    if _local(node):
-        return node
-    if isinstance(node, Line):
-        first = node.steps[0] if node.steps else None
-        return _gate(first.filter) if first is not None and first.lo >= 1 else None
-    if isinstance(node, LegacyOnly):
-        return _gate(node.filter)
-    if isinstance(node, Compound | And):
-        found = [g for item in node.items if (g := _gate(item)) is not None]
-        return Compound(tuple(found)) if found else None
-    members: Sequence[Filter]
-    if isinstance(node, Or | Union):
-        members = node.items
-    elif isinstance(node, Transform) and not node.count:
-        members = orbit(node.kind, node.arg)
-    else:
-        return None
-    gates = [_gate(member) for member in members if not isinstance(member, Comment)]
-    if any(g is None for g in gates):
-        return None
-    return Or(tuple(dict.fromkeys(g for g in gates if g is not None)))
-
-
-def _line_automata(compiler: Compiler, query: Query) -> tuple[LineAutomaton, ...] | None:
-    """Per list, its body as lines of local steps followed while the game is read; None
-    when some body is no OR of such lines (or the query has tags, which need the pieces'
-    identities)."""
-    if query.tags:
-        return None
+def _line_tries(compiler: Compiler, query: Query) -> tuple[LineAutomaton, ...] | None:
+    """Per list, its body as a trie of lines of local steps followed while the game is
+    read; None when some body is no OR of such lines."""
     automata = []
     for top in query.lists:
-        members = line_members(top.body, _local)
-        if members is None:
+        automaton = lowering.line_trie(compiler, top.body, _local)
+        if automaton is None:
             return None
-        automata.append(LineAutomaton(compiler, members))
+        automata.append(automaton)
     return tuple(automata)
-
-
-def _horizon(node: Filter) -> int | None:
-    """How many positions after the current one ``node`` may look at (None: unbounded,
-    or earlier positions too)."""
-    if node.reads_itself() is Reads.GAME and not isinstance(node, Line):
-        # Earlier positions, pieces followed through the game, or unbounded search.
-        return None
-    below = [_horizon(child) for child in node.children()]
-    if any(h is None for h in below):
-        return None
-    deepest = max((h for h in below if h is not None), default=0)
-    if isinstance(node, Line):
-        if any(step.hi is None for step in node.steps):
-            return None
-        return sum(step.hi or 0 for step in node.steps) - 1 + deepest
-    return deepest
 
 
 def _gates(compiler: Compiler, query: Query) -> tuple[tuple[Fn, ...], int] | None:
     """Per list, a test on the position being read that its body needs, and how far
     ahead the bodies look; None when some list has no such bound."""
-    if query.tags:
-        return None
     tests = []
-    horizon = 0
+    farthest = 0
     for top in query.lists:
-        ahead = _horizon(top.body)
-        gate = None if ahead is None else _gate(top.body)
-        if gate is None or ahead is None:
+        ahead = lowering.horizon(top.body)
+        found = None if ahead is None else lowering.gate(top.body, _local)
+        if found is None or ahead is None:
             return None
-        tests.append(compiler.truth(gate))
-        horizon = max(horizon, ahead)
-    return tuple(tests), horizon
+        tests.append(compiler.truth(found))
+        farthest = max(farthest, ahead)
+    return tuple(tests), farthest
 
 
-@functools.lru_cache(maxsize=4)
 def _recompile(query: Query, optimize: bool) -> CompiledQuery:
-    # A worker process that is sent the query with every task compiles it once.
     return CompiledQuery(query, optimize=optimize)
 
 
@@ -548,9 +388,9 @@ def compile_query(query: Query, *, optimize: bool = True) -> CompiledQuery:
     """Compile ``query`` once; raises ``ValueError`` for a tree the evaluator cannot run
     (a logical filter used as a number, an unbound piece variable, …).
 
-    ``optimize=False`` gives the straightforward evaluator (every orbit member evaluated
-    on its own, a game tree for every game): slow, and the reference the optimised one is
-    tested against.
+    ``optimize=False`` gives the reference evaluator (every node compiled by its
+    reference rule, every orbit member evaluated on its own, a game tree for every game):
+    slow, and what the lowered one is tested against.
     """
     return CompiledQuery(query, optimize=optimize)
 
@@ -570,9 +410,10 @@ def evaluate_filter(
     free = free_variables(filter)
     if free:
         raise QueryError(f"piece variable {sorted(free)[0]!r} is never bound")
-    compiled = Compiler(FAST_RULES if optimize else RULES).compile(filter)
+    compiled = _compiler(optimize).compile(filter)
     identities = filter.find(PieceVariable, PieceLoop) is not None
     table = PositionTable.build(node.game(), variations=True, identities=identities)
     ctx = Context(table, GameInfo.from_headers(node.game().headers))
     ctx.set_scope(scope)
-    return compiled.fn(ctx, table.index_of(node))
+    value: int | bool | None = compiled.fn(ctx, table.index_of(node))
+    return value

@@ -212,7 +212,8 @@ class PositionTable:
             return table
         # Without identities every list follows from the length alone.
         n = len(boards)
-        following = [(p + 1,) for p in range(n - 1)] + [()]
+        following: list[tuple[int, ...]] = [(p + 1,) for p in range(n - 1)]
+        following.append(())
         return cls(
             nodes=[],
             boards=list(boards),

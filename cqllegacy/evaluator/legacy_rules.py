@@ -12,7 +12,8 @@ relation between two positions (semantics: S-relation, decision L18).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 
 import attrs
 import chess
@@ -36,8 +37,10 @@ from cqllegacy.vocab.squares import Dihedral, file_of, iter_squares, rank_of
 
 __all__ = ["RULES"]
 
-RULES: dict[type[Filter], Rule] = {}
-_rule = registrar(RULES)
+_TABLE: dict[type[Filter], Rule] = {}
+_rule = registrar(_TABLE)
+#: The reference rules of this module by node class, filled below (a read-only view).
+RULES: Mapping[type[Filter], Rule] = MappingProxyType(_TABLE)
 
 
 # --------------------------------------------------------------------------------------

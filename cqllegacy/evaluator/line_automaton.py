@@ -24,7 +24,8 @@ The hits are exactly the positions where the OR of the lines holds on the main l
 >>> import chess.pgn
 >>> from cqllegacy.evaluator.evaluate import compile_query
 >>> from cqllegacy.evaluator.testing import pd
->>> from cqllegacy.core.tree import Header, Keyword, LineStep, Or, Query, Simple, TopList
+>>> from cqllegacy.core.tree import Header, Keyword, Line, LineStep, Move, Or, Query
+>>> from cqllegacy.core.tree import Simple, TopList
 >>> check = Simple(Keyword.CHECK)
 >>> queen_check = Line((LineStep(Move(from_=pd("Qh5"))), LineStep(check)))
 >>> two_checks = Line((LineStep(check), LineStep(check)))
@@ -43,92 +44,20 @@ from collections.abc import Callable, Sequence
 
 import chess
 
-from cqllegacy.core.tree import And, Compound, Filter, LegacyOnly, Line, Move, Or, PieceSet
-from cqllegacy.evaluator.analysis import meaningful
-from cqllegacy.evaluator.atoms import disjunction_members
+from cqllegacy.core.tree import Filter, Or
 from cqllegacy.evaluator.compiler import Compiler, Context, Fn
 from cqllegacy.evaluator.masks import mask_function
 from cqllegacy.vocab.pieces import ANYTHING, TypeSet, piece_bit
 from cqllegacy.vocab.squares import FULL, iter_squares
 
-__all__ = ["LineAutomaton", "Tracker", "line_members"]
+__all__ = ["LineAutomaton", "Tracker"]
 
 #: A member of the disjunction: its steps, the first at the current position.
 Steps = tuple[Filter, ...]
 
-#: Disjunctions with more members than this are left to the other rules.
-MAX_MEMBERS = 1 << 14
-
 #: Follows one game: ``visit(p, board, move)`` at each main-line position in order
 #: (``move`` the next move, None at the end of the game).
 Tracker = Callable[[int, chess.Board, chess.Move | None], None]
-
-
-# --------------------------------------------------------------------------------------
-# Recognising the pattern
-# --------------------------------------------------------------------------------------
-
-
-def line_members(node: Filter, local: Callable[[Filter], bool]) -> list[Steps] | None:
-    """``node`` as an OR of lines of single steps, every step a filter ``local`` accepts
-    (one that reads the current position, its next move and the tags only); None when it
-    is not one.  A local filter is a line of one step; ``{A line --> S0 --> …}`` with A
-    local is ``line --> {A S0} --> …``.
-
-    >>> from cqllegacy.core.tree import Keyword, LineStep, Or, Simple
-    >>> check, mate = Simple(Keyword.CHECK), Simple(Keyword.MATE)
-    >>> local = lambda node: not isinstance(node, Line | Or)
-    >>> found = line_members(Or((check, Line((LineStep(check), LineStep(mate))))), local)
-    >>> [[step.keyword.value for step in steps] for steps in found]
-    [['check'], ['check', 'mate']]
-    >>> line_members(Line((LineStep(check, 0, 1),)), local) is None
-    True
-    """
-    found = _members(node, local)
-    if found is None or len(found) > MAX_MEMBERS:
-        return None
-    return list(dict.fromkeys(found))
-
-
-def _members(node: Filter, local: Callable[[Filter], bool]) -> list[Steps] | None:
-    if local(node):
-        return [(node,)]
-    members = list(disjunction_members(node))
-    if members != [node]:
-        out: list[Steps] = []
-        for member in members:
-            found = _members(member, local)
-            if found is None:
-                return None
-            out.extend(found)
-            if len(out) > MAX_MEMBERS:
-                return None
-        return out
-    if isinstance(node, Line):
-        steps = node.steps
-        if steps and all((s.lo, s.hi) == (1, 1) and local(s.filter) for s in steps):
-            return [tuple(s.filter for s in steps)]
-        return None
-    if isinstance(node, Compound | And):
-        return _conjunction_members(meaningful(node.items), local)
-    return None
-
-
-def _conjunction_members(
-    items: list[Filter], local: Callable[[Filter], bool]
-) -> list[Steps] | None:
-    """Local filters and one OR of lines, all at the current position: the local filters
-    join the first step of every line."""
-    others = [item for item in items if not local(item)]
-    if len(others) != 1:
-        return None
-    found = _members(others[0], local)
-    if found is None:
-        return None
-    here = [item for item in items if local(item)]
-    if not here:
-        return found
-    return [(And((*here, steps[0])), *steps[1:]) for steps in found]
 
 
 # --------------------------------------------------------------------------------------
@@ -173,41 +102,6 @@ class _Builder:
         return out
 
 
-def _move_demand(node: Filter) -> tuple[int, TypeSet]:
-    """Squares the next move must leave, and what must stand there, wherever ``node``
-    holds (``(FULL, ANYTHING)``: no demand); a next move is needed unless there is no
-    demand."""
-    if isinstance(node, Move) and not node.previous and isinstance(node.from_, PieceSet):
-        return node.from_.squares, node.from_.types
-    squares, types = FULL, ANYTHING
-    if isinstance(node, Compound | And):
-        for item in meaningful(node.items):
-            more_squares, more_types = _move_demand(item)
-            squares, types = squares & more_squares, types & more_types
-    elif isinstance(node, LegacyOnly):
-        return _move_demand(node.filter)
-    return squares, types
-
-
-def _bare_move_from(node: Filter) -> PieceSet | None:
-    """X when ``node`` is exactly ``move from X`` for a piece designator X (nothing else
-    about the move), so that the moving piece and its square decide it."""
-    while True:
-        if isinstance(node, LegacyOnly):
-            node = node.filter
-        elif isinstance(node, Compound | And) and len(meaningful(node.items)) == 1:
-            node = meaningful(node.items)[0]
-        else:
-            break
-    if (
-        isinstance(node, Move)
-        and isinstance(node.from_, PieceSet)
-        and node == Move(from_=node.from_)
-    ):
-        return node.from_
-    return None
-
-
 def _slot(square: int, piece_type: int, color: int) -> int:
     """Where the index files a move from ``square`` by a piece of this type and colour."""
     return square << 4 | piece_type << 1 | color
@@ -244,10 +138,21 @@ _Slot = tuple[bool, frozenset[_Node], tuple[tuple[Fn, _Node], ...]]
 
 
 class LineAutomaton:
-    """An OR of lines of single local steps (:func:`line_members`), compiled once;
-    :meth:`tracker` follows it along one game."""
+    """An OR of lines of single local steps (found by
+    :func:`~cqllegacy.evaluator.lowering.line_members`), compiled once; :meth:`tracker`
+    follows it along one game."""
 
-    def __init__(self, c: Compiler, members: Sequence[Steps]) -> None:
+    def __init__(
+        self,
+        c: Compiler,
+        members: Sequence[Steps],
+        *,
+        demand: Callable[[Filter], tuple[int, TypeSet]],
+        by_moving_piece: Callable[[Filter], bool],
+    ) -> None:
+        """``demand(step)``: the squares a first step's next move must leave and what
+        must stand there (``(FULL, ANYTHING)``: none); ``by_moving_piece(step)``: the
+        moving piece and its square decide the step alone."""
         root = _Builder()
         for steps in members:
             root.add(steps)
@@ -258,7 +163,7 @@ class LineAutomaton:
         slots: list[list[tuple[Filter, _Node]]] = [[] for _ in range(_SLOTS)]
         moving_types = 0
         for (step, node), entry in zip(first_steps.items(), self._every, strict=True):
-            squares, types = _move_demand(step)
+            squares, types = demand(step)
             if (squares, types) == (FULL, ANYTHING):
                 always.append(entry)
                 always_steps.append(step)
@@ -278,7 +183,9 @@ class LineAutomaton:
         # transforms): their OR, indexed by key pieces, is tested before any of them.
         self._any_always = c.truth(Or(tuple(always_steps))) if len(always) > 1 else None
         self._moving = mask_function(moving_types) if moving_types else None
-        self._slots: list[_Slot | None] = [_compile_slot(c, slot) for slot in slots]
+        self._slots: list[_Slot | None] = [
+            _compile_slot(c, slot, by_moving_piece) for slot in slots
+        ]
         #: The states met so far, shared by every game.
         self._states: dict[frozenset[_Node], _State] = {}
 
@@ -365,14 +272,16 @@ class LineAutomaton:
         return visit
 
 
-def _compile_slot(c: Compiler, entries: list[tuple[Filter, _Node]]) -> _Slot | None:
+def _compile_slot(
+    c: Compiler, entries: list[tuple[Filter, _Node]], by_moving_piece: Callable[[Filter], bool]
+) -> _Slot | None:
     if not entries:
         return None
     hit = False
     nodes: list[_Node] = []
     tests: list[tuple[Fn, _Node]] = []
     for step, node in entries:
-        if _bare_move_from(step) is None:
+        if not by_moving_piece(step):
             tests.append((c.truth(step), node))
         elif node.terminal:
             hit = True

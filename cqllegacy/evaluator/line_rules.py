@@ -13,7 +13,8 @@ True
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from types import MappingProxyType
 from typing import Any
 
 import attrs
@@ -51,15 +52,22 @@ from cqllegacy.evaluator.gametree import piece_moves
 from cqllegacy.vocab.pieces import TypeSet, piece_bit
 from cqllegacy.vocab.squares import FULL, rank_of, square
 
-__all__ = ["RULES", "MoveTest"]
+__all__ = ["CASTLING_LANDINGS", "RULES", "MoveTest"]
 
-RULES: dict[type[Filter], Rule] = {}
-_rule = registrar(RULES)
+_TABLE: dict[type[Filter], Rule] = {}
+_rule = registrar(_TABLE)
+#: The reference rules of this module by node class, filled below (a read-only view).
+RULES: Mapping[type[Filter], Rule] = MappingProxyType(_TABLE)
 
 
 # --------------------------------------------------------------------------------------
 # The move filter
 # --------------------------------------------------------------------------------------
+
+
+#: Where a king lands when castling (:func:`_destination`): a ``to`` designator must hold
+#: one of them for a castling move to match it, whatever squares the move's encoding names.
+CASTLING_LANDINGS = chess.BB_C1 | chess.BB_G1 | chess.BB_C8 | chess.BB_G8
 
 
 def _destination(board: chess.Board, move: chess.Move) -> int:
@@ -142,8 +150,11 @@ class _Reach:
 
 
 def _reach(ctx: Context, token: int) -> _Reach:
-    reach = ctx.memo_for(token)
-    return reach if reach is not None else ctx.store(token, _Reach())
+    reach: _Reach | None = ctx.memo_for(token)
+    if reach is None:
+        reach = _Reach()
+        ctx.store(token, reach)
+    return reach
 
 
 @attrs.define(slots=True)

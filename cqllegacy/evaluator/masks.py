@@ -14,7 +14,6 @@ True
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
 import chess
@@ -81,10 +80,9 @@ def mask_expression(types: TypeSet) -> str:
     return parts[0] if len(parts) == 1 else "(" + " | ".join(parts) + ")"
 
 
-@functools.cache
 def mask_function(types: TypeSet) -> Mask:
     """The function of a board that :func:`mask_expression` writes (text built here from
-    a type set alone, compiled once per type set)."""
+    a type set alone; called while a query compiles, never per position)."""
     source = f"lambda board: {mask_expression(types)}"
     function: Mask = eval(compile(source, "<cqllegacy mask>", "eval"))
     return function

@@ -12,7 +12,8 @@ S-orbits).
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 import chess
@@ -89,8 +90,10 @@ from cqllegacy.vocab.squares import FULL, iter_squares
 
 __all__ = ["RULES", "sorted_vectors"]
 
-RULES: dict[type[Filter], Rule] = {}
-_rule = registrar(RULES)
+_TABLE: dict[type[Filter], Rule] = {}
+_rule = registrar(_TABLE)
+#: The reference rules of this module by node class, filled below (a read-only view).
+RULES: Mapping[type[Filter], Rule] = MappingProxyType(_TABLE)
 
 
 # --------------------------------------------------------------------------------------
@@ -188,7 +191,8 @@ def _attacked_by(c: Compiler, node: AttackedBy) -> Compiled:
         attacked = 0
         for sq in iter_squares(right(ctx, p) & board.occupied):
             attacked |= board.attacks_mask(sq)
-        return targets & attacked
+        found: int = targets & attacked
+        return found
 
     return as_set(attacked_by)
 

@@ -14,18 +14,20 @@ Three kinds:
 * :class:`LineStream` follows lines of steps that each look at one position and its
   next move (:mod:`~cqllegacy.evaluator.line_automaton`) on the reader's board, position by
   position, a hit being found when a line is complete.  Nothing is copied.
-* :class:`SnapshotStream` keeps a copy of each main-line board and the moves, and the
-  query is evaluated at the end on a :class:`~cqllegacy.evaluator.gametree.PositionTable` of
-  the main line (for ``line``, ``find``, ``move previous``, relations, piece identities).
+* :class:`SnapshotStream` keeps a copy of each main-line board (of those a gate says may
+  be needed) and the moves, and the query is evaluated at the end on a
+  :class:`~cqllegacy.evaluator.gametree.PositionTable` of the main line (for ``line``,
+  ``find``, ``move previous``, relations, piece identities): cheaper than python-chess's
+  game tree.
 
-Both only know the main line.  A query that also examines variations runs on a stream
+All of them only know the main line.  A query that also examines variations runs on a stream
 too; when the game turns out to have a variation the stream gives up (``verdict()`` is
 None) and the caller evaluates the game the usual way.
 
 >>> import io
 >>> from cqllegacy.evaluator.compiler import Context
 >>> from cqllegacy.evaluator.gametree import GameInfo
->>> check = ((True, chess.Board.is_check),)
+>>> check = (ListTest(chess.Board.is_check, lambda ctx, p: False),)
 >>> stream = LiveStream(check, Context.streaming(GameInfo()), judge=lambda hits: bool(hits[0]))
 >>> chess.pgn.read_game(io.StringIO("1. e4 f5 2. Qh5+ g6 *"), Visitor=lambda: stream)
 <LiveStream ...>
@@ -36,13 +38,12 @@ None) and the caller evaluates the game the usual way.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import attrs
 import chess
 import chess.pgn
 
-from cqllegacy.evaluator.compiler import Context, Fn
+from cqllegacy.evaluator.compiler import BoardCheck, Context, Fn
 from cqllegacy.evaluator.line_automaton import LineAutomaton
 from cqllegacy.vocab import san
 
@@ -164,15 +165,23 @@ class _SameForAll:
 _CONTINUED = _SameForAll((_NEXT_MOVE,))
 _ENDED = _SameForAll(())
 
-#: A test of one list: on the board alone (True, check(board)) or in the context
-#: (False, test(ctx, p)).
-ListTest = tuple[bool, Callable[..., Any]]
+@attrs.frozen
+class ListTest:
+    """How a live stream tests one list: ``board(board)`` when the board alone decides,
+    else ``test(ctx, p)``."""
+
+    board: BoardCheck | None
+    test: Fn
 
 
 class _ContextStream(GameStream):
     """A stream that evaluates through a :meth:`Context.streaming` context while the game
     is read: per list, the positions found; ``judge`` says from them whether the game
-    matched."""
+    matched.  ``visit_move`` is an attribute that each kind sets to a closure."""
+
+    # A closure stored on the instance instead of python-chess's method (it runs for every
+    # move); mypy sees an attribute replacing a method.
+    visit_move: Callable[[chess.Board, chess.Move], None]  # type: ignore[assignment]
 
     def __init__(
         self,
@@ -186,7 +195,7 @@ class _ContextStream(GameStream):
         self._ctx = ctx
         self._judge = judge
         self._found: tuple[list[int], ...] = tuple([] for _ in range(lists))
-        ctx.next = ctx.children = _CONTINUED  # type: ignore[assignment]
+        ctx.next = ctx.children = _CONTINUED
         ctx.moves = [None, None]
 
     def _last_position(self) -> bool:
@@ -195,20 +204,19 @@ class _ContextStream(GameStream):
         if self.left or self.board is None or self.errors:
             return False
         self._ctx.boards.append(self.board)
-        self._ctx.next = self._ctx.children = _ENDED  # type: ignore[assignment]
+        self._ctx.next = self._ctx.children = _ENDED
         return True
 
 
 class LiveStream(_ContextStream):
     """Evaluates one test per list at every main-line position, on the reader's board,
     through a :meth:`Context.streaming` context; ``judge`` says from the hits whether the
-    game matched.  A test is ``(True, check)`` when it needs the board alone,
-    ``(False, test)`` for ``test(ctx, p)``.
+    game matched (see :class:`ListTest`).
 
     At position ``p`` the context has ``boards[p]`` and the continuation's move as
     ``moves[q]`` for ``q`` in ``next[p]``, and nothing else of other positions: the
-    tests are of filters that read no more (see ``_local`` in
-    :mod:`~cqllegacy.evaluator.evaluate`).
+    tests are of filters that read no more (``Driver.LIVE`` of
+    :mod:`~cqllegacy.evaluator.analysis`).
     """
 
     def __init__(
@@ -225,17 +233,17 @@ class LiveStream(_ContextStream):
         self._first = 1 if skip_initial else 0
         # An instance attribute: python-chess calls it for every move, without the cost
         # of a bound method and of attribute look-ups.
-        self.visit_move = self._visitor()  # type: ignore[method-assign]
+        self.visit_move = self._visitor()
 
     def _visitor(self) -> Callable[[chess.Board, chess.Move], None]:
         ctx, first, stream = self._ctx, self._first, self
         add_board, moves = ctx.boards.append, ctx.moves
         pairs = tuple(
-            (on_board, test, found.append)
-            for (on_board, test), found in zip(self._tests, self._found, strict=True)
+            (list_test.board, list_test.test, found.append)
+            for list_test, found in zip(self._tests, self._found, strict=True)
         )
-        if len(pairs) == 1 and pairs[0][0]:
-            ((_, check, found),) = pairs
+        if len(pairs) == 1 and pairs[0][0] is not None:
+            check, found = pairs[0][0], pairs[0][2]
 
             # The board alone decides: no context to keep up to date.
             def visit_one(board: chess.Board, move: chess.Move) -> None:
@@ -256,19 +264,21 @@ class LiveStream(_ContextStream):
             moves[_NEXT_MOVE] = move
             if p >= first:
                 for on_board, test, found in pairs:
-                    if test(board) if on_board else test(ctx, p):
+                    if on_board(board) if on_board is not None else test(ctx, p):
                         found(p)
             stream.main_moves = p + 1
 
         return visit_each
 
     def end_game(self) -> None:
-        if not self._last_position():
+        board = self.board
+        if not self._last_position() or board is None:
             return
         p, ctx = self.main_moves, self._ctx
         if p >= self._first:
-            for (on_board, test), found in zip(self._tests, self._found, strict=True):
-                if test(self.board) if on_board else test(ctx, p):
+            for list_test, found in zip(self._tests, self._found, strict=True):
+                check = list_test.board
+                if check(board) if check is not None else list_test.test(ctx, p):
                     found.append(p)
 
     def verdict(self) -> Verdict | None:
@@ -302,7 +312,9 @@ class LineStream(_ContextStream):
             automaton.tracker(ctx, first, found)
             for automaton, found in zip(automata, self._found, strict=True)
         )
-        self.visit_move = self._visitor()  # type: ignore[method-assign]
+        # An instance attribute: python-chess calls it for every move, without the cost
+        # of a bound method and of attribute look-ups.
+        self.visit_move = self._visitor()
 
     def _visitor(self) -> Callable[[chess.Board, chess.Move], None]:
         stream, moves, trackers = self, self._ctx.moves, self._trackers
@@ -334,10 +346,11 @@ class LineStream(_ContextStream):
         return visit_each
 
     def end_game(self) -> None:
-        if not self._last_position():
+        board = self.board
+        if not self._last_position() or board is None:
             return
         for track in self._trackers:
-            track(self.main_moves, self.board, None)
+            track(self.main_moves, board, None)
 
     def verdict(self) -> Verdict | None:
         if self.left:
@@ -345,6 +358,10 @@ class LineStream(_ContextStream):
         # A longer line may be completed after a shorter one that started later.
         hits = tuple(tuple(sorted(found)) for found in self._found)
         return Verdict(self._judge(hits), hits)
+
+
+#: Copies of the main line's boards (None where no gate needed one).
+_Boards = list[chess.Board | None]
 
 
 class SnapshotStream(GameStream):
@@ -361,7 +378,7 @@ class SnapshotStream(GameStream):
 
     def __init__(
         self,
-        evaluate: Callable[[list[chess.Board | None], list[chess.Move], Candidates], Verdict],
+        evaluate: Callable[[_Boards, list[chess.Move], Candidates], Verdict],
         *,
         gates: tuple[tuple[Fn, ...], Context, int] | None = None,
         leave_on_variation: bool = False,
@@ -406,7 +423,7 @@ class SnapshotStream(GameStream):
             return
         if self._gates is not None:
             ctx = self._gates[1]
-            ctx.next = ctx.children = [()] * (self.main_moves + 1)
+            ctx.next = ctx.children = _ENDED
             self._gate(self.board, self.main_moves)
         self.boards.append(self.board)
 

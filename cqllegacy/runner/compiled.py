@@ -1,11 +1,6 @@
 """The compiled query as the runner sees it: what a scan asks of the evaluator's
-:class:`~cqllegacy.evaluator.evaluate.CompiledQuery`.
-
-Every query rejects games on their tags (``prefilter``) and evaluates game trees
-(``evaluate``).  Two faster ways are optional, so that a stand-in for the evaluator may do
-without them: a query whose tags decide everything evaluates a game from its tags and
-movetext alone (:func:`decided_by_tags`, ``tag_match``), and a query may evaluate a game
-while python-chess reads it (:func:`offers_stream`, ``stream``).
+:class:`~cqllegacy.evaluator.evaluate.CompiledQuery` (:class:`CompiledQueryLike`, which
+every compiled query implements in full).
 
 A match names its positions by game nodes (``evaluate``) or by position keys (the tag and
 stream paths); :class:`GameMatchLike` says which.
@@ -14,7 +9,7 @@ stream paths); :class:`GameMatchLike` says which.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol, TypeGuard, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import chess.pgn
 
@@ -22,6 +17,7 @@ from cqllegacy.runner.movetext import PositionKey
 from cqllegacy.runner.pgn import StreamVisitor
 
 if TYPE_CHECKING:
+    from cqllegacy.evaluator.needles import Needles
     from cqllegacy.evaluator.stream import Verdict
 
 #: How a match names its positions.
@@ -46,7 +42,26 @@ class GameMatchLike(Protocol[Position_co]):
     def lists(self) -> Sequence[ListMatchLike[Position_co]]: ...
 
 
+class GameStreamLike(StreamVisitor, Protocol):
+    """A python-chess visitor that evaluates a game while it is read."""
+
+    def verdict(self) -> Verdict | None: ...
+
+
 class CompiledQueryLike(Protocol):
+    """Everything a scan asks of a compiled query.
+
+    Every query rejects games on their tags (``prefilter``, ``tag_needles``) and evaluates
+    game trees (``evaluate``).  Two faster ways give the same results where the query
+    offers them: when ``decided_by_tags``, ``tag_match`` evaluates a game from its tags and
+    positions alone; ``stream`` gives a visitor that evaluates the game while python-chess
+    reads it (None: evaluate the game tree), and ``stream_keys`` the match of its verdict,
+    with the main line's positions named by their plies.
+    """
+
+    @property
+    def tag_needles(self) -> Needles: ...
+
     def prefilter(self, headers: Mapping[str, str], ordinal: int) -> bool: ...
 
     def evaluate(
@@ -57,11 +72,6 @@ class CompiledQueryLike(Protocol):
         skip_initial: bool = False,
         variations: bool = False,
     ) -> GameMatchLike[chess.pgn.GameNode]: ...
-
-
-class TagMatchingQuery(CompiledQueryLike, Protocol):
-    """A query that may evaluate a game without its moves: when ``decided_by_tags``,
-    ``tag_match`` gives what ``evaluate`` would, with the positions named as given."""
 
     @property
     def decided_by_tags(self) -> bool: ...
@@ -77,18 +87,6 @@ class TagMatchingQuery(CompiledQueryLike, Protocol):
         variations: bool = False,
     ) -> GameMatchLike[PositionKey]: ...
 
-
-class GameStreamLike(StreamVisitor, Protocol):
-    """A python-chess visitor that evaluates a game while it is read."""
-
-    def verdict(self) -> Verdict | None: ...
-
-
-class StreamingQuery(CompiledQueryLike, Protocol):
-    """A query that may evaluate a game while python-chess reads it: ``stream`` gives
-    the visitor (None: evaluate the game tree), ``stream_keys`` the match of a verdict,
-    with the main line's positions named by their plies."""
-
     def stream(
         self,
         headers: Mapping[str, str],
@@ -101,11 +99,6 @@ class StreamingQuery(CompiledQueryLike, Protocol):
     def stream_keys(self, verdict: Verdict, main_moves: int) -> GameMatchLike[PositionKey]: ...
 
 
-def decided_by_tags(compiled: CompiledQueryLike) -> TypeGuard[TagMatchingQuery]:
-    """Whether ``compiled`` says its tags decide everything (then it has ``tag_match``)."""
-    return bool(getattr(compiled, "decided_by_tags", False))
-
-
-def offers_stream(compiled: CompiledQueryLike) -> TypeGuard[StreamingQuery]:
-    """Whether ``compiled`` can evaluate games while python-chess reads them."""
-    return getattr(compiled, "stream", None) is not None
+def decided_by_tags(compiled: CompiledQueryLike) -> bool:
+    """Whether ``compiled`` says its tags decide everything (then ``tag_match`` serves)."""
+    return compiled.decided_by_tags

@@ -34,12 +34,7 @@ import attrs
 import chess.pgn
 
 from cqllegacy.evaluator.needles import Needles, admits
-from cqllegacy.runner.compiled import (
-    CompiledQueryLike,
-    GameMatchLike,
-    decided_by_tags,
-    offers_stream,
-)
+from cqllegacy.runner.compiled import CompiledQueryLike, GameMatchLike
 from cqllegacy.runner.movetext import PositionKey, scan_movetext
 from cqllegacy.runner.pgn import (
     NOT_A_GAME,
@@ -90,7 +85,7 @@ class GameScan:
 
     @needles.default
     def _needles(self) -> Needles:
-        return getattr(self.compiled, "tag_needles", ())
+        return self.compiled.tag_needles
 
     def file(self, source: PgnSource, name: str) -> None:
         """Every game of an open PGN file; a file whose data breaks off is reported and
@@ -158,7 +153,7 @@ class GameScan:
         The positions are named from the movetext; the start position is still checked,
         as python-chess checks it before the first move.
         """
-        if not decided_by_tags(self.compiled):
+        if not self.compiled.decided_by_tags:
             return False
         problem = start_position_problem(headers)
         moves = scan_movetext(text.movetext)
@@ -185,8 +180,6 @@ class GameScan:
         A matching game is not read again: its main-line positions are named by their
         plies.
         """
-        if not offers_stream(self.compiled):
-            return False
         stream = self.compiled.stream(
             headers,
             key.ordinal,

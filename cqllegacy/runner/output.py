@@ -36,8 +36,9 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import secrets
-import shutil
+import stat
 import sys
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
@@ -45,7 +46,7 @@ from typing import TextIO
 
 import attrs
 
-from cqllegacy.errors import UsageError
+from cqllegacy.errors import UsageError, WriteError
 from cqllegacy.runner.movetext import START, PositionKey, scan_movetext
 from cqllegacy.runner.pgn import GameText
 from cqllegacy.runner.results import FoundGame
@@ -179,63 +180,230 @@ def _same_file(a: Path, b: Path) -> bool:
         return a.resolve() == b.resolve()
 
 
+#: Names of standard streams and open descriptors: written to the descriptor itself.
+_DESCRIPTOR_NAMES = re.compile(
+    r"/dev/(?:std(?P<std>in|out|err)|fd/(?P<fd>\d+))|/proc/self/fd/(?P<pfd>\d+)"
+)
+_STANDARD = {"in": 0, "out": 1, "err": 2}
+
+
+def stream_descriptor(path: str) -> int | None:
+    """The open descriptor a name such as ``/dev/stdout`` or ``/dev/fd/3`` stands for.
+
+    >>> stream_descriptor("/dev/stdout"), stream_descriptor("/proc/self/fd/4")
+    (1, 4)
+    >>> stream_descriptor("out.pgn") is None
+    True
+    """
+    match = _DESCRIPTOR_NAMES.fullmatch(path)
+    if match is None:
+        return None
+    if match["std"]:
+        return _STANDARD[match["std"]]
+    return int(match["fd"] or match["pfd"])
+
+
+@attrs.frozen
+class Destination:
+    """Where a result goes and how it is written there.
+
+    ``how`` is ``"stdout"`` (``-``), ``"descriptor"`` (a standard stream or open
+    descriptor named as a file, written to that descriptor), ``"through"`` (a device, a
+    FIFO or a socket: opened and written, never replaced) or ``"replace"`` (a regular file
+    or a new one: written under a temporary name and renamed over ``target``, the real
+    path once symbolic links are followed).
+    """
+
+    name: str
+    how: str
+    target: Path
+    descriptor: int = -1
+
+    @property
+    def replaced(self) -> bool:
+        return self.how == "replace"
+
+
+def destination(name: str | os.PathLike[str], what: str = "file") -> Destination:
+    """How ``name`` is written (see :class:`Destination`); a folder, or a path whose
+    folder is missing or not a folder, is a :class:`~cqllegacy.errors.UsageError` that
+    calls it ``what``.
+
+    >>> destination("-").how, destination("/dev/stdout").how
+    ('stdout', 'descriptor')
+    """
+    text = os.fspath(name)
+    if text == STDOUT:
+        return Destination(text, "stdout", Path(text))
+    descriptor = stream_descriptor(text)
+    if descriptor is not None:
+        return Destination(text, "descriptor", Path(text), descriptor)
+    target = Path(os.path.realpath(text))
+    try:
+        mode = os.stat(target).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        _check_folder(f"the {what} {text}", target.parent, Path(text).parent)
+        return Destination(text, "replace", target)
+    except OSError as exc:
+        raise UsageError(f"cannot write the {what} {text}: {exc.strerror or exc}") from exc
+    if stat.S_ISDIR(mode):
+        raise UsageError(f"the {what} {text} is a folder, not a file")
+    return Destination(text, "replace" if stat.S_ISREG(mode) else "through", target)
+
+
+def _check_folder(label: str, folder: Path, written: Path) -> None:
+    """The folder a new file goes into must be there and be a folder; ``written`` is
+    that folder as the user wrote it (shown when no symbolic link leads elsewhere)."""
+    shown = written if os.path.abspath(written) == str(folder) else folder
+    # A relative ``shown`` has fewer parents, the last one the current folder, which exists.
+    chain = zip((folder, *folder.parents), (shown, *shown.parents), strict=False)
+    for parent, parent_shown in chain:
+        if parent.exists():
+            if not parent.is_dir():
+                raise UsageError(f"cannot write {label}: {parent_shown} is a file, not a folder")
+            break
+    if not folder.is_dir():
+        raise UsageError(f"cannot write {label}: folder {shown} does not exist")
+
+
+def make_folder(folder: Path, what: str) -> None:
+    """Create ``folder`` and its parents; a :class:`~cqllegacy.errors.UsageError` that
+    says why not (a file in the way, no permission ...), naming it ``what``."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise UsageError(f"cannot create {what}: a file is in the way") from None
+    except OSError as error:
+        raise UsageError(f"cannot create {what}: {error.strerror or error}") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot write in {what}: permission denied")
+
+
 def check_destinations(
     destinations: Sequence[tuple[str, str]], protected: Sequence[tuple[str, Path]]
 ) -> None:
     """Refuse destinations that would overwrite an input, the script or each other.
 
     ``destinations`` are ``(what, path)`` pairs (``"-"`` is standard output),
-    ``protected`` are ``(what, path)`` pairs of files that must survive the run.
+    ``protected`` are ``(what, path)`` pairs of files that must survive the run.  Only
+    files that would be replaced are compared: a device or a FIFO is written through.
 
     >>> check_destinations([("output", "x.pgn")], [("input", Path("x.pgn"))])
     Traceback (most recent call last):
     ...
     cqllegacy.errors.UsageError: refusing to write the output x.pgn over the input x.pgn
     """
-    files = [(what, Path(path)) for what, path in destinations if path != STDOUT]
-    for index, (what, path) in enumerate(files):
-        if path.is_dir():
-            raise UsageError(f"the {what} {path} is a folder, not a file")
-        if not path.parent.is_dir():
-            raise UsageError(f"cannot write the {what} {path}: folder {path.parent} does not exist")
-        for other_what, other in [*protected, *files[:index]]:
-            if _same_file(path, other):
+    files: list[tuple[str, Path]] = []
+    streams: list[str] = []
+    for what, path in destinations:
+        where = destination(path, what)
+        if where.how == "stdout" or (where.how == "descriptor" and where.descriptor == 1):
+            streams.append(what)
+        if not where.replaced:
+            continue
+        for other_what, other in [*protected, *files]:
+            if _same_file(where.target, other):
                 raise UsageError(
                     f"refusing to write the {what} {path} over the {other_what} {other}"
                 )
-    streams = [what for what, path in destinations if path == STDOUT]
+        files.append((what, where.target))
     if len(streams) > 1:
         raise UsageError(f"only one of {' and '.join(streams)} can go to standard output")
+
+
+def _file_mode(target: Path) -> int | None:
+    try:
+        return stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        return None
 
 
 @contextlib.contextmanager
 def atomic_text_file(path: str | os.PathLike[str]) -> Iterator[TextIO]:
     """A UTF-8 text file written under a temporary name in the destination folder and
     renamed into place only when the block ends normally; on any exception (an
-    interrupt included) the temporary file is removed and the old file is untouched."""
-    target = Path(path)
+    interrupt included) the temporary file is removed and the old file is untouched.
+
+    ``path`` may be a symbolic link: the file it leads to is replaced, the link stays.
+    A new file gets the permissions the umask allows, a replaced one keeps its own.
+    """
+    target = Path(os.path.realpath(path))
     temp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
     try:
         # O_EXCL: never reuse a file someone else created; mode 0o666 lets the umask
         # decide the permissions, as for any new file.
         descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     except OSError as exc:
-        raise UsageError(f"cannot write {target}: {exc.strerror}") from exc
+        raise UsageError(f"cannot write {os.fspath(path)}: {exc.strerror}") from exc
     try:
         with open(descriptor, "w", encoding="utf-8", newline="\n") as handle:
             yield handle
-        if target.exists():
-            shutil.copymode(target, temp)
-        os.replace(temp, target)
-    except BaseException:
+            # What fails from here on failed in writing this file (what the block
+            # raises is for its caller to say).
+            try:
+                handle.flush()
+            except OSError as exc:
+                raise WriteError(f"cannot write {os.fspath(path)}: {exc.strerror or exc}") from exc
+        _put_in_place(temp, target, os.fspath(path))
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(temp)
+        if isinstance(exc, KeyboardInterrupt | BrokenPipeError):
+            exc.add_note(f"{os.fspath(path)} left as it was")
         raise
 
 
+def _put_in_place(temp: Path, target: Path, name: str) -> None:
+    """Rename ``temp`` over ``target``, with ``target``'s permissions when it exists."""
+    try:
+        mode = _file_mode(target)
+        if mode is not None:
+            os.chmod(temp, mode)
+        os.replace(temp, target)
+    except OSError as exc:
+        raise WriteError(f"cannot write {name}: {exc.strerror or exc}") from exc
+
+
+@contextlib.contextmanager
+def written_through(target: Path, name: str) -> Iterator[TextIO]:
+    """A device, FIFO or socket opened for writing (a FIFO waits for its reader)."""
+    try:
+        descriptor = os.open(target, os.O_WRONLY | os.O_NOCTTY)
+    except OSError as exc:
+        raise UsageError(f"cannot write {name}: {exc.strerror or exc}") from exc
+    with _write_errors(name), open(descriptor, "w", encoding="utf-8", newline="\n") as handle:
+        yield handle
+
+
+@contextlib.contextmanager
+def descriptor_output(descriptor: int, name: str) -> Iterator[TextIO]:
+    """An open descriptor (``/dev/stdout``, ``/dev/fd/3``) written to, left open."""
+    if descriptor == 1 and sys.stdout is not None:
+        sys.stdout.flush()
+    try:
+        copy = os.dup(descriptor)
+    except OSError as exc:
+        raise UsageError(f"cannot write {name}: descriptor {descriptor} is not open") from exc
+    with _write_errors(name), open(copy, "w", encoding="utf-8", newline="\n") as handle:
+        yield handle
+
+
+@contextlib.contextmanager
+def _write_errors(name: str) -> Iterator[None]:
+    """An OSError while writing (but a broken pipe, which ends the command as such) as a
+    :class:`~cqllegacy.errors.WriteError`."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise WriteError(f"cannot write {name}: {exc.strerror or exc}") from exc
+
+
 def write_text_atomically(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` through an :func:`atomic_text_file`."""
-    with atomic_text_file(path) as handle:
+    """Write ``text`` to ``path`` as :func:`open_destination` says: a regular or new file
+    is replaced atomically, a device or FIFO written through."""
+    with open_destination(os.fspath(path)) as handle:
         handle.write(text)
 
 
@@ -243,6 +411,8 @@ def write_text_atomically(path: str | os.PathLike[str], text: str) -> None:
 def standard_output() -> Iterator[TextIO]:
     """Standard output as UTF-8 text, whatever the locale says."""
     stream = sys.stdout
+    if stream is None or not _open_descriptor(stream):
+        raise UsageError("standard output is closed: name a file to write to instead of -")
     buffer = getattr(stream, "buffer", None)
     if buffer is None:
         yield stream
@@ -252,10 +422,32 @@ def standard_output() -> Iterator[TextIO]:
     try:
         yield wrapper
     finally:
-        wrapper.flush()
-        wrapper.detach()
+        try:
+            wrapper.flush()
+        finally:
+            wrapper.detach()
+
+
+def _open_descriptor(stream: TextIO) -> bool:
+    """Whether the stream's descriptor is open (a stream without one counts as open)."""
+    try:
+        os.fstat(stream.fileno())
+    except (AttributeError, ValueError, io.UnsupportedOperation):
+        return True
+    except OSError:
+        return False
+    return True
 
 
 def open_destination(path: str) -> contextlib.AbstractContextManager[TextIO]:
-    """Standard output for ``"-"``, otherwise an :func:`atomic_text_file`."""
-    return standard_output() if path == STDOUT else atomic_text_file(path)
+    """Standard output for ``"-"``, the descriptor for ``/dev/stdout`` and the like, a
+    device or FIFO written through, else an :func:`atomic_text_file` (see
+    :func:`destination`)."""
+    where = destination(path)
+    if where.how == "stdout":
+        return standard_output()
+    if where.how == "descriptor":
+        return descriptor_output(where.descriptor, path)
+    if where.how == "through":
+        return written_through(where.target, path)
+    return atomic_text_file(where.target)

@@ -44,6 +44,7 @@ from cqllegacy.runner.pgn import (
     open_pgn,
     range_lines,
     split_games,
+    wide_encoding,
 )
 from cqllegacy.runner.progress import Messages
 from cqllegacy.runner.results import (
@@ -54,6 +55,7 @@ from cqllegacy.runner.results import (
     ScanOptions,
     Summary,
 )
+from cqllegacy.signals import signals_blocked, worker_started
 
 __all__ = [
     "DaskEngine",
@@ -285,9 +287,15 @@ class ProcessEngine:
             # share); elsewhere the platform's default, and the query is pickled.
             context = multiprocessing.get_context("fork" if self._forking() else None)
             self._executor = concurrent.futures.ProcessPoolExecutor(
-                max_workers=self.jobs, mp_context=context
+                max_workers=self.jobs,
+                mp_context=context,
+                initializer=worker_started,
+                initargs=(os.getpid(),),
             )
-        return self._executor.submit(fn, *args)
+        # Workers start within a submit; they must not get a signal before their
+        # initializer has set how they take it (see cqllegacy.signals).
+        with signals_blocked():
+            return self._executor.submit(fn, *args)
 
     def share(self, value: CompiledQueryLike) -> CompiledQueryLike | Inherited:
         if not self._forking() or self._executor is not None:
@@ -301,6 +309,24 @@ class ProcessEngine:
         if self._executor is not None:
             self._executor.shutdown(wait=True, cancel_futures=True)
             self._executor = None
+        self._forget_shared()
+
+    def abort(self) -> None:
+        """Stop at once: the workers are killed, whatever they were doing (an interrupted
+        run must not wait for them, nor leave them behind)."""
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            # The pool has no public way to kill its workers; _processes has been there
+            # since the pool exists.
+            workers = list((getattr(executor, "_processes", None) or {}).values())
+            for worker in workers:
+                worker.kill()
+            executor.shutdown(wait=False, cancel_futures=True)
+            for worker in workers:
+                worker.join(timeout=2)
+        self._forget_shared()
+
+    def _forget_shared(self) -> None:
         for token in self._tokens:
             _INHERITED.pop(token, None)
         self._tokens.clear()
@@ -350,6 +376,10 @@ class DaskEngine:
     def close(self) -> None:
         if self._own_client:
             self.client.close()
+
+    def abort(self) -> None:
+        """As :meth:`close`: the cluster's own workers go on with other clients' work."""
+        self.close()
 
 
 def _connect(address: str | None) -> DaskClient:
@@ -464,8 +494,9 @@ def run_units(
         for item, size in zip(inputs, sizes, strict=True):
             try:
                 with open(item.path, "rb") as handle:
-                    compression = detect_compression(handle.read(6))
-                if compression is Compression.PLAIN:
+                    head = handle.read(6)
+                # Byte ranges need one byte per ASCII character: not UTF-16 or UTF-32.
+                if detect_compression(head) is Compression.PLAIN and not wide_encoding(head):
                     games_before = _plain_file(
                         engine, pipeline, shared, item, part, games_before, bytes_before,
                         options, renderers,
@@ -482,8 +513,11 @@ def run_units(
                 pipeline.add(_Ready(_message(f"warning: {item.name}: cannot read: {reason}")), 0)
             bytes_before += size
         pipeline.drain()
-    finally:
-        engine.close()
+    except BaseException:
+        # An interrupt, a failed write: nothing more is wanted from the workers.
+        getattr(engine, "abort", engine.close)()
+        raise
+    engine.close()
     return damaged
 
 

@@ -22,6 +22,7 @@ line in between.
 from __future__ import annotations
 
 import bz2
+import codecs
 import contextlib
 import enum
 import gzip
@@ -38,6 +39,7 @@ import attrs
 import chess
 import chess.pgn
 
+from cqllegacy.errors import printable
 from cqllegacy.vocab import san
 
 # --------------------------------------------------------------------------------------
@@ -67,8 +69,30 @@ _OPENERS: dict[Compression, Callable[[io.BufferedReader], _ByteStream]] = {
     Compression.XZ: lambda raw: lzma.LZMAFile(raw, mode="rb"),  # noqa: SIM115 (open_pgn closes it)
 }
 
-#: What a damaged compressed stream raises while being read.
+#: What a damaged compressed stream raises while being read (and what text that is not
+#: in its announced encoding raises: UnicodeDecodeError is a ValueError).
 DECOMPRESSION_ERRORS = (EOFError, OSError, lzma.LZMAError, zlib.error, ValueError)
+
+#: Byte-order marks of the encodings whose text is not one byte per ASCII character
+#: (longest first: UTF-32's little-endian mark begins with UTF-16's).
+_WIDE_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def wide_encoding(head: bytes) -> str | None:
+    """The encoding a UTF-16 or UTF-32 byte-order mark at the start of a file announces.
+
+    >>> wide_encoding(b"\\xff\\xfe[\\x00"), wide_encoding(b"\\xef\\xbb\\xbf["), wide_encoding(b"[E")
+    ('utf-16', None, None)
+    """
+    for bom, encoding in _WIDE_BOMS:
+        if head.startswith(bom):
+            return encoding
+    return None
 
 
 def detect_compression(head: bytes) -> Compression:
@@ -100,6 +124,8 @@ class PgnSource:
     size: int
     _raw: BinaryIO
     _text: io.TextIOWrapper
+    #: UTF-16 or UTF-32 when a byte-order mark says so, else None (bytes as characters).
+    wide: str | None = None
 
     def bytes_read(self) -> int:
         """Bytes of the file (compressed bytes for a compressed file) consumed so far."""
@@ -114,11 +140,19 @@ class PgnSource:
         Raises :class:`DamagedInput` when decompression fails part-way.
         """
         try:
+            if self.wide is not None:
+                # Wide text is read as what it says, then handed on as the UTF-8 bytes
+                # it is, one character per byte, as other files are.
+                for line in self._text:
+                    yield line.encode("utf-8").decode("latin-1")
+                return
             # Not ``yield from self._text``: closing this generator early would then
             # close the file under open_pgn.  Iterating the file reads the same lines as
             # readline, faster.
-            for line in self._text:  # noqa: UP028
+            for line in self._text:
                 yield line
+        except UnicodeDecodeError as exc:
+            raise DamagedInput(f"not valid {exc.encoding.upper()} text: {exc.reason}") from exc
         except DECOMPRESSION_ERRORS as exc:
             raise DamagedInput(f"damaged {self.compression.value} data: {exc}") from exc
 
@@ -129,6 +163,7 @@ def open_pgn(path: str | os.PathLike[str]) -> Iterator[PgnSource]:
 
     Lines are decoded as Latin-1, which maps every byte to one character and so loses
     nothing; :func:`decode_game` later re-reads each game as UTF-8 where it is valid.
+    A file that begins with a UTF-16 or UTF-32 byte-order mark is read in that encoding.
     Universal newlines make CRLF and CR files read like LF files.
     """
     path = Path(path)
@@ -137,9 +172,13 @@ def open_pgn(path: str | os.PathLike[str]) -> Iterator[PgnSource]:
         compression = detect_compression(raw.read(6))
         raw.seek(0)
         stream = _OPENERS[compression](raw)
-        text = io.TextIOWrapper(stream, encoding="latin-1", newline=None)
         try:
-            yield PgnSource(path, compression, size, raw, text)
+            wide = wide_encoding(stream.peek(4)[:4])
+        except DECOMPRESSION_ERRORS:
+            wide = None  # the damage shows, and is reported, when the lines are read
+        text = io.TextIOWrapper(stream, encoding=wide or "latin-1", newline=None)
+        try:
+            yield PgnSource(path, compression, size, raw, text, wide)
         finally:
             text.detach()
             if stream is not raw:
@@ -174,20 +213,40 @@ class GameText:
 _UTF8_BOM_AS_LATIN1 = "\xef\xbb\xbf"
 
 
-def decode_game(raw_tags: str, raw_movetext: str) -> tuple[str, str, str]:
-    """Decode one game whose characters stand for bytes: UTF-8 if valid, else Latin-1.
+def _latin1_bytes(error: UnicodeError) -> tuple[str, int]:
+    """A codec error handler: the bytes that are not UTF-8, each read as Latin-1."""
+    if not isinstance(error, UnicodeDecodeError):
+        raise error
+    return error.object[error.start : error.end].decode("latin-1"), error.end
 
-    Returns ``(tags, movetext, encoding)``.
+
+_LATIN1_BYTES = "cqllegacy-latin1-bytes"
+codecs.register_error(_LATIN1_BYTES, _latin1_bytes)
+
+
+def decode_game(raw_tags: str, raw_movetext: str) -> tuple[str, str, str]:
+    """Decode one game whose characters stand for bytes: UTF-8 if valid, else each byte
+    that is not part of valid UTF-8 read as Latin-1, the rest staying UTF-8 (a Latin-1
+    game stays as it was; one stray byte in a UTF-8 game does not turn its UTF-8 letters
+    into two Latin-1 characters each).
+
+    Returns ``(tags, movetext, encoding)``, the encoding ``"latin-1"`` when any byte was
+    read as Latin-1.
 
     >>> decode_game('[White "J\\xc3\\xb6rg"]\\n', "")[0], decode_game('[White "J\\xf6rg"]\\n', "")
     ('[White "Jörg"]\\n', ('[White "Jörg"]\\n', '', 'latin-1'))
+    >>> decode_game('[White "M\\xc3\\xbcller"]\\n[Black "J\\xf6rg"]\\n', "")[0]
+    '[White "Müller"]\\n[Black "Jörg"]\\n'
     """
     try:
         tags = raw_tags.encode("latin-1").decode("utf-8")
         movetext = raw_movetext.encode("latin-1").decode("utf-8")
+        encoding = "utf-8"
     except UnicodeDecodeError:
-        return raw_tags, raw_movetext, "latin-1"
-    return tags.lstrip("\ufeff"), movetext, "utf-8"
+        tags = raw_tags.encode("latin-1").decode("utf-8", _LATIN1_BYTES)
+        movetext = raw_movetext.encode("latin-1").decode("utf-8", _LATIN1_BYTES)
+        encoding = "latin-1"
+    return tags.lstrip("\ufeff"), movetext, encoding
 
 
 def _is_blank(line: str) -> bool:
@@ -489,7 +548,7 @@ def read_tags(tag_lines: Iterable[str]) -> tuple[chess.pgn.Headers, tuple[str, .
     for line in tag_lines:
         match = chess.pgn.TAG_REGEX.match(line)
         if match is None:
-            problems.append(f"malformed tag line: {line.strip()}")
+            problems.append(f"malformed tag line: {printable(line.strip())}")
         else:
             headers[match.group(1)] = match.group(2)
     problems.extend(_variant_problems(headers))

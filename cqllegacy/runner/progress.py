@@ -1,4 +1,5 @@
-"""Progress on standard error: a one-line bar on a terminal, nothing elsewhere.
+"""Progress on standard error: a one-line bar (drawn by ``tqdm``) on a terminal,
+nothing elsewhere.
 
 Messages (skipped games) go through the same object, so they never end up in the
 middle of the bar's line.
@@ -6,7 +7,7 @@ middle of the bar's line.
 >>> import io
 >>> bar = ProgressBar(io.StringIO(), total_bytes=1000, clock=iter([0.0, 2.0]).__next__)
 >>> bar.render(games=300, matched=4, bytes_done=250)
-'300 games  150 games/s  4 matched  25%  ETA 0:00:06'
+'300 games  150 games/s  4 matched'
 """
 
 from __future__ import annotations
@@ -15,15 +16,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-
-def format_duration(seconds: float) -> str:
-    """``H:MM:SS``.
-
-    >>> format_duration(3725.4)
-    '1:02:05'
-    """
-    whole = int(seconds + 0.5)
-    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
+from cqllegacy.errors import printable
 
 
 class Messages:
@@ -36,14 +29,19 @@ class Messages:
         """Nothing to show."""
 
     def message(self, text: str) -> None:
-        print(text, file=self.stream, flush=True)
+        print(printable(text, limit=None), file=self.stream, flush=True)
 
     def close(self) -> None:
         """Nothing to clear."""
 
 
 class ProgressBar(Messages):
-    """A bar redrawn in place (carriage return) at most every ``interval`` seconds."""
+    """A ``tqdm`` bar, redrawn in place at most every ``interval`` seconds: games read,
+    games/s, matches so far, the share of the input read, elapsed time and ETA.
+
+    ``update`` is called for every game, so it does nothing but compare the clock
+    until the next redraw is due; tqdm only sees those redraws.
+    """
 
     def __init__(
         self,
@@ -53,49 +51,51 @@ class ProgressBar(Messages):
         interval: float = 0.2,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        from tqdm import tqdm
+
         super().__init__(stream)
         self.total_bytes = total_bytes or None
         self.interval = interval
         self.clock = clock
         self.started = clock()
         self.last_draw: float | None = None
-        self.width = 0
+        if self.total_bytes:
+            layout = "{desc}  {percentage:3.0f}%|{bar:16}|  {elapsed} elapsed, ETA {remaining}"
+        else:
+            layout = "{desc}  {elapsed} elapsed"
+        self.bar = tqdm(
+            total=self.total_bytes,
+            file=stream,
+            bar_format=layout,
+            mininterval=0,
+            miniters=1,
+            leave=False,
+            dynamic_ncols=True,
+            disable=False,
+        )
 
     def render(self, games: int, matched: int, bytes_done: int) -> str:
+        """The counts before the bar: games, games/s, matches."""
         elapsed = max(self.clock() - self.started, 1e-9)
-        parts = [f"{games} games", f"{games / elapsed:.0f} games/s", f"{matched} matched"]
-        if self.total_bytes:
-            fraction = min(bytes_done / self.total_bytes, 1.0)
-            parts.append(f"{fraction:.0%}")
-            if fraction > 0:
-                parts.append("ETA " + format_duration(elapsed * (1 - fraction) / fraction))
-        return "  ".join(parts)
+        return f"{games} games  {games / elapsed:.0f} games/s  {matched} matched"
 
     def update(self, games: int, matched: int, bytes_done: int) -> None:
         now = self.clock()
         if self.last_draw is not None and now - self.last_draw < self.interval:
             return
         self.last_draw = now
-        self._draw(self.render(games, matched, bytes_done))
-
-    def _draw(self, line: str) -> None:
-        padding = " " * max(self.width - len(line), 0)
-        self.stream.write("\r" + line + padding)
-        self.stream.flush()
-        self.width = len(line)
-
-    def _clear(self) -> None:
-        if self.width:
-            self.stream.write("\r" + " " * self.width + "\r")
-            self.width = 0
+        self.bar.set_description_str(self.render(games, matched, bytes_done), refresh=False)
+        if self.total_bytes:
+            self.bar.n = min(bytes_done, self.total_bytes)
+        self.bar.refresh()
 
     def message(self, text: str) -> None:
-        self._clear()
+        self.bar.clear()
         super().message(text)
         self.last_draw = None
 
     def close(self) -> None:
-        self._clear()
+        self.bar.close()
         self.stream.flush()
 
 

@@ -15,6 +15,7 @@ from typing import Protocol
 import attrs
 import chess.pgn
 
+from cqllegacy.errors import INPUT_DAMAGED, QUOTED, display_path, printable
 from cqllegacy.runner.movetext import PositionKey
 from cqllegacy.runner.pgn import GameText, read_tags
 
@@ -32,7 +33,13 @@ class InputFile:
 
     @classmethod
     def of(cls, path: str | Path) -> InputFile:
-        return cls(Path(path), str(path))
+        """The file at ``path``, called by its name with any byte that is not UTF-8
+        written ``\\xNN`` (the report and the output are UTF-8 text).
+
+        >>> InputFile.of("g\\udce9.pgn").name
+        'g\\\\xe9.pgn'
+        """
+        return cls(Path(path), display_path(str(path)))
 
 
 @attrs.frozen
@@ -116,7 +123,8 @@ class SkippedGame:
         where = f"{self.file}:{self.line}: game {self.file_ordinal}"
         if self.ordinal != self.file_ordinal:
             where += f" (game {self.ordinal} of the input)"
-        return f"warning: {where} skipped: {self.reason}"
+        # The reason may quote the game's text: a line of megabytes, control characters.
+        return f"warning: {where} skipped: {printable(self.reason, 2 * QUOTED)}"
 
 
 @attrs.define
@@ -128,6 +136,16 @@ class Summary:
     skipped: int = 0
     damaged_files: int = 0
     seconds: float = 0.0
+
+    @property
+    def exit_status(self) -> int:
+        """0, or :data:`~cqllegacy.errors.INPUT_DAMAGED` when an input file was not read
+        to its end (the results then miss its remaining games).
+
+        >>> Summary(10).exit_status, Summary(10, damaged_files=1).exit_status
+        (0, 3)
+        """
+        return INPUT_DAMAGED if self.damaged_files else 0
 
     def line(self) -> str:
         """The one-line summary printed at the end of a run.

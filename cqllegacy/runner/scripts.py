@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 import attrs
 
 from cqllegacy.core.tree import Query
-from cqllegacy.errors import ScriptError, UsageError
+from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError
 
 if TYPE_CHECKING:
     from cqllegacy.legacy.tree import Script
@@ -123,10 +123,9 @@ class _Translator(Protocol):
 
 
 def _translator() -> _Translator:
-    # mypy cannot find this package: translator/ becomes cqllegacy.translator only when
-    # installed (pyproject.toml's package-dir), which an editable install does with an
-    # import hook that mypy does not run.  The protocol stands for the module meanwhile.
-    import cqllegacy.translator as translator  # type: ignore[import-not-found]
+    # translator/ becomes cqllegacy.translator only when installed (pyproject.toml's
+    # package-dir); mypy finds it through the link tree its configuration names.
+    import cqllegacy.translator as translator
 
     module: _Translator = translator
     return module
@@ -136,6 +135,46 @@ _READERS: dict[Language, Callable[[str, str], Query]] = {
     "modern": read_modern,
     "legacy": read_legacy,
 }
+
+
+class TranslationRefused(CqlLegacyError):
+    """``translate`` refuses a legacy script that ``run`` runs (no exact CQL 6.1 form)."""
+
+    exit_status = 1
+
+    def __init__(self, refusal: ScriptError) -> None:
+        super().__init__(str(refusal))
+        self.refusal = refusal
+
+    def render(self) -> str:
+        return f"{self.refusal.render()}\n    (translate refuses this script; run runs it)"
+
+
+def refusals(path: str | os.PathLike[str]) -> list[CqlLegacyError]:
+    """What ``run`` and ``translate`` would refuse in the script at ``path``, with their
+    reasons: an error that stops ``run`` (a :class:`~cqllegacy.errors.ScriptError` of the
+    translation into the core, a tree the evaluator cannot run) alone, else for a legacy
+    script the refusal of ``translate``, if any (a :class:`TranslationRefused`).
+    Reading errors are not repeated here: the caller has read the script."""
+    try:
+        loaded = load_query(path)
+    except ScriptError as error:
+        return [error]
+    from cqllegacy.evaluator.evaluate import compile_query
+
+    try:
+        compile_query(loaded.query)
+    except ValueError as error:
+        return [UsageError(f"cannot run {path}: {error}")]
+    if loaded.language == "modern":
+        return []
+    try:
+        translate_legacy(loaded.text, path=str(path))
+    except ScriptError as error:
+        error.source = error.source or loaded.text
+        error.file = error.file or str(path)
+        return [TranslationRefused(error)]
+    return []
 
 
 def load_query(path: str | os.PathLike[str]) -> LoadedScript:

@@ -21,10 +21,10 @@ import chess.pgn
 import pytest
 
 import cqllegacy.cli.run as run_module
+from cqllegacy import api
 from cqllegacy.cli import main
 from cqllegacy.core.tree import Header, Mark, PieceSet, Query, TopList
 from cqllegacy.errors import ScriptError
-from cqllegacy.runner.scripts import LoadedScript
 from cqllegacy.vocab.pieces import types_of
 from tests.support.runner import PGN, StandIn
 
@@ -51,10 +51,10 @@ def stub_script(
     """Make ``run`` load ``path`` as a query with ``header`` and evaluate with a stand-in."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("(match (position Qd1))\n")
-    loaded = LoadedScript(Query(header, (QUEEN_D1,)), "legacy", path, path.read_text())
+    loaded = api.Query(path.read_text(), "legacy", Query(header, (QUEEN_D1,)), path)
     stand_in = compiled or StandIn()
-    monkeypatch.setattr(run_module, "load_query", lambda name: loaded)
-    monkeypatch.setattr(run_module, "compile_for_run", lambda script: stand_in)
+    loaded.__dict__["compiled"] = stand_in  # the compiled query is made once, on first use
+    monkeypatch.setattr(run_module, "load", lambda name: loaded)
     return stand_in
 
 
@@ -206,10 +206,10 @@ def test_refusals_exit_2_and_change_nothing(
 def test_bad_script_exits_2_with_the_place(
     workdir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def broken(name: str) -> LoadedScript:
+    def broken(name: str) -> api.Query:
         raise ScriptError("unknown keyword", line=2, column=3, file=name, source="(match\n :x)")
 
-    monkeypatch.setattr(run_module, "load_query", broken)
+    monkeypatch.setattr(run_module, "load", broken)
     assert main(["run", "q.cql", "-i", "games.pgn"]) == 2
     assert "q.cql:2:3: error: unknown keyword" in capsys.readouterr().err
 
@@ -239,7 +239,7 @@ def test_interrupted_run_leaves_no_output(
     assert sorted(os.listdir(workdir)) == ["games.pgn", "q.cql"]
 
 
-def test_write_failure_exits_2_and_leaves_no_partial_files(
+def test_write_failure_exits_4_and_leaves_no_partial_files(
     workdir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     class FullDisk:
@@ -251,7 +251,7 @@ def test_write_failure_exits_2_and_leaves_no_partial_files(
 
     stub_script(monkeypatch, workdir / "q.cql")
     monkeypatch.setattr(run_module, "PgnWriter", FullDisk)
-    assert main(["run", "q.cql", "-i", "games.pgn", "-o", "o.pgn", "--report", "r.jsonl"]) == 2
+    assert main(["run", "q.cql", "-i", "games.pgn", "-o", "o.pgn", "--report", "r.jsonl"]) == 4
     assert "writing the results failed: No space left on device" in capsys.readouterr().err
     assert sorted(os.listdir(workdir)) == ["games.pgn", "q.cql"]
 

@@ -191,7 +191,7 @@ def test_bar_is_redrawn_in_place_and_cleared_for_messages() -> None:
     assert out.count("\r10 games") == 1 and "11 games" not in out
     assert "warning: something\n" in out
     assert "\r12 games" in out
-    assert "50%" in out and "ETA 0:00:03" in out
+    assert "50%" in out and "ETA" in out and "4 games/s" in out
     assert out.endswith("\r")  # the bar's line is cleared at the end
 
 

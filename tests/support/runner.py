@@ -2,12 +2,13 @@
 
 :class:`StandIn` plays the evaluator's ``CompiledQuery`` for tests that must not depend
 on :mod:`cqllegacy.evaluator.evaluate`: one top-level list whose body is a python-chess
-predicate on the board, evaluated directly.
+predicate on the board, evaluated directly on game trees (it offers no stream and no
+evaluation from tags alone).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import attrs
@@ -58,6 +59,33 @@ class StandIn:
     accept: Callable[[Mapping[str, str], int], bool] = lambda headers, ordinal: True
     prefiltered: list[int] = attrs.Factory(list)
     evaluated: list[tuple[int, bool, bool]] = attrs.Factory(list)
+    tag_needles: tuple[frozenset[str], ...] = ()
+    decided_by_tags: bool = False
+
+    def tag_match(
+        self,
+        headers: Mapping[str, str],
+        ordinal: int,
+        positions: Sequence[object],
+        mainline_length: int,
+        *,
+        skip_initial: bool = False,
+        variations: bool = False,
+    ) -> GameMatch:
+        raise AssertionError("a stand-in is never decided by its tags")
+
+    def stream(
+        self,
+        headers: Mapping[str, str],
+        ordinal: int,
+        *,
+        skip_initial: bool = False,
+        variations: bool = False,
+    ) -> None:
+        return None
+
+    def stream_keys(self, verdict: object, main_moves: int) -> GameMatch:
+        raise AssertionError("a stand-in offers no stream")
 
     def prefilter(self, headers: Mapping[str, str], ordinal: int) -> bool:
         self.prefiltered.append(ordinal)

@@ -1,0 +1,264 @@
+"""The drivers: how a compiled query meets a game (the driver of a query is chosen by its
+analysis, :mod:`~cqllegacy.evaluator.analysis`).
+
+* :class:`TreeDriver` evaluates the lists on a game laid out as a
+  :class:`~cqllegacy.evaluator.gametree.PositionTable`, for every binding of the query's
+  piece tags; every query can be evaluated so, and the other drivers give the same
+  results (the tests compare them on real games).
+* :class:`LiveDriver`, :class:`LinesDriver` and :class:`SnapshotDriver` give a stream
+  (:mod:`~cqllegacy.evaluator.stream`) that evaluates the game while python-chess reads
+  it: one test per list on the reader's own board, the tries of lines, or the game
+  tree's evaluation on copies of the main line's boards.
+* :class:`TagsDriver` says where a query on tags alone matches, from the tags and the
+  list of positions, without the moves.
+
+All of them run the same compiled bodies: the operators of
+:mod:`~cqllegacy.evaluator.lowering`, or the reference rules where nothing was lowered.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from typing import cast
+
+import attrs
+import chess
+
+from cqllegacy.core.tree import Query, Scope, TopList
+from cqllegacy.evaluator.analysis import ListAnalysis
+from cqllegacy.evaluator.compiler import Compiled, Context, Fn, in_bounds, truth
+from cqllegacy.evaluator.gametree import GameInfo, PositionTable
+from cqllegacy.evaluator.line_automaton import LineAutomaton
+from cqllegacy.evaluator.stream import (
+    Candidates,
+    GameStream,
+    Hits,
+    LineStream,
+    ListTest,
+    LiveStream,
+    SnapshotStream,
+    Verdict,
+)
+
+__all__ = [
+    "CompiledList",
+    "LinesDriver",
+    "LiveDriver",
+    "SnapshotDriver",
+    "StreamDriver",
+    "TagsDriver",
+    "TreeDriver",
+]
+
+
+@attrs.frozen(slots=True)
+class CompiledList:
+    """One top-level list: its analysis, its compiled body and the compiled conjuncts of
+    the body that read the tags alone."""
+
+    analysis: ListAnalysis
+    body: Compiled
+    game_checks: tuple[Fn, ...]
+
+    @property
+    def source(self) -> TopList:
+        return self.analysis.source
+
+    @property
+    def test(self) -> Fn:
+        return truth(self.body)
+
+    def satisfied(self, count: int) -> bool:
+        """Whether ``count`` matching positions satisfy the list (its ``matchcount``)."""
+        if self.source.matchcount is None:
+            return count >= 1
+        return in_bounds(count, self.source.matchcount)
+
+
+def judge(lists: Sequence[CompiledList]) -> Callable[[Hits], bool]:
+    """Whether the hits of every list satisfy it."""
+    return lambda hits: all(
+        compiled.satisfied(len(found)) for compiled, found in zip(lists, hits, strict=True)
+    )
+
+
+@attrs.frozen
+class TreeDriver:
+    """Evaluates the lists on a game tree, for every binding of the query's tags."""
+
+    query: Query
+    lists: tuple[CompiledList, ...]
+
+    def verdict(
+        self,
+        table: PositionTable,
+        info: GameInfo,
+        skip_initial: bool,
+        variations: bool,
+        candidates: Candidates = None,
+    ) -> Verdict:
+        """The hits of the first binding of the tags that satisfies every list (only
+        ``candidates[i]`` are examined for list i, when given)."""
+        ctx = Context(table, info)
+        cache: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
+        for binding in self._bindings(table):
+            for name, identity in binding.items():
+                ctx.bind(name, identity)
+            found = []
+            for index, compiled in enumerate(self.lists):
+                key = (index, tuple(binding[name] for name in compiled.analysis.tags))
+                if key not in cache:
+                    only = None if candidates is None else candidates[index]
+                    cache[key] = self._list_hits(ctx, compiled, skip_initial, variations, only)
+                if not compiled.satisfied(len(cache[key])):
+                    break
+                found.append(cache[key])
+            else:
+                return Verdict(True, tuple(found))
+        return Verdict(False, ())
+
+    def _bindings(self, table: PositionTable) -> Iterator[dict[str, int]]:
+        """Every assignment of distinct eligible pieces to the query's tags."""
+        tags = self.query.tags
+        if not tags:
+            yield {}
+            return
+        seen = table.identity_types()
+        candidates = [
+            sorted(identity for identity, types in seen.items() if types & tag.types)
+            for tag in tags
+        ]
+        for choice in itertools.product(*candidates):
+            if len(set(choice)) == len(choice):
+                yield {tag.name: identity for tag, identity in zip(tags, choice, strict=True)}
+
+    @staticmethod
+    def _list_hits(
+        ctx: Context,
+        compiled: CompiledList,
+        skip_initial: bool,
+        variations: bool,
+        only: Sequence[int] | None,
+    ) -> tuple[int, ...]:
+        scope = Scope.ALL if variations else compiled.source.scope
+        ctx.set_scope(scope)
+        end = len(ctx.table) if scope is Scope.ALL else ctx.table.mainline_length
+        body = compiled.test
+        first = 1 if skip_initial else 0
+        examined = range(first, end) if only is None else (p for p in only if first <= p < end)
+        return tuple(p for p in examined if body(ctx, p))
+
+
+class StreamDriver:
+    """Gives a stream that evaluates a game's main line while python-chess reads it."""
+
+    def stream(
+        self, info: GameInfo, *, skip_initial: bool, variations: bool, leave_on_variation: bool
+    ) -> GameStream:
+        raise NotImplementedError
+
+
+@attrs.frozen
+class LiveDriver(StreamDriver):
+    """One test per list at every position, on the reader's board when the board alone
+    decides the list's body (its lowered ``board`` operator)."""
+
+    lists: tuple[CompiledList, ...]
+    tests: tuple[ListTest, ...] = attrs.field(init=False)
+
+    @tests.default
+    def _tests(self) -> tuple[ListTest, ...]:
+        return tuple(ListTest(compiled.body.board, compiled.test) for compiled in self.lists)
+
+    def stream(
+        self, info: GameInfo, *, skip_initial: bool, variations: bool, leave_on_variation: bool
+    ) -> GameStream:
+        return LiveStream(
+            self.tests,
+            Context.streaming(info),
+            judge=judge(self.lists),
+            skip_initial=skip_initial,
+            leave_on_variation=leave_on_variation,
+        )
+
+
+@attrs.frozen
+class LinesDriver(StreamDriver):
+    """One trie of lines per list, followed along the main line."""
+
+    lists: tuple[CompiledList, ...]
+    automata: tuple[LineAutomaton, ...]
+
+    def stream(
+        self, info: GameInfo, *, skip_initial: bool, variations: bool, leave_on_variation: bool
+    ) -> GameStream:
+        return LineStream(
+            self.automata,
+            Context.streaming(info),
+            judge=judge(self.lists),
+            skip_initial=skip_initial,
+            leave_on_variation=leave_on_variation,
+        )
+
+
+@attrs.frozen
+class SnapshotDriver(StreamDriver):
+    """The game tree's evaluation on the main line's boards, copied while the game is
+    read (only those a gate says may be needed, when ``gates`` are given: per list a test
+    on the position being read that holds wherever the list may match, and how many
+    positions after that the lists look)."""
+
+    tree: TreeDriver
+    identities: bool
+    gates: tuple[tuple[Fn, ...], int] | None
+
+    def stream(
+        self, info: GameInfo, *, skip_initial: bool, variations: bool, leave_on_variation: bool
+    ) -> GameStream:
+        def evaluate_line(
+            boards: list[chess.Board | None], moves: list[chess.Move], candidates: Candidates
+        ) -> Verdict:
+            # A board left out (None) is of a position no gate let through: no list
+            # examines it, nor looks at it from a candidate (the horizon); a query that
+            # follows pieces has no gates (the table reads every board).
+            known = cast(list[chess.Board], boards)
+            table = PositionTable.from_main_line(known, moves, identities=self.identities)
+            return self.tree.verdict(table, info, skip_initial, variations, candidates)
+
+        gates = None
+        if self.gates is not None:
+            tests, horizon = self.gates
+            gates = (tests, Context.streaming(info), horizon)
+        return SnapshotStream(evaluate_line, gates=gates, leave_on_variation=leave_on_variation)
+
+
+@attrs.frozen
+class TagsDriver:
+    """Where the lists of a query on tags alone match: at every examined position or at
+    none, decided once from the tags."""
+
+    lists: tuple[CompiledList, ...]
+
+    def hits(
+        self,
+        info: GameInfo,
+        positions: int,
+        mainline_length: int,
+        *,
+        skip_initial: bool,
+        variations: bool,
+    ) -> Hits | None:
+        """Per list, the indices of the positions where it matches (``positions`` of
+        them, the main line first); None when some list is not satisfied."""
+        ctx = Context(None, info)
+        first = 1 if skip_initial else 0
+        out = []
+        for compiled in self.lists:
+            scope = Scope.ALL if variations else compiled.source.scope
+            end = positions if scope is Scope.ALL else mainline_length
+            found = tuple(range(first, end)) if compiled.test(ctx, -1) else ()
+            if not compiled.satisfied(len(found)):
+                return None
+            out.append(found)
+        return tuple(out)

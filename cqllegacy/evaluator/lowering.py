@@ -1,0 +1,799 @@
+"""The lowering step: the one place where the evaluator recognises the patterns it runs
+faster than their reference rules, each recognised once, each turned into a physical
+operator of :mod:`~cqllegacy.evaluator.operators`.
+
+:data:`LOWERING` has one entry per node class that has a faster form; the
+:class:`~cqllegacy.evaluator.compiler.Compiler` asks it first and falls back to the
+reference rule when the entry gives None (the node is not of a recognised pattern).  A
+node class without an entry is compiled by its reference rule, always; the classes known
+to be so are listed in :data:`REFERENCE_RULE`, and a test checks that every core node
+class is in exactly one of the two.
+
+Patterns recognised:
+
+=================================  ==============================================================
+pattern                            operator
+=================================  ==============================================================
+piece designators, ``#X`` in a     atoms (:class:`~cqllegacy.evaluator.operators.Atom`), a
+range, ``not X``, conjunctions     conjunction of atoms checked in one generated function
+disjunctions: orbits of            a keyed index (``operators.any_member``): members filed
+``Transform``, ``or``, ``|``       under a rare piece and its square
+``#(L attacks R)`` of piece        attack counts (leaper tables, the safe king) and their sums
+designators, sums of them over     over single target squares, on the board alone
+single squares, in a range
+``L attacks R``, ``attackedby``    counted from the smaller side
+``move`` with square designators   squares checked before anything else
+``line`` of single steps           walked; an OR of such lines (:func:`line_members`) becomes a
+                                   trie followed along a read game
+                                   (:mod:`~cqllegacy.evaluator.line_automaton`)
+=================================  ==============================================================
+
+A lowered node whose truth the board alone decides carries it as ``Compiled.board``: the
+live stream calls that function on python-chess's own board, the game tree on
+``ctx.boards[p]``; the same operator either way.
+
+>>> from cqllegacy.evaluator.evaluate import evaluate_filter
+>>> from cqllegacy.evaluator.testing import pd, position
+>>> from cqllegacy.vocab.squares import format_squares
+>>> from cqllegacy.core.tree import Transform, TransformKind
+>>> check = Transform(TransformKind.SHIFT, Compound((pd("Nd4"), pd("kf3"))))
+>>> board = position("8/8/8/8/8/N7/2k5/4K3 w - - 0 1")
+>>> [format_squares(evaluate_filter(check, board, optimize=o)) for o in (True, False)]
+['c2', 'c2']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+from cqllegacy.core import tree as ct
+from cqllegacy.core.transforms import orbit
+from cqllegacy.core.tree import (
+    And,
+    Arith,
+    ArithOp,
+    AttackedBy,
+    Attacks,
+    Between,
+    Compound,
+    Count,
+    DirectionSet,
+    Filter,
+    InRange,
+    Intersection,
+    Keyword,
+    LegacyOnly,
+    Line,
+    Move,
+    Not,
+    Or,
+    PieceLoop,
+    PieceSet,
+    Ray,
+    Reads,
+    Simple,
+    Transform,
+    Union,
+    XRay,
+)
+from cqllegacy.evaluator import operators as op
+from cqllegacy.evaluator.analysis import closed_range, meaningful
+from cqllegacy.evaluator.compiler import (
+    FAIL,
+    BoardCheck,
+    Compiled,
+    Compiler,
+    Context,
+    Fn,
+    Kind,
+    Lowering,
+    as_logical,
+    as_number,
+    as_set,
+    truth,
+)
+from cqllegacy.evaluator.line_automaton import LineAutomaton
+from cqllegacy.evaluator.line_rules import CASTLING_LANDINGS, MoveTest
+from cqllegacy.evaluator.masks import mask_function
+from cqllegacy.vocab.pieces import ANYTHING, TypeSet
+from cqllegacy.vocab.squares import FULL
+
+__all__ = [
+    "LOWERING",
+    "REFERENCE_RULE",
+    "Steps",
+    "bare_move_from",
+    "disjunction_members",
+    "exact_atoms",
+    "gate",
+    "horizon",
+    "line_members",
+    "line_trie",
+    "move_demand",
+    "necessary_atoms",
+]
+
+# --------------------------------------------------------------------------------------
+# Recognising atoms
+# --------------------------------------------------------------------------------------
+
+
+def _count_atom(value: Filter, lo: int | None, hi: int | None) -> op.Atom | None:
+    """``lo <= value <= hi`` as an atom, when ``value`` counts a piece designator."""
+    if isinstance(value, Count) and isinstance(value.arg, PieceSet):
+        return op.Atom(value.arg.types, value.arg.squares, max(lo or 0, 0), hi)
+    return None
+
+
+def exact_atoms(node: Filter) -> tuple[op.Atom, ...] | None:
+    """Atoms whose conjunction is exactly the truth of ``node``; None when there are none.
+
+    >>> from cqllegacy.evaluator.testing import pd
+    >>> exact_atoms(Compound((pd("Ka1"), Not(pd("q")))))  # doctest: +NORMALIZE_WHITESPACE
+    (Atom(types=32, squares=1, lo=1, hi=None),
+     Atom(types=1024, squares=18446744073709551615, lo=0, hi=0))
+    """
+    if isinstance(node, PieceSet):
+        return (op.Atom(node.types, node.squares),)
+    if isinstance(node, Compound | And):
+        out: list[op.Atom] = []
+        for item in meaningful(node.items):
+            atoms = exact_atoms(item)
+            if atoms is None:
+                return None
+            out.extend(atoms)
+        return tuple(out)
+    if isinstance(node, LegacyOnly):
+        return exact_atoms(node.filter)
+    if isinstance(node, InRange):
+        atom = _count_atom(node.value, node.lo, node.hi)
+        return None if atom is None else (atom,)
+    if isinstance(node, Not) and isinstance(node.arg, PieceSet):
+        return (op.Atom(node.arg.types, node.arg.squares, 0, 0),)
+    if isinstance(node, Simple) and node.keyword is Keyword.TRUE:
+        return ()
+    return None
+
+
+_BOTH_ARGS = (Attacks, AttackedBy, Between)
+_ALL_ARGS = (Ray, XRay)
+
+
+def necessary_atoms(node: Filter) -> tuple[op.Atom, ...]:
+    """Atoms that hold wherever ``node`` matches (at the same position).
+
+    >>> from cqllegacy.evaluator.testing import pd
+    >>> necessary_atoms(Attacks(pd("N"), pd("k")))  # doctest: +NORMALIZE_WHITESPACE
+    (Atom(types=2, squares=18446744073709551615, lo=1, hi=None),
+     Atom(types=2048, squares=18446744073709551615, lo=1, hi=None))
+    """
+    exact = exact_atoms(node)
+    if exact is not None:
+        return exact
+    if isinstance(node, Compound | And | Intersection):
+        return tuple(atom for item in meaningful(node.items) for atom in necessary_atoms(item))
+    if isinstance(node, LegacyOnly):
+        return necessary_atoms(node.filter)
+    if isinstance(node, _BOTH_ARGS):
+        return necessary_atoms(node.left) + necessary_atoms(node.right)
+    if isinstance(node, _ALL_ARGS):
+        return tuple(atom for arg in node.args for atom in necessary_atoms(arg))
+    if isinstance(node, DirectionSet):
+        return necessary_atoms(node.arg)
+    if isinstance(node, PieceLoop) and not node.all:
+        # ``piece all`` also matches when its domain holds no piece.
+        return necessary_atoms(node.domain)
+    if isinstance(node, InRange) and isinstance(node.value, Count) and (node.lo or 0) >= 1:
+        return necessary_atoms(node.value.arg)
+    if isinstance(node, Move) and not node.previous:
+        parts = (node.from_, node.to, node.capture)
+        return tuple(atom for part in parts if part is not None for atom in necessary_atoms(part))
+    if isinstance(node, Line) and node.steps and node.steps[0].lo >= 1:
+        return necessary_atoms(node.steps[0].filter)
+    return ()
+
+
+# --------------------------------------------------------------------------------------
+# Recognising disjunctions, moves, attack counts
+# --------------------------------------------------------------------------------------
+
+
+def disjunction_members(node: Filter) -> Iterator[Filter]:
+    """The filters one of which must match for ``node`` to match (``node`` itself when
+    it is no disjunction)."""
+    if isinstance(node, Or | Union):
+        for item in meaningful(node.items):
+            yield from disjunction_members(item)
+    elif isinstance(node, Transform) and not node.count:
+        for member in orbit(node.kind, node.arg):
+            yield from disjunction_members(member)
+    elif isinstance(node, LegacyOnly):
+        yield from disjunction_members(node.filter)
+    elif isinstance(node, Compound) and len(meaningful(node.items)) == 1:
+        yield from disjunction_members(meaningful(node.items)[0])
+    else:
+        yield node
+
+
+def _set_members(node: Filter) -> Iterator[Filter]:
+    """The set filters whose union is the value of the set filter ``node``."""
+    if isinstance(node, Union):
+        for item in meaningful(node.items):
+            yield from _set_members(item)
+    elif isinstance(node, Transform) and not node.count:
+        for member in orbit(node.kind, node.arg):
+            yield from _set_members(member)
+    elif isinstance(node, LegacyOnly):
+        yield from _set_members(node.filter)
+    else:
+        yield node
+
+
+def move_demand(node: Filter) -> tuple[int, TypeSet]:
+    """The squares the next move must leave wherever ``node`` holds, and what must stand
+    there (``(FULL, ANYTHING)``: no demand).  A null move leaves nowhere: whoever uses a
+    demand lets it through.
+
+    >>> from cqllegacy.evaluator.testing import pd
+    >>> from cqllegacy.core.tree import LineStep
+    >>> from cqllegacy.vocab.squares import format_squares
+    >>> step = Compound((Move(from_=pd("Qa2")),))
+    >>> squares, types = move_demand(Line((LineStep(step, 1, 1), LineStep(step, 1, 1))))
+    >>> format_squares(squares), types == pd("Q").types
+    ('a2', True)
+    """
+    if isinstance(node, Move) and not node.previous:
+        if isinstance(node.from_, PieceSet):
+            return node.from_.squares, node.from_.types
+        return FULL, ANYTHING
+    if isinstance(node, Compound | And):
+        squares, types = FULL, ANYTHING
+        for item in meaningful(node.items):
+            more_squares, more_types = move_demand(item)
+            squares, types = squares & more_squares, types & more_types
+        return squares, types
+    if isinstance(node, Line) and node.steps and node.steps[0].lo >= 1:
+        return move_demand(node.steps[0].filter)
+    if isinstance(node, LegacyOnly):
+        return move_demand(node.filter)
+    return FULL, ANYTHING
+
+
+def bare_move_from(node: Filter) -> PieceSet | None:
+    """X when ``node`` is exactly ``move from X`` for a piece designator X (nothing else
+    about the move), so that the moving piece and its square decide it."""
+    while True:
+        if isinstance(node, LegacyOnly):
+            node = node.filter
+        elif isinstance(node, Compound | And) and len(meaningful(node.items)) == 1:
+            node = meaningful(node.items)[0]
+        else:
+            break
+    if isinstance(node, Move) and isinstance(node.from_, PieceSet):
+        return node.from_ if node == Move(from_=node.from_) else None
+    return None
+
+
+def _plain_pieces(node: Filter) -> bool:
+    """A piece designator that names some but not all contents of a square."""
+    return isinstance(node, PieceSet) and node.types not in (0, ANYTHING)
+
+
+def _plain_pair(node: Filter) -> tuple[PieceSet, PieceSet] | None:
+    """The two piece designators of ``#(L attacks R)`` when both are plain ones."""
+    if not (isinstance(node, Count) and isinstance(node.arg, Attacks)):
+        return None
+    left, right = node.arg.left, node.arg.right
+    if isinstance(left, PieceSet) and isinstance(right, PieceSet):
+        return (left, right) if _plain_pieces(left) and _plain_pieces(right) else None
+    return None
+
+
+def _sum_terms(node: Filter) -> list[Filter]:
+    """The terms of a sum ``a + b + …`` (``node`` itself when it is no sum)."""
+    if isinstance(node, Arith) and node.op is ArithOp.ADD:
+        return _sum_terms(node.left) + _sum_terms(node.right)
+    return [node]
+
+
+def _single_square_attack(term: Filter) -> tuple[Filter, TypeSet, int] | None:
+    """``#(L attacks T@s)`` with one square s, as (L, T, s); None for other terms."""
+    if not (isinstance(term, Count) and isinstance(term.arg, Attacks)):
+        return None
+    target = term.arg.right
+    if isinstance(target, PieceSet) and target.squares.bit_count() == 1:
+        return term.arg.left, target.types, target.squares
+    return None
+
+
+def _attack_sum_groups(node: Filter) -> tuple[dict[tuple[Filter, TypeSet], int], list[Filter]]:
+    """The terms of a sum as ``#(L attacks T@s)`` over distinct squares s, grouped by
+    (L, T) into their squares, and the other terms (a square repeated is counted as
+    written)."""
+    groups: dict[tuple[Filter, TypeSet], int] = {}
+    others: list[Filter] = []
+    for term in _sum_terms(node):
+        parts = _single_square_attack(term)
+        if parts is None:
+            others.append(term)
+            continue
+        left, types, square = parts
+        if groups.get((left, types), 0) & square:
+            others.append(term)
+        else:
+            groups[(left, types)] = groups.get((left, types), 0) | square
+    return groups, others
+
+
+def _board_count(node: Filter) -> op.BoardCount | None:
+    """``#(L attacks R)`` of plain piece designators, or a sum of ``#(L attacks T@s)``
+    over at least two distinct single squares s for one plain L and one T (how the
+    translator writes ``:attackcount`` on several targets), as a function of the board."""
+    pair = _plain_pair(node)
+    if pair is not None:
+        return op.attack_count(*pair)
+    if not (isinstance(node, Arith) and node.op is ArithOp.ADD):
+        return None
+    groups, others = _attack_sum_groups(node)
+    if others or len(groups) != 1:
+        return None
+    ((left, types), squares), *_ = groups.items()
+    if not isinstance(left, PieceSet) or not _plain_pieces(left) or squares.bit_count() < 2:
+        return None
+    return op.board_attack_sum(left, types, squares)
+
+
+# --------------------------------------------------------------------------------------
+# Lowerings: leaves
+# --------------------------------------------------------------------------------------
+
+
+def _piece_set(c: Compiler, node: PieceSet) -> Compiled | None:
+    if not _plain_pieces(node) or node.squares == 0:
+        return None
+    mask, squares = mask_function(node.types), node.squares
+    check = op.all_atoms((op.Atom(node.types, squares),))
+    if squares == FULL:
+        return Compiled(Kind.SET, lambda ctx, p: mask(ctx.boards[p]), board=check)
+    return Compiled(Kind.SET, lambda ctx, p: mask(ctx.boards[p]) & squares, board=check)
+
+
+def _count(c: Compiler, node: Count) -> Compiled | None:
+    arg = node.arg
+    if isinstance(arg, PieceSet) and _plain_pieces(arg):
+        mask, squares = mask_function(arg.types), arg.squares
+        return as_number(lambda ctx, p: (mask(ctx.boards[p]) & squares).bit_count())
+    count = _board_count(node)
+    return None if count is None else as_number(op.on_board(count))
+
+
+def _board_condition(node: InRange) -> BoardCheck | None:
+    atom = _count_atom(node.value, node.lo, node.hi)
+    if atom is not None:
+        return op.all_atoms((atom,)) or (lambda board: True)
+    pair = _plain_pair(node.value)
+    if pair is not None:
+        return op.attack_count_in_range(*pair, node.lo, node.hi)
+    count = _board_count(node.value)
+    if count is None:
+        return None
+    low, high = closed_range(node.lo, node.hi)
+    return lambda board: low <= count(board) <= high
+
+
+def _in_range(c: Compiler, node: InRange) -> Compiled | None:
+    check = _board_condition(node)
+    return None if check is None else Compiled(Kind.LOGICAL, op.on_board(check), board=check)
+
+
+def _not(c: Compiler, node: Not) -> Compiled | None:
+    if not isinstance(node.arg, PieceSet):
+        return None
+    check = op.all_atoms((op.Atom(node.arg.types, node.arg.squares, 0, 0),))
+    return None if check is None else Compiled(Kind.LOGICAL, op.on_board(check), board=check)
+
+
+def _attacks(c: Compiler, node: Attacks) -> Compiled:
+    return as_set(op.attacks(c.set_fn(node.left), c.set_fn(node.right)))
+
+
+def _attacked_by(c: Compiler, node: AttackedBy) -> Compiled:
+    return as_set(op.attacked_by(c.set_fn(node.left), c.set_fn(node.right)))
+
+
+def _arith(c: Compiler, node: Arith) -> Compiled | None:
+    if node.op is not ArithOp.ADD:
+        return None
+    count = _board_count(node)
+    if count is not None:
+        return as_number(op.on_board(count))
+    groups, others = _attack_sum_groups(node)
+    if not any(squares.bit_count() > 1 for squares in groups.values()):
+        return None
+    fns = [op.attack_sum(c.set_fn(left), types, sq) for (left, types), sq in groups.items()]
+    fns.extend(c.number_fn(term) for term in others)
+    fns_tuple = tuple(fns)
+
+    def add(ctx: Context, p: int) -> int | None:
+        total = 0
+        for fn in fns_tuple:
+            value = fn(ctx, p)
+            if value is None:
+                return None
+            total += value
+        return total
+
+    return as_number(add)
+
+
+# --------------------------------------------------------------------------------------
+# Lowerings: conjunctions and disjunctions
+# --------------------------------------------------------------------------------------
+
+
+def _conjunction(c: Compiler, items: Sequence[Filter]) -> tuple[BoardCheck | None, Fn]:
+    """All ``items`` match: their atoms first (with the atoms the other items need, when
+    there is more than one test), then the tests the board decides, then the others in
+    their order.  A function of the board when the board decides every item."""
+    atoms: list[op.Atom] = []
+    needed: list[op.Atom] = []
+    boards: list[BoardCheck] = []
+    tests: list[Fn] = []
+    for item in items:
+        exact = exact_atoms(item)
+        if exact is not None:
+            atoms.extend(exact)
+            continue
+        needed.extend(necessary_atoms(item))
+        compiled = c.compile(item)
+        if compiled.board is not None:
+            boards.append(compiled.board)
+        else:
+            tests.append(truth(compiled))
+    if atoms or len(boards) + len(tests) > 1:
+        # A failing piece test is far cheaper than anything else.
+        atoms.extend(needed)
+    first = op.all_atoms(atoms)
+    checks = ([first] if first is not None else []) + boards
+    if not tests:
+        board = op.all_of(checks)
+        return board, op.on_board(board)
+    fns = [op.on_board(op.all_of(checks))] if checks else []
+    fns.extend(tests)
+    if len(fns) == 1:
+        return None, fns[0]
+    fns_tuple = tuple(fns)
+
+    def conjunction(ctx: Context, p: int) -> bool:
+        for fn in fns_tuple:  # noqa: SIM110 (all() over a generator is slower here)
+            if not fn(ctx, p):
+                return False
+        return True
+
+    return None, conjunction
+
+
+def _compound(c: Compiler, node: Compound) -> Compiled | None:
+    items = meaningful(node.items)
+    if not items:
+        return None
+    *head, tail = items
+    last = c.compile(tail)
+    if not head:
+        return last
+    guard_board, guard = _conjunction(c, head)
+    board, test = _conjunction(c, items)
+    last_fn, fail = last.fn, FAIL[last.kind]
+    if guard_board is not None and last.kind is Kind.LOGICAL and board is not None:
+        return Compiled(Kind.LOGICAL, test, board=board)
+
+    def compound(ctx: Context, p: int) -> Any:
+        return last_fn(ctx, p) if guard(ctx, p) else fail
+
+    return Compiled(last.kind, compound, test, board)
+
+
+def _and(c: Compiler, node: And) -> Compiled:
+    board, test = _conjunction(c, meaningful(node.items))
+    return Compiled(Kind.LOGICAL, test, board=board)
+
+
+def _member(c: Compiler, member: Filter) -> op.Member:
+    exact = exact_atoms(member)
+    if exact is not None:
+        return op.Member(exact)
+    compiled = c.compile(member)
+    atoms = necessary_atoms(member)
+    if compiled.board is not None:
+        return op.Member(atoms, board=compiled.board)
+    squares, _ = move_demand(member)
+    moved_from = op.ANY_MOVE if squares == FULL else squares
+    return op.Member(atoms, test=truth(compiled), moved_from=moved_from)
+
+
+def _any(c: Compiler, node: Filter) -> tuple[BoardCheck | None, Fn]:
+    """Some member of the disjunction ``node`` matches: a keyed index of its members."""
+    members = dict.fromkeys(disjunction_members(node))
+    return op.any_member([_member(c, member) for member in members])
+
+
+def _union_value(c: Compiler, node: Filter) -> Fn:
+    """The union of the members' values; members whose necessary atoms fail add nothing."""
+    members = dict.fromkeys(_set_members(node))
+    entries = tuple((op.all_atoms(necessary_atoms(m)), c.set_fn(m)) for m in members)
+
+    def union(ctx: Context, p: int) -> int:
+        board = ctx.boards[p]
+        out = 0
+        for check, fn in entries:
+            if check is None or check(board):
+                out |= fn(ctx, p)
+        return out
+
+    return union
+
+
+def _lazy_orbit_value(c: Compiler, node: Transform) -> Fn:
+    """The union of the members' values, compiled when first asked for: an orbit in a
+    condition is only tested, and compiling the value of a thousand members costs a
+    noticeable part of a second.  Only for orbits: their members are images of one set
+    filter, so compiling them later cannot fail."""
+    union: Fn | None = None
+
+    def first_use(ctx: Context, p: int) -> int:
+        nonlocal union
+        if union is None:
+            union = _union_value(c, node)
+        value: int = union(ctx, p)
+        return value
+
+    return first_use
+
+
+def _or(c: Compiler, node: Or) -> Compiled:
+    board, test = _any(c, node)
+    return Compiled(Kind.LOGICAL, test, board=board)
+
+
+def _union(c: Compiler, node: Union) -> Compiled:
+    # The value is compiled now: an item that is not a set is refused before any game.
+    board, test = _any(c, node)
+    return Compiled(Kind.SET, _union_value(c, node), test, board)
+
+
+def _transform(c: Compiler, node: Transform) -> Compiled | None:
+    if node.count:
+        return None
+    kind = c.compile(node.arg).kind
+    board, test = _any(c, node)
+    if kind is Kind.NUMBER:
+        return Compiled(kind, c.reference(node).fn, test, board)
+    if kind is Kind.LOGICAL:
+        return Compiled(kind, test, board=board)
+    return Compiled(Kind.SET, _lazy_orbit_value(c, node), test, board)
+
+
+# --------------------------------------------------------------------------------------
+# Lowerings: moves and lines
+# --------------------------------------------------------------------------------------
+
+
+def _squares_of(arg: Filter | None) -> int:
+    """The squares the value of ``arg`` lies within, as far as the tree says."""
+    return arg.squares if isinstance(arg, PieceSet) else FULL
+
+
+def _move(c: Compiler, node: Move) -> Compiled | None:
+    from_squares, to_squares = _squares_of(node.from_), _squares_of(node.to)
+    if node.previous or (from_squares == FULL and to_squares == FULL):
+        return None
+    test = MoveTest.of(c, node)
+    return as_logical(op.next_move(test.matches, from_squares, to_squares, CASTLING_LANDINGS))
+
+
+def _remembered(c: Compiler, node: Filter) -> Fn:
+    """The truth of ``node``, remembered per position: one memo per filter for every
+    line of the query that has it as a step."""
+    key = ("remembered", node)
+    known: Fn | None = c.extras.get(key)
+    if known is None:
+        known = c.extras[key] = op.remembered(c.truth(node))
+    return known
+
+
+def _line(c: Compiler, node: Line) -> Compiled | None:
+    if not node.steps or any((step.lo, step.hi) != (1, 1) for step in node.steps):
+        return None
+    tests = [
+        c.truth(step.filter) if i == 0 else _remembered(c, step.filter)
+        for i, step in enumerate(node.steps)
+    ]
+    return as_logical(op.single_step_line(tests))
+
+
+#: Members of a disjunction of lines: its steps, the first at the current position.
+Steps = tuple[Filter, ...]
+
+#: Disjunctions of lines with more members than this are left to the game tree.
+MAX_LINE_MEMBERS = 1 << 14
+
+
+def line_members(node: Filter, local: Callable[[Filter], bool]) -> list[Steps] | None:
+    """``node`` as an OR of lines of single steps, every step a filter ``local`` accepts
+    (one that reads the current position, its next move and the tags only); None when it
+    is not one.  A local filter is a line of one step; ``{A line --> S0 --> …}`` with A
+    local is ``line --> {A S0} --> …``.
+
+    >>> from cqllegacy.core.tree import LineStep
+    >>> check, mate = Simple(Keyword.CHECK), Simple(Keyword.MATE)
+    >>> local = lambda node: not isinstance(node, Line | Or)
+    >>> found = line_members(Or((check, Line((LineStep(check), LineStep(mate))))), local)
+    >>> [[step.keyword.value for step in steps] for steps in found]
+    [['check'], ['check', 'mate']]
+    >>> line_members(Line((LineStep(check, 0, 1),)), local) is None
+    True
+    """
+    found = _line_members(node, local)
+    if found is None or len(found) > MAX_LINE_MEMBERS:
+        return None
+    return list(dict.fromkeys(found))
+
+
+def _line_members(node: Filter, local: Callable[[Filter], bool]) -> list[Steps] | None:
+    if local(node):
+        return [(node,)]
+    members = list(disjunction_members(node))
+    if members != [node]:
+        out: list[Steps] = []
+        for member in members:
+            found = _line_members(member, local)
+            if found is None:
+                return None
+            out.extend(found)
+            if len(out) > MAX_LINE_MEMBERS:
+                return None
+        return out
+    if isinstance(node, Line):
+        steps = node.steps
+        if steps and all((s.lo, s.hi) == (1, 1) and local(s.filter) for s in steps):
+            return [tuple(s.filter for s in steps)]
+        return None
+    if isinstance(node, Compound | And):
+        items = meaningful(node.items)
+        others = [item for item in items if not local(item)]
+        if len(others) != 1:
+            return None
+        found = _line_members(others[0], local)
+        if found is None:
+            return None
+        # The local filters join the first step of every line.
+        here = [item for item in items if local(item)]
+        if not here:
+            return found
+        return [(And((*here, steps[0])), *steps[1:]) for steps in found]
+    return None
+
+
+def line_trie(c: Compiler, node: Filter, local: Callable[[Filter], bool]) -> LineAutomaton | None:
+    """``node`` as a trie of lines of single ``local`` steps (:func:`line_members`), to
+    be followed along a game while it is read; None when it is no OR of such lines."""
+    members = line_members(node, local)
+    if members is None:
+        return None
+    return LineAutomaton(c, members, demand=move_demand, by_moving_piece=_bare)
+
+
+def _bare(node: Filter) -> bool:
+    return bare_move_from(node) is not None
+
+
+# --------------------------------------------------------------------------------------
+# Gates: what a snapshot stream tests while the game is read
+# --------------------------------------------------------------------------------------
+
+
+def gate(node: Filter, local: Callable[[Filter], bool]) -> Filter | None:
+    """A filter on the current position alone (``local``) that matches wherever ``node``
+    matches (None when there is none worth having)."""
+    if local(node):
+        return node
+    if isinstance(node, Line):
+        first = node.steps[0] if node.steps else None
+        return gate(first.filter, local) if first is not None and first.lo >= 1 else None
+    if isinstance(node, LegacyOnly):
+        return gate(node.filter, local)
+    if isinstance(node, Compound | And):
+        found = [g for item in meaningful(node.items) if (g := gate(item, local)) is not None]
+        return Compound(tuple(found)) if found else None
+    members = list(disjunction_members(node))
+    if members == [node]:
+        return None
+    gates = [gate(member, local) for member in members]
+    if any(g is None for g in gates):
+        return None
+    return Or(tuple(dict.fromkeys(g for g in gates if g is not None)))
+
+
+def horizon(node: Filter) -> int | None:
+    """How many positions after the current one ``node`` may look at (None: unbounded,
+    or earlier positions too)."""
+    if node.reads_itself() is Reads.GAME and not isinstance(node, Line):
+        # Earlier positions, pieces followed through the game, or unbounded search.
+        return None
+    below = [horizon(child) for child in node.children()]
+    if any(h is None for h in below):
+        return None
+    deepest = max((h for h in below if h is not None), default=0)
+    if isinstance(node, Line):
+        if any(step.hi is None for step in node.steps):
+            return None
+        return sum(step.hi or 0 for step in node.steps) - 1 + deepest
+    return deepest
+
+
+# --------------------------------------------------------------------------------------
+# The tables
+# --------------------------------------------------------------------------------------
+
+#: The lowering of each node class that has one (a read-only view).
+LOWERING: Mapping[type[Filter], Lowering] = MappingProxyType(
+    {
+        PieceSet: _piece_set,
+        Count: _count,
+        InRange: _in_range,
+        Not: _not,
+        Attacks: _attacks,
+        AttackedBy: _attacked_by,
+        Arith: _arith,
+        Compound: _compound,
+        And: _and,
+        Or: _or,
+        Union: _union,
+        Transform: _transform,
+        Move: _move,
+        Line: _line,
+    }
+)
+
+#: The node classes always compiled by their reference rule: no pattern of theirs runs
+#: faster.  A new core node class belongs here until it has a lowering (a class in
+#: neither table still runs, by its reference rule; the completeness test names it).
+REFERENCE_RULE: frozenset[type[Filter]] = frozenset(
+    {
+        ct.Between,
+        ct.Comment,
+        ct.Compare,
+        ct.Complement,
+        ct.DirectionSet,
+        ct.Elo,
+        ct.Find,
+        ct.Intersection,
+        ct.LegacyOnly,
+        ct.Negate,
+        ct.Number,
+        ct.NumericValue,
+        ct.PieceLoop,
+        ct.PieceVariable,
+        ct.Player,
+        ct.Power,
+        ct.Ray,
+        ct.RayCount,
+        ct.Relation,
+        ct.Result,
+        ct.Simple,
+        ct.TagContains,
+        ct.XRay,
+        # CQL 6.1 positions and piece variables: they look at other positions or follow
+        # pieces, so they run on the game tree by their reference rules.
+        ct.Ancestor,
+        ct.AtPosition,
+        ct.Echo,
+        ct.InSet,
+        ct.LineGroup,
+        ct.PositionIntersection,
+        ct.PositionVariable,
+        ct.SideToMove,
+    }
+)

@@ -1,0 +1,833 @@
+"""Physical operators: how the patterns :mod:`~cqllegacy.evaluator.lowering` recognises are
+computed, one implementation each, shared by every driver.
+
+An operator is built from what the lowering found (atoms, piece designators, compiled
+children), never from the tree, and gives a function of the board (:data:`BoardCheck`,
+:data:`BoardCount`; the live stream calls it on python-chess's own board, the game tree on
+``ctx.boards[p]``) or of the context (``fn(ctx, p)``) when the board alone does not decide.
+
+* **Atoms** (:class:`Atom`): "between ``lo`` and ``hi`` squares of S hold something of type
+  set T".  :func:`all_atoms` checks a conjunction of atoms in one generated function, the
+  atoms most likely to fail first.
+* **Keyed disjunctions** (:func:`any_member`): members filed under a *key* (an atom naming
+  a rare piece kind and its squares); a position looks only at the members whose key
+  square holds that piece.  Members that are one atom each are merged into one mask test.
+* **Attack counts** (:func:`attack_count`, :func:`attack_count_in_range`) and **sums of
+  them** over single target squares (:func:`attack_sum`); ``L attacks R`` and
+  ``L attackedby R`` counted from the smaller side (:func:`attacks`, :func:`attacked_by`).
+* **Moves** whose squares are checked before anything else (:func:`next_move`), **lines of
+  single steps** walked step by step (:func:`single_step_line`); the trie of many such
+  lines followed along a read game is :mod:`~cqllegacy.evaluator.line_automaton`.
+
+Attack counts read attacks as python-chess's ``Board.attacks_mask`` gives them (pins
+ignored, own pieces attacked: decision L6).  Two exact shortcuts make them cheap:
+
+* **Leapers.** When L holds knights, kings and pawns only, the attackers of a square are
+  read from python-chess's attack tables (a knight on s attacks t exactly when one on t
+  attacks s; a white pawn on s attacks t when a black pawn on t attacks s).
+* **The king of the side that just moved.** python-chess reads only legal moves, so after
+  a move no enemy piece attacks the king of the side that made it.  Counting enemy
+  attacks on that king (when it is its side's only king, the one python-chess's
+  legality protects) gives 0 without looking at the board.  A start position, and one
+  reached by a null move, are counted in full: neither promises anything.
+
+>>> from cqllegacy.evaluator.testing import pd
+>>> board = chess.Board("4k3/8/8/8/4N3/8/8/4RK2 w - - 0 1")
+>>> double_check = attack_count_in_range(pd("A"), pd("k"), 2, None)
+>>> double_check(board), board.push_san("Nd6"), double_check(board)
+(False, Move.from_uci('e4d6'), True)
+>>> attack_count(pd("a"), pd("K"))(board)  # white just moved: its king is safe
+0
+>>> illegal = chess.Board("4k3/8/8/8/8/8/4r3/4K3 b - - 0 1")  # no move promises anything
+>>> attack_count(pd("r"), pd("K"))(illegal)
+1
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import attrs
+import chess
+
+from cqllegacy.core.tree import PieceSet
+from cqllegacy.evaluator.analysis import closed_range
+from cqllegacy.evaluator.compiler import BoardCheck, Context, Fn
+from cqllegacy.evaluator.masks import Mask, kind_bit, kinds, mask_expression, mask_function
+from cqllegacy.vocab.pieces import (
+    ANY_PIECE,
+    BLACK_PIECES,
+    EMPTY_BIT,
+    WHITE_PIECES,
+    TypeSet,
+    types_of,
+)
+from cqllegacy.vocab.squares import FULL, iter_squares
+
+__all__ = [
+    "ANY_MOVE",
+    "KEY_COST_LIMIT",
+    "Atom",
+    "BoardCount",
+    "Member",
+    "all_atoms",
+    "all_of",
+    "any_member",
+    "attack_count",
+    "attack_count_in_range",
+    "attack_sum",
+    "attacked_by",
+    "attackers_of",
+    "attacking",
+    "attacks",
+    "next_move",
+    "on_board",
+    "remembered",
+    "single_step_line",
+]
+
+Board = chess.Board
+BoardCount = Callable[[Board], int]
+
+
+def on_board(check: Callable[[Board], Any]) -> Fn:
+    """A function of the board as a function of the context."""
+    return lambda ctx, p: check(ctx.boards[p])
+
+
+def _always(board: Board) -> bool:
+    return True
+
+
+def _never(board: Board) -> bool:
+    return False
+
+
+# --------------------------------------------------------------------------------------
+# Atoms and generated board checks
+# --------------------------------------------------------------------------------------
+
+#: How many pieces of a kind a position usually holds (to pick the rarest key).
+_USUAL_COUNT = {"pawns": 8, "knights": 2, "bishops": 2, "rooks": 2, "queens": 1, "kings": 1}
+
+
+@attrs.frozen(slots=True)
+class Atom:
+    """``lo <= |{s in squares: the content of s is in types}| <= hi`` (hi None: no limit)."""
+
+    types: TypeSet
+    squares: int
+    lo: int = 1
+    hi: int | None = None
+
+    @property
+    def presence(self) -> bool:
+        """It says no more than "some square of ``squares`` holds a piece of ``types``"."""
+        return self.lo == 1 and self.hi is None
+
+    def key_cost(self) -> float | None:
+        """How many key squares a position usually lights up (None: cannot be a key)."""
+        if self.lo < 1 or self.types & EMPTY_BIT or not self.types & ANY_PIECE:
+            return None
+        usual = sum(_USUAL_COUNT[name] for name, _ in kinds(self.types))
+        return usual * self.squares.bit_count() / 64
+
+
+def _density(types: TypeSet) -> float:
+    """The usual share of the squares whose content is in ``types``."""
+    pieces = sum(_USUAL_COUNT[name] for name, _ in kinds(types)) / 64
+    return min(1.0, pieces + (0.5 if types & EMPTY_BIT else 0.0))
+
+
+@attrs.frozen(slots=True)
+class _Step:
+    """The atoms of one type set, checked on one mask: every square of ``all_of``, some
+    square of each of ``any_of``, and counts ``(squares, lo, hi)``."""
+
+    types: TypeSet
+    all_of: int
+    any_of: tuple[int, ...]
+    counts: tuple[tuple[int, int, int | None], ...]
+    chance: float
+
+    @classmethod
+    def of(cls, types: TypeSet, atoms: Sequence[Atom]) -> _Step:
+        all_of, any_of, counts = 0, [], []
+        for atom in atoms:
+            if atom.presence and atom.squares.bit_count() == 1:
+                all_of |= atom.squares
+            elif atom.presence:
+                any_of.append(atom.squares)
+            elif atom.lo > 0 or atom.hi is not None:
+                counts.append((atom.squares, atom.lo, atom.hi))
+        density = _density(types)
+        chance = density ** all_of.bit_count()
+        for squares in any_of:
+            chance *= 1 - (1 - density) ** squares.bit_count()
+        chance *= 0.5 ** len(counts)
+        return cls(types, all_of, tuple(any_of), tuple(counts), chance)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.all_of or self.any_of or self.counts)
+
+    def conditions(self, mask: str) -> list[str]:
+        """Python conditions, on ``mask`` the text of this step's mask, that all hold
+        when the step does."""
+        parts = []
+        if self.all_of:
+            parts.append(f"{mask} & {self.all_of} == {self.all_of}")
+        parts.extend(f"{mask} & {squares}" for squares in self.any_of)
+        parts.extend(_atom_condition(mask, Atom(self.types, *count)) for count in self.counts)
+        return parts
+
+
+def _steps(atoms: Sequence[Atom]) -> list[_Step]:
+    """The atoms grouped by type set, the group most likely to fail first."""
+    groups: dict[TypeSet, list[Atom]] = {}
+    for atom in atoms:
+        groups.setdefault(atom.types, []).append(atom)
+    steps = (_Step.of(types, group) for types, group in groups.items())
+    return sorted((step for step in steps if not step.empty), key=lambda s: s.chance)
+
+
+def _atom_condition(mask: str, atom: Atom) -> str:
+    """A Python condition that holds when ``atom`` does, ``mask`` being its mask."""
+    if atom.presence:
+        return f"{mask} & {atom.squares}"
+    count = f"({mask} & {atom.squares}).bit_count()"
+    return f"{count} >= {atom.lo}" if atom.hi is None else f"{atom.lo} <= {count} <= {atom.hi}"
+
+
+def _condition(atoms: Sequence[Atom]) -> str:
+    """A Python condition on ``board`` that holds when all ``atoms`` do."""
+    parts = [
+        part for step in _steps(atoms) for part in step.conditions(mask_expression(step.types))
+    ]
+    return " and ".join(f"({part})" for part in parts) or "True"
+
+
+def _function(
+    body: Sequence[str], *, otherwise: bool, tables: dict[str, Any] | None = None
+) -> BoardCheck:
+    """``def check(board)`` with ``body`` (text built here from type sets and integers
+    only), returning ``otherwise`` at its end; ``tables`` are the names the body refers
+    to.  One call instead of a call per atom."""
+    source = "def check(board):\n" + "".join(f"    {line}\n" for line in body)
+    source += f"    return {otherwise}\n"
+    scope: dict[str, Any] = dict(tables or {})
+    exec(compile(source, "<cqllegacy board check>", "exec"), scope)
+    check: BoardCheck = scope["check"]
+    return check
+
+
+def all_atoms(atoms: Sequence[Atom]) -> BoardCheck | None:
+    """One function checking all ``atoms`` on a board (None when there are none), the
+    atoms most likely to fail first.
+
+    >>> check = all_atoms([Atom(types_of("K"), chess.BB_E1), Atom(types_of("P"), chess.BB_E2)])
+    >>> check(chess.Board()), check(chess.Board("8/8/8/8/8/8/8/4K3 w - - 0 1"))
+    (True, False)
+    """
+    body = []
+    for step in _steps(atoms):
+        body.append(f"m = {mask_expression(step.types)}")
+        body.extend(f"if not ({part}): return False" for part in step.conditions("m"))
+    return _function(body, otherwise=True) if body else None
+
+
+def _any_conjunction(conjunctions: Sequence[Sequence[Atom]]) -> BoardCheck:
+    """Some of the conjunctions of atoms holds; one-atom conjunctions of the same type
+    set are checked together on one mask."""
+    single: dict[TypeSet, list[Atom]] = {}
+    lines: list[str] = []
+    for atoms in conjunctions:
+        if not atoms:
+            return _always
+        if len(atoms) == 1:
+            single.setdefault(atoms[0].types, []).append(atoms[0])
+        else:
+            lines.append(f"if {_condition(atoms)}: return True")
+    head: list[str] = []
+    for types, group in single.items():
+        head.append(f"m = {mask_expression(types)}")
+        present = functools.reduce(operator.or_, (a.squares for a in group if a.presence), 0)
+        if present:
+            head.append(f"if m & {present}: return True")
+        head.extend(f"if {_atom_condition('m', a)}: return True" for a in group if not a.presence)
+    return _function(head + lines, otherwise=False)
+
+
+def all_of(checks: Sequence[BoardCheck]) -> BoardCheck:
+    """All of ``checks`` hold, in their order."""
+    if not checks:
+        return _always
+    if len(checks) == 1:
+        return checks[0]
+    checks_tuple = tuple(checks)
+
+    def conjunction(board: Board) -> bool:
+        for check in checks_tuple:  # noqa: SIM110 (all() over a generator is slower here)
+            if not check(board):
+                return False
+        return True
+
+    return conjunction
+
+
+# --------------------------------------------------------------------------------------
+# Keyed disjunctions
+# --------------------------------------------------------------------------------------
+
+#: A member is filed under its key only when a position lights up its key this rarely.
+KEY_COST_LIMIT = 0.25
+
+#: "Whatever the next move": a bit beyond the board, set in every ``moved`` value
+#: (:func:`_moved_from`), so a member with this ``moved_from`` always passes, even at
+#: the end of a line.
+ANY_MOVE = FULL | 1 << 64
+
+
+class Member(NamedTuple):
+    """A member of a disjunction as the lowering found it: atoms that hold wherever it
+    matches (the whole member when ``board`` and ``test`` are None), the rest decided by
+    the board alone (``board``) or by the context (``test``), and the squares its next
+    move must start from (``moved_from``; :data:`ANY_MOVE`: no demand)."""
+
+    atoms: tuple[Atom, ...]
+    board: BoardCheck | None = None
+    test: Fn | None = None
+    moved_from: int = ANY_MOVE
+
+
+def _best_key(atoms: Sequence[Atom]) -> Atom | None:
+    """The atom that lights up the fewest squares of a usual position, when it is rare
+    enough to file members under."""
+    costs = [(cost, i) for i, atom in enumerate(atoms) if (cost := atom.key_cost()) is not None]
+    if not costs or min(costs)[0] > KEY_COST_LIMIT:
+        return None
+    return atoms[min(costs)[1]]
+
+
+def _board_group(members: Sequence[Member]) -> BoardCheck:
+    """Some member holds, every member decided on the board."""
+    pure = [m.atoms for m in members if m.board is None]
+    # A member's board check decides it: its atoms, necessary, served to file it.
+    checked = [m.board for m in members if m.board is not None]
+    any_pure = _any_conjunction(pure) if pure else None
+    if not checked:
+        return any_pure or _never
+    if any_pure is not None:
+        checked.insert(0, any_pure)
+    if len(checked) == 1:
+        return checked[0]
+    entries = tuple(checked)
+
+    def group(board: Board) -> bool:
+        for check in entries:  # noqa: SIM110 (a loop: this runs at every position)
+            if check(board):
+                return True
+        return False
+
+    return group
+
+
+class _Entry(NamedTuple):
+    """A member as the context index stores it."""
+
+    moved_from: int
+    check: BoardCheck | None
+    test: Fn
+
+
+def _context_group(members: Sequence[Member]) -> tuple[BoardCheck | None, tuple[_Entry, ...]]:
+    """The members decided on the board (one check), and the others as entries."""
+    on_board = [m for m in members if m.test is None and m.moved_from == ANY_MOVE]
+    entries = []
+    for m in members:
+        if m.test is None and m.moved_from == ANY_MOVE:
+            continue
+        checks = [c for c in (all_atoms(m.atoms), m.board) if c is not None]
+        test = m.test if m.test is not None else (lambda ctx, p: True)
+        entries.append(_Entry(m.moved_from, all_of(checks) if checks else None, test))
+    return (_board_group(on_board) if on_board else None), tuple(entries)
+
+
+def _filed(
+    members: Sequence[Member],
+) -> tuple[list[Member], dict[tuple[str, chess.Color], dict[int, list[Member]]]]:
+    """Members filed under their key atoms: those to look at always, and per piece kind
+    those to look at when a piece of that kind stands on the key square (the key atom
+    left out where it says no more than that presence)."""
+    always: list[Member] = []
+    keyed: dict[tuple[str, chess.Color], dict[int, list[Member]]] = {}
+    for member in dict.fromkeys(members):
+        key = _best_key(member.atoms)
+        if key is None:
+            always.append(member)
+            continue
+        rest = list(member.atoms)
+        if key.presence:
+            rest.remove(key)
+        stored = member._replace(atoms=tuple(rest))
+        for kind in kinds(key.types):
+            by_square = keyed.setdefault(kind, {})
+            for sq in iter_squares(key.squares):
+                by_square.setdefault(sq, []).append(stored)
+    return always, keyed
+
+
+def any_member(members: Sequence[Member]) -> tuple[BoardCheck | None, Fn]:
+    """Some of ``members`` holds: a function of the board when the board decides every
+    member (else None), and a function of the context.
+
+    >>> from cqllegacy.vocab.pieces import types_of
+    >>> fork = [Member((Atom(types_of("N"), 1 << d), Atom(types_of("k"), 1 << k)))
+    ...         for d, k in ((chess.D4, chess.F3), (chess.A3, chess.C2))]
+    >>> board_check, _ = any_member(fork)
+    >>> board_check(chess.Board("8/8/8/8/8/N7/2k5/4K3 w - - 0 1")), board_check(chess.Board())
+    (True, False)
+    """
+    if any(m == Member(()) for m in members):
+        # A member that always matches (``true``): no board needed, not even for tags.
+        return _always, lambda ctx, p: True
+    always, keyed = _filed(members)
+    if all(m.test is None and m.moved_from == ANY_MOVE for m in members):
+        check = _board_index(always, keyed)
+        return check, on_board(check)
+    return None, _context_index(always, keyed)
+
+
+def _board_index(
+    always: list[Member], keyed: dict[tuple[str, chess.Color], dict[int, list[Member]]]
+) -> BoardCheck:
+    if not keyed:
+        return _board_group(always)
+    tables: dict[str, Any] = {}
+    body: list[str] = []
+    if always:
+        tables["ALWAYS"] = _board_group(always)
+        body.append("if ALWAYS(board): return True")
+    for i, ((name, color), by_square) in enumerate(keyed.items()):
+        table: list[BoardCheck] = [_never] * 64
+        for sq, group in by_square.items():
+            table[sq] = _board_group(group)
+        tables[f"T{i}"] = tuple(table)
+        squares = functools.reduce(operator.or_, (1 << sq for sq in by_square), 0)
+        body += [
+            f"m = {mask_expression(kind_bit(name, color))} & {squares}",
+            "while m:",
+            "    low = m & -m",
+            f"    if T{i}[low.bit_length() - 1](board): return True",
+            "    m ^= low",
+        ]
+    return _function(body, otherwise=False, tables=tables)
+
+
+class _KeyedTable(NamedTuple):
+    """The members filed under one piece kind: ``table[sq]`` for a piece on ``sq``."""
+
+    pieces: Mask
+    squares: int
+    table: tuple[tuple[BoardCheck | None, tuple[_Entry, ...]], ...]
+
+
+def _moved_from(ctx: Context, p: int) -> int:
+    """The squares the moves continuing from ``p`` start from, and the ``ANY_MOVE``
+    bit (all squares after a null move, which a move filter judges by itself)."""
+    out = 1 << 64
+    for q in ctx.next[p]:
+        move = ctx.moves[q]
+        if not move:
+            return ANY_MOVE
+        out |= 1 << move.from_square
+    return out
+
+
+def _first_holding(
+    group: tuple[BoardCheck | None, tuple[_Entry, ...]],
+    ctx: Context,
+    p: int,
+    board: Board | None,
+    moved: int,
+) -> bool:
+    """Some member of ``group`` holds (``board`` is None only for a group that never
+    reads it: members on the tags alone)."""
+    check, entries = group
+    if check is not None and board is not None and check(board):
+        return True
+    for moved_from, atoms, test in entries:
+        if (
+            moved_from & moved
+            and (atoms is None or board is None or atoms(board))
+            and test(ctx, p)
+        ):
+            return True
+    return False
+
+
+def _context_index(
+    always: list[Member], keyed: dict[tuple[str, chess.Color], dict[int, list[Member]]]
+) -> Fn:
+    always_group = _context_group(always)
+    tables = []
+    for (name, color), by_square in keyed.items():
+        empty: tuple[BoardCheck | None, tuple[_Entry, ...]] = (None, ())
+        table = [empty] * 64
+        for sq, group in by_square.items():
+            table[sq] = _context_group(group)
+        squares = sum(1 << sq for sq in by_square)
+        tables.append(_KeyedTable(mask_function(kind_bit(name, color)), squares, tuple(table)))
+    keyed_tables = tuple(tables)
+    has_always = always_group[0] is not None or bool(always_group[1])
+    members = [*always, *(m for by_sq in keyed.values() for g in by_sq.values() for m in g)]
+    # A disjunction of tests on the tags alone is evaluated without a board (before a
+    # game is read, and by a query that the tags decide).
+    needs_board = bool(keyed) or any(m.atoms or m.board is not None for m in members)
+    needs_moves = any(m.moved_from != ANY_MOVE for m in members)
+
+    def any_holds(ctx: Context, p: int) -> bool:
+        moved = _moved_from(ctx, p) if needs_moves else ANY_MOVE
+        board = ctx.boards[p] if needs_board else None
+        if has_always and _first_holding(always_group, ctx, p, board, moved):
+            return True
+        if board is None:  # no keyed members
+            return False
+        for pieces, squares, table in keyed_tables:
+            bb = pieces(board) & squares
+            while bb:
+                low = bb & -bb
+                if _first_holding(table[low.bit_length() - 1], ctx, p, board, moved):
+                    return True
+                bb ^= low
+        return False
+
+    return any_holds
+
+
+# --------------------------------------------------------------------------------------
+# Attacks
+# --------------------------------------------------------------------------------------
+
+#: The attack tables a leaper of each kind is read from, by board attribute and colour:
+#: a piece of that kind on ``s`` attacks ``t`` exactly when ``t``'s entry holds ``s``.
+_LEAPER_TABLES: dict[tuple[str, chess.Color], list[int]] = {
+    ("knights", chess.WHITE): chess.BB_KNIGHT_ATTACKS,
+    ("knights", chess.BLACK): chess.BB_KNIGHT_ATTACKS,
+    ("kings", chess.WHITE): chess.BB_KING_ATTACKS,
+    ("kings", chess.BLACK): chess.BB_KING_ATTACKS,
+    ("pawns", chess.WHITE): chess.BB_PAWN_ATTACKS[chess.BLACK],
+    ("pawns", chess.BLACK): chess.BB_PAWN_ATTACKS[chess.WHITE],
+}
+
+_KINGS = {types_of("K"): chess.WHITE, types_of("k"): chess.BLACK}
+
+
+def attackers_of(board: Board, square: int, among: int = FULL) -> int:
+    """The pieces on ``among`` that attack ``square``: the squares ``a`` of ``among`` with
+    ``square`` in ``board.attacks_mask(a)`` (tested equal to that definition).
+
+    >>> format(attackers_of(chess.Board(), chess.F3), "064b").count("1")
+    3
+    """
+    out = 0
+    if among & board.occupied_co[chess.WHITE]:
+        out = board.attackers_mask(chess.WHITE, square)
+    if among & board.occupied_co[chess.BLACK]:
+        out |= board.attackers_mask(chess.BLACK, square)
+    return out & among
+
+
+def attacking(board: Board, attackers: int, targets: int) -> int:
+    """The squares of ``attackers`` whose piece attacks some square of ``targets``."""
+    out = 0
+    if targets.bit_count() <= attackers.bit_count():
+        for sq in iter_squares(targets):
+            out |= attackers_of(board, sq, attackers)
+        return out
+    for sq in iter_squares(attackers):
+        if board.attacks_mask(sq) & targets:
+            out |= 1 << sq
+    return out
+
+
+def attacks(left: Fn, right: Fn) -> Fn:
+    """``L attacks R``: the pieces of L attacking some square of R, counted from the
+    smaller side."""
+
+    def attacks_value(ctx: Context, p: int) -> int:
+        targets = right(ctx, p)
+        if not targets:
+            return 0
+        board = ctx.boards[p]
+        attackers = left(ctx, p) & board.occupied
+        return attacking(board, attackers, targets) if attackers else 0
+
+    return attacks_value
+
+
+def attacked_by(left: Fn, right: Fn) -> Fn:
+    """``L attackedby R``: the squares of L some piece of R attacks, counted from the
+    smaller side."""
+
+    def attacked_by_value(ctx: Context, p: int) -> int:
+        targets = left(ctx, p)
+        if not targets:
+            return 0
+        board = ctx.boards[p]
+        pieces = right(ctx, p) & board.occupied
+        if not pieces:
+            return 0
+        out = 0
+        if targets.bit_count() < pieces.bit_count():
+            for sq in iter_squares(targets):
+                if attackers_of(board, sq, pieces):
+                    out |= 1 << sq
+            return out
+        for sq in iter_squares(pieces):
+            out |= board.attacks_mask(sq)
+        found: int = targets & out
+        return found
+
+    return attacked_by_value
+
+
+def _leaper_reach(types: TypeSet) -> list[int] | None:
+    """For each square t, the squares from which a piece of ``types`` attacks t, when
+    every kind ``types`` names is a leaper read from one table (knights of both colours,
+    say); None otherwise: a table read for one kind would count the pieces of another."""
+    tables = [_LEAPER_TABLES.get(kind) for kind in kinds(types)]
+    first = tables[0] if tables else None
+    if first is None or any(table is not first for table in tables):
+        return None
+    return first
+
+
+def _safe_king_color(left: PieceSet, right: PieceSet) -> chess.Color | None:
+    """The colour C when ``right`` is C's king and ``left`` holds C's enemies only: then a
+    board whose last move was C's counts 0 (see the module's docstring)."""
+    color = _KINGS.get(right.types)
+    if color is None:
+        return None
+    enemies = BLACK_PIECES if color == chess.WHITE else WHITE_PIECES
+    return color if left.types & ~enemies == 0 else None
+
+
+def _single_target_counter(left: PieceSet) -> Callable[[Board, int, int], int]:
+    """``count(board, target, attackers)``: how many of ``attackers`` attack ``target``."""
+    reach = _leaper_reach(left.types)
+    if reach is not None:
+        table = reach
+        return lambda board, target, attackers: (table[target] & attackers).bit_count()
+    for side, pieces in ((chess.WHITE, WHITE_PIECES), (chess.BLACK, BLACK_PIECES)):
+        if left.types & ANY_PIECE & ~pieces == 0:
+            return lambda board, target, attackers: (
+                board.attackers_mask(side, target) & attackers
+            ).bit_count()
+    white, black = chess.WHITE, chess.BLACK
+
+    def count(board: Board, target: int, attackers: int) -> int:
+        found = 0
+        if attackers & board.occupied_co[white]:
+            found = board.attackers_mask(white, target)
+        if attackers & board.occupied_co[black]:
+            found |= board.attackers_mask(black, target)
+        return (found & attackers).bit_count()
+
+    return count
+
+
+def attack_count(left: PieceSet, right: PieceSet) -> BoardCount:
+    """``#(L attacks R)``: how many pieces of L attack some piece of R.
+
+    >>> from cqllegacy.evaluator.testing import pd
+    >>> attack_count(pd("N"), pd("p"))(chess.Board("8/8/2p1p3/8/3N4/8/8/K6k w - - 0 1"))
+    1
+    """
+    attackers_mask, attacker_squares = mask_function(left.types), left.squares
+    targets_mask, target_squares = mask_function(right.types), right.squares
+    single = _single_target_counter(left)
+
+    def count(board: Board) -> int:
+        targets = targets_mask(board) & target_squares
+        if not targets:
+            return 0
+        attackers = attackers_mask(board) & attacker_squares & board.occupied
+        if not attackers:
+            return 0
+        if targets & (targets - 1):
+            return attacking(board, attackers, targets).bit_count()
+        return single(board, targets.bit_length() - 1, attackers)
+
+    king_color = _safe_king_color(left, right)
+    if king_color is None:
+        return count
+
+    def count_unless_moved_last(board: Board) -> int:
+        # Inline, not a call: this runs at every position of every game.
+        if board.turn != king_color and board.move_stack:
+            last = board.move_stack[-1]
+            kings = board.kings & board.occupied_co[king_color]
+            # python-chess's legality guards a king only when it is the only one, not
+            # promoted; a null move (from == to) guards nothing.
+            if (
+                last.from_square != last.to_square
+                and not kings & (kings - 1)
+                and not kings & board.promoted
+            ):
+                return 0
+        return count(board)
+
+    return count_unless_moved_last
+
+
+def attack_count_in_range(
+    left: PieceSet, right: PieceSet, lo: int | None, hi: int | None
+) -> BoardCheck:
+    """``lo <= #(L attacks R) <= hi`` (either bound None: no limit), in one function."""
+    low, high = closed_range(lo, hi)
+    count = attack_count(left, right)
+    king_color = _safe_king_color(left, right)
+    if king_color is None:
+        return lambda board: low <= count(board) <= high
+    return _king_attacks_in_range(left, right, king_color, low, high, count)
+
+
+def _king_attacks_in_range(
+    left: PieceSet, right: PieceSet, color: chess.Color, low: int, high: int, count: BoardCount
+) -> BoardCheck:
+    """:func:`attack_count_in_range` on ``color``'s king by its enemies, in one function
+    (``count`` for the unusual boards: several kings): the usual question of a double
+    check or a knight fork, asked at every position."""
+    attackers_mask, attacker_squares = mask_function(left.types), left.squares
+    target_squares = right.squares
+    zero_in_range = low <= 0 <= high
+    reach = _leaper_reach(left.types)
+    enemy = not color
+
+    def king_attacks_in_range(board: Board) -> bool:
+        kings = board.kings & board.occupied_co[color]
+        targets = kings & target_squares
+        if not targets:
+            return zero_in_range
+        if kings & (kings - 1):
+            return low <= count(board) <= high
+        if board.turn == enemy and board.move_stack and not kings & board.promoted:
+            last = board.move_stack[-1]
+            if last.from_square != last.to_square:  # not a null move
+                return zero_in_range  # see the module's docstring
+        target = targets.bit_length() - 1
+        near = reach[target] if reach is not None else board.attackers_mask(enemy, target)
+        return low <= (near & attackers_mask(board) & attacker_squares).bit_count() <= high
+
+    return king_attacks_in_range
+
+
+def _attacks_on(board: Board, attackers: int, targets: int) -> int:
+    """Σ over the pieces of ``attackers`` of how many squares of ``targets`` each attacks."""
+    if not targets:
+        return 0
+    count = 0
+    for sq in iter_squares(attackers & board.occupied):
+        count += (board.attacks_mask(sq) & targets).bit_count()
+    return count
+
+
+def attack_sum(left: PieceSet | Fn, types: TypeSet, squares: int) -> Fn:
+    """Σ over the squares s of ``squares`` of ``#(L attacks T@s)``: for each attacker in L,
+    the number of its attacked squares holding T there.  With a piece designator L,
+    :func:`board_attack_sum` gives it on the board alone."""
+    pieces = mask_function(types)
+    if isinstance(left, PieceSet):
+        return on_board(board_attack_sum(left, types, squares))
+    left_fn = left
+
+    def total(ctx: Context, p: int) -> int:
+        board = ctx.boards[p]
+        return _attacks_on(board, left_fn(ctx, p), pieces(board) & squares)
+
+    return total
+
+
+def board_attack_sum(left: PieceSet, types: TypeSet, squares: int) -> BoardCount:
+    """:func:`attack_sum` for a piece designator L, as a function of the board.
+
+    >>> from cqllegacy.evaluator.testing import pd
+    >>> fork = board_attack_sum(pd("N"), types_of("rq"), FULL)
+    >>> fork(chess.Board("8/8/2r1q3/8/3N4/8/8/K6k w - - 0 1"))
+    2
+    """
+    attackers_mask, attacker_squares = mask_function(left.types), left.squares
+    pieces = mask_function(types)
+    return lambda board: _attacks_on(
+        board, attackers_mask(board) & attacker_squares, pieces(board) & squares
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Moves and lines of single steps
+# --------------------------------------------------------------------------------------
+
+
+def next_move(
+    test: Callable[[Context, int, int], bool], from_squares: int, to_squares: int, landings: int
+) -> Fn:
+    """Some continuation ``q`` of ``p`` with ``test(ctx, p, q)``, its move's squares
+    checked first: it must leave ``from_squares`` and reach ``to_squares`` (or castle,
+    when ``to_squares`` meets ``landings``, the castling king's squares); a null move is
+    left to ``test``."""
+    castling_possible = bool(to_squares & landings)
+
+    def move_next(ctx: Context, p: int) -> bool:
+        for q in ctx.next[p]:
+            move = ctx.moves[q]
+            if move:
+                if not from_squares >> move.from_square & 1:
+                    continue
+                if not (to_squares >> move.to_square & 1 or castling_possible):
+                    continue
+            if test(ctx, p, q):
+                return True
+        return False
+
+    return move_next
+
+
+def remembered(test: Fn) -> Fn:
+    """``test``, remembered per position of a game (and per scope and binding): the steps
+    of many lines are often the same filter at the same position."""
+    token = object()
+
+    def remembered_test(ctx: Context, p: int) -> bool:
+        known = ctx.memo_for(token)
+        if known is None:
+            known = ctx.store(token, {})
+        value = known.get(p)
+        if value is None:
+            value = known[p] = bool(test(ctx, p))
+        return bool(value)
+
+    return remembered_test
+
+
+def single_step_line(tests: Sequence[Fn]) -> Fn:
+    """``line --> C1 --> C2 …`` with every step matched exactly once: C1 here, C2 at a
+    continuation, … walked along the continuations (``tests[i]`` the truth of Ci)."""
+    steps = tuple(tests)
+    last = len(steps) - 1
+
+    def walk(ctx: Context, p: int, i: int) -> bool:
+        while True:
+            if not steps[i](ctx, p):
+                return False
+            if i == last:
+                return True
+            following = ctx.next[p]
+            if len(following) != 1:
+                return any(walk(ctx, q, i + 1) for q in following)
+            p, i = following[0], i + 1
+
+    return lambda ctx, p: walk(ctx, p, 0)

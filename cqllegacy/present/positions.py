@@ -1,0 +1,124 @@
+"""The marked positions of a matching game, ready to draw: the board, the move that led
+there, the squares that made it match, and the designators of the transformed list that
+matched (:mod:`~cqllegacy.present.witness`).
+
+>>> import io, chess.pgn
+>>> from cqllegacy.core.tree import Header, Mark, Query, TopList
+>>> from cqllegacy.evaluator.testing import pd
+>>> query = Query(Header(), (TopList(pd("Qh5"), mark=Mark.FIRST),))
+>>> game = chess.pgn.read_game(io.StringIO("1. e4 e5 2. Qh5 Nc6 *"))
+>>> [found] = marked_positions(game, query, [(3,)])
+>>> found.ply, found.san, found.designators, chess.square_name(found.move.to_square)
+(3, 'Qh5', ('Qh5',), 'h5')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+import chess
+import chess.pgn
+
+from cqllegacy.core.tree import Query, Scope
+from cqllegacy.present.witness import designator_texts, highlighted_squares, node_at, witness
+from cqllegacy.runner.movetext import PositionKey
+from cqllegacy.vocab.squares import SquareSet
+
+__all__ = ["MarkedPosition", "marked_positions", "move_label", "ply_of"]
+
+
+@attrs.frozen
+class MarkedPosition:
+    """One marked position of a game.  ``lists`` are the 1-based numbers of the lists
+    that mark it; ``designators`` the designators (legacy notation) of what matched."""
+
+    key: PositionKey
+    ply: int
+    board: chess.Board
+    move: chess.Move | None
+    san: str | None
+    move_text: str | None
+    highlighted: SquareSet
+    lists: tuple[int, ...]
+    designators: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        """``ply 32, after 16...Nf3+`` (``start position`` for ply 0)."""
+        if self.move_text is None:
+            return "start position"
+        return f"ply {self.ply}, after {self.move_text}"
+
+
+def move_label(before: chess.Board, san: str) -> str:
+    """A move with its number, as the board it is played from counts moves.
+
+    >>> move_label(chess.Board(), "e4")
+    '1. e4'
+    >>> move_label(chess.Board("4k3/8/8/8/8/8/8/4K3 b - - 0 7"), "Kd7")
+    '7... Kd7'
+    """
+    number = before.fullmove_number
+    return f"{number}. {san}" if before.turn == chess.WHITE else f"{number}... {san}"
+
+
+def ply_of(node: chess.pgn.GameNode) -> int:
+    """Half-moves from the game's start position to ``node``."""
+    ply = 0
+    while node.parent is not None:
+        node = node.parent
+        ply += 1
+    return ply
+
+
+def scope_of(query: Query, index: int, variations: bool) -> Scope:
+    return Scope.ALL if variations else query.lists[index].scope
+
+
+def marked_positions(
+    game: chess.pgn.Game,
+    query: Query,
+    marked: Sequence[Sequence[PositionKey]],
+    *,
+    variations: bool = False,
+) -> list[MarkedPosition]:
+    """Every position some list marks (``marked[i]``: the keys list i marks), each once,
+    in the order the lists give them."""
+    owners: dict[PositionKey, list[int]] = {}
+    for index, keys in enumerate(marked):
+        for key in keys:
+            owners.setdefault(key, []).append(index)
+    return [_marked(game, query, key, lists, variations) for key, lists in owners.items()]
+
+
+def _marked(
+    game: chess.pgn.Game, query: Query, key: PositionKey, lists: list[int], variations: bool
+) -> MarkedPosition:
+    node = node_at(game, key)
+    board = node.board()
+    highlighted = 0
+    texts: list[str] = []
+    for index in lists:
+        scope = scope_of(query, index, variations)
+        found = witness(query.lists[index].body, node, scope=scope, board=board)
+        highlighted |= highlighted_squares(found, board)
+        texts += designator_texts(found)
+    move = san = move_text = None
+    if isinstance(node, chess.pgn.ChildNode):
+        move = node.move
+        before = board.copy()
+        before.pop()
+        san = before.san(move)
+        move_text = move_label(before, san)
+    return MarkedPosition(
+        key,
+        ply_of(node),
+        board,
+        move,
+        san,
+        move_text,
+        highlighted,
+        tuple(i + 1 for i in lists),
+        tuple(dict.fromkeys(texts)),
+    )
