@@ -46,7 +46,7 @@ def translate(text: str, *, approximate: bool = False, path: str | None = None) 
     from cqllegacy.modern.printer import print_query
 
     try:
-        query = modern_form(to_core(read_script(text, path)))
+        query = modern_form(to_core(read_script(text, path), modern=True))
         return print_query(query, approximate=approximate)
     except ScriptError as exc:
         if not exc.source:

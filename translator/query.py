@@ -7,7 +7,10 @@ Settings of a top-level list (docs/architecture.md):
   every position, the main-line-only ones with a ``mainline`` constituent — except a
   main-line-only list that looks at following moves or positions (``:movefrom``,
   ``:sequence``, ``:relation`` …): under ``Scope.ALL`` those would also follow the
-  variations that branch off the main line, so such a list keeps ``Scope.MAINLINE``.
+  variations that branch off the main line, so such a list keeps ``Scope.MAINLINE`` —
+  for ``run``.  The CQL 6.1 form (``modern``) has one variations setting: there such a
+  list gets ``Scope.ALL`` too, and :func:`main_line_only` keeps its moves and later
+  positions to the main line.
 - marks (L3): ``Mark.FIRST`` by default, ``:markall`` → ``ALL``, ``:noannotate`` → ``NONE``.
 - ``:matchcount`` → ``TopList.matchcount``; ``:pretransformmatchcount`` → a list examined
   at the start position that asks, for some transformed list, how many positions of
@@ -20,7 +23,7 @@ of a list of their own when every list accepts zero matches).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import attrs
 from cqllegacy.translator.errors import translation_error
@@ -44,13 +47,17 @@ from cqllegacy.vocab.spans import Span
 __all__ = ["to_core"]
 
 
-def to_core(script: Script) -> core.Query:
+def to_core(script: Script, *, modern: bool = False) -> core.Query:
     """The core query that means what ``script`` means (decisions L1–L22).
+
+    With ``modern`` the query is said with CQL 6.1 filters only where ``run`` has faster
+    legacy-only ones (``:relation`` becomes ``echo``, and a relation into variations
+    gives every list the one ``variations`` setting of CQL 6.1).
 
     Raises :class:`~translator.errors.TranslationError` for a script whose meaning the
     core cannot hold (see the README's compatibility notes for the cases).
     """
-    return _Builder(script).build()
+    return _Builder(script, modern=modern).build()
 
 
 def _is_gamenumber(item: object) -> bool:
@@ -73,9 +80,10 @@ def _bounds(r: Range) -> tuple[int, int | None]:
     return (r.lo, r.hi)
 
 
-#: Constructs that look at the moves and positions following the current one.
-def _follows_the_game(item: object) -> bool:
-    if isinstance(item, lt.MoveTest | lt.Relation):
+#: Constructs that look at the moves and positions following the current one (a
+#: relation written as echo names its targets itself: ``relations=False``).
+def _follows_the_game(item: object, *, relations: bool = True) -> bool:
+    if isinstance(item, lt.MoveTest) or (relations and isinstance(item, lt.Relation)):
         return True
     if isinstance(item, lt.Flag):
         return item.keyword in (FlagKeyword.ENPASSANT, FlagKeyword.NOENPASSANT)
@@ -84,7 +92,26 @@ def _follows_the_game(item: object) -> bool:
     if isinstance(item, lt.ListOfLists):
         if item.keyword in (lt.ListKeyword.SEQUENCE, lt.ListKeyword.GAPPEDSEQUENCE):
             return True
-        return any(_follows_the_game(i) for pl in item.lists for i in pl.items)
+        return any(
+            _follows_the_game(i, relations=relations) for pl in item.lists for i in pl.items
+        )
+    return False
+
+
+def _relation_into_variations(pl: PositionList) -> bool:
+    """Whether a relation in ``pl`` (or its nested lists) compares with variation positions."""
+    for item in pl.items:
+        if isinstance(item, lt.Relation) and any(
+            isinstance(part, lt.RelationFlag)
+            and part.keyword
+            in (lt.RelationFlagKeyword.VARIATIONS, lt.RelationFlagKeyword.VARIATIONSONLY)
+            for part in item.items
+        ):
+            return True
+        if isinstance(item, lt.ListOfLists) and any(
+            _relation_into_variations(n) for n in item.lists
+        ):
+            return True
     return False
 
 
@@ -100,8 +127,9 @@ class _Condition:
 
 
 class _Builder:
-    def __init__(self, script: Script) -> None:
+    def __init__(self, script: Script, *, modern: bool = False) -> None:
         self.script = script
+        self.modern = modern
         self.path = script.path
         self.budget = Budget(path=script.path)
 
@@ -118,6 +146,9 @@ class _Builder:
         prefixes, suffixes, conditions, trailing = self._placements(lists)
         self._check_shared_accumulators(lists)
         any_variations = any(self._wants_variations(pl) for pl in lists)
+        if self.modern and any(_relation_into_variations(pl) for pl in lists):
+            # echo sees variation positions only under the variations header.
+            any_variations = True
         toplists = [self._top_list(pl, prefixes[i], any_variations) for i, pl in enumerate(lists)]
         toplists = [
             attrs.evolve(t, body=_append(t.body, suffix)) if suffix else t
@@ -279,9 +310,19 @@ class _Builder:
             return core.Scope.ALL, [core.Not(mainline)]
         if FlagKeyword.VARIATIONS in flags:
             return core.Scope.ALL, []
-        if not any_variations or any(_follows_the_game(i) for i in pl.items):
+        follows = any(_follows_the_game(i, relations=not self.modern) for i in pl.items)
+        if not any_variations or (follows and not self.modern):
             return core.Scope.MAINLINE, []
+        # CQL 6.1 has one variations setting: a main-line list among lists that examine
+        # variations keeps to the main line with `mainline` (and, when it looks at later
+        # moves, with main_line_only).
         return core.Scope.ALL, [mainline]
+
+    def _keeps_to_mainline(self, pl: PositionList, scope: core.Scope) -> bool:
+        """Whether ``pl`` is a main-line list examined under the variations setting whose
+        next moves and later positions must be kept to the main line."""
+        in_variations = {FlagKeyword.VARIATIONS, FlagKeyword.VARIATIONSONLY} & _flags(pl)
+        return scope is core.Scope.ALL and not in_variations
 
     def _mark(self, pl: PositionList) -> core.Mark:
         flags = _flags(pl)
@@ -295,7 +336,16 @@ class _Builder:
         self, pl: PositionList, prefix: list[core.Filter], any_variations: bool
     ) -> core.TopList:
         scope, scope_parts = self._scope(pl, any_variations)
-        ctx = Context(scope=scope, budget=self.budget, path=self.path)
+        in_variations = {FlagKeyword.VARIATIONS, FlagKeyword.VARIATIONSONLY} & _flags(pl)
+        keep_to_mainline = self._keeps_to_mainline(pl, scope)
+        ctx = Context(
+            # Rewritten for one continuation, then kept to it by main_line_only.
+            scope=core.Scope.MAINLINE if keep_to_mainline else scope,
+            budget=self.budget,
+            path=self.path,
+            modern=self.modern,
+            sources_on_mainline=not in_variations,
+        )
         check_accumulators(pl, self.path)
         counts = _range_tests(pl, lt.RangeKeyword.MATCHCOUNT)
         pretransform = _range_tests(pl, lt.RangeKeyword.PRETRANSFORMMATCHCOUNT)
@@ -305,13 +355,15 @@ class _Builder:
                 "a position list takes one :matchcount or :pretransformmatchcount", extra.span
             )
         mark = self._mark(pl)
+        kept = main_line_only if keep_to_mainline else _unchanged
         if pretransform and transform_keywords(pl):
             body = self._pretransform_body(pl, pretransform[0].range, scope_parts, ctx)
+            body = [kept(f) for f in body]
             return core.TopList(_body(prefix, body), None, mark, scope, origin=_origin(pl))
         matchcount = None
         if counts or pretransform:
             matchcount = _bounds((counts + pretransform)[0].range)
-        parts = list_parts(pl, ctx, top=True)
+        parts = [kept(f) for f in list_parts(pl, ctx, top=True)]
         return core.TopList(
             _body(prefix, [*scope_parts, *parts]), matchcount, mark, scope, origin=_origin(pl)
         )
@@ -348,6 +400,50 @@ class _Builder:
             test = compact if compact is not None else core.Or(tuple(choices))
         hoisted = [comment(c.text) for c in comments]
         return [*hoisted, core.Simple(core.Keyword.INITIAL), test]
+
+
+_MAINLINE = core.Simple(core.Keyword.MAINLINE)
+
+
+def _unchanged(f: core.Filter) -> core.Filter:
+    return f
+
+
+def _on_mainline(f: core.Filter) -> core.Filter:
+    items = f.items if isinstance(f, core.Compound) else (f,)
+    return core.Compound((_MAINLINE, *items))
+
+
+def main_line_only(f: core.Filter) -> core.Filter:
+    """``f`` (at a main-line position) with its next moves and later positions kept to the
+    main line, for a script examined with variations: the next move is the move that
+    produced the following main-line position (``line --> true --> {mainline move
+    previous …}``), and every position a ``line`` or ``find`` reaches is on the main line.
+    A relation's ``echo`` names its targets itself.
+    """
+
+    def keep(node: core.Filter) -> core.Filter:
+        if isinstance(node, core.Move) and not node.previous:
+            following = _on_mainline(attrs.evolve(node, previous=True))
+            return core.Line((core.LineStep(TRUE), core.LineStep(following)))
+        if isinstance(node, core.Line):
+            steps = node.steps
+            return attrs.evolve(
+                node, steps=tuple(attrs.evolve(s, filter=_on_mainline(s.filter)) for s in steps)
+            )
+        if isinstance(node, core.Find):
+            return attrs.evolve(node, arg=_on_mainline(node.arg))
+        return node
+
+    return _transform_outside_echo(f, keep)
+
+
+def _transform_outside_echo(
+    f: core.Filter, fn: Callable[[core.Filter], core.Filter]
+) -> core.Filter:
+    if isinstance(f, core.Echo):
+        return f
+    return fn(f.map_children(lambda child: _transform_outside_echo(child, fn)))
 
 
 def _is_pretransform_setting(item: object) -> bool:

@@ -22,6 +22,7 @@ from types import MappingProxyType
 from typing import TypeAlias, TypeGuard, TypeVar
 
 import attrs
+from cqllegacy.translator.echo import relation_echo
 from cqllegacy.translator.errors import translation_error
 from cqllegacy.translator.orbits import (
     MAX_ABS_POWER,
@@ -75,6 +76,11 @@ class Context:
     path: str | None = None
     memo: dict[PositionList, core.Filter] = attrs.field(factory=dict)
     nested: dict[PositionList, core.Filter] = attrs.field(factory=dict)
+    #: Write what CQL 6.1 text says (``translate``) instead of the faster legacy-only
+    #: nodes ``run`` evaluates (``:relation`` as ``echo``).
+    modern: bool = False
+    #: The top-level list examines main-line positions only.
+    sources_on_mainline: bool = True
 
     def error(self, message: str, span: Span, hint: str = "") -> Exception:
         return translation_error(message, span, path=self.path, hint=hint)
@@ -803,6 +809,12 @@ def _relation(item: lt.Relation, view: ListView, ctx: Context) -> Parts:
             name = "original_different" if is_different else "original_same"
             fields[name] = (part.range.lo, part.range.hi)
     relation = core.Relation(origin=core.Origin(":relation", item.span)).replace(**fields)
+    if ctx.modern:
+        designators = [d for d in view.items if isinstance(d, Designator)]
+        rendered = relation_echo(
+            relation, designators, sources_on_mainline=ctx.sources_on_mainline, path=ctx.path
+        )
+        return (*comments, rendered)
     return (*comments, relation)
 
 
@@ -1030,7 +1042,8 @@ def indicator(f: core.Filter) -> core.Filter:
 
 
 def _contains_relation(f: core.Filter) -> bool:
-    return f.find(core.Relation) is not None
+    # A relation is a Relation node for run and an Echo node in the CQL 6.1 form.
+    return f.find(core.Relation, core.Echo) is not None
 
 
 def _count_terms(

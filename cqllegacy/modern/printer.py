@@ -620,7 +620,20 @@ def _arith(node: ct.Arith, ctx: _Context) -> Printed:
     if left.level < ARITH or power_of_group:
         left = _parenthesised(left)
     right = _operand(node.right, ctx, ARITH + 1)
-    return _joined([left, node.op.value, right], ARITH)
+    inline = _joined([left, node.op.value, right], ARITH)
+    if node.op is ct.ArithOp.ADD and _too_long(inline):
+        # A long sum (a legacy count split into parts): one term per line.
+        terms = [_operand(t, ctx, ARITH + 1) for t in _sum_terms(node)]
+        if all(len(t.lines) == 1 and not _is_comment(t.lines[0]) for t in terms):
+            return _one_per_line(terms, node.op.value, ARITH)
+    return inline
+
+
+def _sum_terms(node: ct.Filter) -> list[ct.Filter]:
+    """The terms of a left-associated chain of additions."""
+    if isinstance(node, ct.Arith) and node.op is ct.ArithOp.ADD:
+        return [*_sum_terms(node.left), node.right]
+    return [node]
 
 
 @_printer(ct.Negate)

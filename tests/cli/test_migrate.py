@@ -19,7 +19,10 @@ from cqllegacy.migration import (
 
 MATES = ";; mates\n(match (position :mate))\n"
 CHECKS = "(match (position :check :markall))\n"
-RELATION = ";; later position\n(match\n  (position :relation (:missingpiececount A 1 10)))\n"
+# The whole board shifted (no :pattern): no exact CQL 6.1 form (docs/semantics.md, S-echo).
+RELATION = ";; later position\n(match\n  (position :relation (:shift :missingpiececount A 1)))\n"
+# CQL 6.1 does not document lowercase beyond ASCII (L10): an approximation.
+PLAYER = "(match :player Müller (position))\n"
 TYPO = "(match (position :mat))\n"
 
 
@@ -195,7 +198,7 @@ def test_empty_source_exits_0_with_a_report(tmp_path: Path) -> None:
 
 
 def test_approximate_marks_where_and_why(tmp_path: Path) -> None:
-    write(tmp_path / "src", {"rel.cql": RELATION})
+    write(tmp_path / "src", {"rel.cql": PLAYER})
     dest = tmp_path / "dest"
     assert main(["migrate", "--approximate", str(tmp_path / "src"), str(dest)]) == 1
     found = entry(dest, "rel.cql")
@@ -205,7 +208,7 @@ def test_approximate_marks_where_and_why(tmp_path: Path) -> None:
     for note in found["approximations"]:
         assert lines[note["line"] - 1].lstrip().startswith("// approximate:")
         assert note["note"] in lines[note["line"] - 1]
-    assert ":relation" in found["approximations"][0]["note"]
+    assert ":player" in found["approximations"][0]["note"]
     assert "## Translated with approximations" in (dest / MARKDOWN_NAME).read_text("utf-8")
 
 

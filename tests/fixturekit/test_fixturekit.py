@@ -30,7 +30,8 @@ FIXTURE_GAMES = ROOT / "fixtures" / "games.pgn"
 
 MATES = ";; checkmates\n(match (position :mate))\n"
 CHECKS = "(match (position :check :markall))\n"
-RELATION = "(match (position :relation (:missingpiececount A 1 10)))\n"
+# The whole board shifted (no :pattern) has no exact CQL 6.1 form.
+RELATION = "(match (position :relation (:shift :missingpiececount A 1)))\n"
 
 
 def first_games(count: int) -> str:

@@ -10,9 +10,11 @@ Supported: designators, every flag, every transform keyword, ``:piececount``,
 ``:power``, ``:powerdifference``, ``:attackcount``, the ``:ray…`` family, the move
 keywords, ``:movenumber``, ``:and``/``:or``/``:not``, ``:sequence``,
 ``:gappedsequence``, ``:result``/``:elo``/``:whiteelo``/``:blackelo``,
-``:accumulate``/``:sumrange``, ``:matchcount``/``:pretransformmatchcount`` and the match
-list's ``:result``/``:year``/``:player``/``:gamenumber``.  Not supported (the tests do
-not generate them): ``:relation``, tags, ``:variations``.
+``:accumulate``/``:sumrange``, ``:matchcount``/``:pretransformmatchcount``, ``:relation``
+(later positions of the main line; P2 turned and moved square by square), tags and the
+match list's ``:result``/``:year``/``:player``/``:gamenumber``.  Not supported:
+``:variations`` (main-line positions only: on games without variations a relation's
+``:variations`` looks at the main line and ``:variationsonly`` at nothing).
 """
 
 from __future__ import annotations
@@ -309,7 +311,108 @@ def convert_item(item: Any) -> tuple[Any, ...]:
         return ("tagmatch", item.name, designator(item.designator))
     if isinstance(item, lt.SumRange):
         return ("sumrange", item.name, rng(item.range))
+    if isinstance(item, lt.Relation):
+        return ("relation", relation_spec(item))
     raise NotImplementedError(f"the reference does not evaluate {type(item).__name__}")
+
+
+@dataclass(frozen=True)
+class RelationSpec:
+    """A relation list as semantics: S-relation states it, defaults filled in."""
+
+    pattern: bool = False
+    missing: tuple[frozenset[str], tuple[float, float]] = (frozenset("PNBRQKpnbrqk"), (0, 0))
+    new: tuple[frozenset[str], tuple[float, float]] = (frozenset("PNBRQKpnbrqk"), (0, 0))
+    original_different: tuple[float, float] | None = None
+    original_same: tuple[float, float] | None = None
+    shift: bool = False
+    flip: bool = False
+    side: str = "samesidetomove"
+    scope: str = "mainline"
+
+
+def relation_spec(item: lt.Relation) -> RelationSpec:
+    fields: dict[str, Any] = {}
+    for part in item.items:
+        if isinstance(part, lt.RelationFlag):
+            word = part.keyword.value
+            if word in ("pattern", "shift", "flip"):
+                fields[word] = True
+            elif word.endswith("sidetomove"):
+                fields["side"] = word
+            else:
+                fields["scope"] = word
+        elif isinstance(part, lt.RelationPieceCount):
+            name = "missing" if part.keyword.value == "missingpiececount" else "new"
+            letters = letters_of(part.designator.types) - {EMPTY}
+            fields[name] = (letters, rng(part.range))
+        elif isinstance(part, lt.RelationRange):
+            name = part.keyword.value.removesuffix("count").replace("original", "original_")
+            fields[name] = rng(part.range)
+    return RelationSpec(**fields)
+
+
+def _dihedral() -> list[Callable[[Square], Square]]:
+    maps = []
+    for swap, fx, fy in itertools.product((False, True), repeat=3):
+
+        def g(sq: Square, swap: bool = swap, fx: bool = fx, fy: bool = fy) -> Square:
+            f, r = (sq[1], sq[0]) if swap else sq
+            return (7 - f if fx else f, 7 - r if fy else r)
+
+        maps.append(g)
+    return maps
+
+
+SYMMETRIES = _dihedral()
+
+
+def related(spec: RelationSpec, allowable: frozenset[Square], one: Position, two: Position) -> bool:
+    """P2 (``two``) stands in the relation to P1 (``one``), literally as S-relation says."""
+    if spec.side != "ignoresidetomove":
+        same_side = one.board.turn == two.board.turn
+        if same_side != (spec.side == "samesidetomove"):
+            return False
+    c1, c2 = one.cells, two.cells
+    if spec.original_different is not None:
+        different = sum(1 for s in allowable if c1[s] != c2[s])
+        if not in_rng(different, spec.original_different):
+            return False
+    if spec.original_same is not None:
+        same = sum(1 for s in allowable if c1[s] == c2[s] != EMPTY)
+        if not in_rng(same, spec.original_same):
+            return False
+    maps = SYMMETRIES if spec.flip else SYMMETRIES[:1]
+    offsets = [(dx, dy) for dx in range(-7, 8) for dy in range(-7, 8)] if spec.shift else [(0, 0)]
+    for g in maps:
+        for dx, dy in offsets:
+            moved: dict[Square, str] = {}
+            for s, c in c2.items():
+                if c != EMPTY:
+                    f, r = g(s)
+                    if 0 <= f + dx < 8 and 0 <= r + dy < 8:
+                        moved[(f + dx, r + dy)] = c
+            if _compatible(spec, allowable, c1, moved):
+                return True
+    return False
+
+
+def _compatible(
+    spec: RelationSpec,
+    allowable: frozenset[Square],
+    c1: dict[Square, str],
+    moved: dict[Square, str],
+) -> bool:
+    missing = new = 0
+    for s in allowable:
+        a, b = c1[s], moved.get(s, EMPTY)
+        if a != EMPTY and b != EMPTY and a != b:
+            return False
+        if a != EMPTY and b == EMPTY and a in spec.missing[0]:
+            missing += 1
+        if a == EMPTY and b != EMPTY and b in spec.new[0]:
+            new += 1
+    return in_rng(missing, spec.missing[1]) and in_rng(new, spec.new[1])
 
 
 RESULT_SWAP = {"1-0": "0-1", "0-1": "1-0", "1/2-1/2": "1/2-1/2"}
@@ -609,8 +712,25 @@ class Evaluator:
 
     def base(self, rl: tuple[Any, ...], i: int) -> bool:
         # No short-circuit: nested lists may accumulate (semantics: S-accumulators).
-        results = [self.item(item, i) for item in rl]
+        results = [
+            self.relation(item[1], rl, i) if item[0] == "relation" else self.item(item, i)
+            for item in rl
+        ]
         return all(results)
+
+    def relation(self, spec: RelationSpec, rl: tuple[Any, ...], i: int) -> bool:
+        """Some later main-line position relates to this one (L18: the allowable squares are
+        those of the list's designators as the list is transformed)."""
+        if spec.scope == "variationsonly":
+            return False
+        allowable = ALL_SQUARES
+        if spec.pattern:
+            allowable = frozenset(s for x in rl if x[0] == "designator" for s in x[1].squares)
+        one = self.line.positions[i]
+        return any(
+            related(spec, allowable, one, self.line.positions[j])
+            for j in range(i + 1, len(self.line))
+        )
 
     def item(self, item: tuple[Any, ...], i: int) -> bool:
         view = self.view(i)

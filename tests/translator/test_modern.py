@@ -69,7 +69,12 @@ def test_comments_are_carried_over() -> None:
 @pytest.mark.parametrize(
     ("text", "construct", "place"),
     [
-        ("(match (position :relation (:missingpiececount A 1 10)))", ":relation", "1:18"),
+        # A shifted whole-board comparison (no :pattern): P1's content is unknown.
+        (
+            "(match (position :check :relation (:shift :missingpiececount A 1)))",
+            ":relation",
+            "1:25",
+        ),
     ],
 )
 def test_refusals_name_the_construct_and_place(text: str, construct: str, place: str) -> None:
@@ -81,10 +86,7 @@ def test_refusals_name_the_construct_and_place(text: str, construct: str, place:
 
 
 def test_approximate_marks_the_place() -> None:
-    printed = translate(
-        "(match\n (position :promote [Qq])\n (position :promote [Nn] :variations))",
-        approximate=True,
-    )
+    printed = translate("(match\n :player Müller (position))", approximate=True)
     assert "// approximate:" in printed
     parser.parse(printed)
 

@@ -19,7 +19,7 @@ import attrs
 import chess
 import chess.pgn
 import pytest
-from cqllegacy.translator import to_core
+from cqllegacy.translator import TranslationError, modern_form, to_core
 from cqllegacy.translator.orbits import transform_keywords
 from cqllegacy.translator.rewrite import Context, base_list, orbit_filters, strip_comments
 from hypothesis import HealthCheck, given, settings
@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from cqllegacy.core import tree as core
 from cqllegacy.evaluator.evaluate import CompiledQuery, compile_query
 from cqllegacy.legacy import read_script
-from cqllegacy.legacy.tree import PositionList, RangeTest
+from cqllegacy.legacy.tree import PositionList, RangeTest, Script
 from tests.support import reference_legacy as ref
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,6 +106,7 @@ def check_script(text: str, games: tuple[chess.pgn.Game, ...] = GAMES) -> int:
     lists = script.match.position_lists()
     hits = 0
     tagged = bool(query.tags)
+    translated = _translation(script)
     for ordinal, game in enumerate(games, 1):
         line = ref.Line(game)
         # Match-list conditions live in a list's body: compare lists where they hold.
@@ -119,7 +120,19 @@ def check_script(text: str, games: tuple[chess.pgn.Game, ...] = GAMES) -> int:
             hits += len(expected)
         matched = compiled.evaluate(game, ordinal).matched
         assert matched == ref.game_matches(script, game, ordinal), (text, game.headers)
+        if translated is not None:
+            # The translation (echo for :relation, piece loops for tags) against the same.
+            modern = translated.evaluate(game, ordinal).matched
+            assert modern == matched, ("translation", text, game.headers)
     return hits
+
+
+def _translation(script: Script) -> CompiledQuery | None:
+    """The compiled CQL 6.1 form of a script, or None when it is refused."""
+    try:
+        return compile_query(modern_form(to_core(script, modern=True)))
+    except TranslationError:
+        return None
 
 
 def _range_tests(pl: PositionList) -> list[RangeTest]:
@@ -504,3 +517,79 @@ def test_generated_scripts_agree_with_the_reference(text: str) -> None:
 def test_generated_full_shifts_agree_with_the_reference(designators: list[str], extra: str) -> None:
     text = f"(match (position {' '.join(designators)} :shift {extra}))"
     check_script(text, SMALL[:15])
+
+
+# --- relations and tags (semantics: S-relation, S-tags) ------------------------------------
+
+RELATION_FLAG = st.sampled_from(
+    [":pattern", ":samesidetomove", ":changesidetomove", ":ignoresidetomove", ":variations"]
+)
+RELATION_COUNT = st.one_of(
+    st.builds(":missingpiececount {} {}".format, TYPES, COUNT),
+    st.builds(":newpiececount {} {}".format, TYPES, COUNT),
+    st.builds(":originaldifferentcount {}".format, COUNT),
+    st.builds(":originalsamecount {}".format, st.sampled_from(["0", "0 3", "10 64", "40 64"])),
+)
+RELATION = st.builds(
+    lambda flags, counts: f":relation ({' '.join([*flags, *counts])})",
+    st.lists(RELATION_FLAG, max_size=2, unique=True),
+    st.lists(RELATION_COUNT, max_size=2, unique_by=lambda count: count.split()[0]),
+)
+RELATION_LIST = st.builds(
+    lambda items, relation, keywords: (
+        "(match (position "
+        + " ".join([*items, relation, *(f":{k}" for k in keywords)])
+        + "))"
+    ),
+    st.lists(st.one_of(DESIGNATOR, FLAG), max_size=2),
+    RELATION,
+    st.lists(st.sampled_from(["flipcolor", "fliphorizontal"]), max_size=1),
+)
+#: Short puzzles: a relation compares every pair of positions.
+RELATION_GAMES = GAMES[len(WCC_GAMES) : len(WCC_GAMES) + 25]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(RELATION_LIST)
+def test_generated_relations_agree_with_the_reference(text: str) -> None:
+    check_script(text, RELATION_GAMES)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(match (position Kg1 :relation (:pattern :shift :originalsamecount 0)))",
+        "(match (position Ra1 :relation (:pattern :flip :ignoresidetomove)))",
+        "(match (position Kg1 kg8 :flipcolor :relation (:pattern :flip :shift)))",
+    ],
+)
+def test_transformed_relations_agree_with_the_reference(text: str) -> None:
+    check_script(text, RELATION_GAMES[:8])
+
+
+TAG_TYPES = st.sampled_from(["[Rr]", "N", "[Qq]", "A", "[Bb]", "k", "[Pp]"])
+TAG_ITEM = st.one_of(
+    st.builds("$t{}".format, st.sampled_from(["", "[a-h1-4]", "[d4,e5]", "[a1-8]"])),
+    st.builds(":tagmatch t {}".format, DESIGNATOR),
+    st.just(":movefrom $t"),
+    st.just(":moveto $t"),
+    st.builds(":attackcount $t {} {}".format, DESIGNATOR, COUNT),
+)
+TAGGED = st.builds(
+    lambda types, lists, keywords: (
+        f"(match :forany t {types} "
+        + " ".join(
+            "(position " + " ".join([*items, *(f":{k}" for k in keywords)]) + ")" for items in lists
+        )
+        + ")"
+    ),
+    TAG_TYPES,
+    st.lists(st.lists(TAG_ITEM, min_size=1, max_size=2), min_size=1, max_size=2),
+    st.lists(st.sampled_from(["flipcolor", "shifthorizontal"]), max_size=1),
+)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(TAGGED)
+def test_generated_tag_scripts_agree_with_the_reference(text: str) -> None:
+    check_script(text, TAG_SAMPLE[:20])
