@@ -59,6 +59,7 @@ from cqllegacy.runner.scripts import (
     read_modern,
     read_script_file,
     script_language,
+    translate_legacy,
 )
 
 if TYPE_CHECKING:
@@ -154,6 +155,14 @@ class Query:
         from cqllegacy.translator import TranslationError
 
         try:
+            if self.legacy is not None:
+                # The one way from legacy text to CQL 6.1 text, as `cqllegacy translate`
+                # takes it (the modern form of what run evaluates faster: echo …).
+                return translate_legacy(
+                    self.text,
+                    approximate=approximate,
+                    path=str(self.path) if self.path is not None else None,
+                )
             return print_query(self.core, approximate=approximate)
         except NotExpressible as exc:
             raise TranslationError(

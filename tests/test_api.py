@@ -18,7 +18,9 @@ from cqllegacy.errors import ScriptError, UsageError
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = ROOT / "fixtures" / "games.pgn"
 KNIGHT_FORK = ROOT / "examples" / "knight-fork.cql"
-RELATION = "(match\n (position :attackcount A k 2 :relation (:missingpiececount A 1 100)))\n"
+# A shifted whole-board relation: the one relation CQL 6.1 cannot say (corpus fixture 145).
+RELATION = "(match\n (position :attackcount A k 2 :relation (:shift :missingpiececount A 1)))\n"
+CORPUS = ROOT / "fixtures" / "migration"
 
 
 def test_load_reads_text_and_files_and_knows_the_language(tmp_path: Path) -> None:
@@ -45,6 +47,19 @@ def test_translate_refuses_with_a_translation_error_at_the_construct() -> None:
     assert (error.value.line, error.value.column) == (2, 31)
     assert ":relation" in error.value.message
     assert "// approximate:" in query.translate(approximate=True)
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in CORPUS.iterdir() if p.is_dir()))
+def test_translate_gives_what_the_translate_command_writes(name: str) -> None:
+    # The API and `cqllegacy translate` are one way from legacy text to CQL 6.1 text.
+    folder = CORPUS / name
+    query = cqllegacy.load(folder / "legacy.cql")
+    golden = folder / "modern.cql"
+    if golden.exists():
+        assert query.translate() == golden.read_text(encoding="utf-8")
+    else:
+        with pytest.raises(cqllegacy.TranslationError):
+            query.translate()
 
 
 def test_search_gives_what_the_json_report_gives(tmp_path: Path) -> None:

@@ -46,7 +46,15 @@ def translate(text: str, *, approximate: bool = False, path: str | None = None) 
     from cqllegacy.modern.printer import print_query
 
     try:
-        query = modern_form(to_core(read_script(text, path), modern=True))
+        script = read_script(text, path)
+        try:
+            query = modern_form(to_core(script, modern=True))
+        except TranslationError:
+            if not approximate:
+                raise
+            # No exact CQL 6.1 form: the printer writes the nearest one of what run
+            # evaluates, each approximation marked by a comment at its place.
+            query = modern_form(to_core(script))
         return print_query(query, approximate=approximate)
     except ScriptError as exc:
         if not exc.source:
