@@ -824,8 +824,11 @@ def _one_group(printed: Printed) -> bool:
     return False
 
 
-def _constituent(step: ct.LineStep, ctx: _Context) -> Printed:
+def _constituent(step: ct.LineStep, ctx: _Context, closes_group: bool = False) -> Printed:
     quantifier = _quantifier(step, ctx)
+    if closes_group and quantifier in ("*", "+"):
+        # chessql reads `((ply)*)` as a product missing its right operand.
+        quantifier = "{0,}" if quantifier == "*" else "{1,}"
     if isinstance(step.filter, ct.LineGroup):
         return _joined([_group(step.filter, ctx), quantifier], ATOM, sep="")
     printed = _operand(step.filter, ctx, TRANSFORM)
@@ -855,7 +858,7 @@ def _group(node: ct.LineGroup, ctx: _Context) -> Printed:
     for i, step in enumerate(node.steps):
         if i:
             parts.append("-->")
-        parts.append(_constituent(step, ctx))
+        parts.append(_constituent(step, ctx, closes_group=i == len(node.steps) - 1))
     return _parenthesised(_joined(parts, ATOM))
 
 

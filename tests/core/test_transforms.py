@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from cqllegacy.core import tree as ct
 from cqllegacy.core.transforms import BasicTransform, apply, basic_transforms, orbit
 from cqllegacy.core.tree import (
     Attacks,
@@ -404,3 +405,54 @@ def test_relation_under_a_transform_is_refused() -> None:
 def test_identity_returns_the_filter_itself() -> None:
     source = block(pd("Ka1"), Relation())
     assert apply(BasicTransform(), source) is source
+
+
+# --------------------------------------------------------------------------------------
+# Positions and echo (semantics: S-echo, M9)
+# --------------------------------------------------------------------------------------
+
+
+def test_transforms_reach_into_echo_bodies_and_leave_positions_alone() -> None:
+    s, t = ct.PositionVariable("s"), ct.PositionVariable("t")
+    body = ct.Compound(
+        (
+            ct.Compare(CompareOp.EQ, ct.SideToMove(), ct.AtPosition(s, ct.SideToMove())),
+            ct.Intersection((ct.PositionIntersection(s, t), pd("Ka1"))),
+            ct.Ancestor(s, t),
+            ct.InSet(pd("Ka1"), ct.AttackedBy(pd("."), pd("q"))),
+        )
+    )
+    swap = BasicTransform(swap_colors=True)
+    image = apply(swap, ct.Echo("s", "t", body, in_all=True))
+    expected = ct.Compound(
+        (
+            body.items[0],  # sidetomove and positions unchanged (M9)
+            ct.Intersection((ct.PositionIntersection(s, t), pd("ka8"))),
+            body.items[2],
+            ct.InSet(pd("ka8"), ct.AttackedBy(pd("."), pd("Q"))),
+        )
+    )
+    assert image == ct.Echo("s", "t", expected, in_all=True)
+    # A colour flip of a filter that names no colour and no square has one member.
+    assert len(orbit(TransformKind.FLIPCOLOR, body.items[0])) == 1
+
+
+def test_transforms_reach_into_line_groups_and_piece_all() -> None:
+    group = ct.LineGroup((LineStep(Move(from_=pd("Qa1"))), LineStep(pd("Qa2"), 0, 1)))
+    line = Line((LineStep(group, 1, None),))
+    mirrored = apply(BasicTransform(Dihedral.REFLECT_V), line)
+    assert mirrored == Line(
+        (
+            LineStep(
+                ct.LineGroup((LineStep(Move(from_=pd("Qh1"))), LineStep(pd("Qh2"), 0, 1))),
+                1,
+                None,
+            ),
+        )
+    )
+    loop = ct.PieceLoop(
+        "x", pd("Pa2"), Find(ct.Intersection((PieceVariable("x"), pd("a8")))), all=True
+    )
+    assert apply(BasicTransform(dx=1), loop) == ct.PieceLoop(
+        "x", pd("Pb2"), Find(ct.Intersection((PieceVariable("x"), pd("b8")))), all=True
+    )

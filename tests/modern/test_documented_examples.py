@@ -314,3 +314,33 @@ def test_python_chess_sees_the_staircase(ply: int) -> None:
     assert queen == chess.Piece(chess.QUEEN, chess.WHITE)
     step = node.move.to_square - node.move.from_square
     assert step == (8 if ply % 4 == 0 else 1)  # up, then right, alternately
+
+
+# --------------------------------------------------------------------------------------
+# The CQL 5 idiom "bind at the initial position, then look forward"; numeric echo
+# --------------------------------------------------------------------------------------
+
+# The a1 rook visits h1, h8 and a8 (the rook tour of the legacy script).
+ROOK_TOUR = setup("4k3/8/8/8/8/8/4K3/R7 w - - 0 1", "1. Rh1 Kd7 2. Rh8 Kc6 3. Ra8 Kb6")
+# The a1 rook goes straight to a8.
+ROOK_UP = setup("4k3/8/8/8/8/8/4K3/R7 w - - 0 1", "1. Ra8 Kd7 2. Rh8 Kc6")
+
+TOUR = (
+    "cql() initial piece rook in [Rr] {find rook & a1 find rook & h1 find rook & h8 find rook & a8}"
+)
+
+
+def test_python_chess_follows_the_rook() -> None:
+    squares = [board.pieces(chess.ROOK, chess.WHITE) for board in boards(ROOK_TOUR)]
+    assert [chess.square_name(next(iter(s))) for s in squares[::2]] == ["a1", "h1", "h8", "a8"]
+
+
+def test_one_rook_visits_the_four_corners() -> None:
+    assert plies(TOUR, ROOK_TOUR) == [0]
+    assert plies(TOUR, ROOK_UP) == []
+
+
+def test_a_numeric_echo_is_the_largest_value_over_its_targets() -> None:
+    # After 1. Nf3 Nf6 the closest other board differs on two squares.
+    assert plies("cql() (echo (s t) #(s & t)) == 62", KNIGHTS) == [2, 3]
+    assert plies("cql() (echo (s t) #(s & t)) == 64", KNIGHTS) == [0, 1, 4, 5]

@@ -129,6 +129,8 @@ HAND_BUILT = {
                 None,
             ),
             ct.LineStep(ct.LineGroup((ct.LineStep(CHECK, 1, None),)), 0, 2),
+            # chessql reads `((0)*)` as a product: the last repetition of a group is `{0,}`.
+            ct.LineStep(ct.LineGroup((ct.LineStep(N(0), 0, None),)), 0, None),
             ct.LineStep(MATE),
         )
     ),
