@@ -17,8 +17,6 @@ Rc1 is on rank 1: legacy up-shifts keep it and smear it up the file; CQL 6 shift
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import attrs
 from cqllegacy.translator.orbits import (
     _FLIP_LAYERS,
@@ -184,7 +182,7 @@ def explicit_reasons(base: lt.PositionList, keywords: tuple[lt.TransformKeyword,
         names = " ".join(f":{k.value}" for k in shifts)
         reasons.append(f"{names}: CQL 6 has no transform with these shifts")
     elif shifts:
-        for designator in _designators(base):
+        for designator in lt.designators(base):
             why = _shift_difference(designator, offsets)
             if why is not None:
                 reasons.append(why)
@@ -228,15 +226,3 @@ def _shift_difference(d: lt.Designator, offsets: frozenset[tuple[int, int]]) -> 
 
 def _covers_line(squares: SquareSet, edge: SquareSet) -> bool:
     return squares & edge == edge and squares != FULL
-
-
-def _designators(node: object) -> Iterator[lt.Designator]:
-    """Every designator in a legacy list, however deep, in source order."""
-    if isinstance(node, lt.Designator):
-        yield node
-    elif isinstance(node, tuple):
-        for item in node:
-            yield from _designators(item)
-    elif attrs.has(cls := type(node)):
-        for field in attrs.fields(cls):
-            yield from _designators(getattr(node, field.name))

@@ -68,6 +68,7 @@ from cqllegacy.legacy.tree import (
     TagMatch,
     Transform,
     TransformKeyword,
+    designators,
 )
 from cqllegacy.vocab.spans import Span
 from cqllegacy.vocab.squares import Dihedral
@@ -283,25 +284,12 @@ def _distinct_effects(
     these give equal lists (edge-inclusive shifts often do), and the first of them gives
     that list first.  Building each list once saves most of the work for ``:shift``.
     """
-    squares = tuple(dict.fromkeys(_designator_squares(base)))
+    squares = tuple(dict.fromkeys(d.squares for d in designators(base)))
     chosen: dict[Hashable, LegacyTransform] = {}
     for t in transforms:
         effect = (t.swap_colors, t.swaps_ranks_and_files, *(t.map_squares(s) for s in squares))
         chosen.setdefault(effect, t)
     return list(chosen.values())
-
-
-def _designator_squares(node: object) -> Iterator[int]:
-    """The squares of every designator in ``node``, however deep (more than a transform
-    maps does no harm: it only tells more transforms apart)."""
-    if isinstance(node, Designator):
-        yield node.squares
-    elif isinstance(node, tuple):
-        for item in node:
-            yield from _designator_squares(item)
-    elif attrs.has(cls := type(node)):
-        for field in attrs.fields(cls):
-            yield from _designator_squares(getattr(node, field.name))
 
 
 def transform_keywords(pl: PositionList) -> tuple[TransformKeyword, ...]:

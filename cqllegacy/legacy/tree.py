@@ -16,6 +16,7 @@ True
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterator
 from typing import TypeAlias
 
 import attrs
@@ -72,6 +73,7 @@ __all__ = [
     "TagMatch",
     "Transform",
     "TransformKeyword",
+    "designators",
 ]
 
 
@@ -487,3 +489,21 @@ class Script:
     leading: tuple[Comment, ...] = ()
     trailing: tuple[Comment, ...] = ()
     path: str | None = attrs.field(default=None, eq=False, kw_only=True)
+
+
+def designators(node: object) -> Iterator[Designator]:
+    """Every designator in ``node`` (a legacy node, or a tuple of them), however deep,
+    in source order.
+
+    >>> script = Script(MatchList((PositionList((Designator(1, 1), Designator(2, 2))),)))
+    >>> [d.squares for d in designators(script)]
+    [1, 2]
+    """
+    if isinstance(node, Designator):
+        yield node
+    elif isinstance(node, tuple):
+        for item in node:
+            yield from designators(item)
+    elif attrs.has(cls := type(node)):
+        for field in attrs.fields(cls):
+            yield from designators(getattr(node, field.name))

@@ -17,7 +17,6 @@ import html
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-import attrs
 import chess
 
 from cqllegacy.core import tree as core
@@ -334,7 +333,7 @@ def _member_board(member: lt.PositionList) -> tuple[chess.Board, int]:
     designators to fill."""
     board = chess.Board.empty()
     filled = 0
-    for item in _all_designators(member):
+    for item in lt.designators(member):
         if item.tag is not None:
             continue
         kinds = piece_types_in(item.types)
@@ -346,20 +345,8 @@ def _member_board(member: lt.PositionList) -> tuple[chess.Board, int]:
     return board, filled
 
 
-def _all_designators(node: object) -> Iterator[lt.Designator]:
-    """The designators of a list, nested lists included, in source order."""
-    if isinstance(node, lt.Designator):
-        yield node
-    elif isinstance(node, tuple):
-        for item in node:
-            yield from _all_designators(item)
-    elif attrs.has(cls := type(node)):
-        for field in attrs.fields(cls):
-            yield from _all_designators(getattr(node, field.name))
-
-
 def _member_label(member: lt.PositionList) -> str:
-    texts = (designator_text(item) for item in _all_designators(member))
+    texts = (designator_text(item) for item in lt.designators(member))
     return " ".join(dict.fromkeys(texts))
 
 
