@@ -23,7 +23,7 @@ import chess
 import chess.pgn
 
 from cqllegacy.vocab.pieces import TypeSet, content_bit
-from cqllegacy.vocab.squares import file_of, rank_of, square
+from cqllegacy.vocab.squares import file_of, iter_squares, rank_of, square
 
 __all__ = ["NO_PIECE", "GameInfo", "PositionTable", "piece_moves"]
 
@@ -279,14 +279,21 @@ class PositionTable:
         return [(c,) if c >= 0 else () for c in self.main_child]
 
     def identity_types(self) -> dict[int, TypeSet]:
-        """For every piece identity, the piece types it has in some position of the table."""
+        """For every piece identity, the piece types it has in some position of the table.
+
+        A piece changes its type only by promoting: its types are its type at the start
+        and what it promotes to in the table's moves (not every board read square by
+        square; tests compare the two).
+        """
         if self.who is None:
             raise ValueError("the table was built without piece identities")
-        seen: dict[int, TypeSet] = {}
-        for board, who in zip(self.boards, self.who, strict=True):
-            for sq, identity in enumerate(who):
+        start, who = self.boards[0], self.who
+        seen = {sq: content_bit(start.piece_at(sq)) for sq in iter_squares(start.occupied)}
+        for p, move in enumerate(self.moves):
+            if move is not None and move.promotion is not None:
+                identity = who[p][move.to_square]
                 if identity != NO_PIECE:
-                    seen[identity] = seen.get(identity, 0) | content_bit(board.piece_at(sq))
+                    seen[identity] |= content_bit(self.boards[p].piece_at(move.to_square))
         return seen
 
     def is_mainline(self, p: int) -> bool:

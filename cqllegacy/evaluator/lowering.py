@@ -26,6 +26,8 @@ single squares, in a range
 ``line`` of single steps           walked; an OR of such lines (:func:`line_members`) becomes a
                                    trie followed along a read game
                                    (:mod:`~cqllegacy.evaluator.line_automaton`)
+legacy ``:relation``               placements read once per position, compared as bitboards;
+                                   the answer remembered per position, for every binding
 =================================  ==============================================================
 
 A lowered node whose truth the board alone decides carries it as ``Compiled.board``: the
@@ -74,6 +76,9 @@ from cqllegacy.core.tree import (
     PieceSet,
     Ray,
     Reads,
+    Relation,
+    RelationScope,
+    RelationSideToMove,
     Simple,
     Transform,
     Union,
@@ -99,7 +104,7 @@ from cqllegacy.evaluator.line_automaton import LineAutomaton
 from cqllegacy.evaluator.line_rules import CASTLING_LANDINGS, MoveTest
 from cqllegacy.evaluator.masks import mask_function
 from cqllegacy.vocab.pieces import ANYTHING, TypeSet
-from cqllegacy.vocab.squares import FULL
+from cqllegacy.vocab.squares import FULL, Dihedral
 
 __all__ = [
     "LOWERING",
@@ -741,6 +746,28 @@ def horizon(node: Filter) -> int | None:
     return deepest
 
 
+def _relation(c: Compiler, node: Relation) -> Compiled:
+    """Every legacy relation: the reference rule's comparison on placements read once per
+    position (see :func:`~cqllegacy.evaluator.operators.relation`)."""
+    # The identity first: the original counts compare P2 as it stands.
+    turned = [d for d in Dihedral if node.flip and d is not Dihedral.IDENTITY]
+    dihedrals = (Dihedral.IDENTITY, *turned)
+    side = node.side_to_move
+    params = op.RelationParameters(
+        allowable=node.allowable,
+        missing=node.missing,
+        new=node.new,
+        original_different=node.original_different,
+        original_same=node.original_same,
+        same_side=None if side is RelationSideToMove.IGNORE else side is RelationSideToMove.SAME,
+        main_chain=node.scope is not RelationScope.VARIATIONS,
+        off_chain=node.scope is not RelationScope.MAINLINE,
+        dihedrals=tuple(d.map_set for d in dihedrals),
+        shift=node.shift,
+    )
+    return Compiled(Kind.LOGICAL, op.relation(params))
+
+
 # --------------------------------------------------------------------------------------
 # The tables
 # --------------------------------------------------------------------------------------
@@ -762,6 +789,7 @@ LOWERING: Mapping[type[Filter], Lowering] = MappingProxyType(
         Transform: _transform,
         Move: _move,
         Line: _line,
+        Relation: _relation,
     }
 )
 
@@ -788,7 +816,6 @@ REFERENCE_RULE: frozenset[type[Filter]] = frozenset(
         ct.Power,
         ct.Ray,
         ct.RayCount,
-        ct.Relation,
         ct.Result,
         ct.Simple,
         ct.TagContains,

@@ -18,6 +18,9 @@ children), never from the tree, and gives a function of the board (:data:`BoardC
 * **Moves** whose squares are checked before anything else (:func:`next_move`), **lines of
   single steps** walked step by step (:func:`single_step_line`); the trie of many such
   lines followed along a read game is :mod:`~cqllegacy.evaluator.line_automaton`.
+* **Legacy relations** (:func:`relation`): every later position compared with this one,
+  each position's placement read once into four bit planes of piece kinds (two squares
+  hold the same piece when the planes agree), the answer remembered per position.
 
 Attack counts read attacks as python-chess's ``Board.attacks_mask`` gives them (pins
 ignored, own pieces attacked: decision L6).  Two exact shortcuts make them cheap:
@@ -46,8 +49,9 @@ ignored, own pieces attacked: decision L6).  Two exact shortcuts make them cheap
 from __future__ import annotations
 
 import functools
+import itertools
 import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import attrs
@@ -65,7 +69,8 @@ from cqllegacy.vocab.pieces import (
     TypeSet,
     types_of,
 )
-from cqllegacy.vocab.squares import FULL, iter_squares
+from cqllegacy.vocab.rays import translate
+from cqllegacy.vocab.squares import FULL, file_of, iter_squares, rank_of
 
 __all__ = [
     "ANY_MOVE",
@@ -73,6 +78,7 @@ __all__ = [
     "Atom",
     "BoardCount",
     "Member",
+    "RelationParameters",
     "all_atoms",
     "all_of",
     "any_member",
@@ -85,6 +91,7 @@ __all__ = [
     "attacks",
     "next_move",
     "on_board",
+    "relation",
     "remembered",
     "single_step_line",
 ]
@@ -827,3 +834,288 @@ def single_step_line(tests: Sequence[Fn]) -> Fn:
             p, i = following[0], i + 1
 
     return lambda ctx, p: walk(ctx, p, 0)
+
+
+# --------------------------------------------------------------------------------------
+# Legacy relation
+# --------------------------------------------------------------------------------------
+
+
+class _Placement(NamedTuple):
+    """What a relation compares of one placement (P1's or a turned P2's), read once.
+
+    ``planes`` hold each piece's kind index (0..11, as in a type set) in binary, one
+    bitboard per bit: two squares occupied in both placements hold the same piece exactly
+    when every plane agrees there, four exclusive-ors instead of twelve intersections.
+    """
+
+    occupied: int  # occupied squares (the allowable ones, for P1)
+    planes: tuple[int, int, int, int]
+    counted: int  # squares of the kinds counted as missing (P1) or new (P2)
+    kinds: tuple[int, ...]  # the 12 piece bitboards
+
+
+def _planes(kinds: Sequence[int]) -> tuple[int, int, int, int]:
+    out = [0, 0, 0, 0]
+    for i, bb in enumerate(kinds):
+        for bit in range(4):
+            if i >> bit & 1:
+                out[bit] |= bb
+    return out[0], out[1], out[2], out[3]
+
+
+def _kinds_union(kinds: Sequence[int], types: TypeSet) -> int:
+    out = 0
+    for i, bb in enumerate(kinds):
+        if types >> i & 1:
+            out |= bb
+    return out
+
+
+def _differing(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> int:
+    """Squares whose kinds differ (meaningful where both placements are occupied)."""
+    return (a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3])
+
+
+def _later_in(table: Any, p: int, main_chain: bool, off_chain: bool) -> list[int]:
+    chain = []
+    q = table.main_child[p]
+    while q >= 0:
+        chain.append(q)
+        q = table.main_child[q]
+    if not off_chain:
+        return chain
+    later = range(p + 1, table.subtree_end[p])
+    if main_chain:
+        return list(later)
+    on_chain = set(chain)
+    return [q for q in later if q not in on_chain]
+
+
+#: A placement for a relation without shift or flip: side to move, occupied squares,
+#: white squares, three bit planes of the piece type, the squares counted as missing and
+#: as new (all but the side and the white squares on the allowable squares only).
+_Row = tuple[bool, int, int, int, int, int, int, int]
+
+
+class _RelationMemo(NamedTuple):
+    """What a relation remembers of one game: P1 placements by position, turned P2
+    placements by (position, dihedral index), the answers by position."""
+
+    firsts: dict[int, _Placement]
+    turns: dict[tuple[int, int], _Placement]
+    answers: dict[int, bool]
+
+
+class _Bounds(NamedTuple):
+    lo: int
+    hi: int | None
+
+    def admit(self, value: int) -> bool:
+        return self.lo <= value and (self.hi is None or value <= self.hi)
+
+
+@attrs.frozen
+class RelationParameters:
+    """A legacy relation as the lowering found it (semantics: S-relation, decision L18):
+    ``same_side`` True/False/None for same/changed/ignored side to move, the scope as
+    (``main_chain``, ``off_chain``) — the later positions on and off P1's main
+    continuation — and the transforms of P2 as ``dihedrals`` (each a square-set map) and
+    ``shift``."""
+
+    allowable: int
+    missing: tuple[TypeSet, int, int | None]
+    new: tuple[TypeSet, int, int | None]
+    original_different: tuple[int, int | None] | None
+    original_same: tuple[int, int | None] | None
+    same_side: bool | None
+    main_chain: bool
+    off_chain: bool
+    dihedrals: tuple[Callable[[int], int], ...]
+    shift: bool
+
+
+def relation(params: RelationParameters) -> Fn:
+    """Whether some later position relates to this one: the reference rule's comparison
+    on placements read once per position (not once per pair), P2's turned placements
+    remembered per position, and the answer per position (it depends on no binding).
+
+    Exactly the reference rule's test: a pair fails on a conflict (an allowable square
+    holding different pieces), on the missing and new counts, on the original counts;
+    with ``shift`` only the shifts the reference rule tries are tried.
+    """
+    allowable, shift = params.allowable, params.shift
+    missing_types, missing_lo, missing_hi = params.missing
+    new_types, new_lo, new_hi = params.new
+    missing, new = _Bounds(missing_lo, missing_hi), _Bounds(new_lo, new_hi)
+    original_different = (
+        None if params.original_different is None else _Bounds(*params.original_different)
+    )
+    original_same = None if params.original_same is None else _Bounds(*params.original_same)
+    same_side, dihedrals = params.same_side, params.dihedrals
+    only_identity = not shift and len(dihedrals) == 1
+    token = object()
+
+    def tables(ctx: Context) -> _RelationMemo:
+        # Keyed without the bindings: nothing here depends on them.
+        found: _RelationMemo | None = ctx.memo.get((token, None))
+        if found is None:
+            found = ctx.memo[(token, None)] = _RelationMemo({}, {}, {})
+        return found
+
+    def first(ctx: Context, known: dict[int, _Placement], p: int) -> _Placement:
+        placement = known.get(p)
+        if placement is None:
+            kinds = ctx.piece_boards(p)
+            occupied = _kinds_union(kinds, ANY_PIECE) & allowable
+            counted = _kinds_union(kinds, missing_types) & allowable
+            placement = known[p] = _Placement(occupied, _planes(kinds), counted, kinds)
+        return placement
+
+    def turned(
+        ctx: Context, known: dict[tuple[int, int], _Placement], q: int, d: int
+    ) -> _Placement:
+        placement = known.get((q, d))
+        if placement is None:
+            turn = dihedrals[d]
+            kinds = tuple(turn(bb) for bb in ctx.piece_boards(q))
+            occupied = _kinds_union(kinds, ANY_PIECE)
+            placement = _Placement(occupied, _planes(kinds), _kinds_union(kinds, new_types), kinds)
+            known[(q, d)] = placement
+        return placement
+
+    def originals_ok(one: _Placement, two: _Placement) -> bool:
+        both = one.occupied & two.occupied
+        differ = both & _differing(one.planes, two.planes)
+        if original_different is not None:
+            different = (one.occupied ^ (two.occupied & allowable)) | differ
+            if not original_different.admit(different.bit_count()):
+                return False
+        return original_same is None or original_same.admit((both & ~differ).bit_count())
+
+    def fits(
+        one: _Placement, occupied: int, planes: tuple[int, int, int, int], counted: int
+    ) -> bool:
+        """The reference rule's ``compatible`` for P1 and a moved P2 (unmasked)."""
+        if one.occupied & occupied & _differing(one.planes, planes):
+            return False
+        return missing.admit((one.counted & ~occupied).bit_count()) and new.admit(
+            (counted & allowable & ~one.occupied).bit_count()
+        )
+
+    def offsets(one: _Placement, two: _Placement) -> Iterator[tuple[int, int]]:
+        countable = one.counted
+        if missing_hi is None or countable.bit_count() <= missing_hi:
+            yield from ((dx, dy) for dy in range(-7, 8) for dx in range(-7, 8))
+            return
+        # Of any bound+1 countable P1 pieces at least one must be matched after the shift.
+        tried: set[tuple[int, int]] = set()
+        for target in itertools.islice(iter_squares(countable), missing_hi + 1):
+            kind = next(i for i in range(12) if one.kinds[i] >> target & 1)
+            for source in iter_squares(two.kinds[kind]):
+                offset = (file_of(target) - file_of(source), rank_of(target) - rank_of(source))
+                if offset not in tried:
+                    tried.add(offset)
+                    yield offset
+
+    def related(
+        one: _Placement, ctx: Context, known: dict[tuple[int, int], _Placement], q: int
+    ) -> bool:
+        for d in range(len(dihedrals)):
+            two = turned(ctx, known, q, d)
+            if not shift:
+                if fits(one, two.occupied, two.planes, two.counted):
+                    return True
+                continue
+            for dx, dy in offsets(one, two):
+                planes = two.planes
+                moved = (
+                    translate(planes[0], dx, dy),
+                    translate(planes[1], dx, dy),
+                    translate(planes[2], dx, dy),
+                    translate(planes[3], dx, dy),
+                )
+                if fits(
+                    one, translate(two.occupied, dx, dy), moved, translate(two.counted, dx, dy)
+                ):
+                    return True
+        return False
+
+    missing_mask = mask_function(missing_types & ANY_PIECE)
+    new_mask = mask_function(new_types & ANY_PIECE)
+
+    def row(board: Board) -> _Row:
+        # Colour and piece type in binary: equal exactly when the pieces are the same.
+        types = (
+            board.pawns | board.bishops | board.queens,
+            board.knights | board.bishops | board.kings,
+            board.rooks | board.queens | board.kings,
+        )
+        return (
+            board.turn,
+            board.occupied & allowable,
+            board.occupied_co[chess.WHITE],
+            *types,
+            missing_mask(board) & allowable,
+            new_mask(board) & allowable,
+        )
+
+    def rows(ctx: Context) -> list[_Row]:
+        found: list[_Row] | None = ctx.memo.get((token, "rows"))
+        if found is None:
+            found = ctx.memo[(token, "rows")] = [row(board) for board in ctx.boards]
+        return found
+
+    def untransformed(ctx: Context, p: int) -> bool:
+        """The relation without shift or flip: one pass over the later positions with
+        each placement read once (as :func:`fits` and :func:`originals_ok` compare)."""
+        table = rows(ctx)
+        turn, occ1, w1, x1, y1, z1, counted1, _ = table[p]
+        if p < ctx.table.mainline_length and not params.off_chain:
+            later: Sequence[int] = range(p + 1, ctx.table.mainline_length)
+        else:
+            later = _later_in(ctx.table, p, params.main_chain, params.off_chain)
+        originals = original_different is not None or original_same is not None
+        for q in later:
+            turn2, occ2, w2, x2, y2, z2, _, counted2 = table[q]
+            if same_side is not None and (turn2 == turn) != same_side:
+                continue
+            differ = occ1 & occ2 & ((w1 ^ w2) | (x1 ^ x2) | (y1 ^ y2) | (z1 ^ z2))
+            if originals:
+                if original_different is not None and not original_different.admit(
+                    ((occ1 ^ occ2) | differ).bit_count()
+                ):
+                    continue
+                if original_same is not None and not original_same.admit(
+                    (occ1 & occ2 & ~differ).bit_count()
+                ):
+                    continue
+            if differ:
+                continue
+            if missing.admit((counted1 & ~occ2).bit_count()) and new.admit(
+                (counted2 & ~occ1).bit_count()
+            ):
+                return True
+        return False
+
+    def check(ctx: Context, p: int) -> bool:
+        firsts, turns, answers = tables(ctx)
+        answer = answers.get(p)
+        if answer is not None:
+            return answer
+        if only_identity:
+            answer = answers[p] = untransformed(ctx, p)
+            return answer
+        one = first(ctx, firsts, p)
+        boards = ctx.boards
+        turn = boards[p].turn
+        later = _later_in(ctx.table, p, params.main_chain, params.off_chain)
+        if same_side is not None:
+            later = [q for q in later if (boards[q].turn == turn) == same_side]
+        if original_different is not None or original_same is not None:
+            later = [q for q in later if originals_ok(one, turned(ctx, turns, q, 0))]
+        answer = any(related(one, ctx, turns, q) for q in later)
+        answers[p] = answer
+        return answer
+
+    return check

@@ -37,7 +37,7 @@ from cqllegacy.runner.output import PgnWriter
 from cqllegacy.runner.pgn import GameText, read_game, read_stream, read_tags, split_games
 from cqllegacy.runner.report import ReportWriter, position_key
 from cqllegacy.runner.scanner import InputFile, ScanOptions, scan
-from cqllegacy.runner.scripts import load_query
+from cqllegacy.runner.scripts import load_query, read_legacy
 from cqllegacy.vocab.pieces import ANYTHING, EMPTY_BIT, types_of
 from cqllegacy.vocab.results import GameResult
 from cqllegacy.vocab.squares import FULL, Direction
@@ -785,9 +785,7 @@ def _line(*steps: ct.Filter) -> ct.Line:
 _S, _T = ct.PositionVariable("s"), ct.PositionVariable("t")
 _ANY = ct.Simple(ct.Keyword.TRUE)
 #: A position that occurs again (every square the same).
-_ECHO_SAME_BOARD = ct.Echo(
-    "s", "t", ct.InRange(ct.Count(ct.PositionIntersection(_S, _T)), 64, 64)
-)
+_ECHO_SAME_BOARD = ct.Echo("s", "t", ct.InRange(ct.Count(ct.PositionIntersection(_S, _T)), 64, 64))
 #: A later position on this line with the same side to move and a check there.
 _ECHO_LATER_SAME_SIDE = ct.Echo(
     "s",
@@ -925,3 +923,67 @@ _LEGACY_WRAPPED = sc.filters(depth=1).flatmap(
 def test_generated_filters_with_the_legacy_only_nodes(body: ct.Filter) -> None:
     # sc.filters gives what CQL 6 can say; these three classes come from legacy scripts only.
     assert_same(one_list(body), FEW)
+
+
+# The relation operator (every pair of positions compared on bit planes, answers kept per
+# position) against the reference rule, over its parameters.  A shift is tried only with a
+# missing bound, which pins the shifts down: the reference rule tries all 225 otherwise.
+
+SHORT = [i for i, game in enumerate(TREES) if sum(1 for _ in _nodes(game)) <= 24]
+_BOUNDS = st.tuples(st.integers(0, 3), st.one_of(st.none(), st.integers(0, 4))).map(
+    lambda b: (b[0], None if b[1] is None else b[0] + b[1])
+)
+
+
+@st.composite
+def _relations(draw: Any) -> ct.Relation:
+    shift = draw(st.booleans())
+    missing_lo, missing_hi = draw(_BOUNDS)
+    if shift and missing_hi is None:
+        missing_hi = missing_lo + 1
+    return ct.Relation(
+        allowable=draw(st.one_of(st.just(FULL), _SQUARES)),
+        missing=(draw(_TYPES), missing_lo, missing_hi),
+        new=(draw(_TYPES), *draw(_BOUNDS)),
+        original_different=draw(st.one_of(st.none(), _BOUNDS)),
+        original_same=draw(st.one_of(st.none(), _BOUNDS)),
+        shift=shift,
+        flip=draw(st.booleans()),
+        side_to_move=draw(st.sampled_from(list(ct.RelationSideToMove))),
+        scope=draw(st.sampled_from(list(ct.RelationScope))),
+    )
+
+
+@settings(SETTINGS, max_examples=15)
+@given(_relations(), st.sampled_from(list(ct.Scope)))
+def test_relations(relation: ct.Relation, scope: ct.Scope) -> None:
+    assert_same(one_list(relation, scope), SHORT)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(match (position :markall :relation (:shift :flip :missingpiececount A 0 1)))",
+        "(match (position :relation (:missingpiececount [Pp] 0 1 :newpiececount A 0 1)))",
+        "(match (position :variations :relation (:originaldifferentcount 2 6 :variations)))",
+    ],
+)
+def test_legacy_relations(text: str) -> None:
+    assert_same(read_legacy(text), FEW)
+
+
+_ANY_COUNT = (ANYTHING, 0, None)
+
+
+@pytest.mark.parametrize("lo", range(0, 33, 2))
+def test_relation_original_counts_window_by_window(lo: int) -> None:
+    # Windows over every value the counts take on the short games: a miscount shows.
+    for bounds in [{"original_same": (lo, lo + 1)}, {"original_different": (lo, lo + 1)}]:
+        relation = ct.Relation(
+            missing=_ANY_COUNT,
+            new=_ANY_COUNT,
+            side_to_move=ct.RelationSideToMove.IGNORE,
+            scope=ct.RelationScope.ALL,
+            **bounds,  # type: ignore[arg-type]
+        )
+        assert_same(one_list(relation, ct.Scope.ALL), SHORT)

@@ -58,7 +58,7 @@ from cqllegacy.errors import CqlLegacyError
 from cqllegacy.evaluator.evaluate import GameMatch, compile_query, evaluate_filter
 from cqllegacy.evaluator.gametree import NO_PIECE, PositionTable
 from cqllegacy.evaluator.testing import game_from_pgn, pd, position
-from cqllegacy.vocab.pieces import types_of
+from cqllegacy.vocab.pieces import content_bit, types_of
 from cqllegacy.vocab.results import GameResult
 from cqllegacy.vocab.squares import Direction, parse_squares
 
@@ -281,6 +281,29 @@ def test_identities_cover_exactly_the_occupied_squares_in_real_games() -> None:
         root = table.boards[0]
         identities = {i for who in table.who for i in who if i != NO_PIECE}
         assert identities <= {sq for sq in range(64) if root.piece_at(sq)}
+
+
+def _types_square_by_square(table: PositionTable) -> dict[int, int]:
+    """What ``identity_types`` means: every identity's content on every board."""
+    assert table.who is not None
+    seen: dict[int, int] = {}
+    for board, who in zip(table.boards, table.who, strict=True):
+        for sq, identity in enumerate(who):
+            if identity != NO_PIECE:
+                seen[identity] = seen.get(identity, 0) | content_bit(board.piece_at(sq))
+    return seen
+
+
+def test_identity_types_are_the_start_types_and_the_promotions() -> None:
+    promotions = game_from_pgn(
+        '[FEN "8/P7/4k3/8/8/4K3/7p/8 w - - 0 1"]\n\n'
+        "1. a8=Q (1. a8=N h1=B) h1=N (1... h1=Q 2. Qxh1) 2. Qa1 *"
+    )
+    for game in [promotions, *_games(15)]:
+        table = PositionTable.build(game, variations=True, identities=True)
+        assert table.identity_types() == _types_square_by_square(table)
+    table = PositionTable.build(promotions, variations=True, identities=True)
+    assert table.identity_types()[chess.A7] == types_of("PQN")
 
 
 # --------------------------------------------------------------------------------------
