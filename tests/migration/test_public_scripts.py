@@ -1,7 +1,7 @@
 """Every legacy script the research notes quote is migrated exactly.
 
 The scripts are read from the research notes when they are present (the Markdown files
-of ``/work/shared/spec``, or of the folder ``CQLLEGACY_NOTES`` names; not part of a
+of ``../shared/spec``, or of the folder ``CQLLEGACY_NOTES`` names; not part of a
 clone, so the test is skipped without them): every ``(match …)`` and ``(position …)`` of
 a code block or code span, a position list wrapped in ``(match …)``, a tag the quotation
 leaves undeclared declared with ``:forany NAME [Aa]``.  Quotations with placeholders
@@ -20,7 +20,11 @@ import pytest
 
 from cqllegacy.cli import main
 
-NOTES = Path(os.environ.get("CQLLEGACY_NOTES", "/work/shared/spec"))
+NOTES = Path(
+    os.environ.get(
+        "CQLLEGACY_NOTES", Path(__file__).resolve().parents[3] / "shared" / "spec"
+    )
+)
 PLACEHOLDERS = ("…", " X ", "item")
 
 
