@@ -1,12 +1,13 @@
 """Every legacy script the research notes quote is migrated exactly.
 
-The scripts are read from the research notes when they are present (the Markdown files
-of ``../shared/spec``, or of the folder ``CQLLEGACY_NOTES`` names; not part of a
-clone, so the test is skipped without them): every ``(match …)`` and ``(position …)`` of
-a code block or code span, a position list wrapped in ``(match …)``, a tag the quotation
-leaves undeclared declared with ``:forany NAME [Aa]``.  Quotations with placeholders
-(``…``, ``X``, ``item``) are left out.  ``cqllegacy migrate`` on the folder must report
-each one translated exactly.
+The scripts are read from the research notes when they are present: the Markdown files
+of the ``shared/spec`` folder beside the repository, or of the folder that
+``CQLLEGACY_NOTES`` names.  They are not part of a clone, so the test is skipped without
+them.  Taken are every ``(match …)`` and ``(position …)`` of a code block or code span; a
+position list is wrapped in ``(match …)``, and a tag the quotation leaves undeclared is
+declared with ``:forany NAME [Aa]``.  Quotations with placeholders (``…``, ``X``,
+``item``) are left out.  ``cqllegacy migrate`` on the folder must report each one
+translated exactly.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FIXTURE_GAMES = ROOT / "fixtures" / "games.pgn"
 WCC = ROOT / "cqllegacy" / "data" / "wcc.pgn.bz2"
 PUZZLES = ROOT / "fixtures" / "lichess-puzzles.pgn.xz"
-# ../shared beside the repository (on the development machine and in CI, not in a clone).
+# The shared data folder beside the repository (development machine and CI, not a clone).
 STUDIES = Path(__file__).resolve().parents[3] / "shared" / "data" / "studies-problems.pgn.xz"
 
 #: Legacy scripts whose translation uses a new rendering, by name.
@@ -178,7 +178,7 @@ def test_the_scripts_select_something() -> None:
     assert len(selecting) >= len(SCRIPTS) - 3, set(SCRIPTS) - set(selecting)
 
 
-@pytest.mark.skipif(not STUDIES.is_file(), reason="the studies of ../shared/data are absent")
+@pytest.mark.skipif(not STUDIES.is_file(), reason="no shared studies beside the repository")
 @pytest.mark.parametrize("name", SCRIPTS)
 def test_on_studies(name: str) -> None:
     assert list(_check(SCRIPTS[name], games_for(name, _STUDIES()), name)) == []
