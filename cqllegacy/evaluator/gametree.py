@@ -141,6 +141,8 @@ def _next_identities(
     if not move:
         return who, where
     out, located = list(who), list(where)
+    relocated: list[tuple[int, int]]
+    captured: int | None
     if _plain_move(board, move):
         relocated, captured = [(move.from_square, move.to_square)], move.to_square
     else:
