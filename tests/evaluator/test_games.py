@@ -326,6 +326,17 @@ def test_identities_follow_pieces_and_locations_invert_them() -> None:
             assert list(where) == inverse
 
 
+def test_a_main_line_follows_pieces_as_the_game_tree_does() -> None:
+    # The stream lays out a main line from its boards; the tree from the game.
+    for game in [*(game_from_pgn(text) for text in _ODD_MOVES), *_games(5)]:
+        tree = PositionTable.build(game, identities=True)
+        line = PositionTable.from_main_line(
+            tree.boards, [m for m in tree.moves if m is not None], identities=True
+        )
+        assert (line.who, line.where) == (tree.who, tree.where)
+        assert line.identity_types() == tree.identity_types()
+
+
 def _types_square_by_square(table: PositionTable) -> dict[int, int]:
     """What ``identity_types`` means: every identity's content on every board."""
     assert table.who is not None
