@@ -547,6 +547,10 @@ def attackers_of(board: Board, square: int, among: int = FULL) -> int:
 
 def attacking(board: Board, attackers: int, targets: int) -> int:
     """The squares of ``attackers`` whose piece attacks some square of ``targets``."""
+    if not attackers:
+        return 0
+    if not attackers & (attackers - 1):  # one piece (a piece variable, often)
+        return attackers if board.attacks_mask(attackers.bit_length() - 1) & targets else 0
     out = 0
     if targets.bit_count() <= attackers.bit_count():
         for sq in iter_squares(targets):

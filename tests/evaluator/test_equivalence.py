@@ -346,6 +346,20 @@ def test_attackers_of_is_the_inverse_of_attacks_mask() -> None:
             assert operators.attackers_of(board, square) == expected
 
 
+@settings(SETTINGS, max_examples=60)
+@given(st.integers(0, len(BOARDS) - 1), st.integers(0, 2**64 - 1), st.integers(0, 2**64 - 1))
+def test_attacking_is_the_pieces_whose_attacks_meet_the_targets(
+    index: int, attackers: int, targets: int
+) -> None:
+    board = BOARDS[index]
+    for among in (attackers & board.occupied, 1 << (attackers % 64), 0):
+        pieces = among & board.occupied
+        expected = sum(
+            1 << a for a in chess.SQUARES if pieces >> a & 1 and board.attacks_mask(a) & targets
+        )
+        assert operators.attacking(board, pieces, targets) == expected
+
+
 def _plain_mask(board: chess.Board, types: int) -> int:
     """The squares whose content is in ``types``, read square by square with piece_at."""
     out = 0
