@@ -1237,10 +1237,49 @@ def relation(params: RelationParameters) -> Fn:
             (counted2 & ~occ1).bit_count()
         )
 
+    # No piece may go missing and none may be new: the later position holds exactly the
+    # same pieces on the allowable squares, which a table of placements finds at once.
+    same_placement = (
+        blocks_new
+        and blocks_missing
+        and missing_types & ANY_PIECE == ANY_PIECE
+        and new_types & ANY_PIECE == ANY_PIECE
+    )
+
+    def last_seen(ctx: Context) -> dict[tuple[int, ...], int]:
+        """The last main-line position of each placement (allowable squares, side to move)."""
+        found: dict[tuple[int, ...], int] | None = ctx.memo.get((token, "placements"))
+        if found is None:
+            found = {}
+            for q, (turn, occ, w, x, y, z, _, _) in enumerate(
+                rows(ctx)[: ctx.table.mainline_length]
+            ):
+                found[(turn, occ, w & occ, x & occ, y & occ, z & occ)] = q
+            ctx.memo[(token, "placements")] = found
+        return found
+
+    def repeated(ctx: Context, p: int) -> bool:
+        """:func:`main_line` when the placement must recur unchanged."""
+        turn, occ, w, x, y, z, _, _ = rows(ctx)[p]
+        if not (
+            missing.admit(0)
+            and new.admit(0)
+            and (original_different is None or original_different.admit(0))
+            and (original_same is None or original_same.admit(occ.bit_count()))
+        ):
+            return False  # the counts of an unchanged placement are out of range
+        latest = last_seen(ctx)
+        sides = (turn,) if same_side else (not turn,) if same_side is False else (True, False)
+        return any(
+            latest.get((side, occ, w & occ, x & occ, y & occ, z & occ), -1) > p for side in sides
+        )
+
     def main_line(ctx: Context, p: int) -> bool:
         """:func:`untransformed` along the main line: up to the position from which some
         square fails for good, skipping the positions that fail on a square no move has
         changed since."""
+        if same_placement:
+            return repeated(ctx, p)
         table = rows(ctx)
         end = ctx.table.mainline_length
         line = changes(ctx)
