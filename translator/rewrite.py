@@ -1015,7 +1015,12 @@ def _sumrange_parts(pl: PositionList, ctx: Context) -> Iterator[core.Filter]:
 
 def accumulated_terms(pl: PositionList, name: str, ctx: Context) -> list[core.Filter]:
     """Numeric terms whose sum is the value ``name`` reaches while ``pl`` is evaluated
-    once: every orbit member of every accumulating list counts when it matches."""
+    once: every orbit member of every accumulating list counts when it matches.
+
+    A member's ``:relation`` is part of the member, as the transformed list has it (with
+    ``:pattern``, its own transformed squares: L18), so a list with a relation counts
+    like any other.
+    """
     keywords = transform_keywords(pl)
     _, base = strip_comments(base_list(pl))
     members = legacy_orbit(base, keywords, ctx.budget, pl.span)
@@ -1035,15 +1040,15 @@ _INDICATOR_ANCHORS = (core.PieceSet(ANYTHING, BB_FILES[0]), core.PieceSet(ANYTHI
 
 
 def indicator(f: core.Filter) -> core.Filter:
-    """A number that is 1 when ``f`` matches and 0 otherwise."""
+    """A number that is 1 when ``f`` matches and 0 otherwise.
+
+    ``f`` may hold a relation (a ``Relation`` node for ``run``, ``echo`` in the CQL 6.1
+    form): every image but the identity loses an anchor, which comes first, so no
+    transform ever reaches the relation (see :mod:`cqllegacy.core.transforms`).
+    """
     items = f.items if isinstance(f, core.Compound) else (f,)
     body = core.Compound((*_INDICATOR_ANCHORS, *items))
     return core.Transform(core.TransformKind.SHIFTHORIZONTAL, body, count=True)
-
-
-def _contains_relation(f: core.Filter) -> bool:
-    # A relation is a Relation node for run and an Echo node in the CQL 6.1 form.
-    return f.find(core.Relation, core.Echo) is not None
 
 
 def _count_terms(
@@ -1055,8 +1060,6 @@ def _count_terms(
     live = [m for m in members if m != FALSE]
     if not live:
         return []
-    if any(_contains_relation(m) for m in live):
-        raise ctx.error(":accumulate in a list with :relation is not supported", span)
     counted = single_layer_count(keywords, live) if keywords else None
     if counted is not None:
         return [counted]
