@@ -629,6 +629,11 @@ ACCUMULATING_RELATIONS = [
     " :relation (:pattern :ignoresidetomove :missingpiececount [Pp] 0 1)))",
     "(match (position Kg1 :shifthorizontal :accumulate n :sumrange n 1 8"
     " :relation (:pattern :shift :originalsamecount 0)))",
+    # Relations without :pattern, the same in every transformed list (written once).
+    "(match (position :check :wtm :flipcolor :accumulate n :sumrange n 1"
+    " :relation (:missingpiececount A 1 3 :newpiececount U 0 4 :ignoresidetomove)))",
+    "(match (position :piececount P[d2-7] 0 :piececount p[d2-7] 1 8 :shifthorizontal"
+    " :accumulate f :sumrange f 1 8 :relation (:missingpiececount A 1 2 :newpiececount a 0 1)))",
     "(match (position :sumrange n 2 8 :or ("
     "(position Kg1 :accumulate n :relation (:pattern :ignoresidetomove))"
     " (position kg8 :accumulate n :relation (:pattern :ignoresidetomove))"
