@@ -115,27 +115,49 @@ def piece_moves(
     return [(move.from_square, move.to_square)], captured
 
 
+def _plain_move(board: chess.Board, move: chess.Move) -> bool:
+    """Whether ``move`` relocates one piece and captures on its destination at most: not
+    what python-chess calls castling (a king moving more than one file, or onto a rook of
+    the side to move), nor a pawn moving to another file onto an empty square (en
+    passant, which python-chess then decides) — cheaper than asking python-chess.
+
+    >>> board = chess.Board("r3k2r/8/8/3pP3/8/8/8/R3K2R w KQkq d6 0 1")
+    >>> [_plain_move(board, board.parse_san(san)) for san in ("O-O", "exd6", "Kf1", "Rxa8+")]
+    [False, False, True, True]
+    """
+    origin, target = 1 << move.from_square, 1 << move.to_square
+    if board.kings & origin:
+        shift = abs(file_of(move.from_square) - file_of(move.to_square))
+        return shift <= 1 and not board.rooks & board.occupied_co[board.turn] & target
+    if board.pawns & origin and not board.occupied & target:
+        return file_of(move.from_square) == file_of(move.to_square)
+    return True
+
+
 def _next_identities(
-    who: tuple[int, ...], board: chess.Board, move: chess.Move | None
-) -> tuple[int, ...]:
-    relocated, captured = piece_moves(board, move)
-    out = list(who)
-    if captured is not None:
+    who: tuple[int, ...], where: tuple[int, ...], board: chess.Board, move: chess.Move | None
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``who`` and ``where`` (see :class:`PositionTable`) after ``move`` from ``board``."""
+    if not move:
+        return who, where
+    out, located = list(who), list(where)
+    relocated: list[tuple[int, int]]
+    captured: int | None
+    if _plain_move(board, move):
+        relocated, captured = [(move.from_square, move.to_square)], move.to_square
+    else:
+        relocated, captured = piece_moves(board, move)
+    if captured is not None and who[captured] != NO_PIECE:
+        located[who[captured]] = NO_PIECE
         out[captured] = NO_PIECE
     moving = [(who[origin], target) for origin, target in relocated]
     for origin, _ in relocated:
         out[origin] = NO_PIECE
     for identity, target in moving:
         out[target] = identity
-    return tuple(out)
-
-
-def _locations(who: tuple[int, ...]) -> tuple[int, ...]:
-    where = [NO_PIECE] * 64
-    for sq, identity in enumerate(who):
         if identity != NO_PIECE:
-            where[identity] = sq
-    return tuple(where)
+            located[identity] = target
+    return tuple(out), tuple(located)
 
 
 @attrs.define(slots=True, eq=False)
@@ -250,11 +272,14 @@ class PositionTable:
             self.children[parent] = (*siblings, index)
         if self.who is not None and self.where is not None:
             if parent < 0:
-                who = tuple(sq if board.piece_type_at(sq) else NO_PIECE for sq in range(64))
+                # Every piece of the start position is named by its square there.
+                who = where = tuple(sq if board.piece_type_at(sq) else NO_PIECE for sq in range(64))
             else:
-                who = _next_identities(self.who[parent], self.boards[parent], move)
+                who, where = _next_identities(
+                    self.who[parent], self.where[parent], self.boards[parent], move
+                )
             self.who.append(who)
-            self.where.append(_locations(who))
+            self.where.append(where)
         return index
 
     def _finish(self) -> None:
