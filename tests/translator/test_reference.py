@@ -648,6 +648,20 @@ def test_accumulating_relations_agree_with_the_reference(text: str) -> None:
     assert check_script(text, RELATION_GAMES) > 0
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(match (position Kg1 Pg2 :shift :flip :accumulate n :sumrange n 1 8))",
+        "(match (position Kg1 Pg2 :shift :flip :accumulate n :sumrange n 2 8"
+        " :relation (:pattern :ignoresidetomove :missingpiececount A 0 1 :newpiececount A 0 1)))",
+    ],
+)
+def test_accumulated_orbits_of_hundreds_of_lists(text: str) -> None:
+    # Two transform layers, which no single modern count covers: one term per transformed
+    # list, a sum of hundreds of terms (tests/evaluator: a sum of thousands).
+    assert check_script(text, TINY) > 0
+
+
 TAG_TYPES = st.sampled_from(["[Rr]", "N", "[Qq]", "A", "[Bb]", "k", "[Pp]"])
 TAG_ITEM = st.one_of(
     st.builds("$t{}".format, st.sampled_from(["", "[a-h1-4]", "[d4,e5]", "[a1-8]"])),
