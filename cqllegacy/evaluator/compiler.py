@@ -149,6 +149,11 @@ class Context:
         ctx._refresh_key()
         return ctx
 
+    @property
+    def all_scope(self) -> bool:
+        """Whether the continuations in scope are all of them (else the main ones)."""
+        return self._all_scope
+
     def set_scope(self, scope: Scope) -> None:
         self._all_scope = scope is Scope.ALL
         self.next = self.table.children if self._all_scope else self._main_next

@@ -176,6 +176,8 @@ class TreeDriver:
         end = len(ctx.table) if scope is Scope.ALL else ctx.table.mainline_length
         body = compiled.test
         first = 1 if skip_initial else 0
+        if compiled.analysis.start_only:
+            end = min(end, 1)
         examined = range(first, end) if only is None else (p for p in only if first <= p < end)
         return tuple(p for p in examined if body(ctx, p))
 

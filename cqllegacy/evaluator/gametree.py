@@ -115,6 +115,11 @@ def piece_moves(
     return [(move.from_square, move.to_square)], captured
 
 
+def _start_identities(board: chess.Board) -> tuple[int, ...]:
+    """``who`` and ``where`` at the start: every piece is named by its square there."""
+    return tuple(sq if board.piece_type_at(sq) else NO_PIECE for sq in range(64))
+
+
 def _plain_move(board: chess.Board, move: chess.Move) -> bool:
     """Whether ``move`` relocates one piece and captures on its destination at most: not
     what python-chess calls castling (a king moving more than one file, or onto a rook of
@@ -141,12 +146,16 @@ def _next_identities(
     if not move:
         return who, where
     out, located = list(who), list(where)
-    relocated: list[tuple[int, int]]
-    captured: int | None
     if _plain_move(board, move):
-        relocated, captured = [(move.from_square, move.to_square)], move.to_square
-    else:
-        relocated, captured = piece_moves(board, move)
+        origin, target = move.from_square, move.to_square
+        mover, taken = who[origin], who[target]
+        if taken != NO_PIECE:
+            located[taken] = NO_PIECE
+        out[origin], out[target] = NO_PIECE, mover
+        if mover != NO_PIECE:
+            located[mover] = target
+        return tuple(out), tuple(located)
+    relocated, captured = piece_moves(board, move)
     if captured is not None and who[captured] != NO_PIECE:
         located[who[captured]] = NO_PIECE
         out[captured] = NO_PIECE
@@ -225,18 +234,11 @@ class PositionTable:
         >>> len(table), table.children, table.mainline_length, table.moves
         (2, [(1,), ()], 2, [None, Move.from_uci('e2e4')])
         """
-        if identities:
-            table = cls([], [], [], [], [], [], [], 0)
-            table.who, table.where = [], []
-            for index, board in enumerate(boards):
-                table._add(None, index - 1, board, moves[index - 1] if index else None)
-            table._finish()
-            return table
-        # Without identities every list follows from the length alone.
+        # Every list but the pieces' identities follows from the length alone.
         n = len(boards)
         following: list[tuple[int, ...]] = [(p + 1,) for p in range(n - 1)]
         following.append(())
-        return cls(
+        table = cls(
             nodes=[],
             boards=list(boards),
             parent=list(range(-1, n - 1)),
@@ -247,6 +249,14 @@ class PositionTable:
             mainline_length=n,
             moves=[None, *moves],
         )
+        if identities:
+            who = where = _start_identities(boards[0])
+            table.who, table.where = [who], [where]
+            for board, move in zip(boards[:-1], moves, strict=True):
+                who, where = _next_identities(who, where, board, move)
+                table.who.append(who)
+                table.where.append(where)
+        return table
 
     def _add(
         self,
@@ -272,8 +282,7 @@ class PositionTable:
             self.children[parent] = (*siblings, index)
         if self.who is not None and self.where is not None:
             if parent < 0:
-                # Every piece of the start position is named by its square there.
-                who = where = tuple(sq if board.piece_type_at(sq) else NO_PIECE for sq in range(64))
+                who = where = _start_identities(board)
             else:
                 who, where = _next_identities(
                     self.who[parent], self.where[parent], self.boards[parent], move

@@ -90,6 +90,7 @@ __all__ = [
     "attackers_of",
     "attacking",
     "attacks",
+    "find_among",
     "next_move",
     "on_board",
     "relation",
@@ -547,6 +548,10 @@ def attackers_of(board: Board, square: int, among: int = FULL) -> int:
 
 def attacking(board: Board, attackers: int, targets: int) -> int:
     """The squares of ``attackers`` whose piece attacks some square of ``targets``."""
+    if not attackers:
+        return 0
+    if not attackers & (attackers - 1):  # one piece (a piece variable, often)
+        return attackers if board.attacks_mask(attackers.bit_length() - 1) & targets else 0
     out = 0
     if targets.bit_count() <= attackers.bit_count():
         for sq in iter_squares(targets):
@@ -835,6 +840,56 @@ def single_step_line(tests: Sequence[Fn]) -> Fn:
             p, i = following[0], i + 1
 
     return lambda ctx, p: walk(ctx, p, 0)
+
+
+# --------------------------------------------------------------------------------------
+# Searching later positions
+# --------------------------------------------------------------------------------------
+
+
+def _main_chain_ends(table: Any) -> list[int]:
+    """For every position, the last position of its main continuation chain (positions
+    are numbered depth first with the main continuation first, so the chain from ``p``
+    is ``p .. end``)."""
+    n = len(table)
+    ends = list(range(n))
+    for q in range(n - 2, -1, -1):
+        if table.main_child[q] == q + 1:
+            ends[q] = ends[q + 1]
+    return ends
+
+
+def find_among(necessity: Fn, test: Fn) -> Fn:
+    """``find X`` given a test that holds wherever X holds and reads no binding: the
+    positions where it holds are listed once per game and scope, and X is tried at
+    those from the current position on, along the continuations in scope."""
+    token = object()
+
+    def candidates(ctx: Context) -> tuple[list[int], Sequence[int]]:
+        key = (token, ctx.all_scope)
+        found: tuple[list[int], Sequence[int]] | None = ctx.memo.get(key)
+        if found is None:
+            table = ctx.table
+            listed = [q for q in range(len(table)) if necessity(ctx, q)]
+            if ctx.all_scope:
+                found = (listed, table.subtree_end)
+            else:
+                found = (listed, [end + 1 for end in _main_chain_ends(table)])
+            ctx.memo[key] = found
+        return found
+
+    def find(ctx: Context, p: int) -> bool:
+        listed, ends = candidates(ctx)
+        end = ends[p]
+        for i in range(bisect.bisect_left(listed, p), len(listed)):
+            q = listed[i]
+            if q >= end:
+                return False
+            if test(ctx, q):
+                return True
+        return False
+
+    return find
 
 
 # --------------------------------------------------------------------------------------

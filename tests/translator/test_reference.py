@@ -669,6 +669,8 @@ TAG_ITEM = st.one_of(
     st.just(":movefrom $t"),
     st.just(":moveto $t"),
     st.builds(":attackcount $t {} {}".format, DESIGNATOR, COUNT),
+    st.just(":initial"),
+    st.just(":gappedsequence ((position :movefrom $t :moveto [Aa]))"),
 )
 TAGGED = st.builds(
     lambda types, lists, keywords: (
@@ -679,7 +681,7 @@ TAGGED = st.builds(
         + ")"
     ),
     TAG_TYPES,
-    st.lists(st.lists(TAG_ITEM, min_size=1, max_size=2), min_size=1, max_size=2),
+    st.lists(st.lists(TAG_ITEM, min_size=1, max_size=2, unique=True), min_size=1, max_size=2),
     st.lists(st.sampled_from(["flipcolor", "shifthorizontal"]), max_size=1),
 )
 
