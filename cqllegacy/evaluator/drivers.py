@@ -27,7 +27,14 @@ import chess
 
 from cqllegacy.core.tree import Query, Scope, TopList
 from cqllegacy.evaluator.analysis import ListAnalysis
-from cqllegacy.evaluator.compiler import Compiled, Context, Fn, in_bounds, truth
+from cqllegacy.evaluator.compiler import (
+    Compiled,
+    Context,
+    Fn,
+    in_bounds,
+    room_for_deep_trees,
+    truth,
+)
 from cqllegacy.evaluator.gametree import GameInfo, PositionTable
 from cqllegacy.evaluator.line_automaton import LineAutomaton
 from cqllegacy.evaluator.stream import (
@@ -82,7 +89,8 @@ class CompiledList:
     def compile(self) -> Compiled:
         """The compiled body (compiled on the first call)."""
         if self._body is None:
-            self._body = self._compile_body()
+            with room_for_deep_trees():
+                self._body = self._compile_body()
         return self._body
 
     @property

@@ -338,10 +338,19 @@ def _plain_pair(node: Filter) -> tuple[PieceSet, PieceSet] | None:
 
 
 def _sum_terms(node: Filter) -> list[Filter]:
-    """The terms of a sum ``a + b + …`` (``node`` itself when it is no sum)."""
-    if isinstance(node, Arith) and node.op is ArithOp.ADD:
-        return _sum_terms(node.left) + _sum_terms(node.right)
-    return [node]
+    """The terms of a sum ``a + b + …`` (``node`` itself when it is no sum), in order.
+
+    Without recursion: an accumulated list may be a sum of thousands of terms.
+    """
+    terms: list[Filter] = []
+    pending = [node]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, Arith) and item.op is ArithOp.ADD:
+            pending += (item.right, item.left)
+        else:
+            terms.append(item)
+    return terms
 
 
 def _single_square_attack(term: Filter) -> tuple[Filter, TypeSet, int] | None:

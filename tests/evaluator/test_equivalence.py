@@ -1005,6 +1005,11 @@ def test_legacy_relations_on_long_games(text: str) -> None:
         "(match (position :markall :relation (:shift :flip :missingpiececount A 0 1)))",
         "(match (position :relation (:missingpiececount [Pp] 0 1 :newpiececount A 0 1)))",
         "(match (position :variations :relation (:originaldifferentcount 2 6 :variations)))",
+        # Accumulated: one count per transformed list, each with its relation.
+        "(match (position Kg1 :flip :accumulate n :sumrange n 1 8"
+        " :relation (:pattern :ignoresidetomove)))",
+        "(match (position :sumrange n 2 :or ((position Kg1 :flipcolor :accumulate n"
+        " :relation (:pattern :missingpiececount A 0 1)) (position :check :accumulate n))))",
     ],
 )
 def test_legacy_relations(text: str) -> None:
