@@ -413,6 +413,9 @@ def _infix(items: Sequence[ct.Filter], word: str, level: int, ctx: _Context, emp
     if len(items) == 1:
         return _print(items[0], ctx)
     operands = [_operand(item, ctx, level + 1) for item in items]
+    for i, item in enumerate(items[:-1]):
+        if _ends_with_a_flag(item) and operands[i].level >= level + 1:
+            operands[i] = _parenthesised(operands[i])
     parts: list[Printed | str] = []
     for i, operand in enumerate(operands):
         if i:
@@ -422,6 +425,16 @@ def _infix(items: Sequence[ct.Filter], word: str, level: int, ctx: _Context, emp
     if word == "or" and _too_long(inline):
         return _one_per_line(operands, word, level)
     return inline
+
+
+def _ends_with_a_flag(node: ct.Filter) -> bool:
+    """A ``move`` printed with ``previous`` or ``enpassant`` last: chessql fails on such a
+    move followed by ``and``/``or`` inside parentheses or braces (``(move previous and
+    K)``), so it is parenthesised there."""
+    if not isinstance(node, ct.Move):
+        return False
+    arguments = (node.from_, node.to, node.capture, node.promote)
+    return node.enpassant or (node.previous and all(arg is None for arg in arguments))
 
 
 def _too_long(printed: Printed) -> bool:

@@ -27,6 +27,16 @@ def round_trip(query: ct.Query) -> str:
     return text
 
 
+@pytest.mark.parametrize("flag", [{"previous": True}, {"enpassant": True}])
+def test_a_move_ending_with_a_flag_before_and_or_reads_in_chessql(flag: dict[str, bool]) -> None:
+    # chessql fails on "(move previous and K)" (found by the generated echo bodies).
+    move = ct.Move(**flag)  # type: ignore[arg-type]
+    for nested in (ct.And((move, pd("K"))), ct.Or((move, pd("K"), move))):
+        text = round_trip(one(ct.Echo("s", "t", nested)))
+        assert "(move " in text
+        round_trip(one(compound(ct.Not(nested), pd("k"))))
+
+
 # One query per core node class (and per printed form of it).
 HAND_BUILT = {
     "piece sets": compound(pd("Ka1"), pd("[Aa]"), pd("d4"), pd("."), pd("[]"), pd("_f1-8")),
