@@ -115,27 +115,58 @@ def piece_moves(
     return [(move.from_square, move.to_square)], captured
 
 
+def _start_identities(board: chess.Board) -> tuple[int, ...]:
+    """``who`` and ``where`` at the start: every piece is named by its square there."""
+    return tuple(sq if board.piece_type_at(sq) else NO_PIECE for sq in range(64))
+
+
+def _plain_move(board: chess.Board, move: chess.Move) -> bool:
+    """Whether ``move`` relocates one piece and captures on its destination at most: not
+    what python-chess calls castling (a king moving more than one file, or onto a rook of
+    the side to move), nor a pawn moving to another file onto an empty square (en
+    passant, which python-chess then decides) — cheaper than asking python-chess.
+
+    >>> board = chess.Board("r3k2r/8/8/3pP3/8/8/8/R3K2R w KQkq d6 0 1")
+    >>> [_plain_move(board, board.parse_san(san)) for san in ("O-O", "exd6", "Kf1", "Rxa8+")]
+    [False, False, True, True]
+    """
+    origin, target = 1 << move.from_square, 1 << move.to_square
+    if board.kings & origin:
+        shift = abs(file_of(move.from_square) - file_of(move.to_square))
+        return shift <= 1 and not board.rooks & board.occupied_co[board.turn] & target
+    if board.pawns & origin and not board.occupied & target:
+        return file_of(move.from_square) == file_of(move.to_square)
+    return True
+
+
 def _next_identities(
-    who: tuple[int, ...], board: chess.Board, move: chess.Move | None
-) -> tuple[int, ...]:
+    who: tuple[int, ...], where: tuple[int, ...], board: chess.Board, move: chess.Move | None
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``who`` and ``where`` (see :class:`PositionTable`) after ``move`` from ``board``."""
+    if not move:
+        return who, where
+    out, located = list(who), list(where)
+    if _plain_move(board, move):
+        origin, target = move.from_square, move.to_square
+        mover, taken = who[origin], who[target]
+        if taken != NO_PIECE:
+            located[taken] = NO_PIECE
+        out[origin], out[target] = NO_PIECE, mover
+        if mover != NO_PIECE:
+            located[mover] = target
+        return tuple(out), tuple(located)
     relocated, captured = piece_moves(board, move)
-    out = list(who)
-    if captured is not None:
+    if captured is not None and who[captured] != NO_PIECE:
+        located[who[captured]] = NO_PIECE
         out[captured] = NO_PIECE
     moving = [(who[origin], target) for origin, target in relocated]
     for origin, _ in relocated:
         out[origin] = NO_PIECE
     for identity, target in moving:
         out[target] = identity
-    return tuple(out)
-
-
-def _locations(who: tuple[int, ...]) -> tuple[int, ...]:
-    where = [NO_PIECE] * 64
-    for sq, identity in enumerate(who):
         if identity != NO_PIECE:
-            where[identity] = sq
-    return tuple(where)
+            located[identity] = target
+    return tuple(out), tuple(located)
 
 
 @attrs.define(slots=True, eq=False)
@@ -203,18 +234,11 @@ class PositionTable:
         >>> len(table), table.children, table.mainline_length, table.moves
         (2, [(1,), ()], 2, [None, Move.from_uci('e2e4')])
         """
-        if identities:
-            table = cls([], [], [], [], [], [], [], 0)
-            table.who, table.where = [], []
-            for index, board in enumerate(boards):
-                table._add(None, index - 1, board, moves[index - 1] if index else None)
-            table._finish()
-            return table
-        # Without identities every list follows from the length alone.
+        # Every list but the pieces' identities follows from the length alone.
         n = len(boards)
         following: list[tuple[int, ...]] = [(p + 1,) for p in range(n - 1)]
         following.append(())
-        return cls(
+        table = cls(
             nodes=[],
             boards=list(boards),
             parent=list(range(-1, n - 1)),
@@ -225,6 +249,14 @@ class PositionTable:
             mainline_length=n,
             moves=[None, *moves],
         )
+        if identities:
+            who = where = _start_identities(boards[0])
+            table.who, table.where = [who], [where]
+            for board, move in zip(boards[:-1], moves, strict=True):
+                who, where = _next_identities(who, where, board, move)
+                table.who.append(who)
+                table.where.append(where)
+        return table
 
     def _add(
         self,
@@ -250,11 +282,13 @@ class PositionTable:
             self.children[parent] = (*siblings, index)
         if self.who is not None and self.where is not None:
             if parent < 0:
-                who = tuple(sq if board.piece_type_at(sq) else NO_PIECE for sq in range(64))
+                who = where = _start_identities(board)
             else:
-                who = _next_identities(self.who[parent], self.boards[parent], move)
+                who, where = _next_identities(
+                    self.who[parent], self.where[parent], self.boards[parent], move
+                )
             self.who.append(who)
-            self.where.append(_locations(who))
+            self.where.append(where)
         return index
 
     def _finish(self) -> None:

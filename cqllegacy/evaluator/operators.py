@@ -48,6 +48,7 @@ ignored, own pieces attacked: decision L6).  Two exact shortcuts make them cheap
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import operator
@@ -546,6 +547,10 @@ def attackers_of(board: Board, square: int, among: int = FULL) -> int:
 
 def attacking(board: Board, attackers: int, targets: int) -> int:
     """The squares of ``attackers`` whose piece attacks some square of ``targets``."""
+    if not attackers:
+        return 0
+    if not attackers & (attackers - 1):  # one piece (a piece variable, often)
+        return attackers if board.attacks_mask(attackers.bit_length() - 1) & targets else 0
     out = 0
     if targets.bit_count() <= attackers.bit_count():
         for sq in iter_squares(targets):
@@ -898,6 +903,81 @@ def _later_in(table: Any, p: int, main_chain: bool, off_chain: bool) -> list[int
 _Row = tuple[bool, int, int, int, int, int, int, int]
 
 
+def _square_changes(rows: Sequence[_Row], end: int) -> list[list[int]]:
+    """For each square, the positions ``1 .. end - 1`` of a line whose content there
+    (occupied, colour, piece type) differs from the position before.
+
+    >>> e2, e4 = 1 << 12, 1 << 28
+    >>> rows = [(True, e2, e2, e2, 0, 0, 0, 0), (False, e4, e4, e4, 0, 0, 0, 0)] * 2
+    >>> found = _square_changes(rows, 4)
+    >>> found[12], found[28], found[0]
+    ([1, 2, 3], [1, 2, 3], [])
+    """
+    found: list[list[int]] = [[] for _ in range(64)]
+    _, o, w, x, y, z, _, _ = rows[0]
+    for q in range(1, end):
+        _, o2, w2, x2, y2, z2, _, _ = rows[q]
+        changed = (o ^ o2) | (w ^ w2) | (x ^ x2) | (y ^ y2) | (z ^ z2)
+        while changed:
+            low = changed & -changed
+            found[low.bit_length() - 1].append(q)
+            changed ^= low
+        o, w, x, y, z = o2, w2, x2, y2, z2
+    return found
+
+
+def _skip(moments: list[list[int]], blocked: int, q: int, end: int) -> int:
+    """How far a scan at ``q`` may skip: each square of ``blocked`` fails every position
+    until its content next changes, so the latest of those changes is a safe next
+    position (``end`` when one of them never changes again).
+
+    >>> _skip([[3, 9]] + [[5]] * 63, 0b11, 4, 20)
+    9
+    """
+    target = q + 1
+    while blocked:
+        low = blocked & -blocked
+        found = moments[low.bit_length() - 1]
+        at = bisect.bisect_right(found, q)
+        if at == len(found):
+            return end
+        target = max(target, found[at])
+        blocked ^= low
+    return target
+
+
+class _LineChanges(NamedTuple):
+    """When the squares of a line change: per square the positions where its content
+    differs from the position before (``moments``), and the changed squares as bits in
+    the order of their last change (``settled``, at positions ``last``)."""
+
+    moments: list[list[int]]
+    settled: list[int]
+    last: list[int]
+
+    @classmethod
+    def of(cls, rows: Sequence[_Row], end: int) -> _LineChanges:
+        moments = _square_changes(rows, end)
+        ordered = sorted((found[-1], sq) for sq, found in enumerate(moments) if found)
+        return cls(moments, [1 << sq for _, sq in ordered], [at for at, _ in ordered])
+
+    def horizon(self, blocked_at_end: int, p: int, end: int) -> int:
+        """The first position after ``p`` from which a square of ``blocked_at_end`` (the
+        squares that fail against the line's last position) keeps its last content, and
+        so fails for good; ``end`` when there is none.
+
+        Such a square changed after ``p`` (its content at ``p`` differs from the last
+        one), so it is found among the squares settled after ``p``.
+        """
+        if not blocked_at_end:
+            return end
+        settled, last = self.settled, self.last
+        for i in range(bisect.bisect_right(last, p), len(last)):
+            if settled[i] & blocked_at_end:
+                return last[i]
+        return end
+
+
 class _RelationMemo(NamedTuple):
     """What a relation remembers of one game: P1 placements by position, turned P2
     placements by (position, dihedral index), the answers by position."""
@@ -1066,35 +1146,83 @@ def relation(params: RelationParameters) -> Fn:
             found = ctx.memo[(token, "rows")] = [row(board) for board in ctx.boards]
         return found
 
+    # A square that holds a different piece in P2 than in P1 (or, with no new or no
+    # missing piece allowed, a new or a missing one) fails every later position until a
+    # move changes that square, so the scan of the main line skips to that move.
+    blocks_new, blocks_missing = new_hi == 0, missing_hi == 0
+
+    def changes(ctx: Context) -> _LineChanges:
+        """When the squares of the main line change."""
+        found: _LineChanges | None = ctx.memo.get((token, "changes"))
+        if found is None:
+            found = ctx.memo[(token, "changes")] = _LineChanges.of(
+                rows(ctx), ctx.table.mainline_length
+            )
+        return found
+
+    def blocking(one: _Row, two: _Row) -> int:
+        """The squares that make the pair (``one``, ``two``) fail whatever else holds."""
+        _, occ1, w1, x1, y1, z1, counted1, _ = one
+        _, occ2, w2, x2, y2, z2, _, counted2 = two
+        blocked = occ1 & occ2 & ((w1 ^ w2) | (x1 ^ x2) | (y1 ^ y2) | (z1 ^ z2))
+        if blocks_new:
+            blocked |= counted2 & ~occ1
+        if blocks_missing:
+            blocked |= counted1 & ~occ2
+        return blocked
+
+    def agrees(turn: bool, occ1: int, counted1: int, turn2: bool, occ2: int, counted2: int) -> bool:
+        """The rest of the reference rule's test for a pair whose common squares hold
+        the same pieces: side to move, original counts, missing and new counts."""
+        if same_side is not None and (turn2 == turn) != same_side:
+            return False
+        if original_different is not None and not original_different.admit(
+            (occ1 ^ occ2).bit_count()
+        ):
+            return False
+        if original_same is not None and not original_same.admit((occ1 & occ2).bit_count()):
+            return False
+        return missing.admit((counted1 & ~occ2).bit_count()) and new.admit(
+            (counted2 & ~occ1).bit_count()
+        )
+
+    def main_line(ctx: Context, p: int) -> bool:
+        """:func:`untransformed` along the main line: up to the position from which some
+        square fails for good, skipping the positions that fail on a square no move has
+        changed since."""
+        table = rows(ctx)
+        end = ctx.table.mainline_length
+        line = changes(ctx)
+        one = table[p]
+        turn, occ1, _, _, _, _, counted1, _ = one
+        horizon, settled = end, False
+        q = p + 1
+        while q < horizon:
+            two = table[q]
+            blocked = blocking(one, two)
+            if blocked:
+                if not settled:  # asked late: many positions relate to the next one
+                    horizon = line.horizon(blocking(one, table[end - 1]), p, end)
+                    settled = True
+                q = _skip(line.moments, blocked, q, horizon)
+            elif agrees(turn, occ1, counted1, two[0], two[1], two[7]):
+                return True
+            else:
+                q += 1
+        return False
+
     def untransformed(ctx: Context, p: int) -> bool:
         """The relation without shift or flip: one pass over the later positions with
         each placement read once (as :func:`fits` and :func:`originals_ok` compare)."""
+        if p < ctx.table.mainline_length and not params.off_chain:
+            return main_line(ctx, p)
         table = rows(ctx)
         turn, occ1, w1, x1, y1, z1, counted1, _ = table[p]
-        if p < ctx.table.mainline_length and not params.off_chain:
-            later: Sequence[int] = range(p + 1, ctx.table.mainline_length)
-        else:
-            later = _later_in(ctx.table, p, params.main_chain, params.off_chain)
-        originals = original_different is not None or original_same is not None
-        for q in later:
+        for q in _later_in(ctx.table, p, params.main_chain, params.off_chain):
             turn2, occ2, w2, x2, y2, z2, _, counted2 = table[q]
-            if same_side is not None and (turn2 == turn) != same_side:
+            if occ1 & occ2 & ((w1 ^ w2) | (x1 ^ x2) | (y1 ^ y2) | (z1 ^ z2)):
                 continue
-            differ = occ1 & occ2 & ((w1 ^ w2) | (x1 ^ x2) | (y1 ^ y2) | (z1 ^ z2))
-            if originals:
-                if original_different is not None and not original_different.admit(
-                    ((occ1 ^ occ2) | differ).bit_count()
-                ):
-                    continue
-                if original_same is not None and not original_same.admit(
-                    (occ1 & occ2 & ~differ).bit_count()
-                ):
-                    continue
-            if differ:
-                continue
-            if missing.admit((counted1 & ~occ2).bit_count()) and new.admit(
-                (counted2 & ~occ1).bit_count()
-            ):
+            if agrees(turn, occ1, counted1, turn2, occ2, counted2):
                 return True
         return False
 

@@ -151,8 +151,19 @@ class _Walk:
     #: Whether only NAGs and comments (and tokens that change nothing, results and ``;``
     #: comments) have come since the last move (or the start).
     annotating: bool = True
+    #: The last main-line ply asked for (None: all); reaching the next one ends the walk,
+    #: since every move before it has all its annotations by then.
+    through: int | None = None
+    done: bool = False
 
     def move(self, san: str, start: int, end: int, line_end: int) -> None:
+        if (
+            self.through is not None
+            and len(self.lines) == 1
+            and self.positions[self.lines[0]].ply >= self.through
+        ):
+            self.done = True  # a main-line move past the last one asked for
+            return
         word_end = end
         text = self.text
         while word_end < line_end and text[word_end] in _SUFFIXES:
@@ -200,14 +211,16 @@ class _Walk:
 # One entry: a matching game's movetext is scanned to name its positions, then again to
 # write it out, and nothing older is asked for.
 @functools.lru_cache(maxsize=1)
-def scan_movetext(text: str) -> Movetext:
-    """The moves of ``text`` (a game's movetext: what follows its tag section).
+def scan_movetext(text: str, through: int | None = None) -> Movetext:
+    """The moves of ``text`` (a game's movetext: what follows its tag section); with
+    ``through``, only as far as the main line's ply ``through`` (its variations and
+    annotations included), which is all that marking positions up to there needs.
 
     >>> moves = scan_movetext("{a\\n\\nb} 1. e4 ( 1. d4 ) ; (2. c4\\n% e5\\n1... c5 *\\n\\nNf3")
     >>> [(m.key, m.san) for m in moves.moves], moves.start_annotated_end
     ([(1, 'e4'), ('1.1', 'd4'), (2, 'c5')], 6)
     """
-    walk = _Walk(text)
+    walk = _Walk(text, through=through)
     size = len(text)
     position = 0
     fresh_line = True
@@ -261,6 +274,8 @@ def _result_or_move(walk: _Walk, match: re.Match[str], line_end: int) -> _Next:
     # A result inside a variation is read as a move by python-chess (and fails there).
     if token not in _RESULTS or len(walk.lines) > 1:
         walk.move(token, match.start(), match.end(), line_end)
+        if walk.done:
+            return len(walk.text), True
     return None
 
 

@@ -104,7 +104,8 @@ def annotate_movetext(movetext: str, marked: Collection[PositionKey], note: str)
     '{ N } 1. e4 (1. d4 { MATCH }) *'
     """
     marked = set(marked)
-    moves = scan_movetext(movetext)
+    main_line = all(isinstance(key, int) for key in marked)
+    moves = scan_movetext(movetext, max(marked, default=0) if main_line else None)
     missing = marked - {START, *(move.key for move in moves.moves)}
     if missing:
         names = ", ".join(sorted(map(str, missing)))

@@ -56,7 +56,7 @@ from cqllegacy.core.tree import (
 )
 from cqllegacy.errors import CqlLegacyError
 from cqllegacy.evaluator.evaluate import GameMatch, compile_query, evaluate_filter
-from cqllegacy.evaluator.gametree import NO_PIECE, PositionTable
+from cqllegacy.evaluator.gametree import NO_PIECE, PositionTable, piece_moves
 from cqllegacy.evaluator.testing import game_from_pgn, pd, position
 from cqllegacy.vocab.pieces import content_bit, types_of
 from cqllegacy.vocab.results import GameResult
@@ -281,6 +281,60 @@ def test_identities_cover_exactly_the_occupied_squares_in_real_games() -> None:
         root = table.boards[0]
         identities = {i for who in table.who for i in who if i != NO_PIECE}
         assert identities <= {sq for sq in range(64) if root.piece_at(sq)}
+
+
+_ODD_MOVES = [
+    # Castling both ways, en passant, a promotion by capture, a king taking its own rook
+    # (Chess960 castling), a null move.
+    "1. e4 d5 2. e5 f5 3. exf6 Nxf6 4. Nf3 e6 5. Bd3 Bd6 6. O-O O-O 7. c4 dxc4 8. Bxc4 *",
+    '[FEN "r3k2r/1P6/8/8/8/8/6p1/R3K2R w KQkq - 0 1"]\n\n'
+    "1. bxa8=Q+ (1. O-O-O gxh1=Q) 1... Ke7 2. O-O-O gxh1=N 3. Rxh1 *",
+    '[Variant "Chess960"]\n[FEN "1rk1r3/8/8/8/8/8/8/1RK1R3 w EBeb - 0 1"]\n\n'
+    "1. O-O-O O-O-O 2. -- Kb8 *",
+]
+
+
+def _who_move_by_move(table: PositionTable) -> list[tuple[int, ...]]:
+    """Piece identities followed with python-chess's own castling and en passant rules."""
+    out = [tuple(sq if table.boards[0].piece_at(sq) else NO_PIECE for sq in range(64))]
+    for p in range(1, len(table)):
+        up = table.parent[p]
+        who = list(out[up])
+        relocated, captured = piece_moves(table.boards[up], table.moves[p])
+        if captured is not None:
+            who[captured] = NO_PIECE
+        moving = [(out[up][origin], target) for origin, target in relocated]
+        for origin, _ in relocated:
+            who[origin] = NO_PIECE
+        for identity, target in moving:
+            who[target] = identity
+        out.append(tuple(who))
+    return out
+
+
+def test_identities_follow_pieces_and_locations_invert_them() -> None:
+    odd = [game_from_pgn(text) for text in _ODD_MOVES]
+    for game in [*odd, *_games(15)]:
+        table = PositionTable.build(game, variations=True, identities=True)
+        assert table.who == _who_move_by_move(table)
+        assert table.where is not None
+        for who, where in zip(table.who, table.where, strict=True):
+            inverse = [NO_PIECE] * 64
+            for sq, identity in enumerate(who):
+                if identity != NO_PIECE:
+                    inverse[identity] = sq
+            assert list(where) == inverse
+
+
+def test_a_main_line_follows_pieces_as_the_game_tree_does() -> None:
+    # The stream lays out a main line from its boards; the tree from the game.
+    for game in [*(game_from_pgn(text) for text in _ODD_MOVES), *_games(5)]:
+        tree = PositionTable.build(game, identities=True)
+        line = PositionTable.from_main_line(
+            tree.boards, [m for m in tree.moves if m is not None], identities=True
+        )
+        assert (line.who, line.where) == (tree.who, tree.where)
+        assert line.identity_types() == tree.identity_types()
 
 
 def _types_square_by_square(table: PositionTable) -> dict[int, int]:

@@ -71,7 +71,19 @@ def assert_tokens_are_the_nodes(text: GameText) -> Movetext:
         assert text.movetext[move.start : move.end] == move.san
     assert moves.game_order() == [position_key(node) for node in depth_first(game)]
     assert moves.mainline_length == 1 + len(list(game.mainline()))
+    assert_partial_scans_are_prefixes(text.movetext, moves)
     return moves
+
+
+def assert_partial_scans_are_prefixes(movetext: str, whole: Movetext) -> None:
+    """A scan through ply ``k`` is the whole scan up to the main line's move ``k + 1``,
+    annotated ends included (what marking positions up to ``k`` needs)."""
+    last = whole.mainline_length - 1
+    for through in sorted({0, 1, 2, last // 2, last - 1, last, last + 3} - {-1}):
+        part = scan_movetext(movetext, through)
+        after = [i for i, m in enumerate(whole.moves) if m.key == through + 1]
+        assert part.moves == whole.moves[: after[0] if after else None], through
+        assert part.start_annotated_end == whole.start_annotated_end
 
 
 def readable_texts(path: Path) -> list[GameText]:
