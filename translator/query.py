@@ -240,7 +240,11 @@ class _Builder:
                 condition_line = last_line(item) if condition is not None else 0
                 if condition is not None:
                     conditions.append(_Condition(condition, False))
-        trailing = pending + [comment(c.text) for c in self.script.trailing]
+        after = list(self.script.trailing)
+        trailing = pending + [comment(c.text) for c in after]
+        if after and not pending and index and after[0].span.line == previous_end:
+            # After the match list's `)` on the line where the last list ends: that list's.
+            trailing[0] = comment(after[0].text, trailing=True)
         return prefixes, suffixes, conditions, trailing
 
     def _condition(self, item: object) -> core.Filter | None:

@@ -12,7 +12,7 @@ from cqllegacy.translator import TranslationError, modern_form, to_core, transla
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cqllegacy.core.tree import Comment, Compound, Filter, Keyword, Query, Simple
+from cqllegacy.core.tree import Comment, Compound, Filter, Keyword, Or, Query, Simple
 from cqllegacy.errors import ScriptError
 from cqllegacy.legacy import read_script
 from cqllegacy.modern.grammar import read_query
@@ -146,6 +146,12 @@ def test_tag_names_cql_would_misread_are_renamed() -> None:
     parser.parse(printed)
 
 
+def test_a_comment_after_the_match_list_on_the_last_lists_line_trails_it() -> None:
+    printed = check_printed("(match\n (position Ka1 :flip)) ; either corner\n; the end\n")
+    assert printed is not None
+    assert printed.splitlines()[2:] == ["flip {Ka1}  // either corner", "// the end"]
+
+
 def test_a_comment_alone_in_a_negated_list_is_no_refusal() -> None:
     # It was refused: `:not` of the list's one constituent, the comment, is no filter.
     printed = check_printed("(match (position ; nothing here\n :not))")
@@ -154,14 +160,16 @@ def test_a_comment_alone_in_a_negated_list_is_no_refusal() -> None:
 
 
 def _without_comments(query: Query) -> Query:
-    """``query`` with every comment left out, ``true`` left out of a ``{ }`` and a
-    ``{ }`` of one filter that filter: a list of comments alone is ``{// … true}``, and a
-    comment beside a lone filter keeps its braces."""
+    """``query`` with every comment left out and what that makes ``true`` simplified: a
+    list of comments alone is ``{// … true}`` (which the translator keeps, so that its
+    comments are written), and a comment beside a lone filter keeps its braces."""
 
     def drop(node: Filter) -> Filter:
         if isinstance(node, Compound):
             items = tuple(i for i in node.items if not isinstance(i, Comment) and i != TRUE)
             return TRUE if not items else items[0] if len(items) == 1 else Compound(items)
+        if isinstance(node, Or) and TRUE in node.items:
+            return TRUE
         return node
 
     lists = tuple(attrs.evolve(t, body=t.body.transform(drop)) for t in query.lists)
