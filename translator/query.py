@@ -176,7 +176,9 @@ class _Builder:
                         continue
                     if any(item.name in other for other in accumulated if other is not own):
                         raise self.error(
-                            f":sumrange {item.name} reads an accumulator of another top-level list",
+                            f":sumrange {item.name} reads an accumulator of another top-level "
+                            "list: each top-level list is evaluated at its own positions, so "
+                            "the value it would read is not defined",
                             item.span,
                         )
 
@@ -509,7 +511,9 @@ def check_accumulators(top: PositionList, path: str | None) -> None:
             negated = any(_negated(p) for p in (*place.ancestors, place.pl))
             if isinstance(item, lt.Accumulate) and (place.in_sequence or negated):
                 raise translation_error(
-                    ":accumulate inside :not, :sequence or :gappedsequence has no defined count",
+                    ":accumulate inside :not, :sequence or :gappedsequence has no defined count: "
+                    "the legacy language forbids it there, as what it adds would depend on how "
+                    "far the program evaluates the negated or sequenced lists",
                     item.span,
                     path=path,
                 )
@@ -523,7 +527,9 @@ def _check_sumrange(
     if place.in_sequence or any(transform_keywords(p) for p in place.ancestors):
         raise translation_error(
             f":sumrange {item.name} in a list evaluated more than once per position "
-            "(inside a transformed list or a sequence) is not supported",
+            "(inside a transformed list or a sequence) has no defined value: accumulators are "
+            "not reset between those evaluations, so what it reads depends on the order in "
+            "which the legacy program made them, which no source defines",
             item.span,
             path=path,
         )

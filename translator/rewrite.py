@@ -988,12 +988,18 @@ def list_parts(pl: PositionList, ctx: Context, *, top: bool = False) -> Parts:
         _check_nested_settings(pl, ctx)
     negated = any(isinstance(i, lt.Flag) and i.keyword is FlagKeyword.NOT for i in pl.items)
     if transform_keywords(pl):
-        hoisted, core_filter = transformed_filter(pl, ctx)
+        shared = tuple(i for i in pl.items if _shared_relation(i, transformed=True))
+        rest = _without_shared_relations(pl, transformed=True)
+        hoisted, core_filter = transformed_filter(rest, ctx)
         parts: Parts = hoisted
         # An orbit of one member is that member: its constituents join the list's.
         body: Parts = (
             core_filter.items if isinstance(core_filter, core.Compound) else (core_filter,)
         )
+        # OR over T of (T's items and R) is (OR over T of T's items) and R.
+        view = ListView(base_list(rest).items)
+        for relation in shared:
+            body += _RULES[lt.Relation](relation, view, ctx)
     else:
         parts = ()
         body = item_parts(base_list(pl), ctx)
@@ -1047,25 +1053,61 @@ def _nested_via_and_or(pl: PositionList) -> Iterator[PositionList]:
             yield from item.lists
 
 
+def _shared_relation(item: PositionItem, *, transformed: bool) -> TypeGuard[lt.Relation]:
+    """Whether ``item`` is a ``:relation`` that every transformed list of its list has
+    alike: one without ``:pattern`` (its counts never follow the list's transforms, L18),
+    or any relation of a list without transform keywords."""
+    if not isinstance(item, lt.Relation):
+        return False
+    pattern = any(
+        isinstance(p, lt.RelationFlag) and p.keyword is lt.RelationFlagKeyword.PATTERN
+        for p in item.items
+    )
+    return not (transformed and pattern)
+
+
+def _without_shared_relations(pl: PositionList, *, transformed: bool) -> PositionList:
+    kept = tuple(i for i in pl.items if not _shared_relation(i, transformed=transformed))
+    return attrs.evolve(pl, items=kept)
+
+
 def _sumrange_parts(pl: PositionList, ctx: Context) -> Iterator[core.Filter]:
+    negated = any(isinstance(i, lt.Flag) and i.keyword is FlagKeyword.NOT for i in pl.items)
     for item in pl.items:
         if isinstance(item, lt.SumRange):
-            terms = accumulated_terms(pl, item.name, ctx)
-            if not terms:
-                yield constant_in_range(0, item.range)
+            # The :sumrange is a conjunct of its list, which (unless negated) holds its
+            # shared relations: its own members count without them.
+            terms = accumulated_terms(pl, item.name, ctx, relations_hold=not negated)
+            if all(isinstance(t, core.Number) for t in terms):
+                total = sum(t.value for t in terms if isinstance(t, core.Number))
+                yield constant_in_range(total, item.range)
             else:
                 yield in_range(sum_of(terms), item.range)
 
 
-def accumulated_terms(pl: PositionList, name: str, ctx: Context) -> list[core.Filter]:
+def accumulated_terms(
+    pl: PositionList, name: str, ctx: Context, *, relations_hold: bool = False
+) -> list[core.Filter]:
     """Numeric terms whose sum is the value ``name`` reaches while ``pl`` is evaluated
-    once: every orbit member of every accumulating list counts when it matches."""
+    once: every orbit member of every accumulating list counts when it matches.
+
+    A member's ``:relation`` is part of the member, as the transformed list has it (with
+    ``:pattern``, its own transformed squares: L18), so a list with a relation counts
+    like any other.  ``relations_hold`` says that the terms are read where ``pl``'s
+    shared relations hold (``pl``'s own ``:sumrange``): its members are then counted
+    without them, which changes no count (they are the same in every member).
+    """
     keywords = transform_keywords(pl)
     _, base = strip_comments(base_list(pl))
     members = legacy_orbit(base, keywords, ctx.budget, pl.span)
     terms: list[core.Filter] = []
     if _accumulates(pl, name):
-        terms += _count_terms(keywords, [member_filter(m, ctx) for m in members], pl.span, ctx)
+        transformed = bool(keywords)
+        counted = [
+            _without_shared_relations(m, transformed=transformed) if relations_hold else m
+            for m in members
+        ]
+        terms += _count_terms(keywords, [member_filter(m, ctx) for m in counted], pl.span, ctx)
     for member in members:
         for nested in _nested_via_and_or(member):
             terms += accumulated_terms(nested, name, ctx)
@@ -1079,15 +1121,15 @@ _INDICATOR_ANCHORS = (core.PieceSet(ANYTHING, BB_FILES[0]), core.PieceSet(ANYTHI
 
 
 def indicator(f: core.Filter) -> core.Filter:
-    """A number that is 1 when ``f`` matches and 0 otherwise."""
+    """A number that is 1 when ``f`` matches and 0 otherwise.
+
+    ``f`` may hold a relation (a ``Relation`` node for ``run``, ``echo`` in the CQL 6.1
+    form): every image but the identity loses an anchor, which comes first, so no
+    transform ever reaches the relation (see :mod:`cqllegacy.core.transforms`).
+    """
     items = f.items if isinstance(f, core.Compound) else (f,)
     body = core.Compound((*_INDICATOR_ANCHORS, *items))
     return core.Transform(core.TransformKind.SHIFTHORIZONTAL, body, count=True)
-
-
-def _contains_relation(f: core.Filter) -> bool:
-    # A relation is a Relation node for run and an Echo node in the CQL 6.1 form.
-    return f.find(core.Relation, core.Echo) is not None
 
 
 def _count_terms(
@@ -1099,9 +1141,8 @@ def _count_terms(
     live = [m for m in members if m != FALSE]
     if not live:
         return []
-    if any(_contains_relation(m) for m in live):
-        raise ctx.error(":accumulate in a list with :relation is not supported", span)
     counted = single_layer_count(keywords, live) if keywords else None
     if counted is not None:
         return [counted]
-    return [indicator(m) for m in live]
+    # A member that always matches (its shared relation taken out) counts 1.
+    return [core.Number(1) if m == TRUE else indicator(m) for m in live]

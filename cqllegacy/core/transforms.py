@@ -18,8 +18,10 @@ Legacy-only nodes: :class:`RayCount` and :class:`LegacyOnly` are rewritten like 
 other node (arguments transformed, ray directions mapped), because their meaning is
 geometric and the same under every basic transform.  :class:`Relation` is refused
 with ``ValueError``: its missing/new counts are defined as untouched by the list's
-transforms while its allowable squares follow them (L18), so no single rule fits,
-and the translator never puts it under a transform.
+transforms while its allowable squares follow them (L18), so no single rule fits.
+The translator puts it under a transform only in an indicator of an accumulated list,
+``shifthorizontal count {a1-8 h1-8 … relation}``: the two file anchors stand first and
+drop every image but the identity (M1) before the rewrite reaches the relation.
 """
 
 from __future__ import annotations

@@ -41,7 +41,9 @@ from cqllegacy.core.tree import (
     Comment,
     Compound,
     Filter,
+    Keyword,
     LegacyOnly,
+    Or,
     PieceLoop,
     PieceVariable,
     Query,
@@ -49,7 +51,9 @@ from cqllegacy.core.tree import (
     Relation,
     RelationScope,
     Scope,
+    Simple,
     TopList,
+    Transform,
 )
 from cqllegacy.errors import CqlLegacyError
 from cqllegacy.evaluator.needles import Needles, needles_of
@@ -148,6 +152,8 @@ class ListAnalysis:
     reads: Reads
     tags: tuple[str, ...]
     tag_conjuncts: tuple[Filter, ...]
+    #: The body holds at the start position only (it requires ``initial``).
+    start_only: bool = False
 
     @property
     def needs_a_match(self) -> bool:
@@ -175,7 +181,36 @@ def _list_analysis(top: TopList, tag_names: set[str]) -> ListAnalysis:
     if unknown:
         raise QueryError(f"piece variable {sorted(unknown)[0]!r} is never bound")
     checks = tuple(c for c in conjuncts(top.body) if reads_tags_only(c))
-    return ListAnalysis(top, top.body.reads(), tuple(sorted(free)), checks)
+    return ListAnalysis(
+        top, top.body.reads(), tuple(sorted(free)), checks, requires_initial(top.body)
+    )
+
+
+def requires_initial(node: Filter) -> bool:
+    """Whether ``node`` holds at the start position only: ``initial`` is one of its
+    conjuncts, of every member of a disjunction, or of what a transform turns (no
+    transform changes ``initial``).
+
+    >>> from cqllegacy.core.tree import Keyword, Not, Simple, Transform, TransformKind
+    >>> from cqllegacy.evaluator.testing import pd
+    >>> start = Simple(Keyword.INITIAL)
+    >>> requires_initial(Transform(TransformKind.FLIPCOLOR, Compound((start, pd("K")))))
+    True
+    >>> requires_initial(Or((start, pd("K")))), requires_initial(Not(start))
+    (False, False)
+    """
+    if isinstance(node, Simple):
+        return node.keyword is Keyword.INITIAL
+    if isinstance(node, Compound | And):
+        return any(requires_initial(item) for item in meaningful(node.items))
+    if isinstance(node, Or):
+        items = meaningful(node.items)
+        return bool(items) and all(requires_initial(item) for item in items)
+    if isinstance(node, Transform) and not node.count:
+        return requires_initial(node.arg)
+    if isinstance(node, LegacyOnly):
+        return requires_initial(node.filter)
+    return False
 
 
 def _needles(lists: tuple[ListAnalysis, ...]) -> Needles:

@@ -18,8 +18,10 @@ False
 
 from __future__ import annotations
 
+import contextlib
 import enum
-from collections.abc import Callable, Mapping
+import sys
+from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
 
@@ -146,6 +148,11 @@ class Context:
         ctx.mainline_end = _PLIES.stop
         ctx._refresh_key()
         return ctx
+
+    @property
+    def all_scope(self) -> bool:
+        """Whether the continuations in scope are all of them (else the main ones)."""
+        return self._all_scope
 
     def set_scope(self, scope: Scope) -> None:
         self._all_scope = scope is Scope.ALL
@@ -329,3 +336,15 @@ def in_bounds(value: int, bounds: tuple[int, int | None] | None) -> bool:
         return True
     lo, hi = bounds
     return lo <= value and (hi is None or value <= hi)
+
+
+@contextlib.contextmanager
+def room_for_deep_trees() -> Iterator[None]:
+    """Recursion room while a tree is compiled: hashing a sum recurses once per term, and
+    an accumulated list may sum thousands of terms (one per transformed list)."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)

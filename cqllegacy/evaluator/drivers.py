@@ -27,7 +27,14 @@ import chess
 
 from cqllegacy.core.tree import Query, Scope, TopList
 from cqllegacy.evaluator.analysis import ListAnalysis
-from cqllegacy.evaluator.compiler import Compiled, Context, Fn, in_bounds, truth
+from cqllegacy.evaluator.compiler import (
+    Compiled,
+    Context,
+    Fn,
+    in_bounds,
+    room_for_deep_trees,
+    truth,
+)
 from cqllegacy.evaluator.gametree import GameInfo, PositionTable
 from cqllegacy.evaluator.line_automaton import LineAutomaton
 from cqllegacy.evaluator.stream import (
@@ -82,7 +89,8 @@ class CompiledList:
     def compile(self) -> Compiled:
         """The compiled body (compiled on the first call)."""
         if self._body is None:
-            self._body = self._compile_body()
+            with room_for_deep_trees():
+                self._body = self._compile_body()
         return self._body
 
     @property
@@ -168,6 +176,8 @@ class TreeDriver:
         end = len(ctx.table) if scope is Scope.ALL else ctx.table.mainline_length
         body = compiled.test
         first = 1 if skip_initial else 0
+        if compiled.analysis.start_only:
+            end = min(end, 1)
         examined = range(first, end) if only is None else (p for p in only if first <= p < end)
         return tuple(p for p in examined if body(ctx, p))
 

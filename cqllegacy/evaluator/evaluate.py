@@ -58,7 +58,15 @@ from cqllegacy.evaluator.analysis import (
     analyse,
     free_variables,
 )
-from cqllegacy.evaluator.compiler import Compiler, Context, Fn, Lowering, Rule, in_bounds
+from cqllegacy.evaluator.compiler import (
+    Compiler,
+    Context,
+    Fn,
+    Lowering,
+    Rule,
+    in_bounds,
+    room_for_deep_trees,
+)
 from cqllegacy.evaluator.drivers import (
     CompiledList,
     LinesDriver,
@@ -142,6 +150,10 @@ class CompiledQuery:
     """
 
     def __init__(self, query: Query, *, optimize: bool = True) -> None:
+        with room_for_deep_trees():
+            self._build(query, optimize)
+
+    def _build(self, query: Query, optimize: bool) -> None:
         self.query = query
         self.optimize = optimize
         compiler = _compiler(optimize)
@@ -424,10 +436,11 @@ def evaluate_filter(
 
     ``scope`` says which continuations ``move``, ``line`` and ``find`` follow.
     """
-    free = free_variables(filter)
-    if free:
-        raise QueryError(f"piece variable {sorted(free)[0]!r} is never bound")
-    compiled = _compiler(optimize).compile(filter)
+    with room_for_deep_trees():
+        free = free_variables(filter)
+        if free:
+            raise QueryError(f"piece variable {sorted(free)[0]!r} is never bound")
+        compiled = _compiler(optimize).compile(filter)
     identities = filter.find(PieceVariable, PieceLoop) is not None
     table = PositionTable.build(node.game(), variations=True, identities=identities)
     ctx = Context(table, GameInfo.from_headers(node.game().headers))

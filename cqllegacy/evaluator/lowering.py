@@ -27,7 +27,12 @@ single squares, in a range
                                    trie followed along a read game
                                    (:mod:`~cqllegacy.evaluator.line_automaton`)
 legacy ``:relation``               placements read once per position, compared as bitboards;
-                                   the answer remembered per position, for every binding
+                                   the answer remembered per position, for every binding;
+                                   along a main line, positions failing on a square no move
+                                   has changed since are skipped
+``find X`` where X follows pieces  the positions where a binding-free necessity of X holds
+                                   (:func:`binding_free_necessity`) listed once for every
+                                   binding; X is tried there only
 =================================  ==============================================================
 
 A lowered node whose truth the board alone decides carries it as ``Compiled.board``: the
@@ -50,6 +55,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
+import attrs
+
 from cqllegacy.core import tree as ct
 from cqllegacy.core.transforms import orbit
 from cqllegacy.core.tree import (
@@ -63,6 +70,7 @@ from cqllegacy.core.tree import (
     Count,
     DirectionSet,
     Filter,
+    Find,
     InRange,
     Intersection,
     Keyword,
@@ -85,7 +93,7 @@ from cqllegacy.core.tree import (
     XRay,
 )
 from cqllegacy.evaluator import operators as op
-from cqllegacy.evaluator.analysis import closed_range, meaningful
+from cqllegacy.evaluator.analysis import closed_range, free_variables, meaningful
 from cqllegacy.evaluator.compiler import (
     FAIL,
     BoardCheck,
@@ -201,6 +209,38 @@ def necessary_atoms(node: Filter) -> tuple[op.Atom, ...]:
     return ()
 
 
+def binding_free_necessity(node: Filter) -> Filter | None:
+    """A filter that reads no piece variable and holds wherever ``node`` holds (None when
+    there is nothing to say), so that it can be decided once for every binding.
+
+    A move's designators that read piece variables are dropped: fewer demands on the move
+    admit more moves.
+
+    >>> from cqllegacy.core.tree import PieceVariable
+    >>> binding_free_necessity(Move(from_=PieceVariable("x"), promote=2))
+    Move(from_=None, to=None, capture=None, promote=2, enpassant=False, previous=False)
+    """
+    if not free_variables(node):
+        return node
+    if isinstance(node, Compound | And):
+        parts = [n for item in meaningful(node.items) if (n := binding_free_necessity(item))]
+        return None if not parts else parts[0] if len(parts) == 1 else And(tuple(parts))
+    if isinstance(node, LegacyOnly):
+        return binding_free_necessity(node.filter)
+    if isinstance(node, Move) and not node.previous:
+
+        def bound_free(arg: Filter | None) -> Filter | None:
+            return None if arg is None or free_variables(arg) else arg
+
+        return attrs.evolve(
+            node,
+            from_=bound_free(node.from_),
+            to=bound_free(node.to),
+            capture=bound_free(node.capture),
+        )
+    return None
+
+
 # --------------------------------------------------------------------------------------
 # Recognising disjunctions, moves, attack counts
 # --------------------------------------------------------------------------------------
@@ -298,10 +338,19 @@ def _plain_pair(node: Filter) -> tuple[PieceSet, PieceSet] | None:
 
 
 def _sum_terms(node: Filter) -> list[Filter]:
-    """The terms of a sum ``a + b + …`` (``node`` itself when it is no sum)."""
-    if isinstance(node, Arith) and node.op is ArithOp.ADD:
-        return _sum_terms(node.left) + _sum_terms(node.right)
-    return [node]
+    """The terms of a sum ``a + b + …`` (``node`` itself when it is no sum), in order.
+
+    Without recursion: an accumulated list may be a sum of thousands of terms.
+    """
+    terms: list[Filter] = []
+    pending = [node]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, Arith) and item.op is ArithOp.ADD:
+            pending += (item.right, item.left)
+        else:
+            terms.append(item)
+    return terms
 
 
 def _single_square_attack(term: Filter) -> tuple[Filter, TypeSet, int] | None:
@@ -768,6 +817,17 @@ def _relation(c: Compiler, node: Relation) -> Compiled:
     return Compiled(Kind.LOGICAL, op.relation(params))
 
 
+def _find(c: Compiler, node: Find) -> Compiled | None:
+    """``find X`` where X follows pieces: the positions where a binding-free necessity of
+    X holds are found once for every binding, and X is tried there only."""
+    if node.all or not free_variables(node.arg):
+        return None
+    necessity = binding_free_necessity(node.arg)
+    if necessity is None:
+        return None
+    return Compiled(Kind.LOGICAL, op.find_among(c.truth(necessity), c.truth(node.arg)))
+
+
 # --------------------------------------------------------------------------------------
 # The tables
 # --------------------------------------------------------------------------------------
@@ -790,6 +850,7 @@ LOWERING: Mapping[type[Filter], Lowering] = MappingProxyType(
         Move: _move,
         Line: _line,
         Relation: _relation,
+        Find: _find,
     }
 )
 
@@ -804,7 +865,6 @@ REFERENCE_RULE: frozenset[type[Filter]] = frozenset(
         ct.Complement,
         ct.DirectionSet,
         ct.Elo,
-        ct.Find,
         ct.Intersection,
         ct.LegacyOnly,
         ct.Negate,

@@ -90,6 +90,7 @@ __all__ = [
     "attackers_of",
     "attacking",
     "attacks",
+    "find_among",
     "next_move",
     "on_board",
     "relation",
@@ -842,6 +843,56 @@ def single_step_line(tests: Sequence[Fn]) -> Fn:
 
 
 # --------------------------------------------------------------------------------------
+# Searching later positions
+# --------------------------------------------------------------------------------------
+
+
+def _main_chain_ends(table: Any) -> list[int]:
+    """For every position, the last position of its main continuation chain (positions
+    are numbered depth first with the main continuation first, so the chain from ``p``
+    is ``p .. end``)."""
+    n = len(table)
+    ends = list(range(n))
+    for q in range(n - 2, -1, -1):
+        if table.main_child[q] == q + 1:
+            ends[q] = ends[q + 1]
+    return ends
+
+
+def find_among(necessity: Fn, test: Fn) -> Fn:
+    """``find X`` given a test that holds wherever X holds and reads no binding: the
+    positions where it holds are listed once per game and scope, and X is tried at
+    those from the current position on, along the continuations in scope."""
+    token = object()
+
+    def candidates(ctx: Context) -> tuple[list[int], Sequence[int]]:
+        key = (token, ctx.all_scope)
+        found: tuple[list[int], Sequence[int]] | None = ctx.memo.get(key)
+        if found is None:
+            table = ctx.table
+            listed = [q for q in range(len(table)) if necessity(ctx, q)]
+            if ctx.all_scope:
+                found = (listed, table.subtree_end)
+            else:
+                found = (listed, [end + 1 for end in _main_chain_ends(table)])
+            ctx.memo[key] = found
+        return found
+
+    def find(ctx: Context, p: int) -> bool:
+        listed, ends = candidates(ctx)
+        end = ends[p]
+        for i in range(bisect.bisect_left(listed, p), len(listed)):
+            q = listed[i]
+            if q >= end:
+                return False
+            if test(ctx, q):
+                return True
+        return False
+
+    return find
+
+
+# --------------------------------------------------------------------------------------
 # Legacy relation
 # --------------------------------------------------------------------------------------
 
@@ -1186,10 +1237,49 @@ def relation(params: RelationParameters) -> Fn:
             (counted2 & ~occ1).bit_count()
         )
 
+    # No piece may go missing and none may be new: the later position holds exactly the
+    # same pieces on the allowable squares, which a table of placements finds at once.
+    same_placement = (
+        blocks_new
+        and blocks_missing
+        and missing_types & ANY_PIECE == ANY_PIECE
+        and new_types & ANY_PIECE == ANY_PIECE
+    )
+
+    def last_seen(ctx: Context) -> dict[tuple[int, ...], int]:
+        """The last main-line position of each placement (allowable squares, side to move)."""
+        found: dict[tuple[int, ...], int] | None = ctx.memo.get((token, "placements"))
+        if found is None:
+            found = {}
+            for q, (turn, occ, w, x, y, z, _, _) in enumerate(
+                rows(ctx)[: ctx.table.mainline_length]
+            ):
+                found[(turn, occ, w & occ, x & occ, y & occ, z & occ)] = q
+            ctx.memo[(token, "placements")] = found
+        return found
+
+    def repeated(ctx: Context, p: int) -> bool:
+        """:func:`main_line` when the placement must recur unchanged."""
+        turn, occ, w, x, y, z, _, _ = rows(ctx)[p]
+        if not (
+            missing.admit(0)
+            and new.admit(0)
+            and (original_different is None or original_different.admit(0))
+            and (original_same is None or original_same.admit(occ.bit_count()))
+        ):
+            return False  # the counts of an unchanged placement are out of range
+        latest = last_seen(ctx)
+        sides = (turn,) if same_side else (not turn,) if same_side is False else (True, False)
+        return any(
+            latest.get((side, occ, w & occ, x & occ, y & occ, z & occ), -1) > p for side in sides
+        )
+
     def main_line(ctx: Context, p: int) -> bool:
         """:func:`untransformed` along the main line: up to the position from which some
         square fails for good, skipping the positions that fail on a square no move has
         changed since."""
+        if same_placement:
+            return repeated(ctx, p)
         table = rows(ctx)
         end = ctx.table.mainline_length
         line = changes(ctx)

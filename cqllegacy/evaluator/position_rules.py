@@ -363,14 +363,26 @@ _ARITH = {ArithOp.ADD: operator.add, ArithOp.SUB: operator.sub}
 
 @_rule(Arith)
 def _arith(c: Compiler, node: Arith) -> Compiled:
-    left, right, op = c.number_fn(node.left), c.number_fn(node.right), _ARITH[node.op]
+    # ``a + b - c …`` is a chain down the left operands: compiled and evaluated term by
+    # term, without recursion (an accumulated list may sum thousands of terms).
+    steps: list[tuple[Callable[[int, int], int], Filter]] = []
+    first: Filter = node
+    while isinstance(first, Arith):
+        steps.append((_ARITH[first.op], first.right))
+        first = first.left
+    head = c.number_fn(first)
+    rest = tuple((op, c.number_fn(term)) for op, term in reversed(steps))
 
     def arith(ctx: Context, p: int) -> int | None:
-        a = left(ctx, p)
-        if a is None:
-            return None
-        b = right(ctx, p)
-        return None if b is None else op(a, b)
+        total: int | None = head(ctx, p)
+        for op, fn in rest:
+            if total is None:
+                return None
+            value: int | None = fn(ctx, p)
+            if value is None:
+                return None
+            total = op(total, value)
+        return total
 
     return as_number(arith)
 

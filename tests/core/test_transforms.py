@@ -40,7 +40,7 @@ from cqllegacy.core.tree import (
     Union,
 )
 from cqllegacy.evaluator.testing import pd
-from cqllegacy.vocab.pieces import types_of
+from cqllegacy.vocab.pieces import ANYTHING, types_of
 from cqllegacy.vocab.results import GameResult
 from cqllegacy.vocab.squares import Dihedral, Direction, parse_squares
 
@@ -456,3 +456,17 @@ def test_transforms_reach_into_line_groups_and_piece_all() -> None:
     assert apply(BasicTransform(dx=1), loop) == ct.PieceLoop(
         "x", pd("Pb2"), Find(ct.Intersection((PieceVariable("x"), pd("b8")))), all=True
     )
+
+
+def test_a_relation_under_file_anchors_keeps_only_the_identity() -> None:
+    # The translator's indicator of an accumulated list with a :relation: the anchors,
+    # first, drop every shifted image before the relation (which refuses transforms).
+    anchors = (
+        ct.PieceSet(ANYTHING, parse_squares("a1-8")),
+        ct.PieceSet(ANYTHING, parse_squares("h1-8")),
+    )
+    relation = Relation(allowable=parse_squares("g1"))
+    body = ct.Compound((*anchors, pd("Kg1"), relation))
+    assert orbit(TransformKind.SHIFTHORIZONTAL, body) == (body,)
+    with pytest.raises(ValueError, match="relation"):
+        orbit(TransformKind.SHIFTHORIZONTAL, ct.Compound((pd("Kg1"), relation)))

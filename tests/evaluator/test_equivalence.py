@@ -38,7 +38,7 @@ from cqllegacy.runner.output import PgnWriter
 from cqllegacy.runner.pgn import GameText, read_game, read_stream, read_tags, split_games
 from cqllegacy.runner.report import ReportWriter, position_key
 from cqllegacy.runner.scanner import InputFile, ScanOptions, scan
-from cqllegacy.runner.scripts import load_query, read_legacy
+from cqllegacy.runner.scripts import load_query, read_legacy, read_modern
 from cqllegacy.vocab.pieces import ANYTHING, EMPTY_BIT, types_of
 from cqllegacy.vocab.results import GameResult
 from cqllegacy.vocab.squares import FULL, Direction
@@ -1005,10 +1005,51 @@ def test_legacy_relations_on_long_games(text: str) -> None:
         "(match (position :markall :relation (:shift :flip :missingpiececount A 0 1)))",
         "(match (position :relation (:missingpiececount [Pp] 0 1 :newpiececount A 0 1)))",
         "(match (position :variations :relation (:originaldifferentcount 2 6 :variations)))",
+        # Accumulated: one count per transformed list, each with its relation.
+        "(match (position Kg1 :flip :accumulate n :sumrange n 1 8"
+        " :relation (:pattern :ignoresidetomove)))",
+        "(match (position :sumrange n 2 :or ((position Kg1 :flipcolor :accumulate n"
+        " :relation (:pattern :missingpiececount A 0 1)) (position :check :accumulate n))))",
     ],
 )
 def test_legacy_relations(text: str) -> None:
     assert_same(read_legacy(text), FEW)
+
+
+# ``find`` over a body that follows pieces: the positions a binding-free necessity of the
+# body admits are listed once per game and scope (main line and all variations differ).
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(match :forany p [Pp] (position :initial :tagmatch p P?2"
+        " :gappedsequence ((position :movefrom $p :promote U)) :flipcolor))",
+        "(match :forany p [Pp] (position :variations :gappedsequence"
+        " ((position :movefrom $p :moveto [Aa]))))",
+        "(match :forany n [Nn] (position :gappedsequence ((position :movefrom $n :moveto ?e4))))",
+        "(match :forany k [Kk] (position :gappedsequence ((position :movefrom $k))"
+        " :matchcount 2 100))",
+        # The first list reads variations, the second searches the main line only.
+        "(match :forany n [Nn] (position :variations :movefrom $n)"
+        " (position :gappedsequence ((position :movefrom $n :moveto [Aa])) :matchcount 8 1000))",
+    ],
+)
+def test_finds_that_follow_pieces(text: str) -> None:
+    assert_same(read_legacy(text))
+    assert_same(read_legacy(text), variations=True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cql() piece x in [Nn] find {move from x capture [Qq]}",
+        "cql() piece x in [RrQq] {x & a-h1-8 find all {move to x}} ",
+        "cql() piece x in [Pp] find {move from x promote [QqNn]}",
+        "cql() piece x in A find {x & e4}",
+    ],
+)
+def test_modern_finds_that_follow_pieces(text: str) -> None:
+    assert_same(read_modern(text))
+    assert_same(read_modern(text), variations=True)
 
 
 _ANY_COUNT = (ANYTHING, 0, None)

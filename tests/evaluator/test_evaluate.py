@@ -211,6 +211,18 @@ def test_arithmetic() -> None:
     assert value(Arith(ArithOp.ADD, pd("a"), Number(1)), node) == 6  # five black pieces
 
 
+@pytest.mark.parametrize("optimize", [True, False])
+def test_a_sum_of_thousands_of_terms(optimize: bool) -> None:
+    # What an accumulated list with a big orbit becomes (one term per transformed list):
+    # compiling and evaluating it must not exhaust Python's recursion limit.
+    total: Filter = Count(pd("K"))
+    for i in range(3000):
+        term = Count(pd("[Pp]")) if i % 2 else Number(-1)
+        total = Arith(ArithOp.ADD if i % 3 else ArithOp.SUB, total, term)
+    expected = 1 + sum((1 if i % 3 else -1) * (16 if i % 2 else -1) for i in range(3000))
+    assert evaluate_filter(total, position(), optimize=optimize) == expected
+
+
 # --------------------------------------------------------------------------------------
 # Attacks, rays, xrays (semantics: S-attacks)
 # --------------------------------------------------------------------------------------

@@ -337,6 +337,19 @@ def test_a_main_line_follows_pieces_as_the_game_tree_does() -> None:
         assert line.identity_types() == tree.identity_types()
 
 
+def test_a_find_that_follows_a_piece_keeps_to_its_scope() -> None:
+    # The g1 knight moves in the variation only; the main line's search must not see it.
+    game = game_from_pgn("1. e4 e5 (1... c5 2. Nf3) 2. Nc3 Nc6 *")
+    knight = (TagDeclaration("n", types_of("N")),)
+    moves = Find(Compound((Move(from_=Intersection((PieceVariable("n"), pd("g1")))),)))
+    everywhere = TopList(Simple(Keyword.TRUE), scope=Scope.ALL)
+    for optimize in (True, False):
+        main = compile_query(query(everywhere, TopList(moves), tags=knight), optimize=optimize)
+        assert not main.evaluate(game, 1).matched
+        both = TopList(moves, scope=Scope.ALL)
+        assert compile_query(query(both, tags=knight), optimize=optimize).evaluate(game, 1).matched
+
+
 def _types_square_by_square(table: PositionTable) -> dict[int, int]:
     """What ``identity_types`` means: every identity's content on every board."""
     assert table.who is not None

@@ -10,7 +10,9 @@ Supported: designators, every flag, every transform keyword, ``:piececount``,
 ``:power``, ``:powerdifference``, ``:attackcount``, the ``:ray…`` family, the move
 keywords, ``:movenumber``, ``:and``/``:or``/``:not``, ``:sequence``,
 ``:gappedsequence``, ``:result``/``:elo``/``:whiteelo``/``:blackelo``,
-``:accumulate``/``:sumrange``, ``:matchcount``/``:pretransformmatchcount``, ``:relation``
+``:accumulate``/``:sumrange`` (in lists with a ``:relation`` too: a transformed list counts
+when it matches with its relation, compared on that list's squares under ``:pattern``),
+``:matchcount``/``:pretransformmatchcount``, ``:relation``
 (later positions of the main line; P2 turned and moved square by square), tags and the
 match list's ``:result``/``:year``/``:player``/``:gamenumber``.  Not supported:
 ``:variations`` (main-line positions only: on games without variations a relation's
