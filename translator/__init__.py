@@ -28,9 +28,13 @@ def modern_form(query: core.Query) -> core.Query:
     """The query as CQL 6.1 writes it: what ``run`` evaluates in a faster legacy-only
     form rewritten into modern filters that mean the same, and tag names CQL reads.
 
-    ``translate`` prints this; reading the printed text back gives this query.
+    ``translate`` prints this; reading the printed text back gives this query (with
+    each trailing comment the printer writes on a line of its own made one, see
+    :func:`~cqllegacy.modern.printer.settle_comments`).
     """
-    return cql_tag_names(query)
+    from cqllegacy.modern.printer import settle_comments
+
+    return settle_comments(cql_tag_names(query))
 
 
 def translate(text: str, *, approximate: bool = False, path: str | None = None) -> str:

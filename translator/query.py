@@ -36,7 +36,9 @@ from cqllegacy.translator.rewrite import (
     conjunction,
     last_line,
     list_parts,
+    own_line,
     strip_comments,
+    untrailed,
 )
 
 from cqllegacy.core import tree as core
@@ -218,6 +220,7 @@ class _Builder:
         pending: list[core.Comment] = []
         index = 0
         previous_end = 0
+        condition_line = 0  # the line of the game condition just before, if any
         for item in self.script.match.items:
             if isinstance(item, lt.PositionList):
                 prefixes[index] = list(pending)
@@ -226,17 +229,24 @@ class _Builder:
                 previous_end = last_line(item)
             elif isinstance(item, lt.Comment):
                 if index == 0:
-                    conditions.append(_Condition(comment(item.text), True))
+                    # On the line of a game condition, it annotates that condition.
+                    on_its_line = condition_line == item.span.line
+                    conditions.append(_Condition(comment(item.text, trailing=on_its_line), True))
                 elif item.span.line == previous_end and not pending:
                     # A comment on the line where a list ends belongs to that list.
-                    suffixes[index - 1].append(comment(item.text))
+                    suffixes[index - 1].append(comment(item.text, trailing=True))
                 else:
                     pending.append(comment(item.text))
             else:
                 condition = self._condition(item)
+                condition_line = last_line(item) if condition is not None else 0
                 if condition is not None:
                     conditions.append(_Condition(condition, False))
-        trailing = pending + [comment(c.text) for c in self.script.trailing]
+        after = list(self.script.trailing)
+        trailing = pending + [comment(c.text) for c in after]
+        if after and not pending and index and after[0].span.line == previous_end:
+            # After the match list's `)` on the line where the last list ends: that list's.
+            trailing[0] = comment(after[0].text, trailing=True)
         return prefixes, suffixes, conditions, trailing
 
     def _condition(self, item: object) -> core.Filter | None:
@@ -283,7 +293,8 @@ class _Builder:
         if host == 0:
             out[0] = _prepend_to(out[0], [c.filter for c in conditions])
         elif out:
-            out[0] = _prepend_to(out[0], comments)
+            # The tests go elsewhere: their comments no longer follow them.
+            out[0] = _prepend_to(out[0], [own_line(c) for c in comments])
             if host is not None:
                 out[host] = _prepend_to(out[host], tests)
         return out
@@ -367,7 +378,7 @@ class _Builder:
             matchcount = _bounds((counts + pretransform)[0].range)
         parts = [kept(f) for f in list_parts(pl, ctx, top=True)]
         return core.TopList(
-            _body(prefix, [*scope_parts, *parts]), matchcount, mark, scope, origin=_origin(pl)
+            _body([*prefix, *scope_parts], parts), matchcount, mark, scope, origin=_origin(pl)
         )
 
     def _pretransform_body(
@@ -602,7 +613,7 @@ def _intersect(
 
 
 def _body(prefix: Sequence[core.Filter], parts: Sequence[core.Filter]) -> core.Compound:
-    items = [*prefix, *parts]
+    items = [*prefix, *(untrailed(parts) if prefix else parts)]
     if all(isinstance(i, core.Comment) for i in items):
         items.append(TRUE)
     return core.Compound(tuple(items))

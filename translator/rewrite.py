@@ -200,6 +200,8 @@ class ListView:
     """The base list an item belongs to (for rules that look at its neighbours)."""
 
     items: tuple[PositionItem, ...]
+    #: The line of the list's ``(position``: a comment there annotates the opening.
+    opening_line: int = 0
 
 
 _I = TypeVar("_I")
@@ -222,12 +224,46 @@ def rule(cls: type[_I]) -> Callable[[ItemRule[_I]], ItemRule[_I]]:
 def _comment(item: lt.Comment, view: ListView, ctx: Context) -> Parts:
     if _absorbed(item, view):
         return ()  # written among the lists it annotates
-    return (comment(item.text),)
+    return (comment(item.text, trailing=_follows_on_its_line(item, view)),)
 
 
-def comment(text: str) -> core.Comment:
+def _follows_on_its_line(item: lt.Comment, view: ListView) -> bool:
+    """Does ``item`` stand on the line where the item before it (or the list) ends?
+
+    Such a comment annotates that item and trails its translation (T3); a comment on a
+    line of its own annotates what follows.
+    """
+    if item.span.line <= 0:
+        return False  # a comment made without a source place
+    index = next(i for i, other in enumerate(view.items) if other is item)
+    # Comments that an `:and` writes among its lists are not in the way.
+    before = next(
+        (
+            other
+            for other in reversed(view.items[:index])
+            if not isinstance(other, lt.Comment) or not _absorbed(other, view)
+        ),
+        None,
+    )
+    if before is None:
+        return item.span.line == view.opening_line
+    return not isinstance(before, lt.Comment) and last_line(before) == item.span.line
+
+
+def comment(text: str, *, trailing: bool = False) -> core.Comment:
     """A ``//`` comment; a leading ``/`` gets a space so the text never reads ``///``."""
-    return core.Comment(" " + text if text.startswith("/") else text)
+    return core.Comment(" " + text if text.startswith("/") else text, trailing)
+
+
+def own_line(item: core.Filter) -> core.Filter:
+    """``item``, a comment made one of its own line (any other filter unchanged)."""
+    return attrs.evolve(item, trailing=False) if isinstance(item, core.Comment) else item
+
+
+def untrailed(parts: Sequence[core.Filter]) -> list[core.Filter]:
+    """``parts`` with a comment at their start made one of its own line: what is put
+    before ``parts`` is not what that comment annotates."""
+    return [own_line(parts[0]), *parts[1:]] if parts else []
 
 
 @rule(Designator)
@@ -723,7 +759,7 @@ def _list_of_lists(item: lt.ListOfLists, view: ListView, ctx: Context) -> Parts:
         parts: list[core.Filter] = []
         for i, f in enumerate(filters):
             parts += [*(comment(c.text) for c in among.get(2 * i, ())), f]
-            parts += [comment(c.text) for c in among.get(2 * i + 1, ())]
+            parts += [comment(c.text, trailing=True) for c in among.get(2 * i + 1, ())]
         return simplify_parts(parts)
     if keyword is lt.ListKeyword.OR:
         options = [f for f in filters if f != FALSE]
@@ -881,7 +917,7 @@ def _check_nested_settings(pl: PositionList, ctx: Context) -> None:
 
 def item_parts(pl: PositionList, ctx: Context) -> Parts:
     """The constituents of a list without list settings, item by item in source order."""
-    view = ListView(pl.items)
+    view = ListView(pl.items, pl.span.line)
     parts: list[core.Filter] = []
     for item in pl.items:
         parts.extend(_RULES[type(item)](item, view, ctx))
@@ -968,9 +1004,17 @@ def list_parts(pl: PositionList, ctx: Context, *, top: bool = False) -> Parts:
         parts = ()
         body = item_parts(base_list(pl), ctx)
     if negated:
-        body = (_negate(body[0] if len(body) == 1 else conjunction(body)),)
+        body = _negated(body)
     sums = tuple(_sumrange_parts(pl, ctx))
     return simplify_parts((*parts, *body, *sums))
+
+
+def _negated(body: Parts) -> Parts:
+    """``:not`` of the constituents ``body``; comments alone test nothing, so they stay
+    before the ``false`` that the negation of an empty list is."""
+    if all(isinstance(p, core.Comment) for p in body):
+        return (*(own_line(p) for p in body), FALSE)
+    return (_negate(body[0] if len(body) == 1 else conjunction(body)),)
 
 
 def _negate(f: core.Filter) -> core.Filter:

@@ -624,11 +624,19 @@ class TagContains(Filter):
 
 @attrs.frozen(slots=True)
 class Comment(Filter):
-    """A ``//`` comment at its place (T3); matches always and changes nothing."""
+    """A ``//`` comment at its place (T3); matches always and changes nothing.
+
+    ``trailing`` says the comment annotates the filter before it in its compound: it is
+    written at the end of that filter's (last) line, as ``Nd4  // the knight``.  A
+    trailing comment that opens a compound annotates the opening: it is written on the
+    line of the ``{`` (or of the ``cql( )`` header, for the first filter of the body).
+    Otherwise the comment stands on a line of its own, before what follows it.
+    """
 
     READS: ClassVar[Reads] = Reads.TAGS
 
     text: str
+    trailing: bool = False
 
 
 # --------------------------------------------------------------------------------------

@@ -17,7 +17,8 @@ and the chain ``a <= X <= b`` read as :class:`~cqllegacy.core.tree.InRange`; eve
 comparison is a :class:`~cqllegacy.core.tree.Compare` (a parenthesised number is not a
 literal: ``X == (5)`` is a ``Compare``).  A ``//`` comment that stands where a filter
 of a ``{ }`` or of the body could start becomes a :class:`~cqllegacy.core.tree.Comment`
-there; other comments are white space.  ``// cqllegacy: …`` pragmas are explained in
+there, trailing when code (a filter, the ``{`` or the header) stands before it on its
+line; other comments are white space.  ``// cqllegacy: …`` pragmas are explained in
 :mod:`cqllegacy.modern.printer`.
 
 >>> query = read_query("cql(input in.pgn)\\nflipcolor flip shift {Nd4 kf3}\\n")
@@ -450,10 +451,22 @@ def _compound(s: str, loc: int, t: pp.ParseResults) -> ct.Compound:
 def _comment(s: str, loc: int, t: pp.ParseResults) -> ct.Comment:
     """A ``//`` comment; a pragma is one too, found by :func:`_is_pragma` and placed
     (or refused) once the whole script is read."""
-    node = ct.Comment(t[0][2:].rstrip("\r"))
+    node = ct.Comment(t[0][2:].rstrip("\r"), trailing=_after_code(s, loc))
     if _is_pragma(node):
         _STATE.get().pragma_places[id(node)] = loc
     return node
+
+
+def _after_code(s: str, loc: int) -> bool:
+    """Does something other than white space or ``/* */`` precede ``loc`` on its line?
+
+    A ``//`` comment there trails the filter before it (or the ``{`` or header).
+    """
+    line = s[s.rfind("\n", 0, loc) + 1 : loc]
+    return bool(_BLOCK_COMMENTS.sub("", line).strip())
+
+
+_BLOCK_COMMENTS = re.compile(BLOCK_COMMENT_PATTERN)
 
 
 def _is_pragma(node: ct.Filter | None) -> TypeGuard[ct.Comment]:

@@ -69,14 +69,27 @@ is not wholly negative (``up -3 -1`` is written ``down 1 3``); a ``promote`` set
 holds only Q, R, B, N and is either colour-symmetric or of one colour (then ``from``
 is not ``P``/``p`` nor ``X & P``/``X & p``; when symmetric ``from`` is none of those
 either); a case-insensitive ``Player`` text is lowercase ASCII; a comment never
-starts with ``/``.
+starts with ``/``; a trailing comment (:attr:`~cqllegacy.core.tree.Comment.trailing`)
+follows a filter that is not a comment, or opens a compound, or opens the body of a
+list with no ``// cqllegacy: mark`` pragma (:func:`settle_comments` makes any tree so).
+
+Comment layout (decision T3)
+----------------------------
+
+A comment is written on a line of its own, or, when it trails, at the end of the last
+line of the filter before it, two spaces after it; the comments ending consecutive
+one-line filters start in one column.  A trailing comment that opens a compound goes on
+the line of its ``{``, one that opens the body on the header line (``cql()  // …``).
+Nothing is ever written after a ``//`` on its line.  The reader takes a ``//`` comment
+with code before it on its line as trailing, so the layout reads back.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import TypeVar
 
@@ -108,6 +121,7 @@ from cqllegacy.modern.vocabulary import (
     RANGE_OPS,
     RELATION,
     REPETITIONS,
+    STRING_PATTERN,
     TRANSFORM,
     UNARY,
     UNION,
@@ -141,8 +155,8 @@ _INDENT = "  "
 class Printed:
     """Lines of CQL text for one filter and the precedence level of its outer form.
 
-    Comment lines always stand alone, so joining fragments never puts code after
-    a ``//``.
+    A ``//`` comment is a line of its own, or ends the line of the filter (or of the
+    ``{``) it annotates; joining fragments never puts code after a ``//``.
     """
 
     lines: tuple[str, ...]
@@ -157,13 +171,32 @@ def _is_comment(line: str) -> bool:
     return line.lstrip().startswith("//")
 
 
+_STRING_OR_COMMENT = re.compile(f"{STRING_PATTERN}|//")
+
+
+def _code(line: str) -> str:
+    """``line`` without the ``//`` comment that ends it (a string may hold ``//``).
+
+    >>> _code('Nd4  // the knight'), _code('"a//b" in player')
+    ('Nd4', '"a//b" in player')
+    """
+    for match in _STRING_OR_COMMENT.finditer(line):
+        if match.group() == "//":
+            return line[: match.start()].rstrip()
+    return line
+
+
+def _ends_in_comment(line: str) -> bool:
+    return _code(line) != line
+
+
 def _join(first: Printed, second: Printed, sep: str = " ", level: int = ATOM) -> Printed:
-    """``first`` and ``second`` on one line where no comment line is in the way."""
+    """``first`` and ``second`` on one line where no comment is in the way."""
     if not first.lines:
         return Printed(second.lines, level)
     if not second.lines:
         return Printed(first.lines, level)
-    if _is_comment(first.lines[-1]) or _is_comment(second.lines[0]):
+    if _ends_in_comment(first.lines[-1]) or _is_comment(second.lines[0]):
         return Printed(first.lines + second.lines, level)
     merged = first.lines[-1] + sep + second.lines[0]
     return Printed((*first.lines[:-1], merged, *second.lines[1:]), level)
@@ -309,7 +342,7 @@ def _item(node: ct.Filter, ctx: _Context) -> Printed:
 
 
 def _first_code(printed: Printed) -> str:
-    return next((line for line in printed.lines if not _is_comment(line)), "")
+    return next((_code(line) for line in printed.lines if not _is_comment(line)), "")
 
 
 def _extends(previous: Printed, following: Printed) -> bool:
@@ -319,7 +352,7 @@ def _extends(previous: Printed, following: Printed) -> bool:
     (``elo 2000``; chessql also after ``find {…}``), a string after ``in player`` as
     the player's search text.
     """
-    start, end = _first_code(following)[:1], previous.lines[-1].rstrip()[-1:]
+    start, end = _first_code(following)[:1], _code(previous.lines[-1]).rstrip()[-1:]
     return start == "-" or start.isdigit() or (start == '"' and end.isalpha())
 
 
@@ -364,8 +397,127 @@ def _braced(items: Sequence[ct.Filter], ctx: _Context) -> Printed:
     fits = all(len(p.lines) == 1 for p in printed) and len(inline) + 2 <= _INLINE_WIDTH
     if fits and not any(_is_commentary(item) for item in items):
         return _text("{" + inline + "}")
-    body = tuple(line for p in printed for line in _indented(p.lines))
-    return Printed(("{", *body, "}"), ATOM)
+    opening, laid_out = _laid_out(items, printed)
+    body = tuple(line for p in laid_out for line in _indented(p.lines))
+    return Printed((_with_comment("{", opening), *body, "}"), ATOM)
+
+
+# --------------------------------------------------------------------------------------
+# Trailing comments: on the line of what they annotate
+# --------------------------------------------------------------------------------------
+
+#: Between code and the trailing comment after it (the least; comments of
+#: consecutive filters are aligned).
+_TRAILING_GAP = "  "
+
+
+def _with_comment(line: str, comment: str | None) -> str:
+    return line if comment is None else line + _TRAILING_GAP + comment
+
+
+def _on_one_line(node: ct.Filter) -> bool:
+    """A trailing comment whose text prints as one plain ``//`` line."""
+    return isinstance(node, ct.Comment) and node.trailing and _comment_fits_a_line(node.text)
+
+
+def _comment_fits_a_line(text: str) -> bool:
+    return "\n" not in text and "\r" not in text and not is_pragma_text(text)
+
+
+def _laid_out(
+    items: Sequence[ct.Filter], printed: Sequence[Printed]
+) -> tuple[str | None, list[Printed]]:
+    """The comment for the opening line (``{`` or the header), and the items with each
+    trailing comment moved to the end of the last line of the filter before it.
+
+    Comments that end consecutive one-line filters are aligned, as people align them
+    in the margin of a legacy script.  A trailing comment with no code line before
+    it stays on a line of its own (:func:`settle_comments` makes such trees canonical).
+    """
+    opening: str | None = None
+    out: list[Printed] = []
+    notes: list[str | None] = []
+    for index, (item, p) in enumerate(zip(items, printed, strict=True)):
+        if _on_one_line(item):
+            if index == 0:
+                opening = p.lines[0]
+                continue
+            if notes and notes[-1] is None and not _ends_in_comment(out[-1].lines[-1]):
+                notes[-1] = p.lines[0]
+                continue
+        out.append(p)
+        notes.append(None)
+    return opening, _aligned(out, notes)
+
+
+def _aligned(printed: Sequence[Printed], notes: Sequence[str | None]) -> list[Printed]:
+    """Each note at the end of its item's last line; the notes of a run of one-line items
+    start in one column."""
+    out = list(printed)
+    index = 0
+    while index < len(out):
+        if notes[index] is None:
+            index += 1
+            continue
+        end = index + 1
+        if len(out[index].lines) == 1:
+            while end < len(out) and notes[end] is not None and len(out[end].lines) == 1:
+                end += 1
+        width = max(len(out[i].lines[-1]) for i in range(index, end))
+        for i in range(index, end):
+            last = out[i].lines[-1].ljust(width)
+            out[i] = attrs.evolve(out[i], lines=(*out[i].lines[:-1], _with_comment(last, notes[i])))
+        index = end
+    return out
+
+
+def settle_comments(query: ct.Query) -> ct.Query:
+    """``query`` with every trailing comment the printer cannot write at the end of a
+    line of code made a comment of its own line: the query that reading the printed
+    text gives back.
+
+    A trailing comment needs a filter before it in its compound, or the opening of the
+    compound (``{``, or the header for the first filter of the body).  After another
+    comment, after a ``// cqllegacy: mark …`` pragma (which opens a list that marks
+    only its first position or none) and with a text that is not one plain ``//``
+    line, it stands on a line of its own.
+
+    >>> from cqllegacy.core.tree import Comment, Compound, Header, Keyword, Query, Simple, TopList
+    >>> check = Simple(Keyword.CHECK)
+    >>> body = Compound((check, Comment("a", True), Comment("b", True)))
+    >>> settled = settle_comments(Query(Header(), (TopList(body),)))
+    >>> [item.trailing for item in settled.lists[0].body.items[1:]]
+    [True, False]
+    """
+    with _deep_recursion():
+        return attrs.evolve(query, lists=tuple(_settled_list(top) for top in query.lists))
+
+
+def _settled_list(top: ct.TopList) -> ct.TopList:
+    body = top.body.transform(_settled_compound)
+    items = _body_items(body)
+    if len(items) > 1 and top.mark is not ct.Mark.ALL and _on_one_line(items[0]):
+        # The mark pragma takes the opening line of the list.
+        assert isinstance(body, ct.Compound)
+        body = ct.Compound((_untrailed(items[0]), *items[1:]))
+    return attrs.evolve(top, body=body)
+
+
+def _settled_compound(node: ct.Filter) -> ct.Filter:
+    if not isinstance(node, ct.Compound):
+        return node
+    items = list(node.items)
+    for index, item in enumerate(items):
+        if not isinstance(item, ct.Comment) or not item.trailing:
+            continue
+        after_a_comment = index > 0 and isinstance(items[index - 1], ct.Comment)
+        if after_a_comment or not _comment_fits_a_line(item.text):
+            items[index] = _untrailed(item)
+    return attrs.evolve(node, items=tuple(items)) if items != list(node.items) else node
+
+
+def _untrailed(item: ct.Filter) -> ct.Filter:
+    return attrs.evolve(item, trailing=False) if isinstance(item, ct.Comment) else item
 
 
 def _with_a_filter(items: tuple[ct.Filter, ...]) -> tuple[ct.Filter, ...]:
@@ -828,7 +980,7 @@ def _quantifier(step: ct.LineStep, ctx: _Context) -> str:
 
 def _one_group(printed: Printed) -> bool:
     """Is the code one parenthesised group, ``( … )`` from its first to its last character?"""
-    code = " ".join(line for line in printed.lines if not _is_comment(line))
+    code = " ".join(_code(line) for line in printed.lines if not _is_comment(line))
     depth = 0
     for match in re.finditer(r'"[^"]*"|[()]', code):
         depth += {"(": 1, ")": -1}.get(match.group(), 0)
@@ -1139,13 +1291,20 @@ def print_query(query: ct.Query, *, approximate: bool = False) -> str:
     With ``approximate`` a construct without an exact CQL 6.1 form is written in its
     nearest form, after a ``// approximate: …`` line saying what and why.
     """
+    with _deep_recursion():
+        try:
+            return _print_query(settle_comments(query), _Context(approximate))
+        except RecursionError:
+            raise NotExpressible("query", "its filters nest too deeply to print") from None
+
+
+@contextlib.contextmanager
+def _deep_recursion() -> Iterator[None]:
     limit = sys.getrecursionlimit()
     # A few frames per tree level; the reader caps trees at 200 levels.
     sys.setrecursionlimit(max(limit, 20_000))
     try:
-        return _print_query(query, _Context(approximate))
-    except RecursionError:
-        raise NotExpressible("query", "its filters nest too deeply to print") from None
+        yield
     finally:
         sys.setrecursionlimit(limit)
 
@@ -1171,7 +1330,9 @@ def _print_query(query: ct.Query, ctx: _Context) -> str:
             lists = [tag_loops(query, lists)]
         items = [Pragma(PRAGMA_LISTS), ct.Simple(ct.Keyword.INITIAL), *lists]
     lines = [_comment_line(text, ctx) for text in query.leading_comments]
-    lines += [*header_notes, *notes, header]
-    for printed in _items(_with_a_filter(tuple(items)), ctx):
+    body = _with_a_filter(tuple(items))
+    opening, laid_out = _laid_out(body, _items(body, ctx))
+    lines += [*header_notes, *notes, _with_comment(header, opening)]
+    for printed in laid_out:
         lines += printed.lines
     return "\n".join(lines) + "\n"

@@ -285,6 +285,30 @@ def test_comments_become_nodes_only_where_a_filter_could_start() -> None:
     )
 
 
+def test_a_comment_after_code_on_its_line_trails_that_code() -> None:
+    text = (
+        "cql()  // the fork\n"
+        "flip {  // both sides\n  Nd4 /* knight */  // the knight\n  /* x */ // own line\n"
+        "  kf3 // the king\n}\n"
+        "// last\n"
+    )
+    assert read_query(text).lists[0].body == compound(
+        ct.Comment(" the fork", trailing=True),
+        ct.Transform(
+            ct.TransformKind.FLIP,
+            compound(
+                ct.Comment(" both sides", trailing=True),
+                pd("Nd4"),
+                ct.Comment(" the knight", trailing=True),
+                ct.Comment(" own line"),
+                pd("kf3"),
+                ct.Comment(" the king", trailing=True),
+            ),
+        ),
+        ct.Comment(" last"),
+    )
+
+
 def test_header_parameters() -> None:
     query = read_query(
         'cql(input "my games.pgn" output o.pgn gamenumber 2 9 matchcount 3 variations) K'

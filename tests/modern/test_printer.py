@@ -15,6 +15,7 @@ from cqllegacy.vocab.squares import FULL, Direction, parse_squares
 from tests.support.modern import N, assert_cql, chessql_shape, compound, one, pd
 
 T = ct.TransformKind
+CHECK, MATE = ct.Simple(ct.Keyword.CHECK), ct.Simple(ct.Keyword.MATE)
 
 
 def body_text(body: ct.Filter, **top: object) -> str:
@@ -285,6 +286,76 @@ def test_comments_keep_their_place_and_never_become_triple_slashes() -> None:
     assert text == "// made by hand\ncql()\n// knight\nNd4\n// /odd\n"
     assert "///" not in text
     assert_cql(text)
+
+
+def trailing(text: str) -> ct.Comment:
+    return ct.Comment(text, trailing=True)
+
+
+def test_a_trailing_comment_ends_the_line_of_the_filter_before_it() -> None:
+    body = ct.Transform(
+        T.SHIFT,
+        compound(pd("Nd4"), trailing(" the knight"), ct.Comment(" own line"), pd("kf3")),
+    )
+    assert body_text(body) == "shift {\n  Nd4  // the knight\n  // own line\n  kf3\n}"
+
+
+def test_trailing_comments_of_consecutive_filters_are_aligned() -> None:
+    body = ct.Transform(
+        T.SHIFT,
+        compound(
+            pd("Nd4"),
+            trailing(" the forking knight"),
+            pd("k[b3,b5,c2,c6,e2,e6,f3,f5]"),
+            trailing(" the king it checks"),
+            CHECK,
+        ),
+    )
+    assert body_text(body).splitlines() == [
+        "shift {",
+        "  Nd4                         // the forking knight",
+        "  k[b3,b5,c2,c6,e2,e6,f3,f5]  // the king it checks",
+        "  check",
+        "}",
+    ]
+
+
+def test_a_trailing_comment_opening_a_compound_stands_on_the_brace_line() -> None:
+    body = ct.Transform(T.FLIPCOLOR, compound(trailing(" the fork"), pd("Nd4"), pd("kf3")))
+    assert body_text(body) == "flipcolor {  // the fork\n  Nd4\n  kf3\n}"
+
+
+def test_a_trailing_comment_after_a_multi_line_filter_ends_its_last_line() -> None:
+    inner = ct.Transform(T.FLIP, compound(ct.Comment(" own"), pd("Ka1")))
+    text = body_text(compound(pd("Nd4"), inner, trailing(" flipped"), CHECK))
+    assert text.splitlines() == ["Nd4", "flip {", "  // own", "  Ka1", "}  // flipped", "check"]
+
+
+def test_a_trailing_comment_opening_the_body_stands_on_the_header_line() -> None:
+    text = print_query(one(compound(trailing(" the fork"), pd("Nd4"), pd("kf3"))))
+    assert text == "cql()  // the fork\nNd4\nkf3\n"
+    assert_cql(text)
+
+
+def test_a_trailing_comment_after_a_comment_or_a_pragma_stands_alone() -> None:
+    # `//` runs to the end of the line: a second comment there would join the first.
+    text = body_text(compound(CHECK, trailing(" a"), trailing(" b")))
+    assert text == "check  // a\n// b"
+    text = body_text(compound(trailing(" opening"), CHECK), mark=ct.Mark.FIRST)
+    assert text == "// cqllegacy: mark first\n// opening\ncheck"
+
+
+def test_a_trailing_comment_never_swallows_the_code_after_it() -> None:
+    # A line is a parenthesised group where it follows a trailing comment's line.
+    group = ct.Line((ct.LineStep(compound(CHECK, trailing(" ) (")), 0, None), ct.LineStep(MATE)))
+    text = print_query(one(group))
+    assert_cql(text)
+    assert read_query(text) == one(group)
+
+
+def test_strings_holding_slashes_are_not_comments() -> None:
+    text = body_text(compound(ct.Player("a//b"), trailing(" c"), CHECK))
+    assert text == 'player "a//b"  // c\ncheck'
 
 
 def test_comment_only_compound_gets_a_filter_for_cql() -> None:

@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from cqllegacy.core import tree as ct
 from cqllegacy.evaluator.evaluate import compile_query
 from cqllegacy.modern import print_query, read_query
+from cqllegacy.modern.printer import settle_comments
 from cqllegacy.vocab.pieces import types_of
 from cqllegacy.vocab.results import GameResult
 from cqllegacy.vocab.squares import Direction
@@ -21,9 +22,14 @@ S2, T2 = ct.PositionVariable("src"), ct.PositionVariable("tgt")
 
 
 def round_trip(query: ct.Query) -> str:
+    """The text of ``query``: chessql reads it, and the modern reader reads it back to the
+    query (each trailing comment that must stand on a line of its own made one), which
+    prints as the same text, comment layout included."""
     text = print_query(query)
     assert_cql(text)
-    assert read_query(text) == query, text
+    read = read_query(text)
+    assert read == settle_comments(query), text
+    assert print_query(read) == text
     return text
 
 
@@ -151,6 +157,26 @@ HAND_BUILT = {
         )
     ),
 }
+
+
+def test_trailing_comments_read_back_trailing() -> None:
+    def trailing(text: str) -> ct.Comment:
+        return ct.Comment(text, trailing=True)
+
+    inner = ct.Transform(T.FLIP, compound(trailing(" opening"), pd("Ka1"), trailing(" king")))
+    body = compound(
+        trailing(" body"),
+        CHECK,
+        trailing(" check"),
+        inner,
+        trailing(" flipped"),
+        ct.Comment(" own line"),
+        MATE,
+    )
+    query = one(body)
+    assert settle_comments(query) == query  # every one has a line of code before it
+    text = round_trip(query)
+    assert "check  // check" in text and "}  // flipped" in text
 
 
 @pytest.mark.parametrize("body", HAND_BUILT.values(), ids=HAND_BUILT.keys())

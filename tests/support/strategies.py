@@ -71,7 +71,9 @@ def texts(lowercase: bool = False) -> Strategy[str]:
 def comments() -> Strategy[ct.Comment]:
     text = st.text(string.ascii_letters + string.digits + " ;:!*/-", max_size=20)
     return st.builds(
-        ct.Comment, text.filter(lambda t: not t.startswith("/") and "cqllegacy:" not in t)
+        ct.Comment,
+        text.filter(lambda t: not t.startswith("/") and "cqllegacy:" not in t),
+        st.booleans(),  # trailing: on the line of what it follows
     )
 
 

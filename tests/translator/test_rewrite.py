@@ -409,12 +409,15 @@ def test_comments_stay_in_place_also_inside_a_modern_transform() -> None:
     )
     assert q.leading_comments == (" a study",)
     first, second = (top.body for top in q.lists)
-    kings = Compound((pd("Ka1"), Comment(" white king"), pd("kh8"), Comment(" corners")))
+    # A comment on the line of an item trails it; one on a line of its own does not.
+    white_king, corners = Comment(" white king", True), Comment(" corners", True)
+    kings = Compound((pd("Ka1"), white_king, pd("kh8"), corners))
     assert first == Compound((Comment(" kings"), Transform(TransformKind.FLIP, kings)))
-    assert second == Compound((CHECK, Comment(" the end"), Comment(" bye")))
-    # A comment never starts with '/' (that would read as a CQL 6.2 '///').
+    assert second == Compound((CHECK, Comment(" the end", True), Comment(" bye")))
+    # A comment never starts with '/' (that would read as a CQL 6.2 '///').  This one
+    # stands on the line of the list's opening, so it trails the opening.
     (top,) = query("(match (position ;/x\n Ka1))").lists
-    assert top.body == Compound((Comment(" /x"), pd("Ka1")))
+    assert top.body == Compound((Comment(" /x", True), pd("Ka1")))
 
 
 def test_comments_leave_an_explicit_union_once_before_it() -> None:
@@ -434,7 +437,7 @@ def test_comments_among_the_lists_of_an_and_stand_next_to_them() -> None:
         (
             Comment(" the king"),
             Compound((pd("Ka1"),)),
-            Comment(" in the corner"),
+            Comment(" in the corner", True),
             Comment(" the queen"),
             Compound((pd("Qb2"),)),
         )
@@ -639,5 +642,6 @@ def test_a_comment_after_a_list_on_its_last_line_stays_with_it() -> None:
         " (position :promote [Rr]) ; rook\n)"
     )
     first, second = (constituents(t.body) for t in q.lists)
-    assert first[-1] == Comment(" queen")
-    assert second[0] == Comment(" rook next") and second[-1] == Comment(" rook")
+    # On the list's last line: it trails the list's translation.
+    assert first[-1] == Comment(" queen", trailing=True)
+    assert second[0] == Comment(" rook next") and second[-1] == Comment(" rook", trailing=True)
