@@ -82,6 +82,8 @@ from cqllegacy.core.tree import (
     Or,
     PieceLoop,
     PieceSet,
+    PieceVariable,
+    PositionVariable,
     Ray,
     Reads,
     Relation,
@@ -209,18 +211,24 @@ def necessary_atoms(node: Filter) -> tuple[op.Atom, ...]:
     return ()
 
 
-def binding_free_necessity(node: Filter) -> Filter | None:
-    """A filter that reads no piece variable and holds wherever ``node`` holds (None when
-    there is nothing to say), so that it can be decided once for every binding.
+def _reads_bindings(node: Filter) -> bool:
+    """Whether ``node`` names a piece or position variable anywhere, even one it binds
+    itself (kept simple: such a node is never taken as binding-free)."""
+    return any(isinstance(n, PieceVariable | PositionVariable) for n in node.walk())
 
-    A move's designators that read piece variables are dropped: fewer demands on the move
-    admit more moves.
+
+def binding_free_necessity(node: Filter) -> Filter | None:
+    """A filter that reads no variable and holds wherever ``node`` holds (None when there
+    is nothing to say), so that it can be decided once for every binding.
+
+    A move's designators that read variables are dropped: fewer demands on the move admit
+    more moves.
 
     >>> from cqllegacy.core.tree import PieceVariable
     >>> binding_free_necessity(Move(from_=PieceVariable("x"), promote=2))
     Move(from_=None, to=None, capture=None, promote=2, enpassant=False, previous=False)
     """
-    if not free_variables(node):
+    if not _reads_bindings(node):
         return node
     if isinstance(node, Compound | And):
         parts = [n for item in meaningful(node.items) if (n := binding_free_necessity(item))]
@@ -230,7 +238,7 @@ def binding_free_necessity(node: Filter) -> Filter | None:
     if isinstance(node, Move) and not node.previous:
 
         def bound_free(arg: Filter | None) -> Filter | None:
-            return None if arg is None or free_variables(arg) else arg
+            return None if arg is None or _reads_bindings(arg) else arg
 
         return attrs.evolve(
             node,

@@ -1052,6 +1052,18 @@ def test_modern_finds_that_follow_pieces(text: str) -> None:
     assert_same(read_modern(text), variations=True)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A position variable in the body: its part is no binding-free necessity.
+        "cql() echo (s t) piece x in [Nn] find {move from x s:btm}",
+        "cql() piece x in [Nn] echo (s t) {t:find {move from x s:wtm}}",
+    ],
+)
+def test_finds_that_follow_pieces_and_read_positions(text: str) -> None:
+    assert_same(read_modern(text), SHORT)
+
+
 _ANY_COUNT = (ANYTHING, 0, None)
 
 
