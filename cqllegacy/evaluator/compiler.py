@@ -18,10 +18,8 @@ False
 
 from __future__ import annotations
 
-import contextlib
 import enum
-import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
 
@@ -336,15 +334,3 @@ def in_bounds(value: int, bounds: tuple[int, int | None] | None) -> bool:
         return True
     lo, hi = bounds
     return lo <= value and (hi is None or value <= hi)
-
-
-@contextlib.contextmanager
-def room_for_deep_trees() -> Iterator[None]:
-    """Recursion room while a tree is compiled: hashing a sum recurses once per term, and
-    an accumulated list may sum thousands of terms (one per transformed list)."""
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20_000))
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(limit)

@@ -32,7 +32,6 @@ from cqllegacy.evaluator.compiler import (
     Context,
     Fn,
     in_bounds,
-    room_for_deep_trees,
     truth,
 )
 from cqllegacy.evaluator.gametree import GameInfo, PositionTable
@@ -47,6 +46,7 @@ from cqllegacy.evaluator.stream import (
     SnapshotStream,
     Verdict,
 )
+from cqllegacy.recursion import room_for_deep_trees
 
 __all__ = [
     "CompiledList",

@@ -65,7 +65,6 @@ from cqllegacy.evaluator.compiler import (
     Lowering,
     Rule,
     in_bounds,
-    room_for_deep_trees,
 )
 from cqllegacy.evaluator.drivers import (
     CompiledList,
@@ -80,6 +79,7 @@ from cqllegacy.evaluator.gametree import GameInfo, PositionTable
 from cqllegacy.evaluator.line_automaton import LineAutomaton
 from cqllegacy.evaluator.needles import Needles
 from cqllegacy.evaluator.stream import GameStream, Verdict
+from cqllegacy.recursion import room_for_deep_trees
 
 __all__ = [
     "REFERENCE_RULES",

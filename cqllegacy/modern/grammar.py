@@ -34,7 +34,6 @@ from __future__ import annotations
 import contextvars
 import difflib
 import re
-import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import NoReturn, TypeGuard, TypeVar
 
@@ -87,6 +86,7 @@ from cqllegacy.modern.vocabulary import (
     is_pragma_text,
     is_variable_name,
 )
+from cqllegacy.recursion import room_for_deep_trees
 from cqllegacy.vocab.pieces import (
     ANYTHING,
     BLACK_PIECES,
@@ -1214,12 +1214,11 @@ def read_query(text: str, path: str | None = None) -> ct.Query:
         _syntax_error(text, deep, f"brackets nest deeper than {MAX_NESTING} levels", path)
     state = _ParseState(declared=_declared_pieces(text), positions=_declared_positions(text))
     token = _STATE.set(state)
-    limit = sys.getrecursionlimit()
     # pyparsing recurses a few dozen frames per nesting level; MAX_NESTING bounds it.
-    sys.setrecursionlimit(max(limit, 20_000))
     try:
-        results = _SCRIPT.parse_string(text, parse_all=True)
-        return _query(text, results, body_loc=len(text.rstrip()))
+        with room_for_deep_trees():
+            results = _SCRIPT.parse_string(text, parse_all=True)
+            return _query(text, results, body_loc=len(text.rstrip()))
     except pp.ParseFatalException as exc:
         _syntax_error(text, exc.loc, exc.msg, path)
     except pp.ParseException:
@@ -1227,5 +1226,4 @@ def read_query(text: str, path: str | None = None) -> ct.Query:
     except RecursionError:
         _syntax_error(text, 0, "the script nests too deeply to read", path)
     finally:
-        sys.setrecursionlimit(limit)
         _STATE.reset(token)

@@ -86,10 +86,8 @@ with code before it on its line as trailing, so the layout reads back.
 
 from __future__ import annotations
 
-import contextlib
 import re
-import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TypeVar
 
@@ -130,6 +128,7 @@ from cqllegacy.modern.vocabulary import (
     is_pragma_text,
     is_variable_name,
 )
+from cqllegacy.recursion import room_for_deep_trees
 from cqllegacy.vocab.pieces import (
     ANYTHING,
     BLACK_PIECES,
@@ -489,7 +488,7 @@ def settle_comments(query: ct.Query) -> ct.Query:
     >>> [item.trailing for item in settled.lists[0].body.items[1:]]
     [True, False]
     """
-    with _deep_recursion():
+    with room_for_deep_trees():
         return attrs.evolve(query, lists=tuple(_settled_list(top) for top in query.lists))
 
 
@@ -1291,22 +1290,11 @@ def print_query(query: ct.Query, *, approximate: bool = False) -> str:
     With ``approximate`` a construct without an exact CQL 6.1 form is written in its
     nearest form, after a ``// approximate: …`` line saying what and why.
     """
-    with _deep_recursion():
+    with room_for_deep_trees():
         try:
             return _print_query(settle_comments(query), _Context(approximate))
         except RecursionError:
             raise NotExpressible("query", "its filters nest too deeply to print") from None
-
-
-@contextlib.contextmanager
-def _deep_recursion() -> Iterator[None]:
-    limit = sys.getrecursionlimit()
-    # A few frames per tree level; the reader caps trees at 200 levels.
-    sys.setrecursionlimit(max(limit, 20_000))
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(limit)
 
 
 def _print_query(query: ct.Query, ctx: _Context) -> str:

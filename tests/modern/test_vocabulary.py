@@ -19,6 +19,7 @@ ALLOWED = (
     "cqllegacy.modern.errors",
     "cqllegacy.modern.kinds",
     "cqllegacy.errors",
+    "cqllegacy.recursion",
 )
 ALLOWED_PACKAGES = ("cqllegacy.core", "cqllegacy.vocab")
 
