@@ -96,24 +96,10 @@ def conjunction(parts: Sequence[core.Filter]) -> core.Filter:
     if all(isinstance(p, core.Comment) for p in parts):
         return core.Compound((*parts, TRUE)) if parts else TRUE
     if _is_false_parts(parts):
-        # The comments stay (T3): they still appear in the translation.
-        notes = tuple(p for p in parts if isinstance(p, core.Comment))
-        return core.Compound((*notes, FALSE)) if notes else FALSE
+        return FALSE
     if len(parts) == 1 and isinstance(parts[0], core.Compound):
         return parts[0]
     return core.Compound(tuple(parts))
-
-
-def _always_false(f: core.Filter) -> bool:
-    """``false``, with or without the comments of the list it stands for."""
-    return f == FALSE or (isinstance(f, core.Compound) and _is_false_parts(f.items))
-
-
-def _comments_of(f: core.Filter) -> list[core.Comment]:
-    """The comments of a list's translation left out as a whole, on lines of their own."""
-    if not isinstance(f, core.Compound):
-        return []
-    return [core.Comment(item.text) for item in f.items if isinstance(item, core.Comment)]
 
 
 def _is_false_parts(parts: Sequence[core.Filter]) -> bool:
@@ -776,14 +762,12 @@ def _list_of_lists(item: lt.ListOfLists, view: ListView, ctx: Context) -> Parts:
             parts += [comment(c.text, trailing=True) for c in among.get(2 * i + 1, ())]
         return simplify_parts(parts)
     if keyword is lt.ListKeyword.OR:
-        options = [f for f in filters if not _always_false(f)]
-        # An option left out keeps its comments (T3), in front of what is written.
-        notes = [c for f in filters if f not in options for c in _comments_of(f)]
+        options = [f for f in filters if f != FALSE]
         if TRUE in options:
-            return tuple(notes)
+            return ()
         if not options:
-            return (*notes, FALSE)
-        return (*notes, options[0] if len(options) == 1 else core.Or(tuple(options)))
+            return (FALSE,)
+        return (options[0] if len(options) == 1 else core.Or(tuple(options)),)
     return _sequence_parts(keyword, filters)
 
 

@@ -428,19 +428,6 @@ def test_comments_leave_an_explicit_union_once_before_it() -> None:
     assert top.body.find(Comment) is top.body.items[0]
 
 
-def test_the_comments_of_a_list_that_can_never_match_stay() -> None:
-    # T3: an impossible :or option is left out, its comment is not.
-    impossible = "(position ; impossible\n :movefrom Ke1 :noenpassant :enpassant)"
-    def notes(body: Filter) -> list[str]:
-        return [n.text for n in body.walk() if isinstance(n, Comment)]
-
-    (top,) = query(f"(match (position :or ({impossible} (position Ka1))))").lists
-    assert notes(top.body) == [" impossible"]
-    (alone,) = query(f"(match (position :and ({impossible} (position Ka1))))").lists
-    assert notes(alone.body) == [" impossible"]
-    assert Simple(Keyword.FALSE) in alone.body.walk()
-
-
 def test_comments_among_the_lists_of_an_and_stand_next_to_them() -> None:
     (top,) = query(
         "(match (position :and (\n ; the king\n (position Ka1) ; in the corner\n"
