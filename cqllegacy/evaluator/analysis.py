@@ -199,17 +199,15 @@ def requires_initial(node: Filter) -> bool:
     >>> requires_initial(Or((start, pd("K")))), requires_initial(Not(start))
     (False, False)
     """
-    if isinstance(node, Simple):
-        return node.keyword is Keyword.INITIAL
-    if isinstance(node, Compound | And):
-        return any(requires_initial(item) for item in meaningful(node.items))
-    if isinstance(node, Or):
-        items = meaningful(node.items)
-        return bool(items) and all(requires_initial(item) for item in items)
-    if isinstance(node, Transform) and not node.count:
-        return requires_initial(node.arg)
-    if isinstance(node, LegacyOnly):
-        return requires_initial(node.filter)
+    for part in conjuncts(node):
+        if isinstance(part, Simple) and part.keyword is Keyword.INITIAL:
+            return True
+        if isinstance(part, Or):
+            items = meaningful(part.items)
+            if items and all(requires_initial(item) for item in items):
+                return True
+        if isinstance(part, Transform) and not part.count and requires_initial(part.arg):
+            return True
     return False
 
 

@@ -95,7 +95,7 @@ from cqllegacy.core.tree import (
     XRay,
 )
 from cqllegacy.evaluator import operators as op
-from cqllegacy.evaluator.analysis import closed_range, free_variables, meaningful
+from cqllegacy.evaluator.analysis import closed_range, conjuncts, free_variables, meaningful
 from cqllegacy.evaluator.compiler import (
     FAIL,
     BoardCheck,
@@ -230,11 +230,9 @@ def binding_free_necessity(node: Filter) -> Filter | None:
     """
     if not _reads_bindings(node):
         return node
-    if isinstance(node, Compound | And):
-        parts = [n for item in meaningful(node.items) if (n := binding_free_necessity(item))]
+    if isinstance(node, Compound | And | LegacyOnly):
+        parts = [n for part in conjuncts(node) if (n := binding_free_necessity(part))]
         return None if not parts else parts[0] if len(parts) == 1 else And(tuple(parts))
-    if isinstance(node, LegacyOnly):
-        return binding_free_necessity(node.filter)
     if isinstance(node, Move) and not node.previous:
 
         def bound_free(arg: Filter | None) -> Filter | None:

@@ -1307,12 +1307,11 @@ def relation(params: RelationParameters) -> Fn:
         if p < ctx.table.mainline_length and not params.off_chain:
             return main_line(ctx, p)
         table = rows(ctx)
-        turn, occ1, w1, x1, y1, z1, counted1, _ = table[p]
+        one = table[p]
+        turn, occ1, _, _, _, _, counted1, _ = one
         for q in _later_in(ctx.table, p, params.main_chain, params.off_chain):
-            turn2, occ2, w2, x2, y2, z2, _, counted2 = table[q]
-            if occ1 & occ2 & ((w1 ^ w2) | (x1 ^ x2) | (y1 ^ y2) | (z1 ^ z2)):
-                continue
-            if agrees(turn, occ1, counted1, turn2, occ2, counted2):
+            two = table[q]
+            if not blocking(one, two) and agrees(turn, occ1, counted1, two[0], two[1], two[7]):
                 return True
         return False
 
