@@ -26,12 +26,14 @@ from typing import Any, Protocol, TypeVar
 import attrs
 import chess
 
+from cqllegacy.core.dispatch import Dispatcher
 from cqllegacy.core.tree import Filter, Scope
 from cqllegacy.evaluator.analysis import QueryError
 from cqllegacy.evaluator.gametree import GameInfo, PositionTable
 
 __all__ = [
     "FAIL",
+    "REFERENCE_RULES",
     "BoardCheck",
     "Compiled",
     "Compiler",
@@ -46,7 +48,6 @@ __all__ = [
     "as_number",
     "as_set",
     "in_bounds",
-    "registrar",
     "truth",
 ]
 
@@ -221,6 +222,11 @@ class Compiled:
 
 Rule = Callable[["Compiler", Any], Compiled]
 
+#: The reference rule of each node class: the node evaluated as the language defines it.
+#: position_rules, line_rules and legacy_rules register theirs (``@REFERENCE_RULES.register``)
+#: when they are imported; evaluate.py imports all three.
+REFERENCE_RULES: Dispatcher[Rule] = Dispatcher("reference rules")
+
 #: A physical operator for a node, or None when the node is not of a pattern the
 #: lowering recognises (its reference rule compiles it).
 Lowering = Callable[["Compiler", Any], Compiled | None]
@@ -310,22 +316,6 @@ class Compiler:
             fn = compiled.fn
             return lambda ctx, p: fn(ctx, p).bit_count()
         raise QueryError(f"a {type(node).__name__} filter has no numeric value")
-
-
-def registrar(
-    table: dict[type[Filter], Rule],
-) -> Callable[[type[Filter]], Callable[[Rule], Rule]]:
-    """A decorator factory that files a rule under its node class in ``table`` (a rule
-    module fills its table while it is imported, and exports a read-only view of it)."""
-
-    def rule_for(cls: type[Filter]) -> Callable[[Rule], Rule]:
-        def register(rule: Rule) -> Rule:
-            table[cls] = rule
-            return rule
-
-        return register
-
-    return rule_for
 
 
 def in_bounds(value: int, bounds: tuple[int, int | None] | None) -> bool:
