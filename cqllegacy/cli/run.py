@@ -17,7 +17,7 @@ from cqllegacy.api import Match, Query, load
 from cqllegacy.core.tree import Query as CoreQuery
 from cqllegacy.errors import UsageError, WriteError
 from cqllegacy.runner.compiled import CompiledQueryLike, decided_by_tags
-from cqllegacy.runner.output import STDOUT, PgnWriter, check_destinations, open_destination
+from cqllegacy.runner.output import STDOUT, PgnWriter, Replacement, check_destinations
 from cqllegacy.runner.progress import make_progress
 from cqllegacy.runner.report import ReportWriter
 from cqllegacy.runner.results import FoundGame, InputFile, MatchSink, ScanOptions, Summary
@@ -243,25 +243,32 @@ def sample_games() -> Iterator[Path]:
 def open_sinks(
     stack: contextlib.ExitStack, plan: RunPlan, loaded: Query, options: ScanOptions
 ) -> list[MatchSink]:
-    output = stack.enter_context(open_destination(plan.output))
+    # One replacement for every file: all of them are renamed into place once all are
+    # written, or none is.
+    replacement = stack.enter_context(Replacement())
+    output = stack.enter_context(replacement.open(plan.output))
     sinks: list[MatchSink] = [PgnWriter(output, several_files=len(plan.inputs) > 1)]
     if plan.report is not None:
-        report = stack.enter_context(open_destination(plan.report))
+        report = stack.enter_context(replacement.open(plan.report))
         sinks.append(ReportWriter(report))
     if plan.html is not None:
-        sinks.append(open_html(stack, plan, loaded, options))
+        sinks.append(open_html(stack, replacement, plan, loaded, options))
     return sinks
 
 
 def open_html(
-    stack: contextlib.ExitStack, plan: RunPlan, loaded: Query, options: ScanOptions
+    stack: contextlib.ExitStack,
+    replacement: Replacement,
+    plan: RunPlan,
+    loaded: Query,
+    options: ScanOptions,
 ) -> MatchSink:
     """The HTML report's sink; the page is closed before its file is (a callback
     registered after the file's context runs first)."""
     from cqllegacy.present.html_report import GameEntry, HtmlReport
 
     assert plan.html is not None
-    handle = stack.enter_context(open_destination(plan.html))
+    handle = stack.enter_context(replacement.open(plan.html))
     page = HtmlReport(handle, GameEntry(loaded.core, variations=options.variations))
     name = loaded.path.name if loaded.path is not None else "script"
     files = ", ".join(item.name for item in plan.inputs)

@@ -1,0 +1,272 @@
+"""Faults, second round (issue 20): outputs replaced all together or not at all, never a
+write through a source, statuses by what failed, names in messages and temporary files.
+
+A full disk is a small tmpfs filled to the brim (mounted when the tests run as root,
+skipped otherwise) or ``/dev/full``, a device whose every write fails with ENOSPC.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cqllegacy.cli import main
+from tests.cli.test_faults import KNIGHT_FORK, PREVIOUS, scratch  # noqa: F401 (a fixture)
+
+ENOSPC = os.strerror(errno.ENOSPC)
+
+
+@pytest.fixture
+def full_disk(tmp_path: Path) -> Iterator[Path]:
+    """A folder on a file system with no room left (a small tmpfs, filled)."""
+    folder = tmp_path / "full"
+    folder.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a small tmpfs (needs root)")
+    try:
+        _fill(folder / "filler")
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def _fill(path: Path) -> None:
+    """Write ``path`` until its file system has no room left."""
+    with contextlib.suppress(OSError), open(path, "wb", buffering=0) as filler:
+        while True:
+            filler.write(b"x" * 1024)
+
+
+def _previous(*paths: Path) -> None:
+    for path in paths:
+        path.write_text(PREVIOUS)
+
+
+def _unchanged(*paths: Path) -> bool:
+    return all(path.read_text() == PREVIOUS for path in paths)
+
+
+def _no_temporaries(*folders: Path) -> bool:
+    return not [p for folder in folders for p in folder.iterdir() if p.name.endswith(".tmp")]
+
+
+# --------------------------------------------------------------------------------------
+# 1. All or nothing
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("failing", ["-o", "--report", "--html"])
+def test_a_failing_device_for_one_output_leaves_the_others_as_they_were(
+    scratch: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+    failing: str,
+) -> None:
+    # The failing output's data is small (a few games, still buffered when it closes).
+    files = {
+        "-o": scratch / "out.pgn",
+        "--report": scratch / "r.jsonl",
+        "--html": scratch / "p.html",
+    }
+    _previous(*files.values())
+    files[failing].unlink()
+    files[failing].symlink_to("/dev/full")
+    argv = ["run", "kf.cql", "-i", "games.pgn", "-j", "1", "-q"]
+    for option, path in files.items():
+        argv += [option, path.name]
+    assert main(argv) == 4
+    err = capsys.readouterr().err
+    assert ENOSPC in err and err.count("\n") == 1, err
+    assert _unchanged(*(path for option, path in files.items() if option != failing))
+    assert _no_temporaries(scratch)
+
+
+@pytest.mark.parametrize("size", ["small", "large"])
+def test_a_full_disk_for_the_output_leaves_report_and_page_as_they_were(
+    scratch: Path,  # noqa: F811
+    full_disk: Path,
+    capsys: pytest.CaptureFixture[str],
+    size: str,
+) -> None:
+    games = "games.pgn"
+    if size == "large":
+        Path("large.pgn").write_bytes(Path(games).read_bytes() * 4)
+        games = "large.pgn"
+    _previous(scratch / "r.jsonl", scratch / "p.html")
+    argv = ["run", "kf.cql", "-i", games, "-o", str(full_disk / "out.pgn"), "-j", "1", "-q"]
+    assert main([*argv, "--report", "r.jsonl", "--html", "p.html"]) == 4
+    err = capsys.readouterr().err
+    assert ENOSPC in err and err.count("\n") == 1, err
+    assert _unchanged(scratch / "r.jsonl", scratch / "p.html")
+    assert not (full_disk / "out.pgn").exists()
+    assert _no_temporaries(scratch, full_disk)
+
+
+def test_a_failing_sync_replaces_nothing(
+    scratch: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # A device that takes the data but fails to put it on the disk: the report's file is
+    # synced after the output's, and the output must not be in place when it fails.
+    _previous(scratch / "out.pgn", scratch / "r.jsonl")
+    real_fsync = os.fsync
+    synced: list[int] = []
+
+    def fsync(descriptor: int) -> None:
+        synced.append(descriptor)
+        if len(synced) == 2:
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        real_fsync(descriptor)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    argv = ["run", "kf.cql", "-i", "games.pgn", "-o", "out.pgn", "--report", "r.jsonl", "-q"]
+    assert main([*argv, "-j", "1"]) == 4
+    assert os.strerror(errno.EIO) in capsys.readouterr().err
+    assert _unchanged(scratch / "out.pgn", scratch / "r.jsonl")
+    assert _no_temporaries(scratch)
+
+
+@pytest.fixture
+def library(scratch: Path) -> Path:  # noqa: F811
+    source = scratch / "src"
+    (source / "sub").mkdir(parents=True)
+    (source / "kf.cql").write_text(KNIGHT_FORK.read_text())
+    (source / "sub" / "other.cql").write_text(KNIGHT_FORK.read_text())
+    return source
+
+
+def test_migrate_replaces_every_file_or_none(
+    library: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dest = library.parent / "dest"
+    (dest / "sub").mkdir(parents=True)
+    _previous(dest / "kf.cql", dest / "sub" / "other.cql", dest / "MIGRATION.md")
+    (dest / "migration.json").symlink_to("/dev/full")  # the last file written fails
+    assert main(["migrate", "src", "dest"]) == 4
+    err = capsys.readouterr().err
+    assert "migration.json" in err and ENOSPC in err and err.count("\n") == 1, err
+    assert _unchanged(dest / "kf.cql", dest / "sub" / "other.cql", dest / "MIGRATION.md")
+    assert _no_temporaries(dest, dest / "sub")
+
+
+def test_migrate_on_a_full_disk_leaves_dest_as_it_was(
+    library: Path, full_disk: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (full_disk / "filler").unlink()
+    dest = full_disk / "dest"
+    dest.mkdir()
+    _previous(dest / "kf.cql")
+    _fill(full_disk / "filler")
+    assert main(["migrate", "src", str(dest)]) == 4
+    assert ENOSPC in capsys.readouterr().err
+    assert _unchanged(dest / "kf.cql")
+    assert _no_temporaries(dest)
+
+
+def test_fixtures_make_replaces_every_triple_or_none(
+    scratch: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    (scratch / "b.cql").write_text(KNIGHT_FORK.read_text())
+    argv = ["fixtures", "make", "kf.cql", "b.cql", "--pgn", "games.pgn", "--out", "fx"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    before = {p: p.read_bytes() for p in Path("fx").rglob("*") if p.is_file()}
+    (scratch / "games.pgn").write_bytes((scratch / "games.pgn").read_bytes()[:20_000])
+    expected = Path("fx/b/expected.json")
+    expected.unlink()
+    expected.symlink_to("/dev/full")
+    assert main(argv) == 4
+    assert ENOSPC in capsys.readouterr().err
+    after = {p: p.read_bytes() for p in Path("fx").rglob("*") if p.is_file() and p != expected}
+    assert after == {p: data for p, data in before.items() if p != expected}
+    assert _no_temporaries(Path("fx/kf"), Path("fx/b"))
+
+
+# --------------------------------------------------------------------------------------
+# 2. Never through a source
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("link", ["symbolic", "hard", "dotdot"])
+def test_migrate_never_writes_onto_a_source_script(
+    library: Path, capsys: pytest.CaptureFixture[str], link: str
+) -> None:
+    dest = library.parent / "dest"
+    original = (library / "kf.cql").read_text()
+    if link == "symbolic":
+        dest.mkdir()
+        (dest / "kf.cql").symlink_to(library / "kf.cql")
+    elif link == "hard":
+        dest.mkdir()
+        os.link(library / "kf.cql", dest / "kf.cql")
+    else:
+        # DEST's subfolder leads back into SRC: dest/sub -> src/sub/.. = src
+        dest.mkdir()
+        (dest / "sub").symlink_to(Path("..") / "src" / "sub" / "..")
+        (library / "sub" / "other.cql").unlink()
+        (library / "sub" / "kf.cql").write_text(original)
+    assert main(["migrate", "src", "dest"]) == 2
+    err = capsys.readouterr().err
+    assert "refusing to write" in err and err.count("\n") == 1, err
+    assert "kf.cql" in err and "src" in err
+    assert (library / "kf.cql").read_text() == original
+    assert not [p for p in library.rglob("*") if p.suffix == ".tmp" or p.name == "MIGRATION.md"]
+
+
+def test_run_refuses_an_output_that_is_a_hard_link_to_the_script(
+    scratch: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    os.link("kf.cql", "out.pgn")
+    assert main(["run", "kf.cql", "-i", "games.pgn", "-o", "out.pgn", "-q"]) == 2
+    assert "refusing to write the output out.pgn over the script" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------------------
+# 3. Statuses by what failed
+# --------------------------------------------------------------------------------------
+
+
+def test_translate_onto_a_full_disk_exits_4(
+    scratch: Path,  # noqa: F811
+    full_disk: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["translate", "kf.cql", "-o", str(full_disk / "kf6.cql")]) == 4
+    err = capsys.readouterr().err
+    assert ENOSPC in err and "kf6.cql" in err, err
+    assert _no_temporaries(full_disk)
+
+
+def test_translate_of_several_scripts_replaces_all_or_none(
+    scratch: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    (scratch / "b.cql").write_text(KNIGHT_FORK.read_text())
+    Path("out").mkdir()
+    _previous(Path("out/kf.cql"))
+    Path("out/b.cql").symlink_to("/dev/full")
+    assert main(["translate", "kf.cql", "b.cql", "-o", "out"]) == 4
+    assert ENOSPC in capsys.readouterr().err
+    assert _unchanged(Path("out/kf.cql"))
+    assert _no_temporaries(Path("out"))
+
+
+def test_explain_html_onto_a_full_disk_exits_4(
+    scratch: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    Path("page.html").symlink_to("/dev/full")
+    assert main(["explain", "kf.cql", "--html", "page.html"]) == 4
+    err = capsys.readouterr().err
+    assert ENOSPC in err and "page.html" in err, err
