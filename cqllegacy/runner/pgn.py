@@ -519,6 +519,10 @@ def range_lines(path: str | os.PathLike[str], start: int, end: int) -> Iterator[
     with open(path, "rb") as handle:
         handle.seek(start)
         data = handle.read(end - start)
+    if len(data) < end - start:
+        raise DamagedInput(
+            f"the file changed while it was read (it ends at byte {start + len(data)})"
+        )
     text = io.TextIOWrapper(io.BytesIO(data), encoding="latin-1", newline=None)
     yield from iter(text.readline, "")
 

@@ -7,9 +7,11 @@ skipped otherwise) or ``/dev/full``, a device whose every write fails with ENOSP
 
 from __future__ import annotations
 
+import bz2
 import contextlib
 import errno
 import os
+import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +20,7 @@ import pytest
 
 from cqllegacy.cli import main
 from tests.cli.test_faults import KNIGHT_FORK, PREVIOUS, scratch  # noqa: F401 (a fixture)
+from tests.support.runner import WCC
 
 ENOSPC = os.strerror(errno.ENOSPC)
 
@@ -270,3 +273,90 @@ def test_explain_html_onto_a_full_disk_exits_4(
     assert main(["explain", "kf.cql", "--html", "page.html"]) == 4
     err = capsys.readouterr().err
     assert ENOSPC in err and "page.html" in err, err
+
+
+@pytest.fixture
+def wcc_pgn(scratch: Path) -> Path:  # noqa: F811
+    """The bundled games as a plain file (about 0.5 MB: several units of work)."""
+    path = scratch / "wcc.pgn"
+    path.write_bytes(bz2.decompress(WCC.read_bytes()))
+    return path
+
+
+@pytest.mark.parametrize("change", ["removed", "truncated"])
+def test_an_input_removed_or_changed_during_a_parallel_run_exits_3(
+    wcc_pgn: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    change: str,
+) -> None:
+    import cqllegacy.runner.parallel as parallel
+
+    real_counts = parallel._counts
+
+    def change_then_count(future: object, part: parallel.FileRange) -> tuple[int, int]:
+        # Once the first unit is under way (the main process waits for its counts).
+        if os.path.exists(part.path) and change == "removed":
+            os.unlink(part.path)
+        elif os.path.getsize(part.path) > part.end:
+            os.truncate(part.path, part.end + 10)
+        return real_counts(future, part)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(parallel, "_counts", change_then_count)
+    argv = ["run", "kf.cql", "-i", "wcc.pgn", "-o", "out.pgn", "-j", "2", "-q"]
+    assert main(argv) == 3
+    err = capsys.readouterr().err
+    assert "wcc.pgn bytes" in err and "not examined" in err and "Traceback" not in err, err
+    assert "writing" not in err
+    assert Path("out.pgn").exists()
+
+
+def _dying_worker(monkeypatch: pytest.MonkeyPatch, marker: Path | None) -> None:
+    """Workers die (SIGKILL) on game 300: every time, or once when ``marker`` is given."""
+    import cqllegacy.runner.parallel as parallel
+
+    real_game = parallel.GameScan.game
+    main_process = os.getpid()
+
+    def game(self: object, text: object, name: str) -> None:
+        ordinal = self.summary.games + 1  # type: ignore[attr-defined]
+        dies = ordinal == 300 and os.getpid() != main_process
+        if dies and (marker is None or _created(marker)):
+            os.kill(os.getpid(), signal.SIGKILL)
+        real_game(self, text, name)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(parallel.GameScan, "game", game)
+
+
+def _created(path: Path) -> bool:
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    return True
+
+
+def test_a_worker_killed_once_is_replaced_and_its_games_scanned_again(
+    wcc_pgn: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["run", "kf.cql", "-i", "wcc.pgn", "-q", "--report"]
+    assert main([*argv, "one.jsonl", "-o", "one.pgn", "-j", "1"]) == 0
+    _dying_worker(monkeypatch, wcc_pgn.parent / "killed-once")
+    assert main([*argv, "two.jsonl", "-o", "two.pgn", "-j", "2"]) == 0
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("\n") == 1, err
+    assert "ended abruptly" in err and "scanned again" in err
+    assert Path("two.pgn").read_bytes() == Path("one.pgn").read_bytes()
+    assert Path("two.jsonl").read_bytes() == Path("one.jsonl").read_bytes()
+
+
+def test_a_worker_that_always_dies_loses_its_range_and_exits_3(
+    wcc_pgn: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _dying_worker(monkeypatch, None)
+    assert main(["run", "kf.cql", "-i", "wcc.pgn", "-o", "out.pgn", "-j", "2", "-q"]) == 3
+    err = capsys.readouterr().err
+    assert "Traceback" not in err, err
+    lost = [line for line in err.splitlines() if "not examined" in line]
+    assert len(lost) == 1 and "wcc.pgn bytes" in lost[0] and "ended abruptly" in lost[0], err
+    assert Path("out.pgn").read_text().count("[Event ") > 0
