@@ -296,7 +296,7 @@ def make_engine(args: argparse.Namespace, compiled: CompiledQueryLike) -> Engine
         try:
             from cqllegacy.runner.parallel import DaskEngine
 
-            return DaskEngine(args.scheduler)
+            return DaskEngine(args.scheduler, quiet=args.quiet)
         except ImportError as exc:
             raise UsageError("--engine dask needs Dask: pip install 'cqllegacy[dask]'") from exc
         except OSError as exc:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import contextlib
+import logging
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -394,11 +395,13 @@ class DaskEngine:
         client: DaskClient | None = None,
         part_bytes: int | None = None,
         batch_games: int = 200,
+        quiet: bool = False,
     ) -> None:
         self.part_bytes = part_bytes
         self.batch_games = batch_games
+        quiet_dask_logs(silent=quiet)
         self._own_client = client is None
-        self.client = _connect(address) if client is None else client
+        self.client = _connect(address, quiet=quiet) if client is None else client
 
     @property
     def workers(self) -> int:
@@ -419,12 +422,46 @@ class DaskEngine:
         self.close()
 
 
-def _connect(address: str | None) -> DaskClient:
-    """A client of the scheduler at ``address``, or of local processes started for it."""
+class _NoTraceback(logging.Filter):
+    """Dask's log records on one line: a failure the run handles (a dead worker, a
+    cancelled task) is reported by the run, never as Dask's traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.exc_info = None
+        record.exc_text = None
+        record.stack_info = None
+        record.msg = display_path(str(record.msg))
+        return True
+
+
+_DASK_LOGGERS = ("distributed", "dask")
+#: The levels Dask's loggers had before a run silenced them.
+_LEVELS: dict[str, int] = {}
+
+
+def quiet_dask_logs(*, silent: bool) -> None:
+    """Dask's own logging: never a traceback, and nothing at all when ``silent`` (``-q``)."""
+    for name in _DASK_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _NoTraceback) for f in logger.filters):
+            logger.addFilter(_NoTraceback())
+        for handler in logger.handlers:
+            if not any(isinstance(f, _NoTraceback) for f in handler.filters):
+                handler.addFilter(_NoTraceback())
+        level = _LEVELS.setdefault(name, logger.level)
+        logger.setLevel(logging.CRITICAL + 1 if silent else level)
+
+
+def _connect(address: str | None, *, quiet: bool = False) -> DaskClient:
+    """A client of the scheduler at ``address``, or of local processes started for it
+    (whose logs say nothing below an error, nothing at all when ``quiet``)."""
     from dask.distributed import Client
 
     # distributed's Client.__init__ has no annotations, so mypy calls it untyped.
-    return Client(address) if address else Client()  # type: ignore[no-untyped-call]
+    if address:
+        return Client(address)  # type: ignore[no-untyped-call]
+    silence = logging.CRITICAL + 1 if quiet else logging.ERROR
+    return Client(silence_logs=silence)  # type: ignore[no-untyped-call]
 
 
 @attrs.frozen

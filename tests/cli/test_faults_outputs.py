@@ -13,7 +13,7 @@ import errno
 import os
 import signal
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -360,3 +360,95 @@ def test_a_worker_that_always_dies_loses_its_range_and_exits_3(
     lost = [line for line in err.splitlines() if "not examined" in line]
     assert len(lost) == 1 and "wcc.pgn bytes" in lost[0] and "ended abruptly" in lost[0], err
     assert Path("out.pgn").read_text().count("[Event ") > 0
+
+
+class _Done:
+    def __init__(self, fn: Callable[..., object], args: tuple[object, ...]) -> None:
+        self.fn, self.args = fn, args
+
+    def result(self) -> object:
+        return self.fn(*self.args)
+
+
+class _Dead:
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+    def result(self) -> object:
+        raise self.exc
+
+
+class _DyingClient:
+    """A Dask client whose tasks run here, but those of the second byte range, which
+    Dask gives up on as its workers die (``KilledWorker``, or the future cancelled)."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def nthreads(self) -> dict[str, int]:
+        return {"a": 1, "b": 1}
+
+    def submit(self, fn: Callable[..., object], /, *args: object, pure: bool = True) -> object:
+        import cqllegacy.runner.parallel as parallel
+
+        dying = fn is parallel.scan_range and args[1].start > 0 and args[1].start < 100_000  # type: ignore[attr-defined]
+        return _Dead(self.error) if dying else _Done(fn, args)
+
+    def scatter(self, data: object, /, *, broadcast: bool = False, hash: bool = True) -> object:
+        return data
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("error", ["KilledWorker", "FutureCancelledError"])
+def test_dask_workers_that_die_lose_their_range_without_a_traceback(
+    wcc_pgn: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    error: str,
+) -> None:
+    distributed = pytest.importorskip("distributed")
+    import cqllegacy.runner.parallel as parallel
+
+    if error == "KilledWorker":
+        exc: BaseException = distributed.scheduler.KilledWorker("scan_range-1", "tcp://w:1", 3)
+    else:
+        exc = distributed.client.FutureCancelledError("scan_range-1", reason="worker died")
+    monkeypatch.setattr(parallel, "_connect", lambda address, quiet=False: _DyingClient(exc))
+    argv = ["run", "kf.cql", "-i", "wcc.pgn", "-o", "out.pgn", "--engine", "dask", "-q"]
+    assert main(argv) == 3
+    err = capsys.readouterr().err
+    assert "Traceback" not in err, err
+    lost = [line for line in err.splitlines() if "not examined" in line]
+    assert len(lost) == 1 and "wcc.pgn bytes 6" in lost[0] and "ended abruptly" in lost[0], err
+
+
+def test_dask_logs_nothing_under_quiet_and_never_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import logging
+
+    import cqllegacy.runner.parallel as parallel
+    from cqllegacy.runner.parallel import DaskEngine
+
+    logger = logging.getLogger("distributed.nanny")
+    for name in ("distributed", "dask"):
+        monkeypatch.setattr(logging.getLogger(name), "level", logging.getLogger(name).level)
+        monkeypatch.setattr(logging.getLogger(name), "filters", [])
+    monkeypatch.setattr(parallel, "_LEVELS", {"distributed": logging.WARNING})
+    handler = logging.StreamHandler()
+    logging.getLogger("distributed").addHandler(handler)
+    try:
+        DaskEngine(client=_DyingClient(RuntimeError()))  # type: ignore[arg-type]
+        try:
+            raise RuntimeError("worker gone")
+        except RuntimeError:
+            logger.exception("Worker process 123 was killed by signal 9")
+        err = capsys.readouterr().err
+        assert "killed by signal 9" in err and "Traceback" not in err and err.count("\n") == 1
+        DaskEngine(client=_DyingClient(RuntimeError()), quiet=True)  # type: ignore[arg-type]
+        logger.warning("Restarting worker")
+        assert capsys.readouterr().err == ""
+    finally:
+        logging.getLogger("distributed").removeHandler(handler)
