@@ -43,7 +43,13 @@ import attrs
 
 from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError, WriteError, display_path
 from cqllegacy.runner.output import Replacement, make_folder
-from cqllegacy.runner.scripts import decode_script, script_language, translate_legacy
+from cqllegacy.runner.scripts import (
+    ScriptEncodingError,
+    decode_script,
+    script_language,
+    translate_legacy,
+    wide_script_encoding,
+)
 
 SCRIPT_SUFFIX = ".cql"
 MARKDOWN_NAME = "MIGRATION.md"
@@ -225,11 +231,16 @@ def read_script_text(path: Path) -> tuple[str, str | None]:
     """
     data = path.read_bytes()
     try:
-        data.decode("utf-8")
+        text = decode_script(data)
+    except ScriptEncodingError as error:
+        raise OSError(str(error)) from None
+    try:
+        if wide_script_encoding(data) is None:
+            data.decode("utf-8")
     except UnicodeDecodeError as error:
         bad = data[error.start : error.start + 1].hex()
-        return decode_script(data), LATIN1_NOTE.format(byte=bad, offset=error.start)
-    return decode_script(data), None
+        return text, LATIN1_NOTE.format(byte=bad, offset=error.start)
+    return text, None
 
 
 def _regular_file(path: Path) -> None:

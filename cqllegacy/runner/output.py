@@ -382,8 +382,8 @@ class Replacement:
             return
         self.discard()
         if isinstance(exc, KeyboardInterrupt | BrokenPipeError):
-            for pending in self._pending:
-                exc.add_note(f"{display_path(pending.name)} left as it was")
+            for name in self._names:
+                exc.add_note(f"{display_path(name)} left as it was")
 
     @contextlib.contextmanager
     def open(self, path: str | os.PathLike[str]) -> Iterator[TextIO]:

@@ -8,8 +8,10 @@ skipped otherwise) or ``/dev/full``, a device whose every write fails with ENOSP
 from __future__ import annotations
 
 import bz2
+import codecs
 import contextlib
 import errno
+import json
 import os
 import signal
 import subprocess
@@ -452,3 +454,130 @@ def test_dask_logs_nothing_under_quiet_and_never_a_traceback(
         assert capsys.readouterr().err == ""
     finally:
         logging.getLogger("distributed").removeHandler(handler)
+
+
+# --------------------------------------------------------------------------------------
+# 6. Names
+# --------------------------------------------------------------------------------------
+
+ODD = "odd\nname\r\tx\x1b.pgn"
+
+
+def test_a_missing_input_with_a_newline_in_its_name_is_one_line(
+    scratch: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["run", "kf.cql", "-i", ODD, "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "odd\\nname\\r\\tx\\x1b.pgn" in err, err
+
+
+def test_warnings_and_the_summary_stay_one_line_whatever_the_names(
+    scratch: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    Path(ODD).write_bytes(bz2.compress(Path("games.pgn").read_bytes())[:5000])
+    out = "out\nput.pgn"
+    assert main(["run", "kf.cql", "-i", ODD, "-o", out, "-j", "1"]) == 3
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("warning: odd\\nname") and "damaged" in lines[0]
+    assert lines[1].endswith("wrote out\\nput.pgn")
+
+
+def test_the_interruption_line_stays_one_line_whatever_the_names(
+    scratch: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from cqllegacy.errors import Interrupted
+    from cqllegacy.runner.output import PgnWriter
+
+    def interrupted(*args: object) -> None:
+        raise Interrupted(signal.SIGTERM)
+
+    monkeypatch.setattr(PgnWriter, "__call__", interrupted)
+    argv = ["run", "kf.cql", "-i", "games.pgn", "-o", "a\nb.pgn", "--report", "c\rd.jsonl"]
+    assert main([*argv, "-j", "1", "-q"]) == 143
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert "a\\nb.pgn left as it was" in err and "c\\rd.jsonl left as it was" in err
+
+
+@pytest.mark.parametrize("length", [242, 250, 255])
+def test_the_longest_legal_output_names_are_written(
+    scratch: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+    length: int,
+) -> None:
+    name = "é" * ((length - 4) // 2) + "x" * ((length - 4) % 2) + ".pgn"
+    assert len(os.fsencode(name)) == length
+    _previous(Path(name))
+    assert main(["run", "kf.cql", "-i", "games.pgn", "-o", name, "-j", "1", "-q"]) == 0
+    assert Path(name).read_text().startswith("[Event ")
+    long_script = "k" * (length - 4) + ".cql"
+    Path(long_script).write_text(KNIGHT_FORK.read_text())
+    Path("src").mkdir()
+    Path(long_script).rename(Path("src") / long_script)
+    assert main(["migrate", "src", "dest"]) == 0
+    assert (Path("dest") / long_script).read_text().startswith("// ")
+    assert _no_temporaries(scratch)
+
+
+# --------------------------------------------------------------------------------------
+# 7. Scripts read like PGN input
+# --------------------------------------------------------------------------------------
+
+ENCODED = [
+    pytest.param(lambda text: text.encode("utf-8"), id="utf-8"),
+    pytest.param(lambda text: codecs.BOM_UTF8 + text.encode("utf-8"), id="utf-8-bom"),
+    pytest.param(lambda text: text.encode("utf-16"), id="utf-16"),
+    pytest.param(lambda text: codecs.BOM_UTF16_BE + text.encode("utf-16-be"), id="utf-16-be"),
+    pytest.param(lambda text: text.encode("utf-32"), id="utf-32"),
+    pytest.param(lambda text: codecs.BOM_UTF32_BE + text.encode("utf-32-be"), id="utf-32-be"),
+]
+
+
+@pytest.mark.parametrize("encode", ENCODED)
+def test_scripts_in_utf8_utf16_and_utf32_with_a_byte_order_mark_are_read(
+    scratch: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+    encode: Callable[[str], bytes],
+) -> None:
+    text = "; Jörg's forks\n" + KNIGHT_FORK.read_text()
+    Path("wide.cql").write_bytes(encode(text))
+    argv = ["-i", "games.pgn", "-j", "1", "-q"]
+    assert main(["run", "kf.cql", *argv, "-o", "a.pgn"]) == 0
+    assert main(["run", "wide.cql", *argv, "-o", "b.pgn"]) == 0
+    assert Path("b.pgn").read_bytes() == Path("a.pgn").read_bytes()
+    assert main(["translate", "wide.cql", "-o", "wide6.cql"]) == 0
+    assert "Jörg" in Path("wide6.cql").read_text(encoding="utf-8")
+    assert main(["check", "wide.cql"]) == 0
+    Path("src").mkdir()
+    Path("wide.cql").rename("src/wide.cql")
+    assert main(["migrate", "src", "dest"]) == 0
+    assert "Jörg" in Path("dest/wide.cql").read_text(encoding="utf-8")
+    report = json.loads(Path("dest/migration.json").read_text())
+    assert "reason" not in report["files"][0], report
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        pytest.param(codecs.BOM_UTF16_LE + "(match)".encode("utf-16-le")[:-1], "UTF-16", id="odd"),
+        pytest.param(codecs.BOM_UTF32_LE + b"\x00\x00\x11\x00", "UTF-32", id="utf32-range"),
+        pytest.param("(match)".encode("utf-16-le"), "byte-order mark", id="no-bom"),
+    ],
+)
+def test_a_script_in_no_encoding_is_refused_naming_the_problem(
+    scratch: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+    data: bytes,
+    said: str,
+) -> None:
+    Path("bad.cql").write_bytes(data)
+    for command in (["run", "bad.cql", "-i", "games.pgn"], ["translate", "bad.cql"]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: cannot read script bad.cql: ") and said in err, err
+        assert err.count("\n") == 1 and "\\x00" not in err, err
