@@ -212,16 +212,31 @@ def _scan_texts(
     start: Start,
     options: ScanOptions,
     renderers: Sequence[Renderer],
+    unit: str = "",
 ) -> UnitResult:
+    """Scan the games of a unit; when its input cannot be read to the end (``unit``
+    names it), the games read before stay scanned, and a message says what was lost."""
     if isinstance(compiled, Inherited):
         compiled = compiled.value()
     recorder = _Recorder(renderers)
     state = GameScan(compiled, options, [recorder], recorder, Summary(games=start.games))
-    for text in texts:
-        state.game(text, name)
+    damaged = 0
+    try:
+        for text in texts:
+            state.game(text, name)
+    except (OSError, DamagedInput) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        recorder.message(
+            f"warning: {unit}: cannot read: {reason}; the games from there on were not examined"
+        )
+        damaged = 1
     summary = state.summary
     return UnitResult(
-        tuple(recorder.events), summary.games - start.games, summary.matched, summary.skipped
+        tuple(recorder.events),
+        summary.games - start.games,
+        summary.matched,
+        summary.skipped,
+        damaged,
     )
 
 
@@ -234,13 +249,9 @@ def scan_range(
 ) -> UnitResult:
     """Scan a file range (a worker's task).  A range that cannot be read (its file
     removed or changed since the run began) is one message, and counts as damaged."""
-    try:
-        lines = list(range_lines(part.path, part.start, part.end))
-    except (OSError, DamagedInput) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return _lost(part.describe(), f"cannot read: {reason}")
+    lines = range_lines(part.path, part.start, part.end)
     texts = split_games(lines, first_ordinal=start.file_games + 1, first_line=start.line)
-    return _scan_texts(compiled, texts, part.name, start, options, renderers)
+    return _scan_texts(compiled, texts, part.name, start, options, renderers, part.describe())
 
 
 def _lost(unit: str, why: str) -> UnitResult:

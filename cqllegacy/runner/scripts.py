@@ -17,6 +17,7 @@ text to a query or to CQL 6.1 text for every command that reads scripts.
 from __future__ import annotations
 
 import codecs
+import errno
 import os
 import re
 from collections.abc import Callable
@@ -26,7 +27,13 @@ from typing import TYPE_CHECKING, Literal, Protocol
 import attrs
 
 from cqllegacy.core.tree import Query
-from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError
+from cqllegacy.errors import (
+    CqlLegacyError,
+    IncompleteInput,
+    ScriptError,
+    UsageError,
+    display_path,
+)
 
 if TYPE_CHECKING:
     from cqllegacy.legacy.tree import Script
@@ -98,8 +105,8 @@ def decode_script(data: bytes) -> str:
     """A script's text, read as PGN input is: UTF-16 or UTF-32 when a byte-order mark
     says so, else UTF-8 (with or without its mark), or Latin-1 when the bytes are not
     UTF-8; without the byte-order mark.  Raises :class:`ScriptEncodingError` for text
-    that breaks its announced encoding, and for NUL bytes (UTF-16 or UTF-32 without a
-    mark: no script holds a NUL).
+    that breaks its announced encoding, and for text made mostly of NUL bytes (UTF-16 or
+    UTF-32 without the mark).
 
     >>> decode_script(b"\\xef\\xbb\\xbf(match)"), decode_script(b"; J\\xf6rg")
     ('(match)', '; Jörg')
@@ -124,13 +131,19 @@ def decode_script(data: bytes) -> str:
 
 
 def _without_nul(text: str) -> str:
-    at = text.find("\x00")
-    if at >= 0:
+    """``text``, unless NUL characters make a quarter of it or more: UTF-16 or UTF-32
+    read without its byte-order mark (a stray NUL is left for the reader to report)."""
+    nuls = text.count("\x00")
+    if nuls and 4 * nuls >= len(text):
         raise ScriptEncodingError(
-            f"a NUL character at character {at}: not text (UTF-16 or UTF-32 needs a "
-            "byte-order mark)"
+            f"{nuls} NUL bytes in {len(text)} characters: UTF-16 or UTF-32 text without "
+            "a byte-order mark? (save it as UTF-8, or with the mark)"
         )
     return text
+
+
+#: Errors of a file that is there but cannot be read to its end (not a bad command line).
+_READ_FAILURES = frozenset({errno.EIO, errno.ENXIO, errno.ESTALE, errno.ETIMEDOUT})
 
 
 def read_script_file(path: str | os.PathLike[str]) -> str:
@@ -140,7 +153,11 @@ def read_script_file(path: str | os.PathLike[str]) -> str:
     except IsADirectoryError as exc:
         raise UsageError(f"cannot read script {path}: it is a folder") from exc
     except OSError as exc:
-        raise UsageError(f"cannot read script {path}: {exc.strerror or exc}") from exc
+        message = f"cannot read script {display_path(os.fspath(path))}: {exc.strerror or exc}"
+        if exc.errno in _READ_FAILURES:
+            # The file is there, its bytes could not all be read: status 3, as an input.
+            raise IncompleteInput(message) from exc
+        raise UsageError(message) from exc
     try:
         return decode_script(data)
     except ScriptEncodingError as exc:

@@ -581,3 +581,68 @@ def test_a_script_in_no_encoding_is_refused_naming_the_problem(
         err = capsys.readouterr().err
         assert err.startswith("error: cannot read script bad.cql: ") and said in err, err
         assert err.count("\n") == 1 and "\\x00" not in err, err
+
+
+# --------------------------------------------------------------------------------------
+# 3. Statuses by what failed, per command (the README's table)
+# --------------------------------------------------------------------------------------
+
+READ_FAILS = {
+    "run": ["run", "kf.cql", "-i", "games.pgn", "-o", "o.pgn", "-q"],
+    "translate": ["translate", "kf.cql"],
+    "check": ["check", "kf.cql"],
+    "explain": ["explain", "kf.cql"],
+    "fixtures make": ["fixtures", "make", "kf.cql", "--pgn", "games.pgn", "--out", "fx"],
+}
+
+WRITE_FAILS = {
+    "run": ["run", "kf.cql", "-i", "games.pgn", "-o", "full", "-q"],
+    "translate": ["translate", "kf.cql", "-o", "full"],
+    "explain": ["explain", "kf.cql", "--html", "full"],
+    "fixtures make": ["fixtures", "make", "kf.cql", "--pgn", "games.pgn", "--out", "fx"],
+    "migrate": ["migrate", "src", "dest"],
+}
+
+
+def _readme_statuses() -> dict[str, str]:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## Exit statuses and interruption")[1].split("\n### ")[0]
+    rows = [line.split("|")[1:-1] for line in section.splitlines() if line.startswith("| ")]
+    return {cells[0].strip(): cells[2] for cells in rows[1:]}
+
+
+@pytest.mark.parametrize("command", sorted(READ_FAILS))
+def test_a_script_that_fails_to_read_exits_3_naming_it(
+    scratch: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+) -> None:
+    assert command in _readme_statuses()["3"]
+    real_read_bytes = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        if self.name == "kf.cql":
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        return real_read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    assert main(READ_FAILS[command]) == 3
+    err = capsys.readouterr().err
+    assert "cannot read script kf.cql: Input/output error" in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("command", sorted(WRITE_FAILS))
+def test_a_write_that_fails_exits_4_naming_the_output(
+    library: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    assert "all that write files" in _readme_statuses()["4"]
+    Path("full").symlink_to("/dev/full")
+    Path("fx/kf").mkdir(parents=True)
+    Path("fx/kf/legacy.cql").symlink_to("/dev/full")
+    Path("dest").mkdir()
+    Path("dest/kf.cql").symlink_to("/dev/full")
+    assert main(WRITE_FAILS[command]) == 4
+    err = capsys.readouterr().err
+    assert ENOSPC in err and err.count("\n") == 1, err
+    assert any(name in err for name in ("full", "legacy.cql", "kf.cql")), err
