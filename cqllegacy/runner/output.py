@@ -415,13 +415,20 @@ class Replacement:
         # signal can arrive between any two steps, this one included.
         self._temps.append(temp)
         self._names.append(name)
-        with open(descriptor, "w", encoding="utf-8", newline="\n") as handle:
+        handle = _NamedOutput(open(descriptor, "wb"), name)  # noqa: SIM115 (closed below)
+        try:
             yield handle
             # What fails from here on failed in writing this file (what the block
             # raises is for its caller to say).
             with _write_errors(name):
                 handle.flush()
                 os.fsync(handle.fileno())
+        finally:
+            # After a failure, closing tries to write what is still buffered, and fails
+            # again (a full disk): that must not hide what failed first.  The descriptor
+            # is closed all the same.
+            with contextlib.suppress(OSError):
+                handle.close()
         self._pending.append(_Pending(temp, target, name))
 
     def remove(self, path: Path) -> None:
@@ -447,6 +454,25 @@ class Replacement:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
         self._temps.clear()
+
+
+class _NamedOutput(io.TextIOWrapper):
+    """A UTF-8 text file whose failed writes (a full disk while the data is written, not
+    only when it is flushed) are a :class:`~cqllegacy.errors.WriteError` naming it:
+    whatever writes to it, the message says which output failed."""
+
+    def __init__(self, raw: io.BufferedWriter, name: str) -> None:
+        super().__init__(raw, encoding="utf-8", newline="\n")
+        self.shown = name
+
+    def write(self, text: str) -> int:
+        try:
+            return super().write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            reason = exc.strerror or exc
+            raise WriteError(f"cannot write {display_path(self.shown)}: {reason}") from exc
 
 
 def _not_created(name: str, exc: OSError) -> CqlLegacyError:
