@@ -9,9 +9,9 @@ Exit statuses every command shares (each command documents its own 0 and 1):
 =====  ===================================================================================
 2      a bad script or a bad command line (:class:`UsageError`, :class:`ScriptError`)
 3      an input was not read to its end (:class:`IncompleteInput`): damaged compressed data,
-       undecodable text
+       undecodable text, a file changed or removed while it was read, an I/O error
 4      writing a result failed (:class:`WriteError`): full disk, I/O error; nothing was
-       replaced
+       replaced (several outputs are renamed into place together, or none)
 129    SIGHUP, 130 SIGINT (Ctrl-C), 143 SIGTERM: interrupted (:class:`Interrupted`)
 141    standard output was closed before everything was written to it (a broken pipe)
 =====  ===================================================================================

@@ -68,14 +68,18 @@ report: --report FILE.jsonl writes one JSON object per matching game: "ordinal" 
   "24.1/27" (the first alternative to the 24th half-move, then on to ply 27).
 bad games: a game python-chess cannot read (illegal move, malformed tag, bad FEN,
   unsupported variant, unterminated comment ...) is reported on standard error with
-  its file, line, number and reason, and skipped; every other game is examined.
+  its file, line, number and reason, and skipped; every other game is examined.  So is a
+  game over a limit: a line over 16 MB, a text over 64 MB, variations nested over 200
+  deep (CQLLEGACY_MAX_LINE_BYTES, CQLLEGACY_MAX_GAME_BYTES, CQLLEGACY_MAX_VARIATION_DEPTH).
 progress: on a terminal, standard error shows a progress bar (games, games/s,
   matches, ETA); a one-line summary (games read, matched, skipped, seconds) ends the
   run.  -q turns both off.
 exit status: 0 when the run completed, whether or not any game matched;
   2 for a bad script or a bad command line (missing input, output over an input ...);
-  3 when an input was not read to its end (damaged or truncated compressed data: the
-  output has the games read before the damage); 4 when writing failed (full disk ...);
+  3 when an input was not read to its end (damaged or truncated compressed data, a file
+  changed or removed during the run, a worker process killed twice on the same games:
+  the output has the games read); 4 when writing failed (full disk ...: then no file is
+  replaced, output, report and page are renamed into place together or not at all);
   130/143/129 when interrupted by SIGINT/SIGTERM/SIGHUP and 141 for a broken pipe on
   standard output (then no output or report is replaced).
 """

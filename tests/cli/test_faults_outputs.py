@@ -649,3 +649,29 @@ def test_a_write_that_fails_exits_4_naming_the_output(
     err = capsys.readouterr().err
     assert ENOSPC in err and err.count("\n") == 1, err
     assert any(name in err for name in ("full", "legacy.cql", "kf.cql")), err
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["translate", "kf.cql", "-o", "sub/../kf.cql"],
+        ["run", "kf.cql", "-i", "games.pgn", "-o", "sub/../games.pgn"],
+        ["run", "kf.cql", "-i", "games.pgn", "-o", "link.pgn"],
+        ["fixtures", "make", "kf.cql", "--pgn", "games.pgn", "--out", "fx"],
+    ],
+    ids=["translate-dotdot", "run-dotdot", "run-link", "fixtures-link"],
+)
+def test_no_command_writes_through_a_link_or_dotdot_onto_its_sources(
+    scratch: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+    command: list[str],
+) -> None:
+    Path("sub").mkdir()
+    Path("link.pgn").symlink_to("kf.cql")
+    Path("fx/kf").mkdir(parents=True)
+    Path("fx/kf/legacy.cql").symlink_to(Path("../../kf.cql"))
+    sources = {name: Path(name).read_bytes() for name in ("kf.cql", "games.pgn")}
+    assert main(command) == 2
+    err = capsys.readouterr().err
+    assert "refusing to write" in err and err.count("\n") == 1, err
+    assert {name: Path(name).read_bytes() for name in sources} == sources
