@@ -381,6 +381,10 @@ class ProcessEngine:
         self._tokens.clear()
 
 
+#: What :meth:`DaskEngine.share` gives: the shared value, whichever copy is current.
+_SHARED = object()
+
+
 class DaskClient(Protocol):
     """What :class:`DaskEngine` asks of a ``dask.distributed.Client``."""
 
@@ -410,8 +414,13 @@ class DaskEngine:
     ) -> None:
         self.part_bytes = part_bytes
         self.batch_games = batch_games
-        quiet_dask_logs(silent=quiet)
+        self._shared: CompiledQueryLike | None = None
+        self._scattered: object = None
         self._own_client = client is None
+        if client is None:
+            # Importing distributed configures its logging: quieten it afterwards.
+            import dask.distributed  # noqa: F401
+        quiet_dask_logs(silent=quiet)
         self.client = _connect(address, quiet=quiet) if client is None else client
 
     @property
@@ -419,10 +428,22 @@ class DaskEngine:
         return max(1, sum(self.client.nthreads().values()))
 
     def submit(self, fn: Callable[..., Result], /, *args: object) -> Future[Result]:
+        args = tuple(self._scattered if arg is _SHARED else arg for arg in args)
         return self.client.submit(fn, *args, pure=False)
 
     def share(self, value: CompiledQueryLike) -> object:
-        return self.client.scatter(value, broadcast=True, hash=False)
+        """Scatter ``value`` to every worker; tasks name it by a handle, so that after
+        :meth:`restart` they get it anew."""
+        self._shared = value
+        self._scattered = self.client.scatter(value, broadcast=True, hash=False)
+        return _SHARED
+
+    def restart(self) -> None:
+        """After workers died: scatter the shared value again (the workers that held it
+        may all be gone, and every task needing it would be cancelled); Dask itself
+        replaces the workers."""
+        if self._shared is not None:
+            self._scattered = self.client.scatter(self._shared, broadcast=True, hash=False)
 
     def close(self) -> None:
         if self._own_client:

@@ -675,3 +675,22 @@ def test_no_command_writes_through_a_link_or_dotdot_onto_its_sources(
     err = capsys.readouterr().err
     assert "refusing to write" in err and err.count("\n") == 1, err
     assert {name: Path(name).read_bytes() for name in sources} == sources
+
+
+def test_dask_scatters_the_query_again_after_its_workers_died() -> None:
+    # Workers killed together take the scattered query with them: every later task
+    # would be cancelled ("lost scattered data") unless it is scattered again.
+    from cqllegacy.runner.parallel import DaskEngine
+
+    scattered: list[object] = []
+
+    class Client(_DyingClient):
+        def scatter(self, data: object, /, *, broadcast: bool = False, hash: bool = True) -> object:
+            scattered.append(("copy", len(scattered)))
+            return scattered[-1]
+
+    engine = DaskEngine(client=Client(RuntimeError()))  # type: ignore[arg-type]
+    handle = engine.share("query")  # type: ignore[arg-type]
+    assert engine.submit(lambda value: value, handle).result() == ("copy", 0)
+    engine.restart()
+    assert engine.submit(lambda value: value, handle).result() == ("copy", 1)
