@@ -405,16 +405,18 @@ class Replacement:
     @contextlib.contextmanager
     def _temporary(self, target: Path, name: str) -> Iterator[TextIO]:
         temp = temporary_name(target)
+        # Listed before it is made: a signal can arrive between any two steps, right
+        # after the file is made included, and the file must still be removed.
+        self._temps.append(temp)
+        self._names.append(name)
         try:
             # O_EXCL: never reuse a file someone else created; mode 0o666 lets the umask
             # decide the permissions, as for any new file.
             descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         except OSError as exc:
+            self._temps.remove(temp)  # not made, or someone else's: not ours to remove
+            self._names.remove(name)
             raise _not_created(name, exc) from exc
-        # From here on the temporary file is ours to remove, whatever interrupts: a
-        # signal can arrive between any two steps, this one included.
-        self._temps.append(temp)
-        self._names.append(name)
         handle = _NamedOutput(open(descriptor, "wb"), name)  # noqa: SIM115 (closed below)
         try:
             yield handle
