@@ -467,6 +467,11 @@ class _Splitter:
         elif self.long_line:
             problems.append(long_line_problem())
         tags, movetext, encoding = decode_game("".join(self.tags), "".join(self.moves))
+        # Found here, so that no reader of the game's text (python-chess, the movetext
+        # scanner of a query decided by tags) meets a game nested deeper than the limit.
+        too_deep = variation_depth_problem(movetext)
+        if too_deep:
+            problems.append(too_deep)
         game = GameText(
             file_ordinal=self.ordinal,
             line=self.start_line,

@@ -208,3 +208,17 @@ def test_checking_a_list_asks_its_flags_once_per_list_not_per_item(
     Path("many.cql").write_text(f"(match (position {items}))\n")
     assert main(["check", "many.cql"]) == 0
     assert len(calls) < 40, len(calls)
+
+
+def test_a_query_decided_by_tags_skips_a_game_nested_too_deep_too(
+    scratch: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Such a query reads no move with python-chess, but its movetext scanner would meet
+    # the game's nesting all the same (time growing faster than the game).
+    Path("tags.cql").write_text('cql() event "deep"\n')
+    Path("in.pgn").write_text(deep_game(pgn.MAX_VARIATION_DEPTH + 1) + deep_game(20))
+    assert main(["run", "tags.cql", "-i", "in.pgn", "-o", "out.pgn", "-q", "-j", "1"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "game 1 skipped: variations nested 201 deep" in err, err
+    assert _games_out() == 1
