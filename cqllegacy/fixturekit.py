@@ -52,7 +52,7 @@ from cqllegacy.errors import (
     WriteError,
     printable,
 )
-from cqllegacy.runner.output import make_folder, write_text_atomically
+from cqllegacy.runner.output import Replacement, make_folder
 from cqllegacy.runner.pgn import DamagedInput, UnreadableGame, open_pgn, read_game, split_games
 from cqllegacy.runner.report import position_key
 from cqllegacy.runner.scripts import (
@@ -465,16 +465,22 @@ def build_triple(
     return Triple(legacy, modern, refused, expected_json(results, pgn, translation))
 
 
-def write_triple(folder: Path, triple: Triple) -> None:
-    """Write a triple's files atomically; a stale modern/refused counterpart is removed."""
+def write_triple(folder: Path, triple: Triple, replacement: Replacement | None = None) -> None:
+    """Write a triple's files atomically; a stale modern/refused counterpart is removed.
+
+    With a ``replacement`` the files are renamed into place (and the stale one removed)
+    when it commits, together with every other file it holds."""
     make_folder(folder, f"the folder {folder}")
     files = triple.files()
     try:
-        for name, text in files.items():
-            write_text_atomically(folder / name, text)
-        for stale in (MODERN_NAME, REFUSED_NAME):
-            if stale not in files:
-                (folder / stale).unlink(missing_ok=True)
+        with contextlib.ExitStack() as stack:
+            if replacement is None:
+                replacement = stack.enter_context(Replacement())
+            for name, text in files.items():
+                replacement.write(folder / name, text)
+            for stale in (MODERN_NAME, REFUSED_NAME):
+                if stale not in files:
+                    replacement.remove(folder / stale)
     except UsageError as error:
         raise WriteError(str(error)) from None
     except OSError as error:
@@ -613,11 +619,13 @@ def make_triples(
     made = []
     digest = sha256_of(pgn)
     game_count = _count_games(pgn)
-    for script, folder, text, results in zip(scripts, folders, texts, all_results, strict=True):
-        record = PgnRecord(pgn_path_text(pgn, folder), digest, game_count)
-        triple = build_triple(tools, text, results, record)
-        write_triple(folder, triple)
-        made.append(MadeTriple(script, folder, triple.refused))
+    # Every triple's files are renamed into place together, or none of them is.
+    with Replacement() as replacement:
+        for script, folder, text, results in zip(scripts, folders, texts, all_results, strict=True):
+            record = PgnRecord(pgn_path_text(pgn, folder), digest, game_count)
+            triple = build_triple(tools, text, results, record)
+            write_triple(folder, triple, replacement)
+            made.append(MadeTriple(script, folder, triple.refused))
     return made
 
 

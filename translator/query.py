@@ -505,8 +505,10 @@ def check_accumulators(top: PositionList, path: str | None) -> None:
     accumulations made while its own list is evaluated once; semantics: S-accumulators)."""
     places = list(_places(top))
     for place in places:
+        # Once per list, not per item: a list of n items would cost n² (issue 20).
+        accumulates = any(isinstance(item, lt.Accumulate) for item in place.pl.items)
+        negated = accumulates and any(_negated(p) for p in (*place.ancestors, place.pl))
         for item in place.pl.items:
-            negated = any(_negated(p) for p in (*place.ancestors, place.pl))
             if isinstance(item, lt.Accumulate) and (place.in_sequence or negated):
                 raise translation_error(
                     ":accumulate inside :not, :sequence or :gappedsequence has no defined count: "
