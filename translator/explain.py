@@ -18,6 +18,7 @@ Rc1 is on rank 1: legacy up-shifts keep it and smear it up the file; CQL 6 shift
 from __future__ import annotations
 
 import attrs
+from cqllegacy.translator.errors import TranslationError
 from cqllegacy.translator.orbits import (
     _FLIP_LAYERS,
     _SHIFT_LAYERS,
@@ -26,8 +27,10 @@ from cqllegacy.translator.orbits import (
     transform_keywords,
 )
 from cqllegacy.translator.rewrite import (
+    FALSE,
     Context,
     base_list,
+    member_filter,
     strip_comments,
     transformed_filter,
 )
@@ -58,7 +61,8 @@ class ListFacts:
 
     ``members`` are the distinct transformed lists (the legacy orbit, identity first);
     ``modern`` the compact CQL 6 filter when ``form`` is ``"compact"``; ``reasons`` why
-    the form is ``"explicit"``.
+    the form is ``"explicit"``; ``never`` the indexes of the members that can match no
+    position (the translation leaves them out: a shifted ``N[]``, a count out of reach).
     """
 
     index: int
@@ -70,6 +74,11 @@ class ListFacts:
     form: Form
     modern: core.Filter | None
     reasons: tuple[str, ...]
+    never: frozenset[int] = frozenset()
+
+    def matchable(self) -> tuple[lt.PositionList, ...]:
+        """The members that may match somewhere, in orbit order."""
+        return tuple(m for i, m in enumerate(self.members) if i not in self.never)
 
 
 @attrs.frozen
@@ -94,10 +103,12 @@ def explain_script(script: lt.Script) -> ScriptFacts:
 def _list_facts(index: int, pl: lt.PositionList, budget: Budget, path: str | None) -> ListFacts:
     keywords = transform_keywords(pl)
     _, base = strip_comments(base_list(pl))
+    ctx = Context(budget=budget, path=path)
     if not keywords:
-        return ListFacts(index, pl.span, pl, (), 1, (base,), "none", None, ())
+        never = _never(ctx, (base,))
+        return ListFacts(index, pl.span, pl, (), 1, (base,), "none", None, (), never)
     members = legacy_orbit(base, keywords, budget, pl.span)
-    _, written = transformed_filter(pl, Context(budget=budget, path=path))
+    _, written = transformed_filter(pl, ctx)
     reasons: tuple[str, ...] = ()
     modern: core.Filter | None = None
     if isinstance(written, core.Transform):
@@ -111,7 +122,20 @@ def _list_facts(index: int, pl: lt.PositionList, budget: Budget, path: str | Non
     else:
         form = "single"
     count = len(transform_set(keywords))
-    return ListFacts(index, pl.span, pl, keywords, count, members, form, modern, reasons)
+    never = _never(ctx, members)
+    return ListFacts(index, pl.span, pl, keywords, count, members, form, modern, reasons, never)
+
+
+def _never(ctx: Context, members: tuple[lt.PositionList, ...]) -> frozenset[int]:
+    """The members the translator rewrites to ``false``, as the translation does."""
+    found = set()
+    for i, member in enumerate(members):
+        try:
+            if member_filter(member, ctx) == FALSE:
+                found.add(i)
+        except TranslationError:
+            continue  # a member only the whole list can say (a shared :relation)
+    return frozenset(found)
 
 
 def _unwrapped(node: core.Filter) -> tuple[core.Filter, list[core.TransformKind]]:

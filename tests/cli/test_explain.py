@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -39,7 +40,10 @@ def test_explain_html_draws_each_distinct_transformed_list(tmp_path: Path) -> No
     text = page.read_text(encoding="utf-8")
     reader = read_report(text)
     assert reader.problems == [] and reader.stack == []
-    assert text.count('<figure class="member">') == 18
+    # 18 distinct legacy lists; the 2 whose file was pushed off the board ask for 4 pawns
+    # on no square and are not drawn: 16, the CQL 6 orbit (8 files, 2 colours).
+    assert text.count('<figure class="member">') == 16
+    assert "2 of the transformed lists can never match: not drawn." in text
     assert "http" not in text and all(ref.startswith("#") for ref in reader.references)
 
 
@@ -55,3 +59,37 @@ def test_explain_refuses_to_write_over_the_script(tmp_path: Path) -> None:
     script.write_text("(match (position Qd1))\n")
     assert main(["explain", str(script), "--html", str(script)]) == 2
     assert script.read_text() == "(match (position Qd1))\n"
+
+
+def test_explain_html_draws_no_board_without_information(tmp_path: Path) -> None:
+    page = tmp_path / "mirror.html"
+    assert main(["explain", str(ROOT / "examples" / "mirror-mate.cql"), "--html", str(page)]) == 0
+    text = page.read_text(encoding="utf-8")
+    # Attack counts on "anywhere" designators: nothing to draw on particular squares.
+    assert '<figure class="member">' not in text
+    assert "No diagram: the list names no piece on particular squares." in text
+
+
+def test_explain_html_marks_each_piece_type_and_draws_coordinates(tmp_path: Path) -> None:
+    page = tmp_path / "fork.html"
+    assert main(["explain", str(ROOT / "examples" / "knight-fork.cql"), "--html", str(page)]) == 0
+    first = page.read_text(encoding="utf-8").split('<figure class="member">')[1]
+    first = first.split("</figure>")[0]
+    # Nd4 stands on d4; the king and the queen are faded marks, both on each of 8 squares.
+    assert first.count('href="#white-knight"') == 1
+    assert first.count('href="#black-king" transform') == 8
+    assert first.count('href="#black-queen" transform') == 8
+    assert 'href="#cqlg' in first  # the border's letters and numbers
+
+
+def test_explain_html_leaves_out_lists_that_can_never_match(tmp_path: Path) -> None:
+    # Shifted far enough, the knight's square leaves the board: legacy keeps the list with
+    # an empty designator (N[], L5), which no position matches; CQL 6 drops it (M1).
+    script = tmp_path / "edge.cql"
+    script.write_text("(match (position Nd4 k[b3,b5] :shift))\n")
+    page = tmp_path / "edge.html"
+    assert main(["explain", str(script), "--html", str(page)]) == 0
+    text = page.read_text(encoding="utf-8")
+    captions = re.findall(r"<figcaption>(.*?)</figcaption>", text)
+    assert captions and not any("[]" in c for c in captions)
+    assert "of the transformed lists can never match: not drawn." in text
