@@ -661,10 +661,12 @@ _SCOPE = "cqllegacy-explain"
 
 _FRAGMENT_CSS = f"""
 .{_SCOPE}{{font-family:system-ui,sans-serif;color:#222}}
-.{_SCOPE} pre{{white-space:pre-wrap;background:#f6f6f6;padding:.8em;margin:0 0 1em}}
-.{_SCOPE} h2{{font-size:1.1em;margin:1em 0 .4em}}
+.{_SCOPE} pre{{white-space:pre-wrap;background:#f6f6f6;color:#222;padding:.8em;margin:0 0 1em;
+  font-family:ui-monospace,monospace;font-size:13px}}
+.{_SCOPE} h2{{font-size:1.1em;margin:1em 0 .4em;color:#222}}
 .{_SCOPE} .members{{display:flex;flex-wrap:wrap;gap:.6em}}
 .{_SCOPE} figure.member{{margin:0;width:180px;font-size:12px;text-align:center}}
+.{_SCOPE} p{{font-size:13px;margin:.4em 0}}
 .{_SCOPE} .legend{{font-size:12px;color:#555}}
 .{_SCOPE} summary{{cursor:pointer;margin:.4em 0}}
 """
