@@ -44,7 +44,7 @@ from cqllegacy.present.positions import MarkedPosition, marked_positions, scope_
 from cqllegacy.present.witness import designator_texts, node_at, witness
 from cqllegacy.runner.compiled import CompiledQueryLike
 from cqllegacy.runner.movetext import PositionKey
-from cqllegacy.runner.pgn import read_game
+from cqllegacy.runner.pgn import GameText, read_game
 from cqllegacy.runner.progress import Messages
 from cqllegacy.runner.results import (
     FoundGame,
@@ -430,6 +430,56 @@ class Match:
 
 #: ``why`` names at most this many positions per list.
 MAX_WHY_POSITIONS = 20
+
+
+def why_not(
+    query: core.Query, inputs: Sequence[InputFile], ordinal: int, options: ScanOptions
+) -> str:
+    """``--why N`` for a game that did not match: per list, how close it came (the
+    position where most of its parts held, and which parts failed there)."""
+    from cqllegacy.present.closeness import closest, describe
+    from cqllegacy.runner.pgn import UnreadableGame
+
+    found = find_game(inputs, ordinal)
+    if found is None:
+        return f"game {ordinal} is not in the input"
+    text, item = found
+    try:
+        game = read_game(text)
+    except UnreadableGame as exc:
+        return f"game {ordinal} ({item.name}) cannot be read: {printable(str(exc))}"
+    headers = game.headers
+    lines = [
+        f"game {ordinal}: {headers.get('White', '?')} - {headers.get('Black', '?')} "
+        f"({item.name}): did not match"
+    ]
+    gamenumber = query.header.gamenumber
+    if gamenumber is not None and not (
+        gamenumber[0] <= ordinal and (gamenumber[1] is None or ordinal <= gamenumber[1])
+    ):
+        return lines[0] + "\n  it is outside the script's game numbers"
+    if query.tags:
+        return lines[0] + "\n  its lists follow tagged pieces (:forany): how close is not computed"
+    closeness = closest(
+        query, game, variations=options.variations, skip_initial=options.skip_initial
+    )
+    return "\n".join([*lines, *describe(query, closeness)])
+
+
+def find_game(inputs: Sequence[InputFile], ordinal: int) -> tuple[GameText, InputFile] | None:
+    """Game ``ordinal`` of the input (numbered as the scan numbers them) and its file."""
+    from cqllegacy.runner.pgn import open_pgn, split_games
+
+    first = 1
+    for item in inputs:
+        with open_pgn(item.path) as source:
+            count = 0
+            for text in split_games(source.lines(), first_ordinal=first):
+                count += 1
+                if first + count - 1 == ordinal:
+                    return text, item
+        first += count
+    return None
 
 
 def _keys(keys: Sequence[PositionKey]) -> str:
