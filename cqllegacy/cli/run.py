@@ -15,7 +15,7 @@ import attrs
 
 from cqllegacy.api import Match, Query, load, why_not
 from cqllegacy.core.tree import Query as CoreQuery
-from cqllegacy.errors import UsageError, WriteError
+from cqllegacy.errors import UsageError, WriteError, listing
 from cqllegacy.runner.compiled import CompiledQueryLike, decided_by_tags
 from cqllegacy.runner.output import STDOUT, PgnWriter, check_destinations, open_destination
 from cqllegacy.runner.progress import make_progress
@@ -277,7 +277,7 @@ def summary_line(summary: Summary, plan: RunPlan) -> str:
     names = (plan.output, plan.report, plan.html)
     written = [name for name in names if name not in (None, STDOUT)]
     if written:
-        text += "; wrote " + " and ".join(str(name) for name in written)
+        text += "; wrote " + listing([str(name) for name in written])
     return text
 
 
