@@ -33,9 +33,9 @@ DESCRIPTION = """\
 Run SCRIPT -- a legacy CQL 3.x script "(match ... (position ...))" or a CQL 6 script
 "cql(...) ..." -- on PGN games and write the games that match, as they were written
 in the input (comments and layout kept).  Each written game starts with the comment
-{Original game: N}, N being its number in the whole input (with several input files:
-{Original game: N (FILE, game M)}), and has {MATCH} after the move that produced each
-marked position ({MATCH} before the first move for the start position), after any
+{ Original game: N }, N being its number in the whole input (with several input files:
+{ Original game: N (FILE, game M) }), and has { MATCH } after the move that produced each
+marked position ({ MATCH } before the first move for the start position), after any
 comment already there.
 """
 
