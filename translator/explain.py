@@ -26,6 +26,7 @@ from cqllegacy.translator.orbits import (
     legacy_orbit,
     transform_keywords,
 )
+from cqllegacy.translator.query import to_core
 from cqllegacy.translator.rewrite import (
     FALSE,
     Context,
@@ -61,8 +62,9 @@ class ListFacts:
 
     ``members`` are the distinct transformed lists (the legacy orbit, identity first);
     ``modern`` the compact CQL 6 filter when ``form`` is ``"compact"``; ``reasons`` why
-    the form is ``"explicit"``; ``never`` the indexes of the members that can match no
-    position (the translation leaves them out: a shifted ``N[]``, a count out of reach).
+    the form is ``"explicit"``; ``top`` the list in the core query; ``never`` the
+    indexes of the members that can match no position (the translation leaves them out:
+    a shifted ``N[]``, a count out of reach).
     """
 
     index: int
@@ -75,6 +77,8 @@ class ListFacts:
     modern: core.Filter | None
     reasons: tuple[str, ...]
     never: frozenset[int] = frozenset()
+    #: The list as the query ``run`` evaluates has it: its marks, scope, match count.
+    top: core.TopList | None = None
 
     def matchable(self) -> tuple[lt.PositionList, ...]:
         """The members that may match somewhere, in orbit order."""
@@ -93,8 +97,11 @@ def explain_script(script: lt.Script) -> ScriptFacts:
     """The facts of every top-level list of ``script`` (raises the translator's
     :class:`~cqllegacy.translator.errors.TranslationError` as the translation would)."""
     budget = Budget(path=script.path)
+    tops = {
+        top.origin.span: top for top in to_core(script).lists if top.origin is not None
+    }
     lists = tuple(
-        _list_facts(index, pl, budget, script.path)
+        attrs.evolve(_list_facts(index, pl, budget, script.path), top=tops.get(pl.span))
         for index, pl in enumerate(script.match.position_lists(), start=1)
     )
     return ScriptFacts(script, lists)

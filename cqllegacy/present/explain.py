@@ -192,21 +192,32 @@ _GROUP_WORDS = {
 }
 
 
-def _settings_words(pl: lt.PositionList) -> str:
+_MARK_WORDS = {
+    core.Mark.FIRST: "first matching position marked",
+    core.Mark.ALL: "every matching position marked",
+    core.Mark.NONE: "no position marked",
+}
+
+
+def _scope_words(top: core.TopList) -> str:
+    """Which positions the list examines, as the query says it: its scope, and the
+    ``mainline`` or ``not mainline`` constituent that narrows it."""
+    if top.scope is core.Scope.MAINLINE:
+        return "main line"
+    items = top.body.items if isinstance(top.body, core.Compound) else (top.body,)
+    mainline = core.Simple(core.Keyword.MAINLINE)
+    if core.Not(mainline) in items:
+        return "variations only"
+    return "main line" if mainline in items else "main line and variations"
+
+
+def _settings_words(facts: ListFacts) -> str:
+    """Marks and scope (read from the core query's list), :not and match counts."""
+    pl = facts.source
     flags = {item.keyword for item in pl.items if isinstance(item, lt.Flag)}
-    if lt.FlagKeyword.NOANNOTATE in flags:
-        mark = "no position marked"
-    elif lt.FlagKeyword.MARKALL in flags:
-        mark = "every matching position marked"
-    else:
-        mark = "first matching position marked"
-    if lt.FlagKeyword.VARIATIONSONLY in flags:
-        scope = "variations only"
-    elif lt.FlagKeyword.VARIATIONS in flags:
-        scope = "main line and variations"
-    else:
-        scope = "main line"
-    words = [mark, scope]
+    words = []
+    if facts.top is not None:
+        words += [_MARK_WORDS[facts.top.mark], _scope_words(facts.top)]
     if lt.FlagKeyword.NOT in flags:
         words.append("negated (:not)")
     for item in pl.items:
@@ -439,7 +450,7 @@ def _match_item_words(item: object) -> str | None:
 
 
 def _list_lines(facts: ListFacts) -> Iterator[str]:
-    yield f"list {facts.index} (line {facts.span}): {_settings_words(facts.source)}"
+    yield f"list {facts.index} (line {facts.span}): {_settings_words(facts)}"
     yield from _outline_lines(outline(facts.source, str(facts.index)), "  ", top=True)
     if facts.form == "none":
         yield "  transforms: none"

@@ -93,3 +93,20 @@ def test_explain_html_leaves_out_lists_that_can_never_match(tmp_path: Path) -> N
     captions = re.findall(r"<figcaption>(.*?)</figcaption>", text)
     assert captions and not any("[]" in c for c in captions)
     assert "of the transformed lists can never match: not drawn." in text
+
+
+def test_explain_says_which_positions_each_list_examines_and_marks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "scopes.cql"
+    script.write_text(
+        "(match (position :check :markall) (position :mate :variations)\n"
+        "       (position :stalemate :variationsonly :noannotate))\n"
+    )
+    assert main(["explain", str(script)]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("list")]
+    assert [line.split(": ", 1)[1] for line in lines] == [
+        "every matching position marked; main line",
+        "first matching position marked; main line and variations",
+        "no position marked; variations only",
+    ]
