@@ -446,6 +446,11 @@ def _match_item_words(item: object) -> str | None:
         return f"result {item.result.value}"
     if isinstance(item, lt.MatchRange):
         return f"{item.keyword.value} {_range_words(item.range)}"
+    if isinstance(item, lt.ForAny):
+        return (
+            f"for some piece ${item.name}: {describe_designator(item.designator)} at the start "
+            "(:forany), followed through the game"
+        )
     return None
 
 
@@ -509,10 +514,23 @@ def _drawn_designators(pl: lt.PositionList) -> Iterator[tuple[lt.Designator, str
         elif isinstance(item, lt.PieceCount) and item.range.lo >= 1:
             text = f":piececount {designator_text(item.designator)} {range_text(item.range)}"
             yield item.designator, text, False
-        elif isinstance(item, lt.ListOfLists) and item.keyword is lt.ListKeyword.AND:
-            for nested in item.lists:
+        elif isinstance(item, lt.MoveTest) and item.keyword is lt.MoveKeyword.MOVEFROM:
+            # The piece the next move takes away stands on its square now.
+            yield item.designator, f":movefrom {designator_text(item.designator)}", True
+        elif isinstance(item, lt.ListOfLists):
+            for nested in _held_here(item):
                 if not _is_negated(nested) and not _transform_keywords(nested):
                     yield from _drawn_designators(nested)
+
+
+def _held_here(group: lt.ListOfLists) -> tuple[lt.PositionList, ...]:
+    """The lists of a group that hold at the position itself: all of an :and, the first
+    of a :sequence; of an :or any one may, of a :gappedsequence the first may hold later."""
+    if group.keyword is lt.ListKeyword.AND:
+        return group.lists
+    if group.keyword is lt.ListKeyword.SEQUENCE:
+        return group.lists[:1]
+    return ()
 
 
 Mark = tuple[chess.Color, chess.PieceType] | str

@@ -110,3 +110,22 @@ def test_explain_says_which_positions_each_list_examines_and_marks(
         "first matching position marked; main line and variations",
         "no position marked; variations only",
     ]
+
+
+@pytest.mark.parametrize(
+    ("keyword", "drawn"), [("sequence", True), ("and", True), ("gappedsequence", False),
+                           ("or", False)]
+)  # fmt: skip
+def test_explain_html_draws_what_a_nested_list_needs_here(
+    tmp_path: Path, keyword: str, drawn: bool
+) -> None:
+    # The first list of a :sequence, and every list of an :and, hold at the position
+    # itself: the queen that moves next stands on a2.  A :gappedsequence's first list
+    # may hold later, an :or's lists need not hold: nothing to draw for sure.
+    script = tmp_path / "q.cql"
+    script.write_text(f"(match (position :{keyword} ((position :movefrom Qa2) (position))))\n")
+    page = tmp_path / "q.html"
+    assert main(["explain", str(script), "--html", str(page)]) == 0
+    text = page.read_text(encoding="utf-8")
+    assert (text.count('<figure class="member">') == 1) is drawn
+    assert ('href="#white-queen" transform="translate(15, 285)"' in text) is drawn
