@@ -461,9 +461,10 @@ def _list_lines(facts: ListFacts) -> Iterator[str]:
         yield "  transforms: none"
         return
     names = " ".join(f":{k.value}" for k in facts.keywords)
+    never = f", {len(facts.never)} of which can never match" if facts.never else ""
     yield (
         f"  transforms: {names} -- {facts.transform_count} transforms in the legacy set, "
-        f"{len(facts.members)} distinct transformed lists"
+        f"{len(facts.members)} distinct transformed lists{never}"
     )
     if facts.form == "compact":
         kinds = []

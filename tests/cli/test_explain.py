@@ -129,3 +129,15 @@ def test_explain_html_draws_what_a_nested_list_needs_here(
     text = page.read_text(encoding="utf-8")
     assert (text.count('<figure class="member">') == 1) is drawn
     assert ('href="#white-queen" transform="translate(15, 285)"' in text) is drawn
+
+
+def test_explain_counts_the_transformed_lists_that_can_never_match(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["explain", str(ROOT / "examples" / "knight-fork.cql")]) == 0
+    found = re.search(r"(\d+) distinct transformed lists, (\d+) of which can never match",
+                      capsys.readouterr().out)  # fmt: skip
+    assert found is not None
+    # The ones left are those with the knight on the board: one per square and colour,
+    # the CQL 6 orbit of `flipcolor shift` (2 x 64).
+    assert int(found[1]) - int(found[2]) == 2 * 64
