@@ -6,8 +6,9 @@ translation writes them (facts from :mod:`cqllegacy.translator.explain`).
 >>> print(Explanation.of_legacy(read_script(text)).text())  # doctest: +NORMALIZE_WHITESPACE
 list 1 (line 1:8): first matching position marked; main line
   means: a white rook on c1; a white king on g1
-  transforms: :shiftvertical -- 15 transforms in the legacy set, 9 distinct transformed lists
-  CQL 6: an explicit union of the 9 lists, because Rc1 is on rank 1:
+  transforms: :shiftvertical -- 15 transforms in the legacy set, 9 distinct transformed lists,
+  1 of which can never match
+  CQL 6: an explicit union of the 8 lists that can match, because Rc1 is on rank 1:
   legacy up-shifts keep it and smear it up the file; CQL 6 shifts move it
 """
 
@@ -484,8 +485,8 @@ def _list_lines(facts: ListFacts) -> Iterator[str]:
             )
     elif facts.form == "explicit":
         yield (
-            f"  CQL 6: an explicit union of the {len(facts.members)} lists, because "
-            + "; ".join(facts.reasons)
+            f"  CQL 6: an explicit union of the {len(facts.matchable())} lists that can match, "
+            "because " + "; ".join(facts.reasons)
         )
     else:
         yield "  CQL 6: every transformed list means the same: the list is written once"

@@ -141,3 +141,14 @@ def test_explain_counts_the_transformed_lists_that_can_never_match(
     # The ones left are those with the knight on the board: one per square and colour,
     # the CQL 6 orbit of `flipcolor shift` (2 x 64).
     assert int(found[1]) - int(found[2]) == 2 * 64
+
+
+def test_explain_counts_the_lists_of_the_explicit_union_as_the_translation_writes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "rook.cql"
+    script.write_text("(match (position Rc1 Kg1 :shiftvertical))\n")
+    assert main(["translate", str(script)]) == 0
+    members = capsys.readouterr().out.count("{")
+    assert main(["explain", str(script)]) == 0
+    assert f"an explicit union of the {members} lists that can match" in capsys.readouterr().out
