@@ -23,10 +23,10 @@ from cqllegacy.runner.scripts import Language, read_script_file, refusals, scrip
 DESCRIPTION = """\
 Validate scripts of either language (legacy CQL 3.x and CQL 6) and print each one in
 canonical form (normalised spacing, one item per line, comments kept). With several
-scripts each is preceded by a ';; FILE' (legacy) or '// FILE' (CQL 6) line. A script
-is checked as 'run' and 'translate' take it: what either would refuse is reported,
-with the reason they would give. Each mistake of a script that does not read is
-reported, as far as the ones after the first can be told apart from the first.
+scripts each is preceded by a ';; FILE' line. A script is checked as 'run' and
+'translate' take it: what either would refuse is reported, with the reason they would
+give. Each mistake of a script that does not read is reported, as far as the ones after
+the first can be told apart from it.
 Exit status 0 when every script is valid, 1 when 'translate' refuses a legacy script
 that runs (no exact CQL 6.1 form), 2 when some script would not run.
 """

@@ -184,3 +184,14 @@ def test_check_stops_after_a_parenthesis_mistake(
     path = write(tmp_path, "s.cql", "(match (position Qd1 Kg1)\n")
     assert main(["check", path]) == 2
     assert capsys.readouterr().err.count(": error:") == 1
+
+
+def test_check_help_says_both_languages_and_check_reads_both(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    assert "either language (legacy CQL 3.x and CQL 6)" in capsys.readouterr().out
+    legacy = write(tmp_path, "a.cql", "(match (position Qd1))\n")
+    modern = write(tmp_path, "b.cql", "cql() Qd1\n")
+    assert main(["check", legacy, modern, "-q"]) == 0
