@@ -1,8 +1,9 @@
 """cqllegacy: run legacy CQL 3.x scripts on PGN files and translate them to CQL 6.1.
 
 The Python API (:mod:`cqllegacy.api`): :func:`load` a script, then ``translate()``,
-``explain()`` or ``search()`` it.  The names are loaded on first use, so that
-``import cqllegacy.errors`` (and the command's ``--help``) stays light.
+``explain()`` or ``search()`` it (``SAMPLE_GAMES``: the bundled games).  The names are
+loaded on first use, so that ``import cqllegacy.errors`` (and the command's ``--help``)
+stays light.
 """
 
 from __future__ import annotations
@@ -11,15 +12,22 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Match", "Query", "TranslationError", "__version__", "load"]
+__all__ = ["SAMPLE_GAMES", "Match", "Query", "TranslationError", "__version__", "load"]
 
 if TYPE_CHECKING:
-    from cqllegacy.api import Match, Query, load
+    from cqllegacy.api import SAMPLE_GAMES, Match, Query, load
     from cqllegacy.translator import TranslationError
+
+_API = ("SAMPLE_GAMES", "Match", "Query", "load")
+
+
+def __dir__() -> list[str]:
+    # The API first of all (tab completion), with the module's own attributes.
+    return sorted({*__all__, *(name for name in globals() if name.startswith("__"))})
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("Match", "Query", "load"):
+    if name in _API:
         from cqllegacy import api
 
         return getattr(api, name)

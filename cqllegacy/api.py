@@ -28,22 +28,23 @@ import importlib.resources
 import os
 import pickle
 import queue
+import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import chess
 import chess.pgn
 
 from cqllegacy.core import tree as core
-from cqllegacy.errors import ScriptError, UsageError
+from cqllegacy.errors import ScriptError, UsageError, printable
 from cqllegacy.present.diagrams import diagram, inline_diagram, piece_sprites
 from cqllegacy.present.positions import MarkedPosition, marked_positions, scope_of
 from cqllegacy.present.witness import designator_texts, node_at, witness
 from cqllegacy.runner.compiled import CompiledQueryLike
 from cqllegacy.runner.movetext import PositionKey
-from cqllegacy.runner.pgn import read_game
+from cqllegacy.runner.pgn import GameText, read_game
 from cqllegacy.runner.progress import Messages
 from cqllegacy.runner.results import (
     FoundGame,
@@ -67,7 +68,7 @@ if TYPE_CHECKING:
     from cqllegacy.present.explain import Explanation
     from cqllegacy.runner.parallel import Engine
 
-__all__ = ["SAMPLE_GAMES", "Match", "Query", "load", "sample_games"]
+__all__ = ["SAMPLE_GAMES", "Match", "PgnSource", "Query", "load", "sample_games"]
 
 
 def sample_games() -> contextlib.AbstractContextManager[Path]:
@@ -81,15 +82,17 @@ SAMPLE_GAMES = Path(str(importlib.resources.files("cqllegacy").joinpath("data", 
 
 
 def load(source: str | os.PathLike[str]) -> Query:
-    """A script of either language, from its text or from a file.
+    """A script of either language, from a file or from its text.
 
-    A ``str`` that contains ``(`` is the script's text (every script does: ``(match``,
-    ``cql(``); any other ``str`` or path names a file.  A script that does not read, or
-    that has no exact meaning, raises a :class:`~cqllegacy.errors.ScriptError` with its
-    place (``file:line:column``); a file that cannot be read a
+    A path (``pathlib.Path``, any ``os.PathLike``) names a file, and so does a ``str``
+    that names an existing file, whatever characters it holds (``"fork (copy).cql"``);
+    another ``str`` that contains ``(`` is the script's text (every script does:
+    ``(match``, ``cql(``), any other ``str`` a file.  A script that does not read, or that
+    has no exact meaning, raises a :class:`~cqllegacy.errors.ScriptError` with its place
+    (``file:line:column``); a file that cannot be read a
     :class:`~cqllegacy.errors.UsageError`.
     """
-    if isinstance(source, str) and "(" in source:
+    if isinstance(source, str) and "(" in source and not os.path.isfile(source):
         return Query.from_text(source)
     return Query.from_text(read_script_file(source), Path(source))
 
@@ -214,31 +217,99 @@ class Query:
 
     def search(
         self,
-        pgn_paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+        pgn: PgnSource | Iterable[PgnSource],
         *,
         jobs: int = 1,
         skip_initial: bool = False,
         variations: bool = False,
         progress: Messages | None = None,
     ) -> Iterator[Match]:
-        """The matching games of the PGN files, in input order, as :class:`Match`
-        objects.  ``jobs`` processes scan at once (the order is kept).  Games that
-        cannot be read are reported through ``progress`` (standard error by default)
-        and skipped."""
-        if isinstance(pgn_paths, str | os.PathLike):
-            pgn_paths = [pgn_paths]
-        inputs = tuple(InputFile.of(os.fspath(path)) for path in pgn_paths)
-        for item in inputs:
-            if not item.path.is_file():
-                raise UsageError(f"input {item.name} is not a file")
-        options = ScanOptions(skip_initial=skip_initial, variations=variations)
-        engine = None
-        if jobs > 1:
-            from cqllegacy.runner.parallel import ProcessEngine
+        """The matching games, in input order, as :class:`Match` objects.
 
-            engine = ProcessEngine(jobs, small_inputs=False)
+        ``pgn`` is a PGN file's path (``str`` or ``os.PathLike``), an open file (text or
+        binary, read from where it stands), an ``io.StringIO`` of PGN text, a
+        ``chess.pgn.Game``, or an iterable of these (a list of paths, of games…).  ``jobs``
+        processes scan at once (the order is kept).  Games that cannot be read are
+        reported through ``progress`` (standard error by default) and skipped.
+        """
+        options = ScanOptions(skip_initial=skip_initial, variations=variations)
         self.compiled  # noqa: B018 (compile here, so that errors come from this thread)
-        yield from _threaded_scan(self, inputs, options, progress, engine)
+        with pgn_inputs(pgn) as inputs:
+            engine = None
+            if jobs > 1:
+                from cqllegacy.runner.parallel import ProcessEngine
+
+                engine = ProcessEngine(jobs, small_inputs=False)
+            yield from _threaded_scan(self, inputs, options, progress, engine)
+
+
+# --------------------------------------------------------------------------------------
+# Where games come from
+# --------------------------------------------------------------------------------------
+
+#: What :meth:`Query.search` reads games from.
+PgnSource = str | os.PathLike[str] | IO[str] | IO[bytes] | chess.pgn.Game
+
+
+def _is_one_source(item: object) -> bool:
+    return isinstance(item, str | os.PathLike | chess.pgn.Game) or hasattr(item, "read")
+
+
+@contextlib.contextmanager
+def pgn_inputs(pgn: PgnSource | Iterable[PgnSource]) -> Iterator[tuple[InputFile, ...]]:
+    """The scan's input files for ``pgn``: paths as they are; open files, text streams and
+    games written to temporary files (removed on leaving), consecutive games to one.
+
+    >>> import io
+    >>> with pgn_inputs([SAMPLE_GAMES, io.StringIO("1. e4 *"), chess.pgn.Game()]) as found:
+    ...     [f.name for f in found][1:]
+    ['<stream>', '<games>']
+    """
+    sources = [pgn] if _is_one_source(pgn) else list(pgn)  # type: ignore[arg-type]
+    with contextlib.ExitStack() as stack:
+        folder: Path | None = None
+        inputs: list[InputFile] = []
+        games: list[chess.pgn.Game] = []
+
+        def spool(name: str, data: str | bytes) -> None:
+            nonlocal folder
+            if folder is None:
+                folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cqllegacy-")))
+            path = folder / f"{len(inputs) + 1}.pgn"
+            if isinstance(data, str):
+                path.write_text(data, encoding="utf-8")
+            else:
+                path.write_bytes(data)
+            inputs.append(InputFile(path, name))
+
+        def flush_games() -> None:
+            if games:
+                spool("<games>", "".join(f"{game}\n\n" for game in games))
+                games.clear()
+
+        for source in sources:
+            if isinstance(source, chess.pgn.Game):
+                games.append(source)
+                continue
+            flush_games()
+            if isinstance(source, str | os.PathLike):
+                inputs.append(_path_input(source))
+            elif hasattr(source, "read"):
+                name = getattr(source, "name", None)
+                spool(name if isinstance(name, str) else "<stream>", source.read())
+            else:
+                raise UsageError(f"cannot read games from {type(source).__name__}")
+        flush_games()
+        yield tuple(inputs)
+
+
+def _path_input(path: str | os.PathLike[str]) -> InputFile:
+    item = InputFile.of(os.fspath(path))
+    if not item.path.is_file():
+        if isinstance(path, str) and ("\n" in path or path.lstrip().startswith(("[", "1."))):
+            raise UsageError("input is PGN text, not a file name: pass io.StringIO(text)")
+        raise UsageError(f"input {printable(item.name)} is not a file")
+    return item
 
 
 # --------------------------------------------------------------------------------------
@@ -359,6 +430,56 @@ class Match:
 
 #: ``why`` names at most this many positions per list.
 MAX_WHY_POSITIONS = 20
+
+
+def why_not(
+    query: core.Query, inputs: Sequence[InputFile], ordinal: int, options: ScanOptions
+) -> str:
+    """``--why N`` for a game that did not match: per list, how close it came (the
+    position where most of its parts held, and which parts failed there)."""
+    from cqllegacy.present.closeness import closest, describe
+    from cqllegacy.runner.pgn import UnreadableGame
+
+    found = find_game(inputs, ordinal)
+    if found is None:
+        return f"game {ordinal} is not in the input"
+    text, item = found
+    try:
+        game = read_game(text)
+    except UnreadableGame as exc:
+        return f"game {ordinal} ({item.name}) cannot be read: {printable(str(exc))}"
+    headers = game.headers
+    lines = [
+        f"game {ordinal}: {headers.get('White', '?')} - {headers.get('Black', '?')} "
+        f"({item.name}): did not match"
+    ]
+    gamenumber = query.header.gamenumber
+    if gamenumber is not None and not (
+        gamenumber[0] <= ordinal and (gamenumber[1] is None or ordinal <= gamenumber[1])
+    ):
+        return lines[0] + "\n  it is outside the script's game numbers"
+    if query.tags:
+        return lines[0] + "\n  its lists follow tagged pieces (:forany): how close is not computed"
+    closeness = closest(
+        query, game, variations=options.variations, skip_initial=options.skip_initial
+    )
+    return "\n".join([*lines, *describe(query, closeness)])
+
+
+def find_game(inputs: Sequence[InputFile], ordinal: int) -> tuple[GameText, InputFile] | None:
+    """Game ``ordinal`` of the input (numbered as the scan numbers them) and its file."""
+    from cqllegacy.runner.pgn import open_pgn, split_games
+
+    first = 1
+    for item in inputs:
+        with open_pgn(item.path) as source:
+            count = 0
+            for text in split_games(source.lines(), first_ordinal=first):
+                count += 1
+                if first + count - 1 == ordinal:
+                    return text, item
+        first += count
+    return None
 
 
 def _keys(keys: Sequence[PositionKey]) -> str:

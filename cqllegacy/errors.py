@@ -70,6 +70,24 @@ def one_line(text: str, limit: int | None = QUOTED) -> str:
     return _NOT_ONE_LINE.sub(_escape, text)
 
 
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``count`` and the word, in the plural unless one.
+
+    >>> plural(1, "game"), plural(685, "game"), plural(2, "match", "matches")
+    ('1 game', '685 games', '2 matches')
+    """
+    return f"{count} {word if count == 1 else (words or word + 's')}"
+
+
+def listing(items: list[str]) -> str:
+    """Items as a sentence lists them.
+
+    >>> listing(["a"]), listing(["a", "b"]), listing(["a", "b", "c"])
+    ('a', 'a and b', 'a, b and c')
+    """
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def display_path(name: str) -> str:
     """A file name as reports and messages write it: valid UTF-8, the bytes of a POSIX
     name that are not UTF-8 written ``\\xNN``, control characters (line ends and tabs

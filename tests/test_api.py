@@ -129,4 +129,65 @@ def test_why_names_the_transformed_list_that_matched() -> None:
 def test_explain_is_text_and_html() -> None:
     explanation = cqllegacy.load(KNIGHT_FORK).explain()
     assert "450 transforms in the legacy set, 274 distinct transformed lists" in str(explanation)
-    assert explanation._repr_html_().count('<figure class="member">') == 64
+    fragment = explanation._repr_html_()
+    # 8 diagrams shown, the others (64 in all) behind a "show more".
+    assert fragment.count('<figure class="member">') == 64
+    shown, hidden = fragment.split("<details>", 1)
+    assert shown.count('<figure class="member">') == 8
+    assert "<summary>show 56 more</summary>" in hidden
+    # A REPL shows the explanation as its text.
+    assert repr(explanation) == str(explanation) == explanation.text()
+
+
+def test_the_api_is_listed_for_tab_completion() -> None:
+    names = dir(cqllegacy)
+    assert {"load", "Query", "Match", "SAMPLE_GAMES", "TranslationError"} <= set(names)
+    assert [name for name in names if name.startswith("lo")] == ["load"]
+    assert cqllegacy.SAMPLE_GAMES == SAMPLE_GAMES and SAMPLE_GAMES.is_file()
+
+
+def test_load_takes_an_existing_file_whatever_its_name_and_a_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    copy = tmp_path / "fork (copy).cql"
+    copy.write_bytes(KNIGHT_FORK.read_bytes())
+    by_name = cqllegacy.load("fork (copy).cql")
+    assert by_name.path == Path("fork (copy).cql")
+    assert by_name.core == cqllegacy.load(KNIGHT_FORK).core == cqllegacy.load(copy).core
+    # Text that names no file is still text.
+    assert cqllegacy.load("(match (position Qd1))").path is None
+
+
+SEARCH = "(match (position Qh5 :flipcolor))"
+
+
+def _ordinals(source: object) -> list[int]:
+    return [m.ordinal for m in cqllegacy.load(SEARCH).search(source)]  # type: ignore[arg-type]
+
+
+def test_search_reads_streams_open_files_and_games_as_it_reads_the_path(tmp_path: Path) -> None:
+    import io
+
+    import chess.pgn
+
+    expected = _ordinals(GAMES)
+    assert len(expected) > 1
+    text = GAMES.read_text(encoding="utf-8")
+    assert _ordinals(io.StringIO(text)) == expected
+    with GAMES.open(encoding="utf-8") as handle:
+        assert _ordinals(handle) == expected
+    with GAMES.open("rb") as handle:
+        assert _ordinals(handle) == expected
+    stream = io.StringIO(text)
+    games = list(iter(lambda: chess.pgn.read_game(stream), None))
+    assert _ordinals(games) == expected
+    assert _ordinals(games[expected[0] - 1]) == [1]
+    # A list mixes them; the ordinals run on through the whole input.
+    assert _ordinals([GAMES, io.StringIO(text)]) == expected + [n + len(games) for n in expected]
+
+
+def test_search_says_how_to_pass_pgn_text() -> None:
+    with pytest.raises(UsageError, match=r"pass io\.StringIO\(text\)"):
+        _ordinals('[Event "x"]\n\n1. e4 *')
+

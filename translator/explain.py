@@ -18,6 +18,7 @@ Rc1 is on rank 1: legacy up-shifts keep it and smear it up the file; CQL 6 shift
 from __future__ import annotations
 
 import attrs
+from cqllegacy.translator.errors import TranslationError
 from cqllegacy.translator.orbits import (
     _FLIP_LAYERS,
     _SHIFT_LAYERS,
@@ -25,9 +26,12 @@ from cqllegacy.translator.orbits import (
     legacy_orbit,
     transform_keywords,
 )
+from cqllegacy.translator.query import to_core
 from cqllegacy.translator.rewrite import (
+    FALSE,
     TranslationContext,
     base_list,
+    member_filter,
     strip_comments,
     transformed_filter,
 )
@@ -58,7 +62,9 @@ class ListFacts:
 
     ``members`` are the distinct transformed lists (the legacy orbit, identity first);
     ``modern`` the compact CQL 6 filter when ``form`` is ``"compact"``; ``reasons`` why
-    the form is ``"explicit"``.
+    the form is ``"explicit"``; ``top`` the list in the core query; ``never`` the
+    indexes of the members that can match no position (the translation leaves them out:
+    a shifted ``N[]``, a count out of reach).
     """
 
     index: int
@@ -70,6 +76,13 @@ class ListFacts:
     form: Form
     modern: core.Filter | None
     reasons: tuple[str, ...]
+    never: frozenset[int] = frozenset()
+    #: The list as the query ``run`` evaluates has it: its marks, scope, match count.
+    top: core.TopList | None = None
+
+    def matchable(self) -> tuple[lt.PositionList, ...]:
+        """The members that may match somewhere, in orbit order."""
+        return tuple(m for i, m in enumerate(self.members) if i not in self.never)
 
 
 @attrs.frozen
@@ -84,8 +97,11 @@ def explain_script(script: lt.Script) -> ScriptFacts:
     """The facts of every top-level list of ``script`` (raises the translator's
     :class:`~cqllegacy.translator.errors.TranslationError` as the translation would)."""
     budget = Budget(path=script.path)
+    tops = {
+        top.origin.span: top for top in to_core(script).lists if top.origin is not None
+    }
     lists = tuple(
-        _list_facts(index, pl, budget, script.path)
+        attrs.evolve(_list_facts(index, pl, budget, script.path), top=tops.get(pl.span))
         for index, pl in enumerate(script.match.position_lists(), start=1)
     )
     return ScriptFacts(script, lists)
@@ -94,10 +110,12 @@ def explain_script(script: lt.Script) -> ScriptFacts:
 def _list_facts(index: int, pl: lt.PositionList, budget: Budget, path: str | None) -> ListFacts:
     keywords = transform_keywords(pl)
     _, base = strip_comments(base_list(pl))
+    ctx = TranslationContext(budget=budget, path=path)
     if not keywords:
-        return ListFacts(index, pl.span, pl, (), 1, (base,), "none", None, ())
+        never = _never(ctx, (base,))
+        return ListFacts(index, pl.span, pl, (), 1, (base,), "none", None, (), never)
     members = legacy_orbit(base, keywords, budget, pl.span)
-    _, written = transformed_filter(pl, TranslationContext(budget=budget, path=path))
+    _, written = transformed_filter(pl, ctx)
     reasons: tuple[str, ...] = ()
     modern: core.Filter | None = None
     if isinstance(written, core.Transform):
@@ -111,7 +129,20 @@ def _list_facts(index: int, pl: lt.PositionList, budget: Budget, path: str | Non
     else:
         form = "single"
     count = len(transform_set(keywords))
-    return ListFacts(index, pl.span, pl, keywords, count, members, form, modern, reasons)
+    never = _never(ctx, members)
+    return ListFacts(index, pl.span, pl, keywords, count, members, form, modern, reasons, never)
+
+
+def _never(ctx: TranslationContext, members: tuple[lt.PositionList, ...]) -> frozenset[int]:
+    """The members the translator rewrites to ``false``, as the translation does."""
+    found = set()
+    for i, member in enumerate(members):
+        try:
+            if member_filter(member, ctx) == FALSE:
+                found.add(i)
+        except TranslationError:
+            continue  # a member only the whole list can say (a shared :relation)
+    return frozenset(found)
 
 
 def _unwrapped(node: core.Filter) -> tuple[core.Filter, list[core.TransformKind]]:

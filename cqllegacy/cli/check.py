@@ -9,21 +9,30 @@ each error rendered on stderr.
 from __future__ import annotations
 
 import argparse
+import functools
+import re
 import sys
 from collections.abc import Callable
 
-from cqllegacy.errors import CqlLegacyError, display_path, printable
+import attrs
+
+from cqllegacy.errors import CqlLegacyError, ScriptError, display_path, printable
 from cqllegacy.legacy import print_script, read_script
 from cqllegacy.runner.scripts import Language, read_script_file, refusals, script_language
 
 DESCRIPTION = """\
-Validate legacy CQL scripts and print each one in canonical form (normalised
-spacing, one item per line, comments kept). With several scripts each is
-preceded by a ';; FILE' line. A script is checked as 'run' and 'translate' take it:
-what either would refuse is reported, with the reason they would give.
+Validate scripts of either language (legacy CQL 3.x and CQL 6) and print each one in
+canonical form (normalised spacing, one item per line, comments kept). With several
+scripts each is preceded by a ';; FILE' line. A script is checked as 'run' and
+'translate' take it: what either would refuse is reported, with the reason they would
+give. Each mistake of a script that does not read is reported, as far as the ones after
+the first can be told apart from it.
 Exit status 0 when every script is valid, 1 when 'translate' refuses a legacy script
 that runs (no exact CQL 6.1 form), 2 when some script would not run.
 """
+
+#: Mistakes reported per script at most.
+MAX_MISTAKES = 10
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -46,6 +55,11 @@ def run(args: argparse.Namespace) -> int:
     for number, path in enumerate(args.scripts):
         try:
             canonical = check_file(path)
+        except ScriptError as error:
+            for mistake in mistakes(error, functools.partial(check_text, path=path)):
+                print(printable(mistake.render(), limit=None), file=sys.stderr)
+            status = max(status, error.exit_status)
+            continue
         except CqlLegacyError as error:
             print(printable(error.render(), limit=None), file=sys.stderr)
             status = max(status, error.exit_status)
@@ -63,8 +77,124 @@ def run(args: argparse.Namespace) -> int:
 
 def check_file(path: str) -> str:
     """The canonical text of the script in ``path``; raises a :class:`CqlLegacyError`."""
-    text = read_script_file(path)
+    return check_text(read_script_file(path), path)
+
+
+def check_text(text: str, path: str) -> str:
     return _CHECKERS[script_language(text)](text, path)
+
+
+# --------------------------------------------------------------------------------------
+# Every mistake, not only the first
+# --------------------------------------------------------------------------------------
+#
+# The reader stops at the first mistake.  To find the next one, the script is read again
+# with the mistake mended as its message suggests ("did you mean :mate?"), or blanked out
+# (a keyword with the arguments that follow it, up to the next keyword or parenthesis),
+# and so on; each mistake found is reported at its place in the original text.  Blanks
+# keep every other character where it was; a suggestion longer than the word it mends
+# shifts the rest of its line, which the edits record to map places back.
+
+_SUGGESTION = re.compile(r"did you mean (\S+?)\?")
+_NUMBER = re.compile(r"\s*-?[0-9]+(?=[\s()])")
+
+
+@attrs.frozen
+class _Edit:
+    offset: int  # in the mended text
+    delta: int  # characters added there
+
+
+def mistakes(first: ScriptError, check: Callable[[str], object]) -> list[ScriptError]:
+    """``first`` and the mistakes after it that mending each one in turn reveals."""
+    original = first.source
+    if not original or first.text is None:
+        return [first]
+    found = [first]
+    seen = {(first.line, first.column)}
+    text, error = original, first
+    edits: list[_Edit] = []
+    while len(found) < MAX_MISTAKES and _mendable(error):
+        mended = _mend(text, error, edits)
+        if mended is None:
+            break
+        text = mended
+        try:
+            check(text)
+            break
+        except ScriptError as next_error:
+            if next_error.text is None or not next_error.line:
+                break
+            place = _original_place(original, text, next_error, edits)
+            if place in seen:
+                break
+            seen.add(place)
+            error = next_error
+            found.append(_moved(next_error, place, original))
+        except CqlLegacyError:
+            break
+    return found
+
+
+def _mendable(error: ScriptError) -> bool:
+    """Whether the mistake is one word (a keyword, a designator, a number): the lists
+    around it stay whole, so what follows can still be read.  A parenthesis that is
+    missing or too many leaves no such structure to go on with."""
+    token = error.text or ""
+    return bool(token) and not set(token) & set("()") and "unclosed" not in error.message
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    starts = [0]
+    for at, char in enumerate(text):
+        if char == "\n":
+            starts.append(at + 1)
+    return starts[line - 1] + column - 1 if line <= len(starts) else len(text)
+
+
+def _mend(text: str, error: ScriptError, edits: list[_Edit]) -> str | None:
+    """``text`` with the mistake of ``error`` mended or blanked; None when its token is
+    not where the error says."""
+    token = error.text or ""
+    at = _offset(text, error.line, error.column)
+    if token and text[at : at + len(token)] != token:
+        # The caret may point inside the token (at the bad square of ``Ri9``).
+        start = text.rfind(token, max(0, at - len(token) + 1), at + len(token))
+        at = start if start >= 0 and start <= at else -1
+    if not token or at < 0:
+        return None
+    suggestion = _SUGGESTION.search(error.message + " " + error.hint)
+    end = at + len(token)
+    if suggestion is not None:
+        replacement = suggestion.group(1).strip("'\"")
+    else:
+        replacement = ""
+        if token.startswith(":"):
+            # An unknown keyword: the numbers after it go with it (a designator after it
+            # reads as a designator of its own).
+            while (argument := _NUMBER.match(text, end)) is not None:
+                end = argument.end()
+    blanked = "".join(c if c == "\n" else " " for c in text[at + len(replacement) : end])
+    if len(replacement) > end - at:
+        edits.append(_Edit(at, len(replacement) - (end - at)))
+        blanked = ""
+    return text[:at] + replacement + blanked + text[end:]
+
+
+def _original_place(
+    original: str, text: str, error: ScriptError, edits: list[_Edit]
+) -> tuple[int, int]:
+    at = _offset(text, error.line, error.column)
+    at -= sum(edit.delta for edit in edits if edit.offset < at)
+    line = original.count("\n", 0, at) + 1
+    return line, at - (original.rfind("\n", 0, at) + 1) + 1
+
+
+def _moved(error: ScriptError, place: tuple[int, int], original: str) -> ScriptError:
+    """``error`` placed in the original text (it was raised on the mended one)."""
+    error.line, error.column = place
+    error.source = original
+    return error
 
 
 def _check_legacy(text: str, path: str) -> str:

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from cqllegacy.api import Match, Query, load
+from cqllegacy.api import Match, Query, load, why_not
 from cqllegacy.core.tree import Query as CoreQuery
-from cqllegacy.errors import UsageError, WriteError, display_path
+from cqllegacy.errors import UsageError, WriteError, display_path, listing
 from cqllegacy.runner.compiled import CompiledQueryLike, decided_by_tags
 from cqllegacy.runner.output import STDOUT, PgnWriter, Replacement, check_destinations
 from cqllegacy.runner.progress import make_progress
@@ -33,9 +33,9 @@ DESCRIPTION = """\
 Run SCRIPT -- a legacy CQL 3.x script "(match ... (position ...))" or a CQL 6 script
 "cql(...) ..." -- on PGN games and write the games that match, as they were written
 in the input (comments and layout kept).  Each written game starts with the comment
-{Original game: N}, N being its number in the whole input (with several input files:
-{Original game: N (FILE, game M)}), and has {MATCH} after the move that produced each
-marked position ({MATCH} before the first move for the start position), after any
+{ Original game: N }, N being its number in the whole input (with several input files:
+{ Original game: N (FILE, game M) }), and has { MATCH } after the move that produced each
+marked position ({ MATCH } before the first move for the start position), after any
 comment already there.
 """
 
@@ -60,7 +60,9 @@ html: --html REPORT.html writes one self-contained page (no network access neede
   led there as an arrow) and the moves with the marked ones highlighted; a filter box
   narrows the list by player or event.
 why: --why N prints, for game N of the input, which list matched at which positions
-  and, for a list with transforms, which transformed list (as its designators).
+  and, for a list with transforms, which transformed list (as its designators); for
+  a game that did not match, per list, the position where most of its parts held
+  and the parts that failed there.
 report: --report FILE.jsonl writes one JSON object per matching game: "ordinal" (in
   the whole input), "file", "file_ordinal", "white", "black" and "lists", one entry
   per top-level list with "count" and "plies" of the positions where it matched --
@@ -134,7 +136,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--why",
         type=_positive,
         metavar="N",
-        help="print why game N (its number in the input) matched",
+        help="print why game N (its number in the input) matched, or how close it came",
     )
     parser.add_argument(
         "--variations",
@@ -286,7 +288,7 @@ def summary_line(summary: Summary, plan: RunPlan) -> str:
     names = (plan.output, plan.report, plan.html)
     written = [name for name in names if name not in (None, STDOUT)]
     if written:
-        text += "; wrote " + " and ".join(display_path(str(name)) for name in written)
+        text += "; wrote " + listing([display_path(str(name)) for name in written])
     return text
 
 
@@ -388,7 +390,7 @@ def run(args: argparse.Namespace) -> int:
         # writing (a full disk …); the temporary files are already gone.
         raise WriteError(f"writing the results failed: {exc.strerror or exc}") from exc
     if args.why is not None:
-        text = "\n".join(why) or f"game {args.why} did not match (or is not in the input)"
+        text = "\n".join(why) or why_not(loaded.core, plan.inputs, args.why, options)
         print(text, file=err if plan.output == STDOUT else sys.stdout)
     if not args.quiet:
         print(summary_line(summary, plan), file=err)

@@ -12,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 
+from cqllegacy.core.tree import Comment, Compound, Filter, Relation
 from cqllegacy.errors import (
     CqlLegacyError,
     ScriptError,
@@ -21,7 +22,12 @@ from cqllegacy.errors import (
     printable,
 )
 from cqllegacy.runner.output import Replacement, make_folder
-from cqllegacy.runner.scripts import read_script_file, script_language, translate_legacy
+from cqllegacy.runner.scripts import (
+    read_legacy,
+    read_script_file,
+    script_language,
+    translate_legacy,
+)
 
 DESCRIPTION = """\
 Translate legacy CQL 3.x scripts into CQL 6.1 text that matches exactly the same
@@ -35,11 +41,13 @@ by a '// approximate:' comment.
 """
 
 EPILOG = """\
-exit status: 0 every script translated, 1 some script refused (no exact CQL 6.1 form),
-2 a script that does not read or a bad command line.
+exit status: 0 every script translated exactly, 1 some script refused (no exact CQL 6.1
+form) or, with --approximate, approximated (stderr says where), 2 a script that does
+not read or a bad command line.
 """
 
-#: Exit status for a script that reads but has no exact translation.
+#: Exit status for a script that reads but has no exact translation (also when
+#: --approximate wrote the nearest form instead, as migrate says it).
 REFUSED = 1
 
 
@@ -80,6 +88,11 @@ def run(args: argparse.Namespace) -> int:
                 print(printable(error.render(), limit=None), file=sys.stderr)
                 status = max(status, exit_status(error))
                 continue
+            notes = approximation_messages(script, text)
+            for note in notes:
+                print(printable(note, limit=None), file=sys.stderr)
+            if notes:
+                status = max(status, REFUSED)
             target = targets[number]
             if target is None:
                 if several:
@@ -97,6 +110,38 @@ def exit_status(error: CqlLegacyError) -> int:
     if isinstance(error, ScriptError) and not isinstance(error, LegacySyntaxError):
         return REFUSED
     return error.exit_status
+
+
+def approximation_messages(path: str, modern: str) -> list[str]:
+    """What an approximate translation of the script in ``path`` says at its
+    ``// approximate:`` comments, and each top-level list it writes as ``true``
+    (which then holds at every position: with nothing else, every game matches)."""
+    from cqllegacy.migration import approximations_in
+
+    notes = approximations_in(modern)
+    if not notes:
+        return []
+    name = display_path(path)
+    lines = [
+        f"{name}: approximated, no exact CQL 6.1 form (output line {n.line}): {n.note}"
+        for n in notes
+    ]
+    query = read_legacy(read_script_file(path), path)
+    for index, top in enumerate(query.lists, start=1):
+        if _only_approximated_by_true(top.body):
+            where = f" (line {top.origin.span})" if top.origin is not None else ""
+            lines.append(
+                f"{name}: list {index}{where} is approximated by true: it holds at every "
+                "position, so it rules out no game"
+            )
+    return lines
+
+
+def _only_approximated_by_true(body: Filter) -> bool:
+    """Whether ``body`` tests nothing but what the approximation writes as ``true``."""
+    items = body.items if isinstance(body, Compound) else (body,)
+    tests = [i for i in items if not isinstance(i, Comment)]
+    return bool(tests) and all(isinstance(i, Relation) for i in tests)
 
 
 def translate_file(path: str, *, approximate: bool) -> str:

@@ -6,8 +6,9 @@ translation writes them (facts from :mod:`cqllegacy.translator.explain`).
 >>> print(Explanation.of_legacy(read_script(text)).text())  # doctest: +NORMALIZE_WHITESPACE
 list 1 (line 1:8): first matching position marked; main line
   means: a white rook on c1; a white king on g1
-  transforms: :shiftvertical -- 15 transforms in the legacy set, 9 distinct transformed lists
-  CQL 6: an explicit union of the 9 lists, because Rc1 is on rank 1:
+  transforms: :shiftvertical -- 15 transforms in the legacy set, 9 distinct transformed lists,
+  1 of which can never match
+  CQL 6: an explicit union of the 8 lists that can match, because Rc1 is on rank 1:
   legacy up-shifts keep it and smear it up the file; CQL 6 shifts move it
 """
 
@@ -17,6 +18,7 @@ import html
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+import attrs
 import chess
 
 from cqllegacy.core import tree as core
@@ -37,10 +39,12 @@ from cqllegacy.vocab.squares import FULL, format_squares, popcount
 if TYPE_CHECKING:
     from cqllegacy.translator.explain import ListFacts, ScriptFacts
 
-__all__ = ["Explanation", "describe_designator", "describe_item"]
+__all__ = ["Explanation", "ListOutline", "describe_designator", "describe_item", "outline"]
 
 #: Diagrams drawn per list at most (a ``:shift :flip`` list has hundreds of members).
 MAX_DIAGRAMS = 64
+#: Diagrams shown per list before a "show more" in a notebook.
+SHOWN_DIAGRAMS = 8
 
 
 # --------------------------------------------------------------------------------------
@@ -129,7 +133,8 @@ _MOVE_WORDS = {
 
 
 def describe_item(item: object) -> str | None:
-    """One position-list item in plain words (None for list settings and comments)."""
+    """One position-list item in plain words (None for list settings and comments); a
+    nested list of lists on one line, each list with its ``:not`` and transforms."""
     if isinstance(item, lt.Designator):
         return describe_designator(item)
     if isinstance(item, lt.Flag):
@@ -156,32 +161,64 @@ def describe_item(item: object) -> str | None:
     if isinstance(item, lt.ResultTest):
         return f"the game's result is {item.result.value}"
     if isinstance(item, lt.ListOfLists):
-        joiner = _LIST_JOINERS[item.keyword]
-        return f":{item.keyword.value} of " + joiner.join(f"({_meaning(pl)})" for pl in item.lists)
+        lists = "; ".join(f"({_list_words(pl)})" for pl in item.lists)
+        return f"{_GROUP_WORDS[item.keyword]}: {lists}"
     if isinstance(item, lt.Ray):
         return f":{item.keyword.value} through " + " ".join(
             designator_text(d) for d in item.designators
         )
     if isinstance(item, lt.Relation):
         return "a :relation with a later position"
+    if isinstance(item, lt.TagMatch):
+        return f"the piece ${item.name} is {describe_designator(item.designator)}"
+    if isinstance(item, lt.Accumulate):
+        return f"each matching transformed list adds 1 to {item.name} (:accumulate)"
+    if isinstance(item, lt.SumRange):
+        return f"{item.name} adds up to {_range_words(item.range)} (:sumrange)"
     return None
 
 
-def _settings_words(pl: lt.PositionList) -> str:
+#: What a list of lists asks of its lists, in plain words.
+_GROUP_WORDS = {
+    lt.ListKeyword.AND: "all of these lists hold (:and)",
+    lt.ListKeyword.OR: "at least one of these lists holds (:or)",
+    lt.ListKeyword.SEQUENCE: (
+        "these lists hold in order at consecutive positions of the line, the first at this "
+        "one (:sequence)"
+    ),
+    lt.ListKeyword.GAPPEDSEQUENCE: (
+        "these lists hold in order at positions of the line, the first here or later, each "
+        "strictly after the one before (:gappedsequence)"
+    ),
+}
+
+
+_MARK_WORDS = {
+    core.Mark.FIRST: "first matching position marked",
+    core.Mark.ALL: "every matching position marked",
+    core.Mark.NONE: "no position marked",
+}
+
+
+def _scope_words(top: core.TopList) -> str:
+    """Which positions the list examines, as the query says it: its scope, and the
+    ``mainline`` or ``not mainline`` constituent that narrows it."""
+    if top.scope is core.Scope.MAINLINE:
+        return "main line"
+    items = top.body.items if isinstance(top.body, core.Compound) else (top.body,)
+    mainline = core.Simple(core.Keyword.MAINLINE)
+    if core.Not(mainline) in items:
+        return "variations only"
+    return "main line" if mainline in items else "main line and variations"
+
+
+def _settings_words(facts: ListFacts) -> str:
+    """Marks and scope (read from the core query's list), :not and match counts."""
+    pl = facts.source
     flags = {item.keyword for item in pl.items if isinstance(item, lt.Flag)}
-    if lt.FlagKeyword.NOANNOTATE in flags:
-        mark = "no position marked"
-    elif lt.FlagKeyword.MARKALL in flags:
-        mark = "every matching position marked"
-    else:
-        mark = "first matching position marked"
-    if lt.FlagKeyword.VARIATIONSONLY in flags:
-        scope = "variations only"
-    elif lt.FlagKeyword.VARIATIONS in flags:
-        scope = "main line and variations"
-    else:
-        scope = "main line"
-    words = [mark, scope]
+    words = []
+    if facts.top is not None:
+        words += [_MARK_WORDS[facts.top.mark], _scope_words(facts.top)]
     if lt.FlagKeyword.NOT in flags:
         words.append("negated (:not)")
     for item in pl.items:
@@ -193,9 +230,119 @@ def _settings_words(pl: lt.PositionList) -> str:
     return "; ".join(words)
 
 
+def _own_words(pl: lt.PositionList) -> list[str]:
+    """The list's own items in plain words (its nested lists not included)."""
+    return [
+        w
+        for item in pl.items
+        if not isinstance(item, lt.ListOfLists) and (w := describe_item(item)) is not None
+    ]
+
+
 def _meaning(pl: lt.PositionList) -> str:
-    words = [w for item in pl.items if (w := describe_item(item)) is not None]
+    """What the list's items test (its :not and transforms aside), on one line."""
+    words = _own_words(pl)
+    words += [
+        w for item in pl.items if isinstance(item, lt.ListOfLists) if (w := describe_item(item))
+    ]
     return "; ".join(words) or "any position"
+
+
+def _is_negated(pl: lt.PositionList) -> bool:
+    return any(isinstance(i, lt.Flag) and i.keyword is lt.FlagKeyword.NOT for i in pl.items)
+
+
+def _transform_keywords(pl: lt.PositionList) -> tuple[lt.TransformKeyword, ...]:
+    return tuple(item.keyword for item in pl.items if isinstance(item, lt.Transform))
+
+
+def _frame_words(negated: bool, transforms: tuple[lt.TransformKeyword, ...]) -> str:
+    """How a nested list's :not and transforms frame what its items test."""
+    names = " ".join(f":{k.value}" for k in transforms)
+    if negated and transforms:
+        return f"holds when no {names} transform of this list matches: "
+    if negated:
+        return "holds when this list does not match (:not): "
+    if transforms:
+        return f"holds when some {names} transform of this list matches: "
+    return ""
+
+
+def _list_words(pl: lt.PositionList) -> str:
+    """A nested list on one line: its :not and transforms, then what it tests."""
+    return _frame_words(_is_negated(pl), _transform_keywords(pl)) + _meaning(pl)
+
+
+# --------------------------------------------------------------------------------------
+# The outline: every list of a script with its :not, transforms and nested lists
+# --------------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class ListOutline:
+    """One position list as ``explain`` shows it: ``label`` (``1``, ``1.2``, …), whether
+    it is negated, its transform keywords, its own items in words, and its nested lists
+    grouped as the script groups them (``:and``, ``:or``, ``:sequence``, …).  The text and
+    the page are written from it, and a test compares it with the translation."""
+
+    label: str
+    source: lt.PositionList
+    negated: bool
+    transforms: tuple[lt.TransformKeyword, ...]
+    words: tuple[str, ...]
+    groups: tuple[tuple[lt.ListKeyword, tuple[ListOutline, ...]], ...]
+
+    def walk(self) -> Iterator[ListOutline]:
+        """This list, then its nested lists, depth first in source order."""
+        yield self
+        for _, lists in self.groups:
+            for nested in lists:
+                yield from nested.walk()
+
+
+def outline(pl: lt.PositionList, label: str) -> ListOutline:
+    """The outline of ``pl`` and of the lists nested in it."""
+    groups = []
+    count = 0
+    for item in pl.items:
+        if isinstance(item, lt.ListOfLists):
+            lists = []
+            for nested in item.lists:
+                count += 1
+                lists.append(outline(nested, f"{label}.{count}"))
+            groups.append((item.keyword, tuple(lists)))
+    return ListOutline(
+        label,
+        pl,
+        _is_negated(pl),
+        _transform_keywords(pl),
+        tuple(_own_words(pl)),
+        tuple(groups),
+    )
+
+
+def _outline_lines(node: ListOutline, indent: str, *, top: bool) -> Iterator[str]:
+    """``means:`` (a top-level list, whose settings and transforms have lines of their
+    own) or the nested list's line, then each group of nested lists below it."""
+    words = list(node.words)
+    headers = [
+        f"{'and ' if words or i else ''}{_GROUP_WORDS[k]}:" for i, (k, _) in enumerate(node.groups)
+    ]
+    if top:
+        frame = _frame_words(node.negated, node.transforms) if node.negated else ""
+        head = f"{indent}means: {frame}"
+    else:
+        span = node.source.span
+        head = f"{indent}list {node.label} (line {span}): " + _frame_words(
+            node.negated, node.transforms
+        )
+    first = "; ".join([*words, *headers[:1]]) or "any position"
+    yield head + first
+    for index, (_, lists) in enumerate(node.groups):
+        if index:
+            yield f"{indent}{headers[index]}"
+        for nested in lists:
+            yield from _outline_lines(nested, indent + "  ", top=False)
 
 
 # --------------------------------------------------------------------------------------
@@ -262,21 +409,35 @@ class Explanation:
 
     def html(self, *, title: str = "cqllegacy explain") -> str:
         """A self-contained page: the text, and each list's distinct transformed lists
-        as small diagrams."""
-        body = [f"<h1>{html.escape(title)}</h1>", f"<pre>{html.escape(self.text())}</pre>"]
-        if self.facts is not None:
-            for facts in self.facts.lists:
-                body.append(_members_html(facts))
+        as diagrams (:data:`MAX_DIAGRAMS` per list at most)."""
         return (
             '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>"
-            + piece_sprites()
-            + "".join(body)
+            f"<title>{html.escape(title)}</title><style>{_PAGE_CSS}</style></head><body>"
+            f"<h1>{html.escape(title)}</h1>"
+            + self.fragment(shown=MAX_DIAGRAMS)
             + "</body></html>\n"
         )
 
+    def fragment(self, *, shown: int = SHOWN_DIAGRAMS) -> str:
+        """The explanation as one ``<div>`` to put in a page (a notebook's output): its
+        styles apply inside it alone; ``shown`` diagrams per list, the others (up to
+        :data:`MAX_DIAGRAMS`) behind a "show more"."""
+        body = [f"<pre>{html.escape(self.text())}</pre>"]
+        if self.facts is not None:
+            body += [_members_html(facts, shown) for facts in self.facts.lists]
+        return (
+            f'<div class="{_SCOPE}"><style>{_FRAGMENT_CSS}</style>'
+            + piece_sprites()
+            + "".join(body)
+            + "</div>"
+        )
+
     def _repr_html_(self) -> str:
-        return self.html()
+        return self.fragment()
+
+    def __repr__(self) -> str:
+        # A REPL shows an explanation as what it says.
+        return self.text()
 
 
 def _match_item_words(item: object) -> str | None:
@@ -286,19 +447,25 @@ def _match_item_words(item: object) -> str | None:
         return f"result {item.result.value}"
     if isinstance(item, lt.MatchRange):
         return f"{item.keyword.value} {_range_words(item.range)}"
+    if isinstance(item, lt.ForAny):
+        return (
+            f"for some piece ${item.name}: {describe_designator(item.designator)} at the start "
+            "(:forany), followed through the game"
+        )
     return None
 
 
 def _list_lines(facts: ListFacts) -> Iterator[str]:
-    yield f"list {facts.index} (line {facts.span}): {_settings_words(facts.source)}"
-    yield f"  means: {_meaning(facts.source)}"
+    yield f"list {facts.index} (line {facts.span}): {_settings_words(facts)}"
+    yield from _outline_lines(outline(facts.source, str(facts.index)), "  ", top=True)
     if facts.form == "none":
         yield "  transforms: none"
         return
     names = " ".join(f":{k.value}" for k in facts.keywords)
+    never = f", {len(facts.never)} of which can never match" if facts.never else ""
     yield (
         f"  transforms: {names} -- {facts.transform_count} transforms in the legacy set, "
-        f"{len(facts.members)} distinct transformed lists"
+        f"{len(facts.members)} distinct transformed lists{never}"
     )
     if facts.form == "compact":
         kinds = []
@@ -318,57 +485,221 @@ def _list_lines(facts: ListFacts) -> Iterator[str]:
             )
     elif facts.form == "explicit":
         yield (
-            f"  CQL 6: an explicit union of the {len(facts.members)} lists, because "
-            + "; ".join(facts.reasons)
+            f"  CQL 6: an explicit union of the {len(facts.matchable())} lists that can match, "
+            "because " + "; ".join(facts.reasons)
         )
     else:
         yield "  CQL 6: every transformed list means the same: the list is written once"
 
 
 # ---- diagrams of transformed lists ---------------------------------------------------------
+#
+# A diagram draws what must stand on the board for the list to match: a designator of one
+# piece on one square as that piece; one of several pieces or squares as faded pieces (a
+# letter for a larger set of types, a ring for an empty square) on each square it allows.
+# Designators under a :not, an :or, a sequence or transforms of their own are not drawn
+# (the text says them), nor those that allow any square.  A member that can never match,
+# and a diagram with nothing on it, are left out.
+
+_MARK_FILL = "#f2d16b99"  # a square where the list allows something
+_SQUARE = 45  # chess.svg's square, in the units of its viewBox
+_MARGIN = 15  # chess.svg's border with coordinates
 
 
-def _member_board(member: lt.PositionList) -> tuple[chess.Board, int]:
-    """Pieces where a designator names one piece on one square; the squares of the other
-    designators to fill."""
+def _drawn_designators(pl: lt.PositionList) -> Iterator[tuple[lt.Designator, str, bool]]:
+    """The designators that must hold at the position itself, in source order, with their
+    caption and whether one piece on one square may be drawn as standing there (not for
+    a :piececount, which asks for a number of them)."""
+    for item in pl.items:
+        if isinstance(item, lt.Designator):
+            yield item, designator_text(item), True
+        elif isinstance(item, lt.PieceCount) and item.range.lo >= 1:
+            text = f":piececount {designator_text(item.designator)} {range_text(item.range)}"
+            yield item.designator, text, False
+        elif isinstance(item, lt.MoveTest) and item.keyword is lt.MoveKeyword.MOVEFROM:
+            # The piece the next move takes away stands on its square now.
+            yield item.designator, f":movefrom {designator_text(item.designator)}", True
+        elif isinstance(item, lt.ListOfLists):
+            for nested in _held_here(item):
+                if not _is_negated(nested) and not _transform_keywords(nested):
+                    yield from _drawn_designators(nested)
+
+
+def _held_here(group: lt.ListOfLists) -> tuple[lt.PositionList, ...]:
+    """The lists of a group that hold at the position itself: all of an :and, the first
+    of a :sequence; of an :or any one may, of a :gappedsequence the first may hold later."""
+    if group.keyword is lt.ListKeyword.AND:
+        return group.lists
+    if group.keyword is lt.ListKeyword.SEQUENCE:
+        return group.lists[:1]
+    return ()
+
+
+Mark = tuple[chess.Color, chess.PieceType] | str
+
+
+def _member_drawing(
+    member: lt.PositionList,
+) -> tuple[chess.Board, dict[int, list[Mark]], list[str]]:
+    """The pieces that must stand where they are, the marks of the squares that allow one
+    of several things, and the captions of what is drawn."""
     board = chess.Board.empty()
-    filled = 0
-    for item in lt.designators(member):
-        if item.tag is not None:
+    marks: dict[int, list[Mark]] = {}
+    drawn: list[str] = []
+    for d, caption, solid in _drawn_designators(member):
+        if d.tag is not None or d.types == 0 or d.squares in (0, FULL):
             continue
-        kinds = piece_types_in(item.types)
-        if len(kinds) == 1 and not item.types & EMPTY_BIT and popcount(item.squares) == 1:
+        kinds = piece_types_in(d.types)
+        drawn.append(caption)
+        one = len(kinds) == 1 and not d.types & EMPTY_BIT and popcount(d.squares) == 1
+        if solid and one:
             color, piece_type = kinds[0]
-            board.set_piece_at(item.squares.bit_length() - 1, chess.Piece(piece_type, color))
-        else:
-            filled |= item.squares
-    return board, filled
+            board.set_piece_at(d.squares.bit_length() - 1, chess.Piece(piece_type, color))
+            continue
+        square_marks: list[Mark] = []
+        if len(kinds) <= 2:
+            square_marks += kinds
+        elif kinds:
+            square_marks.append(format_legacy_types(d.types & ~EMPTY_BIT))
+        if d.types & EMPTY_BIT:
+            square_marks.append(".")
+        for square in chess.SquareSet(d.squares):
+            for mark in square_marks:
+                if mark not in marks.setdefault(square, []):
+                    marks[square].append(mark)
+    return board, marks, list(dict.fromkeys(drawn))
 
 
-def _member_label(member: lt.PositionList) -> str:
-    texts = (designator_text(item) for item in lt.designators(member))
-    return " ".join(dict.fromkeys(texts))
-
-
-def _members_html(facts: ListFacts) -> str:
-    shown = facts.members[:MAX_DIAGRAMS]
-    cells = []
-    for member in shown:
-        board, filled = _member_board(member)
-        svg = inline_diagram(board, highlighted=filled, size=150, coordinates=False)
-        label = html.escape(_member_label(member))
-        cells.append(f'<figure class="member">{svg}<figcaption>{label}</figcaption></figure>')
-    more = len(facts.members) - len(shown)
-    note = f"<p>… and {more} more.</p>" if more > 0 else ""
+def _mark_svg(mark: Mark, x: float, y: float, scale: float) -> str:
+    if isinstance(mark, tuple):
+        color, piece_type = mark
+        name = f"{'white' if color else 'black'}-{chess.piece_name(piece_type)}"
+        return (
+            f'<use href="#{name}" transform="translate({x:g}, {y:g}) scale({scale:g})" '
+            'opacity="0.5" />'
+        )
+    size = _SQUARE * scale
+    if mark == ".":
+        return (
+            f'<circle cx="{x + size / 2:g}" cy="{y + size / 2:g}" r="{size / 4:g}" '
+            'fill="none" stroke="#333" stroke-width="2" />'
+        )
     return (
-        f'<section class="list"><h2>List {facts.index}: {len(facts.members)} distinct '
-        f'transformed list(s)</h2><div class="members">{"".join(cells)}</div>{note}</section>'
+        f'<text x="{x + size / 2:g}" y="{y + size * 0.68:g}" font-size="{size * 0.45:g}" '
+        f'text-anchor="middle" font-family="sans-serif" fill="#7a1a00">{html.escape(mark)}</text>'
     )
 
 
-_CSS = """
-body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
-pre{white-space:pre-wrap;background:#f6f6f6;padding:.8em}
-.members{display:flex;flex-wrap:wrap;gap:.6em}
-figure.member{margin:0;width:150px;font-size:12px;text-align:center}
+def _marks_svg(marks: dict[int, list[Mark]]) -> str:
+    out = []
+    for square, found in marks.items():
+        x = _MARGIN + _SQUARE * chess.square_file(square)
+        y = _MARGIN + _SQUARE * (7 - chess.square_rank(square))
+        if len(found) == 1:
+            out.append(_mark_svg(found[0], x, y, 1))
+            continue
+        # Two marks side by side in the middle of the square, more in its quarters.
+        top = y + _SQUARE / 4 if len(found) == 2 else y
+        for i, mark in enumerate(found[:4]):
+            out.append(
+                _mark_svg(mark, x + _SQUARE / 2 * (i % 2), top + _SQUARE / 2 * (i // 2), 0.5)
+            )
+    return "".join(out)
+
+
+def member_diagram(member: lt.PositionList, *, size: int = 180) -> tuple[str, str] | None:
+    """A member's diagram (SVG for a page holding :func:`piece_sprites`) and its caption,
+    or None when nothing would be drawn."""
+    board, marks, drawn = _member_drawing(member)
+    if not marks and not board.occupied:
+        return None
+    svg = inline_diagram(board, size=size, coordinates=True)
+    return _filled(svg, marks), " ".join(drawn)
+
+
+def _filled(svg: str, marks: dict[int, list[Mark]]) -> str:
+    """``svg`` with the marked squares shaded (over the squares, under the pieces) and
+    the marks drawn on top."""
+    shades = "".join(
+        f'<rect x="{_MARGIN + _SQUARE * chess.square_file(sq)}" '
+        f'y="{_MARGIN + _SQUARE * (7 - chess.square_rank(sq))}" width="{_SQUARE}" '
+        f'height="{_SQUARE}" fill="{_MARK_FILL}" />'
+        for sq in marks
+    )
+    pieces = [i for i in (svg.find('<use href="#white-'), svg.find('<use href="#black-')) if i >= 0]
+    end = svg.rindex("</svg>")
+    at = min(pieces, default=end)
+    return svg[:at] + shades + svg[at:end] + _marks_svg(marks) + svg[end:]
+
+
+def _members_html(facts: ListFacts, shown: int) -> str:
+    matchable = facts.matchable()
+    figures: dict[str, str] = {}
+    for member in matchable:
+        drawing = member_diagram(member)
+        if drawing is None:
+            continue
+        svg, label = drawing
+        if svg not in figures:
+            caption = f"<figcaption>{html.escape(label)}</figcaption>"
+            figures[svg] = f'<figure class="member">{svg}{caption}</figure>'
+        if len(figures) == MAX_DIAGRAMS:
+            break
+    cells = list(figures.values())
+    notes = []
+    never = len(facts.members) - len(matchable)
+    if never:
+        notes.append(f"{never} of the transformed lists can never match: not drawn.")
+    if not cells:
+        notes.append("No diagram: the list names no piece on particular squares.")
+    elif len(cells) < len(matchable):
+        notes.append(
+            f"{len(cells)} diagrams for {len(matchable)} transformed lists: the others draw "
+            "the same picture (they differ in what the text says), or more than "
+            f"{MAX_DIAGRAMS} would be drawn."
+        )
+    more = ""
+    if len(cells) > shown:
+        more = (
+            f'<details><summary>show {len(cells) - shown} more</summary><div class="members">'
+            + "".join(cells[shown:])
+            + "</div></details>"
+        )
+    legend = (
+        '<p class="legend">A piece: that piece on that square. Faded pieces, letters (piece '
+        "types) and rings (an empty square) on shaded squares: one of them on one of those "
+        "squares. What the text says besides is not drawn.</p>"
+        if cells
+        else ""
+    )
+    return (
+        f'<section class="list"><h2>{html.escape(_heading(facts))}</h2>{legend}'
+        f'<div class="members">{"".join(cells[:shown])}</div>{more}'
+        + "".join(f"<p>{html.escape(n)}</p>" for n in notes)
+        + "</section>"
+    )
+
+
+def _heading(facts: ListFacts) -> str:
+    if facts.form == "none":
+        return f"List {facts.index}"
+    count = len(facts.members)
+    return f"List {facts.index}: {count} distinct transformed list{'s' if count > 1 else ''}"
+
+
+#: The class of the element that holds an explanation; every style rule starts with it.
+_SCOPE = "cqllegacy-explain"
+
+_FRAGMENT_CSS = f"""
+.{_SCOPE}{{font-family:system-ui,sans-serif;color:#222}}
+.{_SCOPE} pre{{white-space:pre-wrap;background:#f6f6f6;color:#222;padding:.8em;margin:0 0 1em;
+  font-family:ui-monospace,monospace;font-size:13px}}
+.{_SCOPE} h2{{font-size:1.1em;margin:1em 0 .4em;color:#222}}
+.{_SCOPE} .members{{display:flex;flex-wrap:wrap;gap:.6em}}
+.{_SCOPE} figure.member{{margin:0;width:180px;font-size:12px;text-align:center}}
+.{_SCOPE} p{{font-size:13px;margin:.4em 0}}
+.{_SCOPE} .legend{{font-size:12px;color:#555}}
+.{_SCOPE} summary{{cursor:pointer;margin:.4em 0}}
 """
+
+_PAGE_CSS = "body{margin:1.5em;font-family:system-ui,sans-serif}"

@@ -177,6 +177,10 @@ class _Place:
         return value is not None and value is not False and value != 0
 
 
+#: A position where filters are judged as the run would (``closeness`` counts parts there).
+Place = _Place
+
+
 def _members(node: Filter) -> tuple[Filter, ...] | None:
     """The alternatives of an OR-like node (None for any other node)."""
     if isinstance(node, Or):

@@ -7,7 +7,7 @@ middle of the bar's line.
 >>> import io
 >>> bar = ProgressBar(io.StringIO(), total_bytes=1000, clock=iter([0.0, 2.0]).__next__)
 >>> bar.render(games=300, matched=4, bytes_done=250)
-'300 games  150 games/s  4 matched'
+'300 games, 150 games/s, 4 matched'
 """
 
 from __future__ import annotations
@@ -16,7 +16,13 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from cqllegacy.errors import one_line
+from cqllegacy.errors import one_line, plural
+
+#: The bar's line: the counts, the share of the input read, a bar that takes the width
+#: the terminal leaves (so the line fits an 80-column terminal whole), elapsed time, ETA.
+BAR_LAYOUT = "{desc}  {percentage:3.0f}% |{bar}| {elapsed}, ETA {remaining}"
+#: Without a known input size: the counts and the elapsed time.
+COUNTS_LAYOUT = "{desc}  {elapsed} elapsed"
 
 
 class Messages:
@@ -59,10 +65,7 @@ class ProgressBar(Messages):
         self.clock = clock
         self.started = clock()
         self.last_draw: float | None = None
-        if self.total_bytes:
-            layout = "{desc}  {percentage:3.0f}%|{bar:16}|  {elapsed} elapsed, ETA {remaining}"
-        else:
-            layout = "{desc}  {elapsed} elapsed"
+        layout = BAR_LAYOUT if self.total_bytes else COUNTS_LAYOUT
         self.bar = tqdm(
             total=self.total_bytes,
             file=stream,
@@ -77,7 +80,7 @@ class ProgressBar(Messages):
     def render(self, games: int, matched: int, bytes_done: int) -> str:
         """The counts before the bar: games, games/s, matches."""
         elapsed = max(self.clock() - self.started, 1e-9)
-        return f"{games} games  {games / elapsed:.0f} games/s  {matched} matched"
+        return f"{plural(games, 'game')}, {games / elapsed:.0f} games/s, {matched} matched"
 
     def update(self, games: int, matched: int, bytes_done: int) -> None:
         now = self.clock()

@@ -15,7 +15,7 @@ from typing import Protocol
 import attrs
 import chess.pgn
 
-from cqllegacy.errors import INPUT_DAMAGED, QUOTED, display_path, printable
+from cqllegacy.errors import INPUT_DAMAGED, QUOTED, display_path, plural, printable
 from cqllegacy.runner.movetext import PositionKey
 from cqllegacy.runner.pgn import GameText, read_tags
 
@@ -153,10 +153,10 @@ class Summary:
         >>> Summary(685, 12, 1, 0, 3.25).line()
         'read 685 games: 12 matched, 1 skipped as unreadable, in 3.2 s'
         """
-        text = f"read {self.games} games: {self.matched} matched, "
+        text = f"read {plural(self.games, 'game')}: {self.matched} matched, "
         text += f"{self.skipped} skipped as unreadable"
         if self.damaged_files:
-            text += f", {self.damaged_files} input file(s) not read to the end"
+            text += f", {plural(self.damaged_files, 'input file')} not read to the end"
         return text + f", in {self.seconds:.1f} s"
 
 

@@ -151,3 +151,47 @@ def test_the_counted_form_is_checked_and_runs(
     assert "#(flip up 2 right 1 Q) == 8" in capsys.readouterr().out
     assert main(["run", script, "-i", games, "-o", str(tmp_path / "out.pgn"), "-q"]) == 0
     assert (tmp_path / "out.pgn").read_text().count("{ MATCH }") == 2
+
+
+# A script with four places where a mistake can stand: (right, wrong) at each.
+SLOTS = [(":mate", ":Mate"), ("Rh8", "Ri9"), (":flipcolor", ":flipcolr"), ("Kg1", "Kz1")]
+TEMPLATE = "(match\n  (position {0} {1} {2})\n  (position :piececount P 4 :and ((position {3}))))\n"
+
+
+def _places(tmp_path: Path, capsys: pytest.CaptureFixture[str], wrong: set[int]) -> list[str]:
+    words = [pair[i in wrong] for i, pair in enumerate(SLOTS)]
+    path = write(tmp_path, "s.cql", TEMPLATE.format(*words))
+    assert main(["check", path, "-q"]) == 2
+    err = capsys.readouterr().err
+    return [line.split(": error:")[0] for line in err.splitlines() if ": error:" in line]
+
+
+def test_check_reports_each_independent_mistake(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Each mistake alone is the first (and only) one reported; all together, each is
+    # reported at the same place, in the order of the text.
+    alone = [_places(tmp_path, capsys, {i}) for i in range(len(SLOTS))]
+    assert all(len(places) == 1 for places in alone)
+    together = _places(tmp_path, capsys, set(range(len(SLOTS))))
+    assert together == [places[0] for places in alone]
+
+
+def test_check_stops_after_a_parenthesis_mistake(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A missing ')' leaves no lists to read on in: one error, not a cascade.
+    path = write(tmp_path, "s.cql", "(match (position Qd1 Kg1)\n")
+    assert main(["check", path]) == 2
+    assert capsys.readouterr().err.count(": error:") == 1
+
+
+def test_check_help_says_both_languages_and_check_reads_both(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    assert "either language (legacy CQL 3.x and CQL 6)" in capsys.readouterr().out
+    legacy = write(tmp_path, "a.cql", "(match (position Qd1))\n")
+    modern = write(tmp_path, "b.cql", "cql() Qd1\n")
+    assert main(["check", legacy, modern, "-q"]) == 0

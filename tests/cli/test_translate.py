@@ -56,9 +56,31 @@ def test_refusal_exits_1_with_the_construct_and_place(
 def test_approximate_writes_the_nearest_form(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    script = write(tmp_path, "mixed.cql", MIXED)
-    assert main(["translate", "--approximate", str(script)]) == 0
-    assert "// approximate:" in capsys.readouterr().out
+    (tmp_path / "src").mkdir()
+    script = write(tmp_path / "src", "mixed.cql", MIXED)
+    # Approximated is not translated: 1, as migrate --approximate says for the same script.
+    assert main(["translate", "--approximate", str(script)]) == 1
+    out, err = capsys.readouterr()
+    assert "// approximate:" in out
+    assert f"{script}: approximated, no exact CQL 6.1 form (output line " in err
+    assert main(["migrate", str(script.parent), str(tmp_path / "out"), "--approximate"]) == 1
+
+
+def test_approximate_exits_0_when_nothing_was_approximated(tmp_path: Path) -> None:
+    script = write(tmp_path, "exact.cql", "(match (position Qd1 :flipcolor))")
+    assert main(["translate", "--approximate", str(script), "-o", str(tmp_path / "t.cql")]) == 0
+
+
+def test_a_list_approximated_by_true_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = write(
+        tmp_path, "old.cql", "(match (position :relation (:shift :missingpiececount A 1)))"
+    )
+    assert main(["translate", "--approximate", str(script)]) == 1
+    out, err = capsys.readouterr()
+    assert out.splitlines()[-1] == "true"
+    assert f"{script}: list 1 (line 1:8) is approximated by true: it holds at every position" in err
 
 
 def test_syntax_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
