@@ -10,17 +10,25 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError, display_path, printable
 from cqllegacy.runner.output import write_text_atomically
-from cqllegacy.runner.scripts import read_script_file, script_language, translate_legacy
+from cqllegacy.runner.scripts import (
+    read_script_file,
+    relocation,
+    script_language,
+    translate_legacy,
+)
 
 DESCRIPTION = """\
 Translate legacy CQL 3.x scripts into CQL 6.1 text that matches exactly the same
 games and positions. The translation goes to standard output, or to -o OUT: a file
 for one script, a folder (created when missing) for several, each translation named
-after its script with the suffix .cql. An input file is never overwritten.
+after its script with the suffix .cql. An input file is never overwritten.  The
+:pgn and :output file names of a translation written to another folder are rewritten
+to name the same files from there.
 
 Where CQL 6.1 cannot say exactly what a script means, the script is refused with the
 construct and its line:column; --approximate writes the nearest form instead, marked
@@ -64,13 +72,19 @@ def run(args: argparse.Namespace) -> int:
     status = 0
     several = len(args.scripts) > 1
     for number, script in enumerate(args.scripts):
+        target = targets[number]
+        # The translation names the script's :pgn and :output files from its own folder.
+        folder = Path(script).parent if target is None else target.parent
         try:
-            text = translate_file(script, approximate=args.approximate)
+            text = translate_file(
+                script,
+                approximate=args.approximate,
+                relocate=relocation(Path(script).parent, folder),
+            )
         except CqlLegacyError as error:
             print(printable(error.render(), limit=None), file=sys.stderr)
             status = max(status, exit_status(error))
             continue
-        target = targets[number]
         if target is None:
             if several:
                 print(("\n" if number else "") + f"// {display_path(script)}")
@@ -89,12 +103,15 @@ def exit_status(error: CqlLegacyError) -> int:
     return error.exit_status
 
 
-def translate_file(path: str, *, approximate: bool) -> str:
-    """The CQL 6.1 text of the legacy script in ``path``."""
+def translate_file(
+    path: str, *, approximate: bool, relocate: Callable[[str], str] | None = None
+) -> str:
+    """The CQL 6.1 text of the legacy script in ``path`` (its header's file names
+    rewritten by ``relocate``)."""
     text = read_script_file(path)
     if script_language(text) == "modern":
         raise UsageError(f"{path}: is already a CQL 6 script")
-    return translate_legacy(text, approximate=approximate, path=path)
+    return translate_legacy(text, approximate=approximate, path=path, relocate=relocate)
 
 
 def output_paths(scripts: list[str], output: str | None) -> list[Path | None]:
