@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import attrs
-
 from cqllegacy.translator.errors import TranslationError
 from cqllegacy.translator.query import cql_tag_names, to_core
 
