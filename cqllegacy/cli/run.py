@@ -64,8 +64,9 @@ output: -o replaces the script's :output / output file; "-o -" writes to standar
 html: --html REPORT.html writes one self-contained page (no network access needed):
   each matching game with White, Black, event, year, number and file, a diagram of
   every marked position (the squares that made it match highlighted, the move that
-  led there as an arrow) and the moves with the marked ones highlighted; a filter box
-  narrows the list by player or event.
+  led there as an arrow, the variation it is in) and the moves with their variations,
+  the marked ones highlighted; click a move (then left/right arrow keys) to see the
+  board after it; a filter box narrows the list by player or event.
 why: --why N prints, for game N of the input, which list matched at which positions
   and, for a list with transforms, which transformed list (as its designators).
 report: --report FILE.jsonl writes one JSON object per matching game: "ordinal" (in
