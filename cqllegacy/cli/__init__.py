@@ -85,6 +85,14 @@ def _command(argv: Sequence[str] | None) -> int:
     if words and not words[0].startswith("-") and words[0] not in SUBCOMMANDS:
         print(not_a_command(words[0]), file=sys.stderr)
         return 2
+    if not set(words) & set(SUBCOMMANDS) and any(w.lower().endswith(".cql") for w in words):
+        # CQL's own command line ("cql -input h.pgn foo.cql"): run takes it as it is.
+        command = " ".join(printable(word) for word in words)
+        print(
+            f"cqllegacy: no command given; to run the script, type:\n  cqllegacy run {command}",
+            file=sys.stderr,
+        )
+        return 2
     command, words = _cql_style(parser, words)
     args, extras = parser.parse_known_args(words)
     if not getattr(args, "func", None):

@@ -62,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"report: {folder}/{MARKDOWN_NAME} and {folder}/{JSON_NAME}")
     failing = [outcome for outcome in report.files if outcome.status.fails]
     for outcome in failing[:SHOWN]:
-        print(f"{outcome.status.value}: {display_path(outcome.path)}", file=sys.stderr)
+        why = f": {outcome.reason}" if outcome.reason else ""
+        print(f"{outcome.status.value}: {display_path(outcome.path)}{why}", file=sys.stderr)
     if len(failing) > SHOWN:
         print(f"... and {len(failing) - SHOWN} more, see {MARKDOWN_NAME}", file=sys.stderr)
     return report.exit_status

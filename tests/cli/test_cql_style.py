@@ -162,3 +162,26 @@ def test_gamenumber_within_the_scripts_own_range(workdir: Path) -> None:
     own = games_of(workdir / "own.pgn")
     assert games_of(workdir / "both.pgn") == [game for game in own if game[0] >= 50]
     assert all(number <= 100 for number, _ in own)
+
+
+def test_a_cql_command_line_without_a_command_says_what_to_type(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["-input", "g.pgn", "fork.cql"]) == 2
+    assert "cqllegacy run -input g.pgn fork.cql" in capsys.readouterr().err
+
+
+def test_cql_spellings_of_the_same_options(workdir: Path) -> None:
+    """CQLi's -threads is --jobs, -help is --help."""
+    words = ["run", "fork.cql", "-i", str(SAMPLE_GAMES), "-g", "1", "60", "-q"]
+    assert main([*words, "-o", "a.pgn", "-threads", "2"]) == 0
+    assert main([*words, "-o", "b.pgn", "--jobs", "2"]) == 0
+    assert (workdir / "a.pgn").read_text() == (workdir / "b.pgn").read_text()
+    with pytest.raises(SystemExit) as caught:
+        main(["run", "-help"])
+    assert caught.value.code == 0
+
+
+def test_other_commands_take_single_hyphen_options_too(workdir: Path) -> None:
+    assert main(["translate", "fork.cql", "-output", "new.cql"]) == 0
+    assert (workdir / "new.cql").read_text().startswith("// Knight fork")

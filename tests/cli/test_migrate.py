@@ -387,3 +387,13 @@ def test_translate_o_names_the_games_from_the_new_folder(
     assert '[Event "fool"]' in (tmp_path / "old/found.pgn").read_text()
     # To standard output the names stay as the script writes them.
     assert main(["translate", "old/s.cql"]) == 0
+
+
+def test_a_syntax_error_is_reported_as_one_on_the_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path / "src", {"typo.cql": TYPO})
+    assert main(["migrate", str(tmp_path / "src"), str(tmp_path / "dest")]) == 1
+    err = capsys.readouterr().err
+    assert "syntax-error: typo.cql: syntax error at 1:18: " in err
+    assert "unreadable" not in err
