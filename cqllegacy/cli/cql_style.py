@@ -18,7 +18,6 @@ from collections.abc import Sequence
 #: and ours.
 SYNONYMS = {
     "threads": "--jobs",
-    "g": "-g",
 }
 
 #: CQL 6.1 / CQLi options without a counterpart here, and what to do instead.

@@ -139,8 +139,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--gamenumber",
         nargs="+",
         metavar="N",
-        help="examine only games A to B of the input (A alone: game A), as CQL's "
-        "-gamenumber; the output is that of the whole run restricted to those games",
+        help="examine only games A to B of the input (A alone: game A; within the script's "
+        "own gamenumber range), as CQL's -gamenumber, and stop reading after B; the output "
+        "is that of the whole run restricted to those games",
     )
     parser.add_argument(
         "--limit",
