@@ -87,9 +87,9 @@ def _command(argv: Sequence[str] | None) -> int:
         return 2
     if not set(words) & set(SUBCOMMANDS) and any(w.lower().endswith(".cql") for w in words):
         # CQL's own command line ("cql -input h.pgn foo.cql"): run takes it as it is.
-        command = " ".join(printable(word) for word in words)
+        typed = " ".join(printable(word) for word in words)
         print(
-            f"cqllegacy: no command given; to run the script, type:\n  cqllegacy run {command}",
+            f"cqllegacy: no command given; to run the script, type:\n  cqllegacy run {typed}",
             file=sys.stderr,
         )
         return 2
