@@ -12,15 +12,23 @@ Each file gets one status:
 ``approximate``           translated with ``--approximate``; the translation has
                           ``// approximate:`` comments where it differs
 ``refused``               a construct has no exact CQL 6.1 form (which one, where)
-``not-a-script``          not a ``.cql`` file, a ``.cql`` file that is already a CQL
-                          5/6 script, or a directory that is not searched
-``unreadable``            cannot be read as a legacy script: I/O error, a directory
-                          named ``*.cql``, or a syntax error (binary junk ends here)
+``syntax-error``          not a legacy script that reads: ``syntax error at L:C: …``
+                          (binary junk named ``*.cql`` ends here)
+``already-cql6``          a ``.cql`` file that is already a CQL 5/6 script: copied
+``copied``                any other file: copied unchanged, so that the destination is
+                          the whole source tree, migrated
+``not-copied``            a directory that is not searched (hidden, or a symbolic
+                          link), or a FIFO, device or socket
+``unreadable``            cannot be read: an I/O error, a directory named ``*.cql``
 ========================  ============================================================
+
+A translation is written to the same relative path as its script, beside the copies of
+the other files, so a ``:pgn``/``:output`` file inside the source tree keeps its
+relative name; one outside the tree is named from the translation's folder.
 
 Like ``cqllegacy run``, a file that is not UTF-8 is read as Latin-1; its entry then
 says so.  The exit status is 0 when every script was translated exactly (files that are not
-scripts do not count, and an empty folder gives 0), else 1.
+legacy scripts do not count, and an empty folder gives 0), else 1.
 
 >>> outcome = FileOutcome("a/old.cql", Status.REFUSED,
 ...                       refusal=Refusal(":relation", 3, 5, "no CQL 6.1 form"))
@@ -32,9 +40,11 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import io
 import json
 import os
 import re
+import shutil
 import stat
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -46,6 +56,7 @@ from cqllegacy.runner.output import Replacement, make_folder
 from cqllegacy.runner.scripts import (
     ScriptEncodingError,
     decode_script,
+    relocation,
     script_language,
     translate_legacy,
     wide_script_encoding,
@@ -54,8 +65,7 @@ from cqllegacy.runner.scripts import (
 SCRIPT_SUFFIX = ".cql"
 MARKDOWN_NAME = "MIGRATION.md"
 JSON_NAME = "migration.json"
-REPORT_FORMAT = "cqllegacy-migration/1"
-ALREADY_MODERN = "already a CQL 5/6 script, left alone"
+REPORT_FORMAT = "cqllegacy-migration/2"
 LATIN1_NOTE = "not UTF-8 (byte 0x{byte} at offset {offset}), read as Latin-1"
 _APPROXIMATE = re.compile(r"^\s*//\s*approximate:\s*(?P<note>.*?)\s*$")
 
@@ -64,8 +74,16 @@ class Status(enum.Enum):
     EXACT = "exact"
     APPROXIMATE = "approximate"
     REFUSED = "refused"
-    NOT_A_SCRIPT = "not-a-script"
+    SYNTAX_ERROR = "syntax-error"
+    ALREADY_CQL6 = "already-cql6"
+    COPIED = "copied"
+    NOT_COPIED = "not-copied"
     UNREADABLE = "unreadable"
+
+    @property
+    def copied(self) -> bool:
+        """Whether the file is copied unchanged to the destination."""
+        return self in (Status.ALREADY_CQL6, Status.COPIED)
 
     @property
     def fails(self) -> bool:
@@ -73,14 +91,17 @@ class Status(enum.Enum):
         return self in _FAILING
 
 
-_FAILING = frozenset({Status.APPROXIMATE, Status.REFUSED, Status.UNREADABLE})
+_FAILING = frozenset({Status.APPROXIMATE, Status.REFUSED, Status.SYNTAX_ERROR, Status.UNREADABLE})
 
 _HEADINGS = {
     Status.EXACT: "Translated exactly",
     Status.APPROXIMATE: "Translated with approximations",
     Status.REFUSED: "Refused",
+    Status.SYNTAX_ERROR: "Syntax errors",
     Status.UNREADABLE: "Unreadable",
-    Status.NOT_A_SCRIPT: "Not scripts (left alone)",
+    Status.ALREADY_CQL6: "Already CQL 6 (copied unchanged)",
+    Status.COPIED: "Other files (copied unchanged)",
+    Status.NOT_COPIED: "Not copied",
 }
 
 
@@ -133,7 +154,8 @@ class MigrationReport:
 # One script
 # --------------------------------------------------------------------------------------
 
-Translate = Callable[[str, bool, str], str]
+#: ``translate(text, approximate, path, relocate)``
+Translate = Callable[[str, bool, str, Callable[[str], str]], str]
 Check = Callable[[str, str], None]
 
 
@@ -142,7 +164,8 @@ class Translator:
     """The two stages a migration needs: a syntax check and the translation.
 
     ``check(text, path)`` raises a ``ScriptError`` for a syntax error; ``translate(text,
-    approximate, path)`` returns CQL 6.1 text or raises a ``CqlLegacyError`` refusal.
+    approximate, path, relocate)`` returns CQL 6.1 text, the file names of its header
+    rewritten by ``relocate``, or raises a ``CqlLegacyError`` refusal.
     """
 
     check: Check
@@ -155,8 +178,10 @@ class Translator:
         def check(text: str, path: str) -> None:
             read_script(text, path=path)
 
-        def translate_text(text: str, approximate: bool, path: str) -> str:
-            return translate_legacy(text, approximate=approximate, path=path)
+        def translate_text(
+            text: str, approximate: bool, path: str, relocate: Callable[[str], str]
+        ) -> str:
+            return translate_legacy(text, approximate=approximate, path=path, relocate=relocate)
 
         return cls(check, translate_text)
 
@@ -189,22 +214,32 @@ def _construct_in(message: str) -> str:
     return match.group(0) if match else "(not named)"
 
 
-def translate_script(
-    text: str, rel: str, *, approximate: bool, translator: Translator
-) -> tuple[FileOutcome, str | None]:
-    """The outcome for one script's text and, when translated, the CQL 6.1 text.
+def _unmoved(name: str) -> str:
+    return name
 
-    A ``.cql`` file that is already a CQL 5/6 script needs no migration: it is left
-    alone like any file that is not a legacy script.
+
+def translate_script(
+    text: str,
+    rel: str,
+    *,
+    approximate: bool,
+    translator: Translator,
+    relocate: Callable[[str], str] = _unmoved,
+) -> tuple[FileOutcome, str | None]:
+    """The outcome for one script's text and, when translated, the CQL 6.1 text (the
+    file names of its header rewritten by ``relocate``).
+
+    A ``.cql`` file that is already a CQL 5/6 script needs no migration: it is copied
+    like any file that is not a legacy script.
     """
     if script_language(text) == "modern":
-        return FileOutcome(rel, Status.NOT_A_SCRIPT, reason=ALREADY_MODERN), None
+        return FileOutcome(rel, Status.ALREADY_CQL6, output=rel), None
     try:
         translator.check(text, rel)
     except ScriptError as error:
-        return FileOutcome(rel, Status.UNREADABLE, reason=_syntax_reason(error)), None
+        return FileOutcome(rel, Status.SYNTAX_ERROR, reason=_syntax_reason(error)), None
     try:
-        modern = translator.translate(text, approximate, rel)
+        modern = translator.translate(text, approximate, rel, relocate)
     except CqlLegacyError as error:
         return FileOutcome(rel, Status.REFUSED, refusal=refusal_of(error)), None
     except Exception as error:  # one broken script must not stop a whole folder
@@ -331,27 +366,69 @@ def _rel(path: Path, root: Path) -> str:
     return path.relative_to(root).as_posix()
 
 
+def tree_relocation(source: Path, destination: Path, rel: str) -> Callable[[str], str]:
+    """How the translation of the script ``rel`` (relative to ``source``), written to
+    ``destination``/``rel``, names the files its script names: a file inside the source
+    tree by the same relative name (its copy stands there), one outside from the new
+    folder.
+
+    >>> move = tree_relocation(Path("/src"), Path("/out/dest"), "a/x.cql")
+    >>> move("games.pgn"), move("../g.pgn"), move("../../big.pgn"), move("/abs.pgn")
+    ('games.pgn', '../g.pgn', '../../../big.pgn', '/abs.pgn')
+    """
+    folder = Path(rel).parent
+    outside = relocation(source / folder, destination / folder)
+    root = os.path.abspath(source)
+
+    def relocate(name: str) -> str:
+        if os.path.isabs(name) or name.startswith("~"):
+            return name
+        target = os.path.normpath(os.path.join(root, folder, name))
+        if os.path.commonpath([root, target]) == root:
+            return name
+        return outside(name)
+
+    return relocate
+
+
 def _outcome_of_entry(
-    rel: str, path: Path, searched: bool | OSError, *, approximate: bool, translator: Translator
+    rel: str,
+    path: Path,
+    searched: bool | OSError,
+    *,
+    approximate: bool,
+    translator: Translator,
+    relocate: Callable[[str], str] = _unmoved,
 ) -> tuple[FileOutcome, str | None]:
     if isinstance(searched, OSError):
         reason = f"folder not searched: {searched.strerror or searched}"
         return FileOutcome(rel, Status.UNREADABLE, reason=reason), None
     if not searched:
         why = "symbolic link to a folder" if path.is_symlink() else "hidden folder"
-        return FileOutcome(rel, Status.NOT_A_SCRIPT, reason=f"{why}, not searched"), None
+        return FileOutcome(rel, Status.NOT_COPIED, reason=f"{why}, not searched"), None
     if not rel.lower().endswith(SCRIPT_SUFFIX):
-        return FileOutcome(rel, Status.NOT_A_SCRIPT), None
+        return _other_file(rel, path), None
     try:
         _regular_file(path)
         text, note = read_script_text(path)
     except OSError as error:
         return FileOutcome(rel, Status.UNREADABLE, reason=_unreadable_reason(path, error)), None
-    outcome, modern = translate_script(text, rel, approximate=approximate, translator=translator)
+    outcome, modern = translate_script(
+        text, rel, approximate=approximate, translator=translator, relocate=relocate
+    )
     if note is not None:
         reasons = [r for r in (note, outcome.reason) if r]
         outcome = attrs.evolve(outcome, reason="; ".join(reasons))
     return outcome, modern
+
+
+def _other_file(rel: str, path: Path) -> FileOutcome:
+    """A file that is no ``.cql`` script: copied when it is a regular file."""
+    try:
+        _regular_file(path)
+    except OSError as error:
+        return FileOutcome(rel, Status.NOT_COPIED, reason=_unreadable_reason(path, error))
+    return FileOutcome(rel, Status.COPIED, output=rel)
 
 
 def migrate_folder(
@@ -374,12 +451,20 @@ def migrate_folder(
     with Replacement() as replacement:
         for rel, path, searched in walk(src):
             outcome, modern = _outcome_of_entry(
-                rel, path, searched, approximate=approximate, translator=tools
+                rel,
+                path,
+                searched,
+                approximate=approximate,
+                translator=tools,
+                relocate=tree_relocation(src, dest, rel),
             )
-            if modern is not None:
-                target = dest / rel
+            target = dest / rel
+            if modern is not None or outcome.status.copied:
                 make_folder(target.parent, f"the folder {target.parent}")
+            if modern is not None:
                 _write(replacement, sources, target, modern)
+            elif outcome.status.copied:
+                outcome = _copy(replacement, sources, path, target, outcome)
             outcomes.append(outcome)
         report = MigrationReport(str(source), str(destination), approximate, tuple(outcomes))
         _write(replacement, sources, dest / MARKDOWN_NAME, report_markdown(report))
@@ -422,6 +507,33 @@ class SourceFiles:
                 f"refusing to write {display_path(str(target))}: it leads to the source "
                 f"file {display_path(str(source))}"
             )
+
+
+def _copy(
+    replacement: Replacement, sources: SourceFiles, source: Path, target: Path, outcome: FileOutcome
+) -> FileOutcome:
+    """Copy ``source`` to ``target`` unchanged (bytes and permissions); ``outcome``, or
+    an unreadable one when ``source`` cannot be opened."""
+    sources.refuse(target)
+    try:
+        handle = open(source, "rb")  # noqa: SIM115 (closed below, its errors are the file's)
+    except OSError as error:
+        reason = _unreadable_reason(source, error)
+        return attrs.evolve(outcome, status=Status.UNREADABLE, output=None, reason=reason)
+    with handle:
+        try:
+            with replacement.open(target) as written:
+                written.flush()
+                shutil.copyfileobj(handle, written.buffer)
+                with contextlib.suppress(OSError, io.UnsupportedOperation):
+                    os.fchmod(written.fileno(), stat.S_IMODE(os.fstat(handle.fileno()).st_mode))
+        except UsageError as error:
+            raise WriteError(str(error)) from None
+        except OSError as error:
+            raise WriteError(
+                f"cannot copy {source} to {target}: {error.strerror or error}"
+            ) from None
+    return outcome
 
 
 def _write(replacement: Replacement, sources: SourceFiles, target: Path, text: str) -> None:
@@ -490,10 +602,13 @@ def report_markdown(report: MigrationReport) -> str:
 
 _ORDER = (
     Status.REFUSED,
+    Status.SYNTAX_ERROR,
     Status.UNREADABLE,
     Status.APPROXIMATE,
     Status.EXACT,
-    Status.NOT_A_SCRIPT,
+    Status.ALREADY_CQL6,
+    Status.COPIED,
+    Status.NOT_COPIED,
 )
 
 
@@ -527,8 +642,11 @@ _MARKDOWN_ENTRY: dict[Status, Callable[[FileOutcome], list[str]]] = {
     Status.EXACT: _reason_entry,
     Status.APPROXIMATE: _approximate_entry,
     Status.REFUSED: _refused_entry,
+    Status.SYNTAX_ERROR: _reason_entry,
     Status.UNREADABLE: _reason_entry,
-    Status.NOT_A_SCRIPT: _reason_entry,
+    Status.ALREADY_CQL6: _reason_entry,
+    Status.COPIED: _reason_entry,
+    Status.NOT_COPIED: _reason_entry,
 }
 
 
@@ -536,10 +654,14 @@ def summary_line(report: MigrationReport) -> str:
     """One line for the terminal.
 
     >>> summary_line(MigrationReport("s", "d", False, ()))
-    '0 exact, 0 approximate, 0 refused, 0 unreadable, 0 not scripts'
+    '0 exact, 0 approximate, 0 refused, 0 syntax errors, 0 unreadable, 0 already CQL 6, 0 copied'
     """
-    return (
+    line = (
         f"{report.count(Status.EXACT)} exact, {report.count(Status.APPROXIMATE)} approximate, "
-        f"{report.count(Status.REFUSED)} refused, {report.count(Status.UNREADABLE)} unreadable, "
-        f"{report.count(Status.NOT_A_SCRIPT)} not scripts"
+        f"{report.count(Status.REFUSED)} refused, {report.count(Status.SYNTAX_ERROR)} syntax "
+        f"errors, {report.count(Status.UNREADABLE)} unreadable, "
+        f"{report.count(Status.ALREADY_CQL6)} already CQL 6, {report.count(Status.COPIED)} copied"
     )
+    if report.count(Status.NOT_COPIED):
+        line += f", {report.count(Status.NOT_COPIED)} not copied"
+    return line

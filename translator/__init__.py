@@ -16,6 +16,9 @@ same set of filters (T2).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import attrs
 from cqllegacy.translator.errors import TranslationError
 from cqllegacy.translator.query import cql_tag_names, to_core
 
@@ -37,8 +40,18 @@ def modern_form(query: core.Query) -> core.Query:
     return settle_comments(cql_tag_names(query))
 
 
-def translate(text: str, *, approximate: bool = False, path: str | None = None) -> str:
+def translate(
+    text: str,
+    *,
+    approximate: bool = False,
+    path: str | None = None,
+    relocate: Callable[[str], str] | None = None,
+) -> str:
     """CQL 6.1 text for a legacy script: read, rewrite, print.
+
+    ``relocate`` gives each file name of the header (``:pgn``, ``:output``) as the
+    translation must write it (a translation written to another folder than its script's
+    names the same files by other relative paths).
 
     Raises :class:`~cqllegacy.legacy.LegacySyntaxError` for a script that does not read,
     :class:`TranslationError` for one without a core meaning, and the printer's
@@ -59,6 +72,8 @@ def translate(text: str, *, approximate: bool = False, path: str | None = None) 
             # No exact CQL 6.1 form: the printer writes the nearest one of what run
             # evaluates, each approximation marked by a comment at its place.
             query = modern_form(to_core(script))
+        if relocate is not None:
+            query = _relocated(query, relocate)
         return print_query(query, approximate=approximate)
     except ScriptError as exc:
         if not exc.source:
@@ -66,3 +81,10 @@ def translate(text: str, *, approximate: bool = False, path: str | None = None) 
         if exc.file is None:
             exc.file = path
         raise
+
+
+def _relocated(query: core.Query, relocate: Callable[[str], str]) -> core.Query:
+    header = query.header
+    output = relocate(header.output) if header.output is not None else None
+    inputs = tuple(relocate(name) for name in header.inputs)
+    return attrs.evolve(query, header=attrs.evolve(header, inputs=inputs, output=output))

@@ -81,11 +81,77 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _command(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words and not words[0].startswith("-") and words[0] not in SUBCOMMANDS:
+        print(not_a_command(words[0]), file=sys.stderr)
+        return 2
+    if not set(words) & set(SUBCOMMANDS) and any(w.lower().endswith(".cql") for w in words):
+        # CQL's own command line ("cql -input h.pgn foo.cql"): run takes it as it is.
+        typed = " ".join(printable(word) for word in words)
+        print(
+            f"cqllegacy: no command given; to run the script, type:\n  cqllegacy run {typed}",
+            file=sys.stderr,
+        )
+        return 2
+    command, words = _cql_style(parser, words)
+    args, extras = parser.parse_known_args(words)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
+    if extras:
+        # Reported under the sub-command's usage line, not the top-level one.
+        command.error("unrecognized arguments: " + " ".join(extras))
+    settle = getattr(args, "settle", None)
+    if settle is not None:
+        settle(args, command)
     return int(args.func(args))
+
+
+def not_a_command(word: str) -> str:
+    """What to type when the first word is no sub-command (a script's name, as ``cql
+    foo.cql`` takes it).
+
+    >>> print(not_a_command("mates.cql"))
+    cqllegacy: 'mates.cql' is not a command; to run the script, type:
+      cqllegacy run mates.cql [-i GAMES.pgn] [-o OUT.pgn]
+    (or translate, explain, check; cqllegacy --help lists every command)
+    """
+    name = printable(word)
+    if word.lower().endswith(".cql") or os.path.isfile(word):
+        return (
+            f"cqllegacy: {name!r} is not a command; to run the script, type:\n"
+            f"  cqllegacy run {name} [-i GAMES.pgn] [-o OUT.pgn]\n"
+            "(or translate, explain, check; cqllegacy --help lists every command)"
+        )
+    choices = ", ".join(SUBCOMMANDS)
+    return f"cqllegacy: {name!r} is not a command (choose from {choices}; see cqllegacy --help)"
+
+
+def _cql_style(
+    parser: argparse.ArgumentParser, words: list[str]
+) -> tuple[argparse.ArgumentParser, list[str]]:
+    """The parser of the sub-command ``words`` name (``parser`` itself when none), and
+    ``words`` with its CQL-style options rewritten (:mod:`cqllegacy.cli.cql_style`)."""
+    from cqllegacy.cli.cql_style import normalize
+
+    for index, word in enumerate(words):
+        sub = _subparser(parser, word)
+        if sub is not None:
+            command, rest = _cql_style(sub, words[index + 1 :])
+            return command, [*words[: index + 1], *rest]
+        if not word.startswith("-"):
+            break
+    if parser.prog == "cqllegacy":
+        return parser, words
+    return parser, normalize(words, parser)
+
+
+def _subparser(parser: argparse.ArgumentParser, word: str) -> argparse.ArgumentParser | None:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            found = action.choices.get(word)
+            return found if isinstance(found, argparse.ArgumentParser) else None
+    return None
 
 
 def _with_notes(line: str, exc: BaseException) -> str:

@@ -12,17 +12,21 @@ SHOWN = 20  # failing files listed on the terminal; the report lists them all
 
 DESCRIPTION = """\
 Translate every legacy .cql script under SRC_DIR (recursively) into CQL 6.1 and write it
-to the same relative path under DEST_DIR.  Nothing is written under SRC_DIR.  A report is
-written to DEST_DIR/MIGRATION.md and DEST_DIR/migration.json, with one entry per file:
-translated exactly, translated with approximations (where and why), refused (which
-construct, where), not a script (other files and CQL 5/6 scripts, left alone), or
-unreadable (why).
+to the same relative path under DEST_DIR, and copy every other file there unchanged (CQL
+6 scripts included), so that DEST_DIR is the whole tree, migrated.  Nothing is written
+under SRC_DIR.  A :pgn or :output file inside SRC_DIR keeps its relative name (its copy
+is beside the translation); one outside is named from the translation's folder.  A
+report is written to DEST_DIR/MIGRATION.md and DEST_DIR/migration.json, with one entry
+per file: translated exactly, translated with approximations (where and why), refused
+(which construct, where), syntax error (where), already CQL 6, copied, not copied
+(hidden folders, links to folders, FIFOs and devices), or unreadable (why).
 """
 
 EPILOG = """\
 exit status:
   0  every .cql script was translated exactly (other files do not count)
-  1  at least one script was refused, approximated (--approximate) or unreadable
+  1  at least one script was refused, approximated (--approximate), had a syntax
+     error or was unreadable
   2  bad command line: SRC_DIR missing or not a folder, DEST_DIR a file or not
      creatable or not writable, DEST_DIR inside SRC_DIR or containing it
   4  writing a translation or the report failed (full disk ...)
@@ -58,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"report: {folder}/{MARKDOWN_NAME} and {folder}/{JSON_NAME}")
     failing = [outcome for outcome in report.files if outcome.status.fails]
     for outcome in failing[:SHOWN]:
-        print(f"{outcome.status.value}: {display_path(outcome.path)}", file=sys.stderr)
+        why = f": {outcome.reason}" if outcome.reason else ""
+        print(f"{outcome.status.value}: {display_path(outcome.path)}{why}", file=sys.stderr)
     if len(failing) > SHOWN:
         print(f"... and {len(failing) - SHOWN} more, see {MARKDOWN_NAME}", file=sys.stderr)
     return report.exit_status

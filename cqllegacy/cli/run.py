@@ -20,7 +20,14 @@ from cqllegacy.runner.compiled import CompiledQueryLike, decided_by_tags
 from cqllegacy.runner.output import STDOUT, PgnWriter, Replacement, check_destinations
 from cqllegacy.runner.progress import make_progress
 from cqllegacy.runner.report import ReportWriter
-from cqllegacy.runner.results import FoundGame, InputFile, MatchSink, ScanOptions, Summary
+from cqllegacy.runner.results import (
+    FoundGame,
+    InputFile,
+    MatchSink,
+    ScanOptions,
+    StopScan,
+    Summary,
+)
 from cqllegacy.runner.scanner import total_size
 
 if TYPE_CHECKING:
@@ -57,8 +64,9 @@ output: -o replaces the script's :output / output file; "-o -" writes to standar
 html: --html REPORT.html writes one self-contained page (no network access needed):
   each matching game with White, Black, event, year, number and file, a diagram of
   every marked position (the squares that made it match highlighted, the move that
-  led there as an arrow) and the moves with the marked ones highlighted; a filter box
-  narrows the list by player or event.
+  led there as an arrow, the variation it is in) and the moves with their variations,
+  the marked ones highlighted; click a move (then left/right arrow keys) to see the
+  board after it; a filter box narrows the list by player or event.
 why: --why N prints, for game N of the input, which list matched at which positions
   and, for a list with transforms, which transformed list (as its designators); for
   a game that did not match, per list, the position where most of its parts held
@@ -108,12 +116,18 @@ def _positive(text: str) -> int:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "run",
+        usage="%(prog)s [OPTION...] SCRIPT [OPTION...]\n"
+        "       (e.g. %(prog)s -i a.pgn -i b.pgn -o out.pgn script.cql)",
         help="run a script on PGN files and write the matching games",
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("script", metavar="SCRIPT", help="the script file (legacy or CQL 6)")
+    # SCRIPT may come first or last, as in CQL ("cql -input h.pgn foo.cql"): when -i or
+    # --gamenumber took it among their values, settle() gives it back.
+    parser.add_argument(
+        "script", metavar="SCRIPT", nargs="?", help="the script file (legacy or CQL 6)"
+    )
     parser.add_argument(
         "-i",
         "--input",
@@ -125,6 +139,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "-o", "--output", metavar="OUT.pgn", help='matching games go here ("-": standard output)'
+    )
+    parser.add_argument(
+        "-g",
+        "--gamenumber",
+        nargs="+",
+        metavar="N",
+        help="examine only games A to B of the input (A alone: game A; within the script's "
+        "own gamenumber range), as CQL's -gamenumber, and stop reading after B; the output "
+        "is that of the whole run restricted to those games",
+    )
+    parser.add_argument(
+        "--limit",
+        type=_positive,
+        metavar="N",
+        help="stop after N matching games (as CQLi's --limit); the output is the first N "
+        "games of the whole run's output",
     )
     parser.add_argument(
         "--report", metavar="FILE.jsonl", help='JSON Lines report ("-": standard output)'
@@ -176,7 +206,46 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="no progress bar, no notes, no summary (warnings about bad games remain)",
     )
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, settle=settle)
+
+
+def settle(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """Give SCRIPT back from the options that took it among their values, read the
+    game-number range; a command line that still lacks SCRIPT ends with ``parser.error``.
+
+    CQL reads ``cql -input h.pgn foo.cql`` and ``cql -gamenumber 1 100 foo.cql``: the
+    script is the last word.  ``-i``'s list takes every word up to the next option, and
+    ``--gamenumber`` one or two numbers, so a script written after them lands there.
+    """
+    numbers = args.gamenumber or []
+    count = next((k for k, word in enumerate(numbers) if not word.isdigit()), len(numbers))
+    count = min(count, 2)
+    spare = numbers[count:]
+    if args.gamenumber is not None:
+        if count == 0:
+            parser.error("--gamenumber takes one or two game numbers: A, or A B")
+        args.gamenumber = _game_range(numbers[:count], parser)
+    if args.script is None and len(spare) == 1:
+        args.script = spare.pop()
+    if spare:
+        parser.error("unrecognized arguments: " + " ".join(spare))
+    inputs = args.inputs or []
+    if args.script is None and len(inputs) > 1 and not _looks_like_games(inputs[-1]):
+        args.script = inputs.pop()
+    if args.script is None:
+        parser.error("the following arguments are required: SCRIPT")
+
+
+def _game_range(numbers: list[str], parser: argparse.ArgumentParser) -> tuple[int, int]:
+    first, last = int(numbers[0]), int(numbers[-1])
+    if first < 1 or last < first:
+        parser.error(f"--gamenumber {' '.join(numbers)}: expected 1 <= A <= B")
+    return first, last
+
+
+def _looks_like_games(name: str) -> bool:
+    """A PGN file's name, which is never the script (``-i a.pgn b.pgn`` lacks one)."""
+    return name.lower().endswith((".pgn", ".gz", ".bz2", ".xz"))
 
 
 @attrs.frozen
@@ -336,6 +405,8 @@ def _carry_out(
         why: list[str] = []
         if args.why is not None:
             sinks.append(WhySink(WhyText(loaded.core, args.why, options), why))
+        if args.limit is not None:
+            sinks.append(MatchLimit(args.limit))  # last: every other sink has the game
         progress = make_progress(err, quiet=args.quiet, total_bytes=total_size(plan.inputs))
         engine = make_engine(args, compiled)
         summary = loaded.scan(
@@ -374,11 +445,51 @@ class WhySink:
             self.texts.append(text)
 
 
+def _ordinal(found: FoundGame) -> str:
+    return str(found.ordinal)
+
+
+class MatchLimit:
+    """``--limit N``: ends the scan once the N-th matching game has gone to the sinks
+    before this one (it is the last sink); a worker renders a game as its ordinal."""
+
+    renderer = staticmethod(_ordinal)
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.seen = 0
+
+    def __call__(self, found: FoundGame) -> None:
+        self.write(_ordinal(found))
+
+    def write(self, text: str) -> None:
+        self.seen += 1
+        if self.seen >= self.limit:
+            reason = f"stopped at the limit of {self.limit} matching game(s)"
+            raise StopScan(reason, games=int(text), matched=self.seen)
+
+
+def restricted(loaded: Query, games: tuple[int, int] | None) -> Query:
+    """``loaded`` examining only the games numbered in ``games`` (and in its own
+    ``gamenumber``): the same verdict for each of them, no match elsewhere."""
+    if games is None:
+        return loaded
+    header = loaded.core.header
+    first, last = games
+    if header.gamenumber is not None:
+        own_first, own_last = header.gamenumber
+        first = max(first, own_first)
+        last = last if own_last is None else min(last, own_last)
+    header = attrs.evolve(header, gamenumber=(first, last))
+    core = attrs.evolve(loaded.core, header=header)
+    return Query(loaded.text, loaded.language, core, loaded.path, loaded.legacy)
+
+
 def run(args: argparse.Namespace) -> int:
     """The ``run`` command.  A bad script raises :class:`~cqllegacy.errors.ScriptError`,
     a run that cannot be carried out :class:`~cqllegacy.errors.UsageError`."""
     err = sys.stderr
-    loaded = load(Path(args.script))
+    loaded = restricted(load(Path(args.script)), args.gamenumber)
     compiled = loaded.compiled
     options = ScanOptions(skip_initial=args.skip_initial, variations=args.variations)
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from cqllegacy.core.tree import Comment, Compound, Filter, Relation
@@ -25,6 +26,7 @@ from cqllegacy.runner.output import Replacement, make_folder
 from cqllegacy.runner.scripts import (
     read_legacy,
     read_script_file,
+    relocation,
     script_language,
     translate_legacy,
 )
@@ -33,7 +35,9 @@ DESCRIPTION = """\
 Translate legacy CQL 3.x scripts into CQL 6.1 text that matches exactly the same
 games and positions. The translation goes to standard output, or to -o OUT: a file
 for one script, a folder (created when missing) for several, each translation named
-after its script with the suffix .cql. An input file is never overwritten.
+after its script with the suffix .cql. An input file is never overwritten.  The
+:pgn and :output file names of a translation written to another folder are rewritten
+to name the same files from there.
 
 Where CQL 6.1 cannot say exactly what a script means, the script is refused with the
 construct and its line:column; --approximate writes the nearest form instead, marked
@@ -82,8 +86,15 @@ def run(args: argparse.Namespace) -> int:
     # none is.
     with Replacement() as replacement:
         for number, script in enumerate(args.scripts):
+            target = targets[number]
+            # The translation names the script's :pgn and :output files from its own folder.
+            folder = Path(script).parent if target is None else target.parent
             try:
-                text = translate_file(script, approximate=args.approximate)
+                text = translate_file(
+                    script,
+                    approximate=args.approximate,
+                    relocate=relocation(Path(script).parent, folder),
+                )
             except CqlLegacyError as error:
                 print(printable(error.render(), limit=None), file=sys.stderr)
                 status = max(status, exit_status(error))
@@ -93,7 +104,6 @@ def run(args: argparse.Namespace) -> int:
                 print(printable(note, limit=None), file=sys.stderr)
             if notes:
                 status = max(status, REFUSED)
-            target = targets[number]
             if target is None:
                 if several:
                     print(("\n" if number else "") + f"// {display_path(script)}")
@@ -144,12 +154,15 @@ def _only_approximated_by_true(body: Filter) -> bool:
     return bool(tests) and all(isinstance(i, Relation) for i in tests)
 
 
-def translate_file(path: str, *, approximate: bool) -> str:
-    """The CQL 6.1 text of the legacy script in ``path``."""
+def translate_file(
+    path: str, *, approximate: bool, relocate: Callable[[str], str] | None = None
+) -> str:
+    """The CQL 6.1 text of the legacy script in ``path`` (its header's file names
+    rewritten by ``relocate``)."""
     text = read_script_file(path)
     if script_language(text) == "modern":
         raise UsageError(f"{path}: is already a CQL 6 script")
-    return translate_legacy(text, approximate=approximate, path=path)
+    return translate_legacy(text, approximate=approximate, path=path, relocate=relocate)
 
 
 def output_paths(scripts: list[str], output: str | None) -> list[Path | None]:

@@ -26,9 +26,12 @@ __all__ = ["HIGHLIGHT", "diagram", "inline_diagram", "piece_sprites"]
 
 #: Fill of a highlighted square (translucent, so the square's own colour shows).
 HIGHLIGHT = "#e0301e99"
-#: The arrow of the move that led to the position.
-ARROW = "#1a6fd6"
+#: The arrow of the move that led to the position: translucent, and drawn under the
+#: pieces, so that the piece that moved stays in sight.
+ARROW = "#1a6fd68c"
 
+_ARROW = re.compile(r'<(?:line|polygon) [^>]*class="arrow" />')
+_FIRST_PIECE = re.compile(r'<use href="#(?:white|black)-')
 _DEFS = re.compile(r"<defs>.*?</defs>|<defs />", re.DOTALL)
 _DESC = re.compile(r"<desc>.*?</desc>", re.DOTALL)
 _NAMESPACES = re.compile(r' xmlns(?::xlink)?="[^"]*"')
@@ -97,7 +100,26 @@ def diagram(
         if move is None or move == chess.Move.null()
         else [chess.svg.Arrow(move.from_square, move.to_square, color=ARROW)]
     )
-    return chess.svg.board(board, size=size, fill=fill, arrows=arrows, coordinates=coordinates)
+    svg = chess.svg.board(board, size=size, fill=fill, arrows=arrows, coordinates=coordinates)
+    return _arrows_under_pieces(svg)
+
+
+def _arrows_under_pieces(svg: str) -> str:
+    """``svg`` with its arrows drawn before the pieces (chess.svg draws them last, over
+    the piece that moved).
+
+    >>> svg = diagram(chess.Board(), move=chess.Move.from_uci("e2e4"))
+    >>> svg.index('class="arrow"') < svg.index('<use href="#white-pawn"')
+    True
+    """
+    arrows = "".join(match.group(0) for match in _ARROW.finditer(svg))
+    piece = _FIRST_PIECE.search(svg)
+    if not arrows or piece is None:
+        return svg
+    svg = _ARROW.sub("", svg)
+    piece = _FIRST_PIECE.search(svg)
+    assert piece is not None
+    return svg[: piece.start()] + arrows + svg[piece.start() :]
 
 
 def inline_diagram(

@@ -42,13 +42,42 @@ class MarkedPosition:
     highlighted: SquareSet
     lists: tuple[int, ...]
     designators: tuple[str, ...]
+    #: Where the variation that holds the position leaves the main line or the line it
+    #: branches from (``12... Nf6 instead of 12... Nd7``); None on the main line.
+    variation: str | None = None
 
     @property
     def label(self) -> str:
-        """``ply 32, after 16...Nf3+`` (``start position`` for ply 0)."""
+        """``ply 32, after 16... Nf3+`` (``start position`` for ply 0), and ``in the
+        variation 12... Nf6 instead of 12... Nd7`` for a position inside a variation."""
         if self.move_text is None:
             return "start position"
-        return f"ply {self.ply}, after {self.move_text}"
+        text = f"ply {self.ply}, after {self.move_text}"
+        if self.variation is not None:
+            text += f", in the variation {self.variation}"
+        return text
+
+
+def variation_of(node: chess.pgn.GameNode) -> str | None:
+    """Where the innermost variation holding ``node`` branches off: its first move and
+    the move it replaces; None on the main line.
+
+    >>> import io
+    >>> game = chess.pgn.read_game(io.StringIO("1. e4 e5 2. Qh5 Nc6 (2... Ke7 3. Qxe5#) *"))
+    >>> variation_of(game.end()) is None
+    True
+    >>> print(variation_of(game.variations[0].variations[0].variations[0].variations[1].next()))
+    2... Ke7 instead of 2... Nc6
+    """
+    while isinstance(node, chess.pgn.ChildNode):
+        parent = node.parent
+        if parent.variations[0] is not node:
+            board = parent.board()
+            first = move_label(board, board.san(node.move))
+            main = move_label(board, board.san(parent.variations[0].move))
+            return f"{first} instead of {main}"
+        node = parent
+    return None
 
 
 def move_label(before: chess.Board, san: str) -> str:
@@ -121,4 +150,5 @@ def _marked(
         highlighted,
         tuple(i + 1 for i in lists),
         tuple(dict.fromkeys(texts)),
+        variation_of(node),
     )

@@ -58,6 +58,7 @@ from cqllegacy.runner.results import (
     MatchSink,
     ScanOptions,
     SkippedGame,
+    StopScan,
     Summary,
 )
 
@@ -81,6 +82,9 @@ class GameScan:
     progress: Messages
     summary: Summary = attrs.Factory(Summary)
     bytes_before: int = 0
+    #: The scan stops before a game after this one (the query's ``gamenumber`` admits
+    #: none); None reads every game.
+    last_game: int | None = None
     needles: Needles = attrs.field(init=False)
 
     @needles.default
@@ -109,6 +113,8 @@ class GameScan:
 
     def game(self, text: GameText, name: str) -> None:
         """One game of the file called ``name``."""
+        if self.last_game is not None and self.summary.games >= self.last_game:
+            raise StopScan(f"stopped after game {self.last_game}", games=self.summary.games)
         self.summary.games += 1
         ordinal = self.summary.games
         if self.needles and self.rejected_unread(text):

@@ -136,6 +136,7 @@ class Summary:
     skipped: int = 0
     damaged_files: int = 0
     seconds: float = 0.0
+    stopped: str | None = None
 
     @property
     def exit_status(self) -> int:
@@ -157,12 +158,25 @@ class Summary:
         text += f"{self.skipped} skipped as unreadable"
         if self.damaged_files:
             text += f", {plural(self.damaged_files, 'input file')} not read to the end"
+        if self.stopped:
+            text += f", {self.stopped}"
         return text + f", in {self.seconds:.1f} s"
 
 
 # --------------------------------------------------------------------------------------
 # Sinks
 # --------------------------------------------------------------------------------------
+
+
+class StopScan(Exception):
+    """Raised by a sink (or the scan itself) when nothing more is wanted from the
+    input: the scan ends there as if the input ended, and the summary says so."""
+
+    def __init__(self, reason: str, games: int, matched: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.games = games
+        self.matched = matched
 
 
 class MatchSink(Protocol):

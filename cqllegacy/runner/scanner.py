@@ -20,7 +20,14 @@ from cqllegacy.runner.compiled import CompiledQueryLike
 from cqllegacy.runner.game_scan import GameScan
 from cqllegacy.runner.pgn import open_pgn
 from cqllegacy.runner.progress import Messages
-from cqllegacy.runner.results import InputFile, MatchSink, RenderingSink, ScanOptions, Summary
+from cqllegacy.runner.results import (
+    InputFile,
+    MatchSink,
+    RenderingSink,
+    ScanOptions,
+    StopScan,
+    Summary,
+)
 
 if TYPE_CHECKING:
     # The parallel machinery is imported where a scan is spread: a scan in this process
@@ -55,6 +62,7 @@ def scan(
     """
     started = time.monotonic()
     state = GameScan(compiled, options, sinks, progress or Messages(sys.stderr))
+    state.last_game = last_game(compiled)
     try:
         if engine is not None and _all_render(sinks) and _spread(engine, inputs):
             _scan_on(engine, state, sinks, inputs)
@@ -63,10 +71,28 @@ def scan(
                 engine.close()
             for item in inputs:
                 _scan_file(state, item)
+    except StopScan as stop:
+        # A sink has all it wants (the engine's workers were stopped on the way here).
+        state.summary.stopped = stop.reason
+        state.summary.games = stop.games
+        if stop.matched is not None:
+            state.summary.matched = stop.matched
     finally:
         state.progress.close()
     state.summary.seconds = time.monotonic() - started
     return state.summary
+
+
+def last_game(compiled: CompiledQueryLike) -> int | None:
+    """The last game the query's ``gamenumber`` admits (``prefilter`` rejects every later
+    one, so the scan stops there), None without an upper bound."""
+    header = getattr(getattr(compiled, "query", None), "header", None)
+    bounds = getattr(header, "gamenumber", None)
+    return bounds[1] if isinstance(bounds, tuple) else None
+
+
+def _past_the_last_game(state: GameScan) -> StopScan:
+    return StopScan(f"stopped after game {state.last_game}", games=state.last_game or 0)
 
 
 def _scan_file(state: GameScan, item: InputFile) -> None:
@@ -114,6 +140,8 @@ def _scan_on(
         summary.skipped += result.skipped
         summary.damaged_files += result.damaged
         progress.update(summary.games, summary.matched, bytes_done)
+        if state.last_game is not None and summary.games >= state.last_game:
+            raise _past_the_last_game(state)
 
     # Not ``summary.damaged_files += run_units(...)``: emit counts damaged units meanwhile.
     damaged = run_units(engine, state.compiled, inputs, state.options, sinks, emit)

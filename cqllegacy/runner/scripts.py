@@ -182,9 +182,40 @@ def read_legacy(text: str, path: str | None = None) -> Query:
     return _translator().to_core(read_script(text, path))
 
 
-def translate_legacy(text: str, *, approximate: bool = False, path: str | None = None) -> str:
-    """A legacy script's CQL 6.1 text (:func:`cqllegacy.translator.translate`)."""
-    return _translator().translate(text, approximate=approximate, path=path)
+def translate_legacy(
+    text: str,
+    *,
+    approximate: bool = False,
+    path: str | None = None,
+    relocate: Callable[[str], str] | None = None,
+) -> str:
+    """A legacy script's CQL 6.1 text (:func:`cqllegacy.translator.translate`);
+    ``relocate`` rewrites the file names of its header (see :func:`relocation`)."""
+    return _translator().translate(text, approximate=approximate, path=path, relocate=relocate)
+
+
+def relocation(
+    old_folder: str | os.PathLike[str], new_folder: str | os.PathLike[str]
+) -> Callable[[str], str]:
+    """The file names a script in ``old_folder`` writes (relative to its folder), as a
+    script in ``new_folder`` must write them to name the same files; absolute names
+    and names starting with ``~`` stay as they are.
+
+    >>> move = relocation("/data/scripts", "/data/cql6/scripts")
+    >>> move("games.pgn"), move("../pgn/big.pgn"), move("/abs/x.pgn"), move("~/x.pgn")
+    ('../../scripts/games.pgn', '../../pgn/big.pgn', '/abs/x.pgn', '~/x.pgn')
+    >>> relocation("a", "a")("../g.pgn")
+    '../g.pgn'
+    """
+    old, new = os.path.abspath(old_folder), os.path.abspath(new_folder)
+
+    def relocate(name: str) -> str:
+        if old == new or os.path.isabs(name) or name.startswith("~"):
+            return name
+        moved = os.path.relpath(os.path.normpath(os.path.join(old, name)), new)
+        return Path(moved).as_posix()
+
+    return relocate
 
 
 class _Translator(Protocol):
@@ -193,7 +224,12 @@ class _Translator(Protocol):
     def to_core(self, script: Script) -> Query: ...
 
     def translate(
-        self, text: str, *, approximate: bool = False, path: str | None = None
+        self,
+        text: str,
+        *,
+        approximate: bool = False,
+        path: str | None = None,
+        relocate: Callable[[str], str] | None = None,
     ) -> str: ...
 
 

@@ -86,15 +86,15 @@ def test_every_kind_of_file_gets_its_status(library: Path, tmp_path: Path) -> No
         "a/mates.cql": "exact",
         "a/deeper/checks.cql": "exact",
         "b/relation.cql": "refused",
-        "notes.txt": "not-a-script",
-        "bad-bytes.cql": "unreadable",
+        "notes.txt": "copied",
+        "bad-bytes.cql": "syntax-error",
         "latin1.cql": "exact",
-        "typo.cql": "unreadable",
+        "typo.cql": "syntax-error",
         "folder.cql": "unreadable",
         "folder.cql/inner.cql": "exact",
-        ".git": "not-a-script",
+        ".git": "not-copied",
         "UPPER.CQL": "exact",
-        "new/done.cql": "not-a-script",
+        "new/done.cql": "already-cql6",
     }
 
 
@@ -112,6 +112,8 @@ def test_translations_keep_the_layout_and_parse_as_cql6(library: Path, tmp_path:
         "a/mates.cql",
         "folder.cql/inner.cql",
         "latin1.cql",
+        "notes.txt",
+        "new/done.cql",
     }
     for name in ("a/mates.cql", "a/deeper/checks.cql", "UPPER.CQL"):
         text = (dest / name).read_text(encoding="utf-8")
@@ -141,7 +143,7 @@ def test_unreadable_reasons(library: Path, tmp_path: Path) -> None:
     typo = entry(dest, "typo.cql")["reason"]
     assert typo.startswith("syntax error at 1:18") and ":mat" in typo
     assert "not searched" in entry(dest, ".git")["reason"]
-    assert "already a CQL 5/6 script" in entry(dest, "new/done.cql")["reason"]
+    assert entry(dest, "new/done.cql")["output"] == "new/done.cql"
 
 
 def test_latin1_script_is_translated_with_a_note(library: Path, tmp_path: Path) -> None:
@@ -161,19 +163,34 @@ def test_markdown_report_has_summary_and_sections(library: Path, tmp_path: Path)
     markdown = (dest / MARKDOWN_NAME).read_text(encoding="utf-8")
     assert "| translated exactly | 5 |" in markdown
     assert "| refused | 1 |" in markdown
-    assert "| unreadable | 3 |" in markdown
-    assert "| not scripts (left alone) | 3 |" in markdown
+    assert "| syntax errors | 2 |" in markdown
+    assert "| unreadable | 1 |" in markdown
+    assert "| already cql 6 (copied unchanged) | 1 |" in markdown
+    assert "| other files (copied unchanged) | 1 |" in markdown
+    assert "| not copied | 1 |" in markdown
     assert "Exit status: 1" in markdown
-    for heading in ("## Refused", "## Unreadable", "## Translated exactly", "## Not scripts"):
+    for heading in (
+        "## Refused",
+        "## Syntax errors",
+        "## Unreadable",
+        "## Translated exactly",
+        "## Already CQL 6",
+        "## Other files (copied unchanged)",
+        "## Not copied",
+    ):
         assert heading in markdown
+    assert "- `typo.cql`: syntax error at 1:18: " in markdown
     assert "## Translated with approximations" not in markdown
     report = json.loads((dest / JSON_NAME).read_text(encoding="utf-8"))
     assert report["summary"] == {
         "exact": 5,
         "approximate": 0,
         "refused": 1,
-        "not-a-script": 3,
-        "unreadable": 3,
+        "syntax-error": 2,
+        "already-cql6": 1,
+        "copied": 1,
+        "not-copied": 1,
+        "unreadable": 1,
     }
     assert report["exit_status"] == 1
 
@@ -188,7 +205,7 @@ def test_source_is_never_written(library: Path, tmp_path: Path) -> None:
 def test_exact_scripts_alone_exit_0(tmp_path: Path) -> None:
     write(tmp_path / "src", {"x.cql": MATES, "readme.md": "# scripts\n"})
     assert main(["migrate", str(tmp_path / "src"), str(tmp_path / "dest")]) == 0
-    assert statuses(tmp_path / "dest") == {"x.cql": "exact", "readme.md": "not-a-script"}
+    assert statuses(tmp_path / "dest") == {"x.cql": "exact", "readme.md": "copied"}
 
 
 def test_empty_source_exits_0_with_a_report(tmp_path: Path) -> None:
@@ -263,5 +280,120 @@ def test_refusal_without_position() -> None:
 def test_exit_status_ignores_files_that_are_not_scripts() -> None:
     from cqllegacy.migration import FileOutcome
 
-    report = MigrationReport("s", "d", False, (FileOutcome("x.txt", Status.NOT_A_SCRIPT),))
-    assert report.exit_status == 0
+    for status in (Status.COPIED, Status.ALREADY_CQL6, Status.NOT_COPIED):
+        report = MigrationReport("s", "d", False, (FileOutcome("x.txt", status),))
+        assert report.exit_status == 0
+
+
+# --------------------------------------------------------------------------------------
+# The destination is the whole tree: copies, and file names that still lead to the games
+# --------------------------------------------------------------------------------------
+
+GAME = '[Event "e"]\n[White "J\xf6rg"]\n[Black "b"]\n[Result "1-0"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n'
+
+
+def test_other_files_are_copied_byte_for_byte(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    binary = bytes(range(256)) * 3
+    write(
+        src,
+        {
+            "x.cql": MATES,
+            "data/games.pgn": GAME.encode("latin-1"),
+            "data/blob.bin": binary,
+            "tools/run.sh": "#!/bin/sh\necho hi\n",
+            ".hidden-file": "kept\n",
+            "modern/done.cql": "cql()\nmate\n",
+        },
+    )
+    (src / "tools/run.sh").chmod(0o755)
+    before = snapshot(src)
+    assert main(["migrate", str(src), str(tmp_path / "dest")]) == 0
+    dest = tmp_path / "dest"
+    for name in (
+        "data/games.pgn",
+        "data/blob.bin",
+        "tools/run.sh",
+        ".hidden-file",
+        "modern/done.cql",
+    ):
+        assert (dest / name).read_bytes() == (src / name).read_bytes(), name
+    assert (dest / "tools/run.sh").stat().st_mode & 0o777 == 0o755
+    assert statuses(dest)["modern/done.cql"] == "already-cql6"
+    assert statuses(dest)["data/blob.bin"] == "copied"
+    assert snapshot(src) == before
+
+
+def test_a_fifo_is_not_copied(tmp_path: Path) -> None:
+    import os
+
+    write(tmp_path / "src", {"x.cql": MATES})
+    os.mkfifo(tmp_path / "src" / "pipe")
+    assert main(["migrate", str(tmp_path / "src"), str(tmp_path / "dest")]) == 0
+    assert statuses(tmp_path / "dest")["pipe"] == "not-copied"
+    assert "a FIFO" in entry(tmp_path / "dest", "pipe")["reason"]
+    assert not (tmp_path / "dest" / "pipe").exists()
+
+
+def run_games(script: Path, out: Path) -> list[str]:
+    """The Event tags of the games ``cqllegacy run`` finds with ``script`` on its own
+    :pgn / input, run from another folder than the script's."""
+    assert main(["run", str(script), "-o", str(out), "-q", "-j", "1"]) == 0
+    return [line for line in out.read_text().splitlines() if line.startswith("[Event ")]
+
+
+def test_migrated_scripts_still_find_their_games(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    games = '[Event "fool"]\n[Result "0-1"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n'
+    games += '[Event "none"]\n[Result "*"]\n\n1. e4 e5 *\n'
+    write(
+        tmp_path,
+        {
+            "outside/games.pgn": games,
+            "lib/inside.pgn": games,
+            "lib/a/far.cql": "(match :pgn ../../outside/games.pgn (position :mate))\n",
+            "lib/a/near.cql": "(match :pgn ../inside.pgn (position :mate))\n",
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    assert main(["migrate", "lib", "new/lib"]) == 0
+    far = (tmp_path / "new/lib/a/far.cql").read_text()
+    near = (tmp_path / "new/lib/a/near.cql").read_text()
+    assert "input ../../../outside/games.pgn" in far  # outside the tree: from the new folder
+    assert "input ../inside.pgn" in near  # inside: its copy is there
+    for name in ("far", "near"):
+        legacy = run_games(tmp_path / f"lib/a/{name}.cql", tmp_path / f"{name}-1.pgn")
+        modern = run_games(tmp_path / f"new/lib/a/{name}.cql", tmp_path / f"{name}-2.pgn")
+        assert legacy == modern == ['[Event "fool"]']
+
+
+def test_translate_o_names_the_games_from_the_new_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    games = '[Event "fool"]\n[Result "0-1"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n'
+    write(
+        tmp_path,
+        {
+            "games.pgn": games,
+            "old/s.cql": "(match :pgn ../games.pgn :output found.pgn (position :mate))\n",
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    assert main(["translate", "old/s.cql", "-o", "elsewhere/deep/s.cql"]) == 0
+    text = (tmp_path / "elsewhere/deep/s.cql").read_text()
+    assert "input ../../games.pgn" in text and "output ../../old/found.pgn" in text
+    assert main(["run", "elsewhere/deep/s.cql", "-q", "-j", "1"]) == 0
+    assert '[Event "fool"]' in (tmp_path / "old/found.pgn").read_text()
+    # To standard output the names stay as the script writes them.
+    assert main(["translate", "old/s.cql"]) == 0
+
+
+def test_a_syntax_error_is_reported_as_one_on_the_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path / "src", {"typo.cql": TYPO})
+    assert main(["migrate", str(tmp_path / "src"), str(tmp_path / "dest")]) == 1
+    err = capsys.readouterr().err
+    assert "syntax-error: typo.cql: syntax error at 1:18: " in err
+    assert "unreadable" not in err

@@ -3,11 +3,13 @@ highlights that python-chess confirms, and no network reference."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
 
 import chess
+import chess.pgn
 import pytest
 
 import cqllegacy
@@ -70,7 +72,7 @@ def test_the_matched_move_is_highlighted_in_the_move_list(fork_report: tuple[Pat
     for entry in reader.entries:
         [hit] = entry.hits
         # The fork is the move that led to the marked position: a knight move.
-        assert re.fullmatch(r"(\d+\. )?N[a-h1-8x]*[a-h][1-8][+#]?", hit), hit
+        assert re.fullmatch(r"(\d+\.(\.\.)? )?N[a-h1-8x]*[a-h][1-8][+#]?", hit), hit
 
 
 def test_the_page_is_well_formed_and_self_contained(fork_report: tuple[Path, Path]) -> None:
@@ -139,3 +141,76 @@ def test_tags_and_variations_get_their_diagrams(name: str) -> None:
     assert reader.problems == [] and len(reader.entries) == len(matches) > 0
     for found, match in zip(reader.entries, matches, strict=True):
         assert len(found.diagrams) == len(match.marked)
+
+
+def move_spans(text: str) -> list[dict[str, str]]:
+    """The move spans of a page: their attributes, classes and text."""
+    spans = []
+    for match in re.finditer(r'<span class="(mv[^"]*)"([^>]*)>([^<]*)</span>', text):
+        attributes = dict(re.findall(r'([\w-]+)="([^"]*)"', match.group(2)))
+        spans.append({**attributes, "class": match.group(1), "text": match.group(3)})
+    return spans
+
+
+def moves_in(node: chess.pgn.GameNode) -> int:
+    return sum(1 + moves_in(child) for child in node.variations)
+
+
+def test_the_moves_are_written_with_check_and_mate_signs(fork_report: tuple[Path, Path]) -> None:
+    """Every move of every game, as python-chess writes it (``+``, ``#``), with the board
+    after it."""
+    page, _ = fork_report
+    text = page.read_text(encoding="utf-8")
+    games = [m for m in cqllegacy.load(KNIGHT_FORK).search(SAMPLE_GAMES)]
+    lists = re.findall(r'<p class="moves".*?</p>', text)
+    assert len(lists) == len(games)
+    signs = 0
+    for moves, match in zip(lists, games, strict=True):
+        spans = move_spans(moves)
+        board = match.board(0)
+        game = chess.pgn.read_game(io.StringIO(match.pgn))
+        assert game is not None
+        assert len(spans) == moves_in(game)  # every move of the game, once
+        for span in spans:
+            move = chess.Move.from_uci(span["data-uci"])
+            san = board.san(move)
+            assert span["text"].split(" ")[-1] == san
+            signs += san.endswith(("+", "#"))
+            board.push(move)
+            assert span["data-fen"] == board.board_fen()
+    assert signs > 0
+
+
+def test_a_match_in_a_variation_is_shown_in_its_variation(tmp_path: Path) -> None:
+    games = tmp_path / "v.pgn"
+    games.write_text(
+        '[Event "v"]\n[White "A"]\n[Black "B"]\n[Result "1-0"]\n\n'
+        "1. e4 e5 2. Qh5 Nc6 (2... Ke7 3. Qxe5#) 3. Bc4 Nf6 4. Qxf7# 1-0\n"
+    )
+    script = tmp_path / "mates.cql"
+    script.write_text("(match (position :mate :markall :variationsonly))\n")
+    page = tmp_path / "p.html"
+    assert main(["run", str(script), "-i", str(games), "-o", str(tmp_path / "o.pgn"),
+                 "--html", str(page), "-q", "-j", "1"]) == 0  # fmt: skip
+    text = page.read_text(encoding="utf-8")
+    [figure] = re.findall(r"<figcaption>(.*?)</figcaption>", text)
+    assert figure.startswith("ply 5, after 3. Qxe5#, in the variation 2... Ke7 instead of 2... Nc6")
+    variation = re.search(r'<span class="var">(.*?)\)</span>', text)
+    assert variation is not None
+    inside = [(s["class"], s["text"]) for s in move_spans(variation.group(1))]
+    assert inside == [("mv", "2... Ke7"), ("mv hit", "3. Qxe5#")]
+    hits = [s["text"] for s in move_spans(text) if "hit" in s["class"]]
+    assert hits == ["3. Qxe5#"]  # the main line's mate is not in a variation
+    reader = read_report(text)
+    assert reader.problems == [] and reader.stack == []
+
+
+def test_the_arrow_is_translucent_and_under_the_pieces(fork_report: tuple[Path, Path]) -> None:
+    page, _ = fork_report
+    for svg in re.findall(r"<svg [^>]*>.*?</svg>", page.read_text(encoding="utf-8")):
+        if 'class="arrow"' not in svg:
+            continue
+        first_piece = re.search(r'<use href="#(white|black)-', svg)
+        assert first_piece is not None and svg.index('class="arrow"') < first_piece.start()
+        colours = re.findall(r'(?:stroke|fill)="(#[0-9a-f]+)"[^>]*class="arrow"', svg)
+        assert colours and all(len(c) == 9 and int(c[7:], 16) < 0xFF for c in colours)
