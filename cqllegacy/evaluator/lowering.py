@@ -51,6 +51,7 @@ live stream calls that function on python-chess's own board, the game tree on
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -58,7 +59,6 @@ from typing import Any
 import attrs
 
 from cqllegacy.core import tree as ct
-from cqllegacy.core.transforms import orbit
 from cqllegacy.core.tree import (
     And,
     Arith,
@@ -84,6 +84,7 @@ from cqllegacy.core.tree import (
     PieceSet,
     PieceVariable,
     PositionVariable,
+    Query,
     Ray,
     Reads,
     Relation,
@@ -95,30 +96,42 @@ from cqllegacy.core.tree import (
     XRay,
 )
 from cqllegacy.evaluator import operators as op
-from cqllegacy.evaluator.analysis import closed_range, conjuncts, free_variables, meaningful
+from cqllegacy.evaluator.analysis import (
+    Driver,
+    QueryAnalysis,
+    closed_range,
+    conjuncts,
+    free_variables,
+    meaningful,
+    orbit_members,
+)
 from cqllegacy.evaluator.compiler import (
     FAIL,
     BoardCheck,
     Compiled,
     Compiler,
     Context,
-    Fn,
     Kind,
     Lowering,
+    SetFn,
+    TruthFn,
     as_logical,
     as_number,
     as_set,
     truth,
 )
+from cqllegacy.evaluator.drivers import CompiledList
 from cqllegacy.evaluator.line_automaton import LineAutomaton
 from cqllegacy.evaluator.line_rules import CASTLING_LANDINGS, MoveTest
-from cqllegacy.evaluator.masks import mask_function
+from cqllegacy.evaluator.masks import designator_squares
+from cqllegacy.evaluator.plan import Gates, QueryPlan
 from cqllegacy.vocab.pieces import ANYTHING, TypeSet
 from cqllegacy.vocab.squares import FULL, Dihedral
 
 __all__ = [
     "LOWERING",
     "REFERENCE_RULE",
+    "LocalSteps",
     "Steps",
     "bare_move_from",
     "disjunction_members",
@@ -127,6 +140,7 @@ __all__ = [
     "horizon",
     "line_members",
     "line_trie",
+    "lower_query",
     "move_demand",
     "necessary_atoms",
 ]
@@ -259,7 +273,7 @@ def disjunction_members(node: Filter) -> Iterator[Filter]:
         for item in meaningful(node.items):
             yield from disjunction_members(item)
     elif isinstance(node, Transform) and not node.count:
-        for member in orbit(node.kind, node.arg):
+        for member in orbit_members(node):
             yield from disjunction_members(member)
     elif isinstance(node, LegacyOnly):
         yield from disjunction_members(node.filter)
@@ -275,7 +289,7 @@ def _set_members(node: Filter) -> Iterator[Filter]:
         for item in meaningful(node.items):
             yield from _set_members(item)
     elif isinstance(node, Transform) and not node.count:
-        for member in orbit(node.kind, node.arg):
+        for member in orbit_members(node):
             yield from _set_members(member)
     elif isinstance(node, LegacyOnly):
         yield from _set_members(node.filter)
@@ -414,18 +428,16 @@ def _board_count(node: Filter) -> op.BoardCount | None:
 def _piece_set(c: Compiler, node: PieceSet) -> Compiled | None:
     if not _plain_pieces(node) or node.squares == 0:
         return None
-    mask, squares = mask_function(node.types), node.squares
-    check = op.all_atoms((op.Atom(node.types, squares),))
-    if squares == FULL:
-        return Compiled(Kind.SET, lambda ctx, p: mask(ctx.boards[p]), board=check)
-    return Compiled(Kind.SET, lambda ctx, p: mask(ctx.boards[p]) & squares, board=check)
+    # The reference rule's value, with the board check of its atom.
+    check = op.all_atoms((op.Atom(node.types, node.squares),))
+    return attrs.evolve(c.reference(node), board=check)
 
 
 def _count(c: Compiler, node: Count) -> Compiled | None:
     arg = node.arg
     if isinstance(arg, PieceSet) and _plain_pieces(arg):
-        mask, squares = mask_function(arg.types), arg.squares
-        return as_number(lambda ctx, p: (mask(ctx.boards[p]) & squares).bit_count())
+        value = designator_squares(arg.types, arg.squares)
+        return as_number(lambda ctx, p: value(ctx.boards[p]).bit_count())
     count = _board_count(node)
     return None if count is None else as_number(op.on_board(count))
 
@@ -494,14 +506,14 @@ def _arith(c: Compiler, node: Arith) -> Compiled | None:
 # --------------------------------------------------------------------------------------
 
 
-def _conjunction(c: Compiler, items: Sequence[Filter]) -> tuple[BoardCheck | None, Fn]:
+def _conjunction(c: Compiler, items: Sequence[Filter]) -> tuple[BoardCheck | None, TruthFn]:
     """All ``items`` match: their atoms first (with the atoms the other items need, when
     there is more than one test), then the tests the board decides, then the others in
     their order.  A function of the board when the board decides every item."""
     atoms: list[op.Atom] = []
     needed: list[op.Atom] = []
     boards: list[BoardCheck] = []
-    tests: list[Fn] = []
+    tests: list[TruthFn] = []
     for item in items:
         exact = exact_atoms(item)
         if exact is not None:
@@ -574,13 +586,13 @@ def _member(c: Compiler, member: Filter) -> op.Member:
     return op.Member(atoms, test=truth(compiled), moved_from=moved_from)
 
 
-def _any(c: Compiler, node: Filter) -> tuple[BoardCheck | None, Fn]:
+def _any(c: Compiler, node: Filter) -> tuple[BoardCheck | None, TruthFn]:
     """Some member of the disjunction ``node`` matches: a keyed index of its members."""
     members = dict.fromkeys(disjunction_members(node))
     return op.any_member([_member(c, member) for member in members])
 
 
-def _union_value(c: Compiler, node: Filter) -> Fn:
+def _union_value(c: Compiler, node: Filter) -> SetFn:
     """The union of the members' values; members whose necessary atoms fail add nothing."""
     members = dict.fromkeys(_set_members(node))
     entries = tuple((op.all_atoms(necessary_atoms(m)), c.set_fn(m)) for m in members)
@@ -596,12 +608,12 @@ def _union_value(c: Compiler, node: Filter) -> Fn:
     return union
 
 
-def _lazy_orbit_value(c: Compiler, node: Transform) -> Fn:
+def _lazy_orbit_value(c: Compiler, node: Transform) -> SetFn:
     """The union of the members' values, compiled when first asked for: an orbit in a
     condition is only tested, and compiling the value of a thousand members costs a
     noticeable part of a second.  Only for orbits: their members are images of one set
     filter, so compiling them later cannot fail."""
-    union: Fn | None = None
+    union: SetFn | None = None
 
     def first_use(ctx: Context, p: int) -> int:
         nonlocal union
@@ -654,11 +666,11 @@ def _move(c: Compiler, node: Move) -> Compiled | None:
     return as_logical(op.next_move(test.matches, from_squares, to_squares, CASTLING_LANDINGS))
 
 
-def _remembered(c: Compiler, node: Filter) -> Fn:
+def _remembered(c: Compiler, node: Filter) -> TruthFn:
     """The truth of ``node``, remembered per position: one memo per filter for every
     line of the query that has it as a step."""
     key = ("remembered", node)
-    known: Fn | None = c.extras.get(key)
+    known: TruthFn | None = c.extras.get(key)
     if known is None:
         known = c.extras[key] = op.remembered(c.truth(node))
     return known
@@ -799,6 +811,92 @@ def horizon(node: Filter) -> int | None:
             return None
         return sum(step.hi or 0 for step in node.steps) - 1 + deepest
     return deepest
+
+
+# --------------------------------------------------------------------------------------
+# The query: compiled lists, and the driver they run on
+# --------------------------------------------------------------------------------------
+
+
+def lower_query(c: Compiler, analysis: QueryAnalysis) -> QueryPlan:
+    """The plan of an analysed query: its lists compiled by ``c`` and the driver that
+    runs them.  The analysis names the driver the nodes' reach allows; where that is
+    the game tree, the lowering runs a query whose lists are ORs of lines of local steps
+    on tries of lines (``Driver.LINES``), any other on copies of the main line's boards
+    (``Driver.SNAPSHOT``: behind gates, when every list has one and no piece is
+    followed).  A compiler without lowerings plans the reference evaluation: every game
+    on the game tree."""
+    query = analysis.query
+    lists = tuple(
+        CompiledList(
+            found,
+            functools.partial(c.compile, found.source.body),
+            tuple(c.truth(conjunct) for conjunct in found.tag_conjuncts),
+        )
+        for found in analysis.lists
+    )
+    if not c.lowers:
+        reference = attrs.evolve(analysis, driver=Driver.TREE, tag_needles=())
+        return QueryPlan(reference, lists, Driver.TREE, c)
+    if analysis.driver is not Driver.TREE:
+        return QueryPlan(analysis, lists, analysis.driver, c)
+    tries = None if query.tags else _line_tries(c, query)
+    if tries is not None:
+        return QueryPlan(analysis, lists, Driver.LINES, c, tries=tries)
+    # Following pieces needs every board: no gates then.
+    gates = None if analysis.identities else _gates(c, query)
+    return QueryPlan(analysis, lists, Driver.SNAPSHOT, c, gates=gates)
+
+
+class LocalSteps:
+    """Whether a node reads only the current position, its next move and the tags,
+    asked once per node: the recognition of lines asks about the same nodes many times
+    (an orbit's members share their steps), and a node's reach is a walk of its subtree.
+    The answers are filed under the node's identity with the node held beside them, so
+    an identity is never that of a node collected since and made again."""
+
+    def __init__(self) -> None:
+        self._known: dict[int, tuple[Filter, bool]] = {}
+
+    def __call__(self, node: Filter) -> bool:
+        found = self._known.get(id(node))
+        if found is not None and found[0] is node:
+            return found[1]
+        local = node.reads() <= Reads.NEXT_MOVE
+        self._known[id(node)] = (node, local)
+        return local
+
+
+def _line_tries(c: Compiler, query: Query) -> tuple[LineAutomaton, ...] | None:
+    """Per list, its body as a trie of lines of local steps followed while the game is
+    read; None when some body is no OR of such lines."""
+    local = LocalSteps()
+    automata = []
+    for top in query.lists:
+        automaton = line_trie(c, top.body, local)
+        if automaton is None:
+            return None
+        automata.append(automaton)
+    return tuple(automata)
+
+
+def _local(node: Filter) -> bool:
+    return node.reads() <= Reads.NEXT_MOVE
+
+
+def _gates(c: Compiler, query: Query) -> Gates | None:
+    """Per list, a test on the position being read that its body needs, and how far
+    ahead the bodies look; None when some list has no such bound."""
+    tests = []
+    farthest = 0
+    for top in query.lists:
+        ahead = horizon(top.body)
+        found = None if ahead is None else gate(top.body, _local)
+        if found is None or ahead is None:
+            return None
+        tests.append(c.truth(found))
+        farthest = max(farthest, ahead)
+    return Gates(tuple(tests), farthest)
 
 
 def _relation(c: Compiler, node: Relation) -> Compiled:

@@ -53,14 +53,14 @@ import functools
 import itertools
 import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import attrs
 import chess
 
 from cqllegacy.core.tree import PieceSet
 from cqllegacy.evaluator.analysis import closed_range
-from cqllegacy.evaluator.compiler import BoardCheck, Context, Fn
+from cqllegacy.evaluator.compiler import BoardCheck, Context, NumberFn, SetFn, TruthFn
 from cqllegacy.evaluator.masks import Mask, kind_bit, kinds, mask_expression, mask_function
 from cqllegacy.vocab.pieces import (
     ANY_PIECE,
@@ -98,11 +98,13 @@ __all__ = [
     "single_step_line",
 ]
 
+_V = TypeVar("_V")
+
 Board = chess.Board
 BoardCount = Callable[[Board], int]
 
 
-def on_board(check: Callable[[Board], Any]) -> Fn:
+def on_board(check: Callable[[Board], _V]) -> Callable[[Context, int], _V]:
     """A function of the board as a function of the context."""
     return lambda ctx, p: check(ctx.boards[p])
 
@@ -308,7 +310,7 @@ class Member(NamedTuple):
 
     atoms: tuple[Atom, ...]
     board: BoardCheck | None = None
-    test: Fn | None = None
+    test: TruthFn | None = None
     moved_from: int = ANY_MOVE
 
 
@@ -349,7 +351,7 @@ class _Entry(NamedTuple):
 
     moved_from: int
     check: BoardCheck | None
-    test: Fn
+    test: TruthFn
 
 
 def _context_group(members: Sequence[Member]) -> tuple[BoardCheck | None, tuple[_Entry, ...]]:
@@ -389,7 +391,7 @@ def _filed(
     return always, keyed
 
 
-def any_member(members: Sequence[Member]) -> tuple[BoardCheck | None, Fn]:
+def any_member(members: Sequence[Member]) -> tuple[BoardCheck | None, TruthFn]:
     """Some of ``members`` holds: a function of the board when the board decides every
     member (else None), and a function of the context.
 
@@ -476,7 +478,7 @@ def _first_holding(
 
 def _context_index(
     always: list[Member], keyed: dict[tuple[str, chess.Color], dict[int, list[Member]]]
-) -> Fn:
+) -> TruthFn:
     always_group = _context_group(always)
     tables = []
     for (name, color), by_square in keyed.items():
@@ -563,7 +565,7 @@ def attacking(board: Board, attackers: int, targets: int) -> int:
     return out
 
 
-def attacks(left: Fn, right: Fn) -> Fn:
+def attacks(left: SetFn, right: SetFn) -> SetFn:
     """``L attacks R``: the pieces of L attacking some square of R, counted from the
     smaller side."""
 
@@ -578,7 +580,7 @@ def attacks(left: Fn, right: Fn) -> Fn:
     return attacks_value
 
 
-def attacked_by(left: Fn, right: Fn) -> Fn:
+def attacked_by(left: SetFn, right: SetFn) -> SetFn:
     """``L attackedby R``: the squares of L some piece of R attacks, counted from the
     smaller side."""
 
@@ -745,13 +747,11 @@ def _attacks_on(board: Board, attackers: int, targets: int) -> int:
     return count
 
 
-def attack_sum(left: PieceSet | Fn, types: TypeSet, squares: int) -> Fn:
+def attack_sum(left: SetFn, types: TypeSet, squares: int) -> NumberFn:
     """Σ over the squares s of ``squares`` of ``#(L attacks T@s)``: for each attacker in L,
-    the number of its attacked squares holding T there.  With a piece designator L,
-    :func:`board_attack_sum` gives it on the board alone."""
+    the number of its attacked squares holding T there (with a piece designator L the
+    lowering uses :func:`board_attack_sum`, on the board alone)."""
     pieces = mask_function(types)
-    if isinstance(left, PieceSet):
-        return on_board(board_attack_sum(left, types, squares))
     left_fn = left
 
     def total(ctx: Context, p: int) -> int:
@@ -783,7 +783,7 @@ def board_attack_sum(left: PieceSet, types: TypeSet, squares: int) -> BoardCount
 
 def next_move(
     test: Callable[[Context, int, int], bool], from_squares: int, to_squares: int, landings: int
-) -> Fn:
+) -> TruthFn:
     """Some continuation ``q`` of ``p`` with ``test(ctx, p, q)``, its move's squares
     checked first: it must leave ``from_squares`` and reach ``to_squares`` (or castle,
     when ``to_squares`` meets ``landings``, the castling king's squares); a null move is
@@ -805,7 +805,7 @@ def next_move(
     return move_next
 
 
-def remembered(test: Fn) -> Fn:
+def remembered(test: TruthFn) -> TruthFn:
     """``test``, remembered per position of a game (and per scope and binding): the steps
     of many lines are often the same filter at the same position."""
     token = object()
@@ -822,7 +822,7 @@ def remembered(test: Fn) -> Fn:
     return remembered_test
 
 
-def single_step_line(tests: Sequence[Fn]) -> Fn:
+def single_step_line(tests: Sequence[TruthFn]) -> TruthFn:
     """``line --> C1 --> C2 …`` with every step matched exactly once: C1 here, C2 at a
     continuation, … walked along the continuations (``tests[i]`` the truth of Ci)."""
     steps = tuple(tests)
@@ -859,7 +859,7 @@ def _main_chain_ends(table: Any) -> list[int]:
     return ends
 
 
-def find_among(necessity: Fn, test: Fn) -> Fn:
+def find_among(necessity: TruthFn, test: TruthFn) -> TruthFn:
     """``find X`` given a test that holds wherever X holds and reads no binding: the
     positions where it holds are listed once per game and scope, and X is tried at
     those from the current position on, along the continuations in scope."""
@@ -1066,7 +1066,7 @@ class RelationParameters:
     shift: bool
 
 
-def relation(params: RelationParameters) -> Fn:
+def relation(params: RelationParameters) -> TruthFn:
     """Whether some later position relates to this one: the reference rule's comparison
     on placements read once per position (not once per pair), P2's turned placements
     remembered per position, and the answer per position (it depends on no binding).
