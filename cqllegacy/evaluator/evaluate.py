@@ -1,10 +1,12 @@
 """Compile a core :class:`Query` once and evaluate it on games.
 
-A query is analysed once (:mod:`~cqllegacy.evaluator.analysis`: its driver, tag checks,
-needles); every node compiles to a closure ``fn(context, position) -> value``, lowered to a
-physical operator where :mod:`~cqllegacy.evaluator.lowering` recognises its pattern, else by
-its reference rule (:mod:`~cqllegacy.evaluator.position_rules`,
-:mod:`~cqllegacy.evaluator.line_rules`, :mod:`~cqllegacy.evaluator.legacy_rules`); the drivers
+A query goes through one pipeline once: analysed (:mod:`~cqllegacy.evaluator.analysis`:
+tag checks, needles, the driver its reach allows), then lowered into a typed plan
+(:func:`~cqllegacy.evaluator.lowering.lower_query`, :mod:`~cqllegacy.evaluator.plan`): every
+node compiles to a closure ``fn(context, position) -> value``, a physical operator where
+the lowering recognises its pattern, else by its reference rule
+(:mod:`~cqllegacy.evaluator.position_rules`, :mod:`~cqllegacy.evaluator.line_rules`,
+:mod:`~cqllegacy.evaluator.legacy_rules`), and the plan names the driver; the drivers
 (:mod:`~cqllegacy.evaluator.drivers`) run the compiled lists on a game tree
 (:class:`~cqllegacy.evaluator.gametree.PositionTable`, boards built incrementally), on
 python-chess's board while a game is read, or on its tags alone.

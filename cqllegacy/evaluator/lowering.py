@@ -35,6 +35,11 @@ legacy ``:relation``               placements read once per position, compared a
                                    binding; X is tried there only
 =================================  ==============================================================
 
+:func:`lower_query` lowers a whole analysed query into its plan
+(:class:`~cqllegacy.evaluator.plan.QueryPlan`): the compiled lists and the driver, the tries
+of lines (:func:`line_trie`) or the gates and horizon of a snapshot stream (:func:`gate`,
+:func:`horizon`) included.
+
 A lowered node whose truth the board alone decides carries it as ``Compiled.board``: the
 live stream calls that function on python-chess's own board, the game tree on
 ``ctx.boards[p]``; the same operator either way.
@@ -125,6 +130,7 @@ from cqllegacy.evaluator.line_automaton import LineAutomaton
 from cqllegacy.evaluator.line_rules import CASTLING_LANDINGS, MoveTest
 from cqllegacy.evaluator.masks import designator_squares
 from cqllegacy.evaluator.plan import Gates, QueryPlan
+from cqllegacy.evaluator.relation import RelationParameters, relation
 from cqllegacy.vocab.pieces import ANYTHING, TypeSet
 from cqllegacy.vocab.squares import FULL, Dihedral
 
@@ -901,12 +907,12 @@ def _gates(c: Compiler, query: Query) -> Gates | None:
 
 def _relation(c: Compiler, node: Relation) -> Compiled:
     """Every legacy relation: the reference rule's comparison on placements read once per
-    position (see :func:`~cqllegacy.evaluator.operators.relation`)."""
+    position (see :class:`~cqllegacy.evaluator.relation.RelationOperator`)."""
     # The identity first: the original counts compare P2 as it stands.
     turned = [d for d in Dihedral if node.flip and d is not Dihedral.IDENTITY]
     dihedrals = (Dihedral.IDENTITY, *turned)
     side = node.side_to_move
-    params = op.RelationParameters(
+    params = RelationParameters(
         allowable=node.allowable,
         missing=node.missing,
         new=node.new,
@@ -918,7 +924,7 @@ def _relation(c: Compiler, node: Relation) -> Compiled:
         dihedrals=tuple(d.map_set for d in dihedrals),
         shift=node.shift,
     )
-    return Compiled(Kind.LOGICAL, op.relation(params))
+    return Compiled(Kind.LOGICAL, relation(params))
 
 
 def _find(c: Compiler, node: Find) -> Compiled | None:
