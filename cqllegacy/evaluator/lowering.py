@@ -149,6 +149,8 @@ __all__ = [
     "lower_query",
     "move_demand",
     "necessary_atoms",
+    "single_steps",
+    "step_here",
 ]
 
 # --------------------------------------------------------------------------------------
@@ -226,8 +228,8 @@ def necessary_atoms(node: Filter) -> tuple[op.Atom, ...]:
     if isinstance(node, Move) and not node.previous:
         parts = (node.from_, node.to, node.capture)
         return tuple(atom for part in parts if part is not None for atom in necessary_atoms(part))
-    if isinstance(node, Line) and node.steps and node.steps[0].lo >= 1:
-        return necessary_atoms(node.steps[0].filter)
+    if isinstance(node, Line) and (here := step_here(node)) is not None:
+        return necessary_atoms(here)
     return ()
 
 
@@ -326,8 +328,8 @@ def move_demand(node: Filter) -> tuple[int, TypeSet]:
             more_squares, more_types = move_demand(item)
             squares, types = squares & more_squares, types & more_types
         return squares, types
-    if isinstance(node, Line) and node.steps and node.steps[0].lo >= 1:
-        return move_demand(node.steps[0].filter)
+    if isinstance(node, Line) and (here := step_here(node)) is not None:
+        return move_demand(here)
     if isinstance(node, LegacyOnly):
         return move_demand(node.filter)
     return FULL, ANYTHING
@@ -682,21 +684,29 @@ def _remembered(c: Compiler, node: Filter) -> TruthFn:
     return known
 
 
-def _single_steps(node: Line) -> bool:
-    """Every constituent of the line matched exactly once, none a group."""
-    return bool(node.steps) and all(
+def step_here(node: Line) -> Filter | None:
+    """The constituent ``node`` matches at the current position: its first, when that
+    is matched at least once (None: the line may match without it here).  What the
+    recognitions that look at the current position read of a line."""
+    return node.steps[0].filter if node.steps and node.steps[0].lo >= 1 else None
+
+
+def single_steps(node: Line) -> Steps | None:
+    """The constituents of ``node`` in order, when each is matched exactly once and none
+    is a group (the lines the walker and the tries of lines run); None otherwise."""
+    if node.steps and all(
         (step.lo, step.hi) == (1, 1) and not isinstance(step.filter, LineGroup)
         for step in node.steps
-    )
+    ):
+        return tuple(step.filter for step in node.steps)
+    return None
 
 
 def _line(c: Compiler, node: Line) -> Compiled | None:
-    if not _single_steps(node):
+    steps = single_steps(node)
+    if steps is None:
         return None
-    tests = [
-        c.truth(step.filter) if i == 0 else _remembered(c, step.filter)
-        for i, step in enumerate(node.steps)
-    ]
+    tests = [c.truth(step) if i == 0 else _remembered(c, step) for i, step in enumerate(steps)]
     return as_logical(op.single_step_line(tests))
 
 
@@ -743,9 +753,8 @@ def _line_members(node: Filter, local: Callable[[Filter], bool]) -> list[Steps] 
                 return None
         return out
     if isinstance(node, Line):
-        if _single_steps(node) and all(local(s.filter) for s in node.steps):
-            return [tuple(s.filter for s in node.steps)]
-        return None
+        steps = single_steps(node)
+        return [steps] if steps is not None and all(local(s) for s in steps) else None
     if isinstance(node, Compound | And):
         items = meaningful(node.items)
         others = [item for item in items if not local(item)]
@@ -786,8 +795,8 @@ def gate(node: Filter, local: Callable[[Filter], bool]) -> Filter | None:
     if local(node):
         return node
     if isinstance(node, Line):
-        first = node.steps[0] if node.steps else None
-        return gate(first.filter, local) if first is not None and first.lo >= 1 else None
+        here = step_here(node)
+        return None if here is None else gate(here, local)
     if isinstance(node, LegacyOnly):
         return gate(node.filter, local)
     if isinstance(node, Compound | And):
