@@ -18,7 +18,6 @@ False
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
@@ -27,7 +26,7 @@ import attrs
 import chess
 
 from cqllegacy.core.dispatch import Dispatcher
-from cqllegacy.core.tree import Filter, Scope
+from cqllegacy.core.tree import Filter, Kind, Scope
 from cqllegacy.evaluator.analysis import QueryError
 from cqllegacy.evaluator.gametree import GameInfo, PositionTable
 
@@ -195,12 +194,6 @@ class Context:
 # --------------------------------------------------------------------------------------
 
 
-class Kind(enum.Enum):
-    SET = "set"
-    NUMBER = "numeric"
-    LOGICAL = "logical"
-
-
 Fn = Callable[[Context, int], Any]
 
 #: Whether a filter matches, as a function of the position's board alone.
@@ -232,7 +225,7 @@ REFERENCE_RULES: Dispatcher[Rule] = Dispatcher("reference rules")
 Lowering = Callable[["Compiler", Any], Compiled | None]
 
 #: The value of a filter that fails, by kind.
-FAIL = {Kind.SET: 0, Kind.NUMBER: None, Kind.LOGICAL: False}
+FAIL = {Kind.SET: 0, Kind.NUMBER: None, Kind.LOGICAL: False, Kind.POSITION: None}
 
 
 def as_set(fn: Fn) -> Compiled:
@@ -308,9 +301,10 @@ class Compiler:
         return compiled.fn
 
     def number_fn(self, node: Filter) -> Fn:
-        """A numeric operand; a set stands for its size (semantics: S-modern-model)."""
+        """A numeric operand; a set stands for its size (semantics: S-modern-model), a
+        position for its number in the game tree, which orders positions (decision M7)."""
         compiled = self.compile(node)
-        if compiled.kind is Kind.NUMBER:
+        if compiled.kind in (Kind.NUMBER, Kind.POSITION):
             return compiled.fn
         if compiled.kind is Kind.SET:
             fn = compiled.fn

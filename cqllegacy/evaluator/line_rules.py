@@ -324,7 +324,7 @@ def _position_variable(c: Compiler, node: PositionVariable) -> Compiled:
     # A position's value is its number in the game tree (depth first, main continuation
     # first; decision M7), which is also what position comparisons compare.
     key = position_key(node.name)
-    return as_number(lambda ctx, p: ctx.bindings.get(key))
+    return Compiled(Kind.POSITION, lambda ctx, p: ctx.bindings.get(key))
 
 
 def _position_fn(c: Compiler, node: Filter) -> Fn:
