@@ -12,8 +12,7 @@ S-orbits).
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Mapping
-from types import MappingProxyType
+from collections.abc import Callable
 from typing import Any
 
 import chess
@@ -64,6 +63,7 @@ from cqllegacy.core.tree import (
 from cqllegacy.evaluator.analysis import closed_range, meaningful, orbit_members
 from cqllegacy.evaluator.compiler import (
     FAIL,
+    REFERENCE_RULES,
     Compiled,
     Compiler,
     Context,
@@ -71,7 +71,6 @@ from cqllegacy.evaluator.compiler import (
     Kind,
     NumberFn,
     QueryError,
-    Rule,
     SetFn,
     TruthFn,
     as_logical,
@@ -79,7 +78,6 @@ from cqllegacy.evaluator.compiler import (
     as_set,
     logical_value,
     number_value,
-    registrar,
     set_value,
     truth,
 )
@@ -93,12 +91,10 @@ from cqllegacy.vocab.pieces import (
 from cqllegacy.vocab.rays import BASIC_VECTORS, between_squares, is_diagonal, ray_ends, translate
 from cqllegacy.vocab.squares import FULL, iter_squares
 
-__all__ = ["RULES", "sorted_vectors"]
+__all__ = ["sorted_vectors"]
 
-_TABLE: dict[type[Filter], Rule] = {}
-_rule = registrar(_TABLE)
-#: The reference rules of this module by node class, filled below (a read-only view).
-RULES: Mapping[type[Filter], Rule] = MappingProxyType(_TABLE)
+#: Files a reference rule of this module under its node class.
+_rule = REFERENCE_RULES.register
 
 
 # --------------------------------------------------------------------------------------
