@@ -43,12 +43,9 @@ import attrs
 
 from cqllegacy.core.transforms import orbit
 from cqllegacy.core.tree import (
-    And,
     Comment,
-    Compound,
     Filter,
     Keyword,
-    LegacyOnly,
     Or,
     PieceLoop,
     PieceVariable,
@@ -72,7 +69,6 @@ __all__ = [
     "QueryError",
     "analyse",
     "closed_range",
-    "conjuncts",
     "free_variables",
     "meaningful",
     "orbit_members",
@@ -117,23 +113,6 @@ class Driver(enum.Enum):
 def reads_tags_only(node: Filter) -> bool:
     """Whether ``node`` reads the game's tags and nothing else (result, player, year …)."""
     return node.reads() is Reads.TAGS
-
-
-def conjuncts(node: Filter) -> list[Filter]:
-    """The filters that must all match wherever ``node`` matches (``node`` itself when it
-    is no conjunction); comments left out.
-
-    >>> from cqllegacy.core.tree import Comment
-    >>> from cqllegacy.evaluator.testing import pd
-    >>> conjuncts(Compound((pd("K"), Comment("x"), And((pd("Q"), pd("R")))))) == [
-    ...     pd("K"), pd("Q"), pd("R")]
-    True
-    """
-    if isinstance(node, Compound | And):
-        return [part for item in meaningful(node.items) for part in conjuncts(item)]
-    if isinstance(node, LegacyOnly):
-        return conjuncts(node.filter)
-    return [node]
 
 
 @functools.lru_cache(maxsize=256)
@@ -204,7 +183,7 @@ def _list_analysis(top: TopList, tag_names: set[str]) -> ListAnalysis:
     unknown = free - tag_names
     if unknown:
         raise QueryError(f"piece variable {sorted(unknown)[0]!r} is never bound")
-    checks = tuple(c for c in conjuncts(top.body) if reads_tags_only(c))
+    checks = tuple(c for c in top.body.conjuncts() if reads_tags_only(c))
     return ListAnalysis(
         top, top.body.reads(), tuple(sorted(free)), checks, requires_initial(top.body)
     )
@@ -223,7 +202,7 @@ def requires_initial(node: Filter) -> bool:
     >>> requires_initial(Or((start, pd("K")))), requires_initial(Not(start))
     (False, False)
     """
-    for part in conjuncts(node):
+    for part in node.conjuncts():
         if isinstance(part, Simple) and part.keyword is Keyword.INITIAL:
             return True
         if isinstance(part, Or):

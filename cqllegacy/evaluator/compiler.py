@@ -231,7 +231,9 @@ class Compiled:
     board: BoardCheck | None = None
 
 
-Rule = Callable[["Compiler", Any], Compiled]
+#: A reference rule: compiles a node of the class it is filed under (a dispatcher finds
+#: rules by exact class, so the rule of ``PieceSet`` is only ever handed a ``PieceSet``).
+Rule = Callable[["Compiler", Filter], Compiled]
 
 #: The reference rule of each node class: the node evaluated as the language defines it.
 #: position_rules, line_rules and legacy_rules register theirs (``@REFERENCE_RULES.register``)
@@ -240,7 +242,7 @@ REFERENCE_RULES: Dispatcher[Rule] = Dispatcher("reference rules")
 
 #: A physical operator for a node, or None when the node is not of a pattern the
 #: lowering recognises (its reference rule compiles it).
-Lowering = Callable[["Compiler", Any], Compiled | None]
+Lowering = Callable[["Compiler", Filter], Compiled | None]
 
 #: The value of a filter that fails, by kind.
 FAIL = {Kind.SET: 0, Kind.NUMBER: None, Kind.LOGICAL: False, Kind.POSITION: None}

@@ -106,7 +106,6 @@ from cqllegacy.evaluator.analysis import (
     Driver,
     QueryAnalysis,
     closed_range,
-    conjuncts,
     free_variables,
     meaningful,
     orbit_members,
@@ -254,7 +253,7 @@ def binding_free_necessity(node: Filter) -> Filter | None:
     if not _reads_bindings(node):
         return node
     if isinstance(node, Compound | And | LegacyOnly):
-        parts = [n for part in conjuncts(node) if (n := binding_free_necessity(part))]
+        parts = [n for part in node.conjuncts() if (n := binding_free_necessity(part))]
         return None if not parts else parts[0] if len(parts) == 1 else And(tuple(parts))
     if isinstance(node, Move) and not node.previous:
 
@@ -277,19 +276,13 @@ def binding_free_necessity(node: Filter) -> Filter | None:
 
 def disjunction_members(node: Filter) -> Iterator[Filter]:
     """The filters one of which must match for ``node`` to match (``node`` itself when
-    it is no disjunction)."""
-    if isinstance(node, Or | Union):
-        for item in meaningful(node.items):
-            yield from disjunction_members(item)
-    elif isinstance(node, Transform) and not node.count:
-        for member in orbit_members(node):
-            yield from disjunction_members(member)
-    elif isinstance(node, LegacyOnly):
-        yield from disjunction_members(node.filter)
-    elif isinstance(node, Compound) and len(meaningful(node.items)) == 1:
-        yield from disjunction_members(meaningful(node.items)[0])
-    else:
-        yield node
+    it is no disjunction): its disjuncts, orbits expanded."""
+    for part in node.disjuncts():
+        if isinstance(part, Transform) and not part.count:
+            for member in orbit_members(part):
+                yield from disjunction_members(member)
+        else:
+            yield part
 
 
 def _set_members(node: Filter) -> Iterator[Filter]:
@@ -366,22 +359,6 @@ def _plain_pair(node: Filter) -> tuple[PieceSet, PieceSet] | None:
     return None
 
 
-def _sum_terms(node: Filter) -> list[Filter]:
-    """The terms of a sum ``a + b + …`` (``node`` itself when it is no sum), in order.
-
-    Without recursion: an accumulated list may be a sum of thousands of terms.
-    """
-    terms: list[Filter] = []
-    pending = [node]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, Arith) and item.op is ArithOp.ADD:
-            pending += (item.right, item.left)
-        else:
-            terms.append(item)
-    return terms
-
-
 def _single_square_attack(term: Filter) -> tuple[Filter, TypeSet, int] | None:
     """``#(L attacks T@s)`` with one square s, as (L, T, s); None for other terms."""
     if not (isinstance(term, Count) and isinstance(term.arg, Attacks)):
@@ -398,7 +375,7 @@ def _attack_sum_groups(node: Filter) -> tuple[dict[tuple[Filter, TypeSet], int],
     written)."""
     groups: dict[tuple[Filter, TypeSet], int] = {}
     others: list[Filter] = []
-    for term in _sum_terms(node):
+    for term in node.sum_terms():
         parts = _single_square_attack(term)
         if parts is None:
             others.append(term)
@@ -974,7 +951,8 @@ for _cls, _lowering in (
     (Relation, _relation),
     (Find, _find),
 ):
-    LOWERING.add(_cls, _lowering)
+    # Filed by exact class, each lowering is handed nodes of its own class only.
+    LOWERING.register(_cls)(_lowering)
 
 #: The node classes always compiled by their reference rule: every core class without a
 #: lowering (no pattern of theirs runs faster, or none is written yet), derived.
