@@ -194,7 +194,7 @@ def requires_initial(node: Filter) -> bool:
     conjuncts, of every member of a disjunction, or of what a transform turns (no
     transform changes ``initial``).
 
-    >>> from cqllegacy.core.tree import Keyword, Not, Simple, Transform, TransformKind
+    >>> from cqllegacy.core.tree import Compound, Keyword, Not, Simple, Transform, TransformKind
     >>> from cqllegacy.evaluator.testing import pd
     >>> start = Simple(Keyword.INITIAL)
     >>> requires_initial(Transform(TransformKind.FLIPCOLOR, Compound((start, pd("K")))))
