@@ -13,13 +13,17 @@ driver                  when
                         are not replayed
 ``Driver.LIVE``         every list reads at most the current position and its next move:
                         evaluated on python-chess's own board while the game is read
-``Driver.LINES``        every list is an OR of lines whose steps are of that kind: the
-                        lines are followed forward while the game is read
 ``Driver.TREE``         anything else (``find``, ``move previous``, relations, piece
-                        identities, lines with repeated steps): a table of the game's
-                        positions (of the main line's boards copied while the game is read,
-                        when it has no variations the query examines)
+                        identities, lines): a table of the game's positions
 ======================  ================================================================
+
+:func:`analyse` chooses among these three from ``READS`` alone.  The lowering
+(:func:`~cqllegacy.evaluator.lowering.lower_query`) then settles how a ``TREE`` query
+runs: ``Driver.LINES`` when every list is an OR of lines whose steps read no more than
+the next move (the lines are followed forward while the game is read), else
+``Driver.SNAPSHOT`` (the main line's boards copied while the game is read, behind gates
+where it can; the game tree for a game with variations the query examines).  ``TREE``
+itself is the reference evaluation (``optimize=False``).
 
 >>> from cqllegacy.core.tree import Find, Header, Player, TopList
 >>> from cqllegacy.evaluator.testing import pd
@@ -32,10 +36,12 @@ driver                  when
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Sequence
 
 import attrs
 
+from cqllegacy.core.transforms import orbit
 from cqllegacy.core.tree import (
     Comment,
     Filter,
@@ -63,9 +69,9 @@ __all__ = [
     "QueryError",
     "analyse",
     "closed_range",
-    "conjuncts",
     "free_variables",
     "meaningful",
+    "orbit_members",
     "reads_tags_only",
 ]
 
@@ -97,7 +103,10 @@ class Driver(enum.Enum):
 
     TAGS = "tags"
     LIVE = "live"
+    #: Chosen by the lowering, never by :func:`analyse`.
     LINES = "lines"
+    #: Chosen by the lowering, never by :func:`analyse`.
+    SNAPSHOT = "snapshot"
     TREE = "tree"
 
 
@@ -117,6 +126,20 @@ def conjuncts(node: Filter) -> list[Filter]:
     True
     """
     return list(node.conjuncts())
+
+
+@functools.lru_cache(maxsize=256)
+def orbit_members(node: Transform) -> tuple[Filter, ...]:
+    """The members of the orbit of ``node`` (semantics: S-orbits): the one expansion the
+    reference rule, the lowering and the plan's witness all read, computed once per
+    transform (the cache holds its keys: equal trees, never recycled ids).
+
+    >>> from cqllegacy.core.tree import TransformKind
+    >>> from cqllegacy.evaluator.testing import pd
+    >>> len(orbit_members(Transform(TransformKind.FLIP, pd("Ka1"))))
+    4
+    """
+    return orbit(node.kind, node.arg)
 
 
 def meaningful(items: Sequence[Filter]) -> list[Filter]:
@@ -173,7 +196,7 @@ def _list_analysis(top: TopList, tag_names: set[str]) -> ListAnalysis:
     unknown = free - tag_names
     if unknown:
         raise QueryError(f"piece variable {sorted(unknown)[0]!r} is never bound")
-    checks = tuple(c for c in conjuncts(top.body) if reads_tags_only(c))
+    checks = tuple(c for c in top.body.conjuncts() if reads_tags_only(c))
     return ListAnalysis(
         top, top.body.reads(), tuple(sorted(free)), checks, requires_initial(top.body)
     )
@@ -192,7 +215,7 @@ def requires_initial(node: Filter) -> bool:
     >>> requires_initial(Or((start, pd("K")))), requires_initial(Not(start))
     (False, False)
     """
-    for part in conjuncts(node):
+    for part in node.conjuncts():
         if isinstance(part, Simple) and part.keyword is Keyword.INITIAL:
             return True
         if isinstance(part, Or):
@@ -230,7 +253,7 @@ def _driver(query: Query, lists: tuple[ListAnalysis, ...]) -> Driver:
         return Driver.TAGS
     if farthest <= Reads.NEXT_MOVE:
         return Driver.LIVE
-    # The compiler turns TREE into LINES where every list is an OR of local-step lines.
+    # The lowering settles how: LINES or SNAPSHOT (see the module's docstring).
     return Driver.TREE
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 import attrs
 import chess
@@ -41,12 +41,19 @@ __all__ = [
     "Indexed",
     "Kind",
     "Lowering",
+    "NumberFn",
     "QueryError",
     "Rule",
+    "SetFn",
+    "TruthFn",
+    "Value",
     "as_logical",
     "as_number",
     "as_set",
     "in_bounds",
+    "logical_value",
+    "number_value",
+    "set_value",
     "truth",
 ]
 
@@ -194,7 +201,18 @@ class Context:
 # --------------------------------------------------------------------------------------
 
 
-Fn = Callable[[Context, int], Any]
+#: A filter's value at a position: a bitboard (a set filter; 0 when it fails), a number or
+#: None (a numeric filter), a truth (a logical filter; ``bool`` is an ``int`` subtype).
+Value = int | None
+
+#: A compiled node's value function, of any kind.
+Fn = Callable[[Context, int], Value]
+#: The value function of a set filter: a bitboard.
+SetFn = Callable[[Context, int], int]
+#: The value function of a numeric filter: a number, None when it fails.
+NumberFn = Callable[[Context, int], int | None]
+#: Whether a filter matches at a position.
+TruthFn = Callable[[Context, int], bool]
 
 #: Whether a filter matches, as a function of the position's board alone.
 BoardCheck = Callable[[chess.Board], bool]
@@ -209,11 +227,13 @@ class Compiled:
 
     kind: Kind
     fn: Fn
-    test: Fn | None = None
+    test: TruthFn | None = None
     board: BoardCheck | None = None
 
 
-Rule = Callable[["Compiler", Any], Compiled]
+#: A reference rule: compiles a node of the class it is filed under (a dispatcher finds
+#: rules by exact class, so the rule of ``PieceSet`` is only ever handed a ``PieceSet``).
+Rule = Callable[["Compiler", Filter], Compiled]
 
 #: The reference rule of each node class: the node evaluated as the language defines it.
 #: position_rules, line_rules and legacy_rules register theirs (``@REFERENCE_RULES.register``)
@@ -222,29 +242,53 @@ REFERENCE_RULES: Dispatcher[Rule] = Dispatcher("reference rules")
 
 #: A physical operator for a node, or None when the node is not of a pattern the
 #: lowering recognises (its reference rule compiles it).
-Lowering = Callable[["Compiler", Any], Compiled | None]
+Lowering = Callable[["Compiler", Filter], Compiled | None]
 
 #: The value of a filter that fails, by kind.
 FAIL = {Kind.SET: 0, Kind.NUMBER: None, Kind.LOGICAL: False, Kind.POSITION: None}
 
 
-def as_set(fn: Fn) -> Compiled:
+def as_set(fn: SetFn) -> Compiled:
     return Compiled(Kind.SET, fn)
 
 
-def as_number(fn: Fn) -> Compiled:
+def as_number(fn: NumberFn) -> Compiled:
     return Compiled(Kind.NUMBER, fn)
 
 
-def as_logical(fn: Fn) -> Compiled:
+def as_logical(fn: TruthFn) -> Compiled:
     return Compiled(Kind.LOGICAL, fn)
 
 
-def truth(compiled: Compiled) -> Fn:
+# The kind of a compiled node says what its function gives (``as_set`` and the rest
+# take functions of that type); these three read it back, the only place the static
+# type of a value function is narrowed.
+
+
+def set_value(compiled: Compiled) -> SetFn:
+    """The value function of a compiled set filter."""
+    assert compiled.kind is Kind.SET
+    return cast(SetFn, compiled.fn)
+
+
+def number_value(compiled: Compiled) -> NumberFn:
+    """The value function of a compiled numeric filter, or of a position (its number in
+    the game tree, None when there is none)."""
+    assert compiled.kind in (Kind.NUMBER, Kind.POSITION)
+    return compiled.fn
+
+
+def logical_value(compiled: Compiled) -> TruthFn:
+    """The value function of a compiled logical filter."""
+    assert compiled.kind is Kind.LOGICAL
+    return cast(TruthFn, compiled.fn)
+
+
+def truth(compiled: Compiled) -> TruthFn:
     if compiled.test is not None:
         return compiled.test
     if compiled.kind is Kind.LOGICAL:
-        return compiled.fn
+        return logical_value(compiled)
     if compiled.board is not None:
         check = compiled.board
         return lambda ctx, p: check(ctx.boards[p])
@@ -291,23 +335,23 @@ class Compiler:
             raise QueryError(f"the evaluator has no rule for a {type(node).__name__} node")
         return rule(self, node)
 
-    def truth(self, node: Filter) -> Fn:
+    def truth(self, node: Filter) -> TruthFn:
         return truth(self.compile(node))
 
-    def set_fn(self, node: Filter) -> Fn:
+    def set_fn(self, node: Filter) -> SetFn:
         compiled = self.compile(node)
         if compiled.kind is not Kind.SET:
             raise QueryError(f"a {type(node).__name__} filter is not a set of squares")
-        return compiled.fn
+        return set_value(compiled)
 
-    def number_fn(self, node: Filter) -> Fn:
+    def number_fn(self, node: Filter) -> NumberFn:
         """A numeric operand; a set stands for its size (semantics: S-modern-model), a
         position for its number in the game tree, which orders positions (decision M7)."""
         compiled = self.compile(node)
         if compiled.kind in (Kind.NUMBER, Kind.POSITION):
-            return compiled.fn
+            return number_value(compiled)
         if compiled.kind is Kind.SET:
-            fn = compiled.fn
+            fn = set_value(compiled)
             return lambda ctx, p: fn(ctx, p).bit_count()
         raise QueryError(f"a {type(node).__name__} filter has no numeric value")
 

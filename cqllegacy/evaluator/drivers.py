@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator, Sequence
-from typing import cast
 
 import attrs
 import chess
@@ -30,7 +29,7 @@ from cqllegacy.evaluator.analysis import ListAnalysis
 from cqllegacy.evaluator.compiler import (
     Compiled,
     Context,
-    Fn,
+    TruthFn,
     in_bounds,
     truth,
 )
@@ -50,6 +49,7 @@ from cqllegacy.recursion import room_for_deep_trees
 
 __all__ = [
     "CompiledList",
+    "Gates",
     "LinesDriver",
     "LiveDriver",
     "SnapshotDriver",
@@ -70,13 +70,13 @@ class CompiledList:
         self,
         analysis: ListAnalysis,
         compile_body: Callable[[], Compiled],
-        game_checks: tuple[Fn, ...],
+        game_checks: tuple[TruthFn, ...],
     ) -> None:
         self.analysis = analysis
         self.game_checks = game_checks
         self._compile_body = compile_body
         self._body: Compiled | None = None
-        self._test: Fn | None = None
+        self._test: TruthFn | None = None
 
     @property
     def source(self) -> TopList:
@@ -94,7 +94,7 @@ class CompiledList:
         return self._body
 
     @property
-    def test(self) -> Fn:
+    def test(self) -> TruthFn:
         if self._test is None:
             self._test = truth(self.body)
         return self._test
@@ -235,6 +235,16 @@ class LinesDriver(StreamDriver):
 
 
 @attrs.frozen
+class Gates:
+    """What a snapshot stream tests while the game is read: per list, a test on the
+    position being read that holds wherever the list may match, and how many positions
+    after such a position the lists look (the boards kept around each candidate)."""
+
+    tests: tuple[TruthFn, ...]
+    horizon: int
+
+
+@attrs.frozen
 class SnapshotDriver(StreamDriver):
     """The game tree's evaluation on the main line's boards, copied while the game is
     read (only those a gate says may be needed, when ``gates`` are given: per list a test
@@ -243,25 +253,23 @@ class SnapshotDriver(StreamDriver):
 
     tree: TreeDriver
     identities: bool
-    gates: tuple[tuple[Fn, ...], int] | None
+    gates: Gates | None
 
     def stream(
         self, info: GameInfo, *, skip_initial: bool, variations: bool, leave_on_variation: bool
     ) -> GameStream:
         def evaluate_line(
-            boards: list[chess.Board | None], moves: list[chess.Move], candidates: Candidates
+            boards: list[chess.Board], moves: list[chess.Move], candidates: Candidates
         ) -> Verdict:
-            # A board left out (None) is of a position no gate let through: no list
+            # A board left out (UNREAD) is of a position no gate let through: no list
             # examines it, nor looks at it from a candidate (the horizon); a query that
             # follows pieces has no gates (the table reads every board).
-            known = cast(list[chess.Board], boards)
-            table = PositionTable.from_main_line(known, moves, identities=self.identities)
+            table = PositionTable.from_main_line(boards, moves, identities=self.identities)
             return self.tree.verdict(table, info, skip_initial, variations, candidates)
 
         gates = None
         if self.gates is not None:
-            tests, horizon = self.gates
-            gates = (tests, Context.streaming(info), horizon)
+            gates = (self.gates.tests, Context.streaming(info), self.gates.horizon)
         return SnapshotStream(evaluate_line, gates=gates, leave_on_variation=leave_on_variation)
 
 

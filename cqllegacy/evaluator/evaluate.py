@@ -1,10 +1,12 @@
 """Compile a core :class:`Query` once and evaluate it on games.
 
-A query is analysed once (:mod:`~cqllegacy.evaluator.analysis`: its driver, tag checks,
-needles); every node compiles to a closure ``fn(context, position) -> value``, lowered to a
-physical operator where :mod:`~cqllegacy.evaluator.lowering` recognises its pattern, else by
-its reference rule (:mod:`~cqllegacy.evaluator.position_rules`,
-:mod:`~cqllegacy.evaluator.line_rules`, :mod:`~cqllegacy.evaluator.legacy_rules`); the drivers
+A query goes through one pipeline once: analysed (:mod:`~cqllegacy.evaluator.analysis`:
+tag checks, needles, the driver its reach allows), then lowered into a typed plan
+(:func:`~cqllegacy.evaluator.lowering.lower_query`, :mod:`~cqllegacy.evaluator.plan`): every
+node compiles to a closure ``fn(context, position) -> value``, a physical operator where
+the lowering recognises its pattern, else by its reference rule
+(:mod:`~cqllegacy.evaluator.position_rules`, :mod:`~cqllegacy.evaluator.line_rules`,
+:mod:`~cqllegacy.evaluator.legacy_rules`), and the plan names the driver; the drivers
 (:mod:`~cqllegacy.evaluator.drivers`) run the compiled lists on a game tree
 (:class:`~cqllegacy.evaluator.gametree.PositionTable`, boards built incrementally), on
 python-chess's board while a game is read, or on its tags alone.
@@ -32,7 +34,6 @@ True
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -47,7 +48,6 @@ from cqllegacy.core.tree import (
     PieceLoop,
     PieceVariable,
     Query,
-    Reads,
     Scope,
 )
 from cqllegacy.evaluator import legacy_rules, line_rules, lowering, position_rules
@@ -62,12 +62,10 @@ from cqllegacy.evaluator.compiler import (
     REFERENCE_RULES,
     Compiler,
     Context,
-    Fn,
     Lowering,
     in_bounds,
 )
 from cqllegacy.evaluator.drivers import (
-    CompiledList,
     LinesDriver,
     LiveDriver,
     SnapshotDriver,
@@ -76,8 +74,8 @@ from cqllegacy.evaluator.drivers import (
     TreeDriver,
 )
 from cqllegacy.evaluator.gametree import GameInfo, PositionTable
-from cqllegacy.evaluator.line_automaton import LineAutomaton
 from cqllegacy.evaluator.needles import Needles
+from cqllegacy.evaluator.plan import Members, QueryPlan
 from cqllegacy.evaluator.stream import GameStream, Verdict
 from cqllegacy.recursion import room_for_deep_trees
 
@@ -88,7 +86,9 @@ __all__ = [
     "ListMatch",
     "QueryError",
     "compile_query",
+    "context_at",
     "evaluate_filter",
+    "lowered_members",
 ]
 
 #: The reference rules: every node evaluated as the language defines it (the three rule
@@ -155,45 +155,31 @@ class CompiledQuery:
     def _build(self, query: Query, optimize: bool) -> None:
         self.query = query
         self.optimize = optimize
-        compiler = _compiler(optimize)
-        analysis = analyse(query)
-        self._lists = tuple(
-            CompiledList(
-                found,
-                functools.partial(compiler.compile, found.source.body),
-                tuple(compiler.truth(conjunct) for conjunct in found.tag_conjuncts),
-            )
-            for found in analysis.lists
-        )
+        plan = lowering.lower_query(_compiler(optimize), analyse(query))
+        self.plan: QueryPlan = plan
+        self._lists = plan.lists
         self._tree = TreeDriver(query, self._lists)
         self._streams: StreamDriver | None = None
-        if not optimize:
-            analysis = attrs.evolve(analysis, driver=Driver.TREE, tag_needles=())
-        elif analysis.driver is Driver.LIVE:
+        if plan.driver is Driver.LIVE:
             self._streams = LiveDriver(self._lists)
-        elif analysis.driver is Driver.TREE:
-            automata = None if query.tags else _line_tries(compiler, query)
-            if automata is not None:
-                self._streams = LinesDriver(self._lists, automata)
-                analysis = attrs.evolve(analysis, driver=Driver.LINES)
-            else:
-                # Following pieces needs every board: no gates then.
-                gates = None if analysis.identities else _gates(compiler, query)
-                self._streams = SnapshotDriver(self._tree, analysis.identities, gates)
-        if analysis.driver is not Driver.LINES:
+        elif plan.driver is Driver.LINES:
+            self._streams = LinesDriver(self._lists, plan.tries)
+        elif plan.driver is Driver.SNAPSHOT:
+            self._streams = SnapshotDriver(self._tree, plan.analysis.identities, plan.gates)
+        if plan.driver is not Driver.LINES:
             # Compiled now, so that a query the evaluator cannot run is refused before any
             # game.  The tries of a LINES query compiled every step already; its body (a
             # keyed index of hundreds of lines, for a game with variations) waits.
             for compiled in self._lists:
                 compiled.compile()
-        self._tags = TagsDriver(self._lists) if analysis.driver is Driver.TAGS else None
-        self.analysis: QueryAnalysis = analysis
+        self._tags = TagsDriver(self._lists) if plan.driver is Driver.TAGS else None
+        self.analysis: QueryAnalysis = plan.analysis
 
     @property
     def driver(self) -> Driver:
-        """How games are evaluated (Driver.TREE for the reference evaluator,
-        ``optimize=False``)."""
-        return self.analysis.driver
+        """How games are evaluated, as the plan says (Driver.TREE for the reference
+        evaluator, ``optimize=False``)."""
+        return self.plan.driver
 
     @property
     def tag_needles(self) -> Needles:
@@ -366,48 +352,6 @@ class CompiledQuery:
         return GameMatch(True, tuple(lists))
 
 
-def _local(node: Filter) -> bool:
-    """Whether ``node`` reads only the current position, its next move and the tags."""
-    return node.reads() <= Reads.NEXT_MOVE
-
-
-def _line_tries(compiler: Compiler, query: Query) -> tuple[LineAutomaton, ...] | None:
-    """Per list, its body as a trie of lines of local steps followed while the game is
-    read; None when some body is no OR of such lines."""
-    # The recognition asks about the same nodes many times (an orbit's members share
-    # their steps); a node's reach is a walk of its subtree, so it is asked once per node.
-    known: dict[int, bool] = {}
-
-    def local(node: Filter) -> bool:
-        found = known.get(id(node))
-        if found is None:
-            found = known[id(node)] = _local(node)
-        return found
-
-    automata = []
-    for top in query.lists:
-        automaton = lowering.line_trie(compiler, top.body, local)
-        if automaton is None:
-            return None
-        automata.append(automaton)
-    return tuple(automata)
-
-
-def _gates(compiler: Compiler, query: Query) -> tuple[tuple[Fn, ...], int] | None:
-    """Per list, a test on the position being read that its body needs, and how far
-    ahead the bodies look; None when some list has no such bound."""
-    tests = []
-    farthest = 0
-    for top in query.lists:
-        ahead = lowering.horizon(top.body)
-        found = None if ahead is None else lowering.gate(top.body, _local)
-        if found is None or ahead is None:
-            return None
-        tests.append(compiler.truth(found))
-        farthest = max(farthest, ahead)
-    return tuple(tests), farthest
-
-
 def _recompile(query: Query, optimize: bool) -> CompiledQuery:
     return CompiledQuery(query, optimize=optimize)
 
@@ -441,8 +385,22 @@ def evaluate_filter(
             raise QueryError(f"piece variable {sorted(free)[0]!r} is never bound")
         compiled = _compiler(optimize).compile(filter)
     identities = filter.find(PieceVariable, PieceLoop) is not None
-    table = PositionTable.build(node.game(), variations=True, identities=identities)
-    ctx = Context(table, GameInfo.from_headers(node.game().headers))
-    ctx.set_scope(scope)
-    value: int | bool | None = compiled.fn(ctx, table.index_of(node))
+    ctx, p = context_at(node, scope=scope, identities=identities)
+    value: int | bool | None = compiled.fn(ctx, p)
     return value
+
+
+def context_at(node: chess.pgn.GameNode, *, scope: Scope, identities: bool) -> tuple[Context, int]:
+    """A context for the game of ``node`` (every variation laid out, pieces followed when
+    ``identities``) with ``scope``'s continuations, and the position of ``node`` in it."""
+    game = node.game()
+    table = PositionTable.build(game, variations=True, identities=identities)
+    ctx = Context(table, GameInfo.from_headers(game.headers))
+    ctx.set_scope(scope)
+    return ctx, table.index_of(node)
+
+
+def lowered_members() -> Members:
+    """The members of disjunctions and their tests as the lowered plan compiles them
+    (what :mod:`cqllegacy.present.witness` shows), on a compiler of their own."""
+    return Members(_compiler(True))

@@ -41,6 +41,7 @@ from cqllegacy.evaluator.compiler import (
     Fn,
     Kind,
     QueryError,
+    SetFn,
     as_logical,
     as_number,
     as_set,
@@ -78,15 +79,15 @@ def _destination(board: chess.Board, move: chess.Move) -> int:
 class MoveTest:
     """The compiled parameters of one ``move`` filter."""
 
-    from_: Fn | None
-    to: Fn | None
-    capture: Fn | None
+    from_: SetFn | None
+    to: SetFn | None
+    capture: SetFn | None
     promote: TypeSet | None
     enpassant: bool
 
     @classmethod
     def of(cls, c: Compiler, node: Move) -> MoveTest:
-        def optional(arg: Filter | None) -> Fn | None:
+        def optional(arg: Filter | None) -> SetFn | None:
             return None if arg is None else c.set_fn(arg)
 
         return cls(

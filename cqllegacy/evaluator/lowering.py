@@ -36,6 +36,11 @@ legacy ``:relation``               placements read once per position, compared a
                                    binding; X is tried there only
 =================================  ==============================================================
 
+:func:`lower_query` lowers a whole analysed query into its plan
+(:class:`~cqllegacy.evaluator.plan.QueryPlan`): the compiled lists and the driver, the tries
+of lines (:func:`line_trie`) or the gates and horizon of a snapshot stream (:func:`gate`,
+:func:`horizon`) included.
+
 A lowered node whose truth the board alone decides carries it as ``Compiled.board``: the
 live stream calls that function on python-chess's own board, the game tree on
 ``ctx.boards[p]``; the same operator either way.
@@ -52,6 +57,7 @@ live stream calls that function on python-chess's own board, the game tree on
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -59,7 +65,6 @@ import attrs
 
 from cqllegacy.core import tree as ct
 from cqllegacy.core.dispatch import Dispatcher
-from cqllegacy.core.transforms import orbit
 from cqllegacy.core.tree import (
     And,
     Arith,
@@ -85,6 +90,7 @@ from cqllegacy.core.tree import (
     PieceSet,
     PieceVariable,
     PositionVariable,
+    Query,
     Ray,
     Reads,
     Relation,
@@ -96,24 +102,35 @@ from cqllegacy.core.tree import (
     XRay,
 )
 from cqllegacy.evaluator import operators as op
-from cqllegacy.evaluator.analysis import closed_range, free_variables, meaningful
+from cqllegacy.evaluator.analysis import (
+    Driver,
+    QueryAnalysis,
+    closed_range,
+    free_variables,
+    meaningful,
+    orbit_members,
+)
 from cqllegacy.evaluator.compiler import (
     FAIL,
     BoardCheck,
     Compiled,
     Compiler,
     Context,
-    Fn,
     Kind,
     Lowering,
+    SetFn,
+    TruthFn,
     as_logical,
     as_number,
     as_set,
     truth,
 )
+from cqllegacy.evaluator.drivers import CompiledList
 from cqllegacy.evaluator.line_automaton import LineAutomaton
 from cqllegacy.evaluator.line_rules import CASTLING_LANDINGS, MoveTest
-from cqllegacy.evaluator.masks import mask_function
+from cqllegacy.evaluator.masks import designator_squares
+from cqllegacy.evaluator.plan import Gates, QueryPlan
+from cqllegacy.evaluator.relation import RelationParameters, relation
 from cqllegacy.vocab.pieces import ANYTHING, TypeSet
 from cqllegacy.vocab.squares import FULL, Dihedral
 
@@ -121,6 +138,7 @@ __all__ = [
     "LOWERING",
     "REFERENCE_RULE",
     "LineMember",
+    "LocalSteps",
     "bare_move_from",
     "disjunction_members",
     "exact_atoms",
@@ -128,8 +146,11 @@ __all__ = [
     "horizon",
     "line_members",
     "line_trie",
+    "lower_query",
     "move_demand",
     "necessary_atoms",
+    "single_steps",
+    "step_here",
 ]
 
 # --------------------------------------------------------------------------------------
@@ -207,8 +228,8 @@ def necessary_atoms(node: Filter) -> tuple[op.Atom, ...]:
     if isinstance(node, Move) and not node.previous:
         parts = (node.from_, node.to, node.capture)
         return tuple(atom for part in parts if part is not None for atom in necessary_atoms(part))
-    if isinstance(node, Line) and node.steps and node.steps[0].lo >= 1:
-        return necessary_atoms(node.steps[0].filter)
+    if isinstance(node, Line) and (here := step_here(node)) is not None:
+        return necessary_atoms(here)
     return ()
 
 
@@ -256,10 +277,10 @@ def binding_free_necessity(node: Filter) -> Filter | None:
 
 def disjunction_members(node: Filter) -> Iterator[Filter]:
     """The filters one of which must match for ``node`` to match (``node`` itself when
-    it is no disjunction): the node's disjuncts, a transform's orbit opened."""
+    it is no disjunction): its disjuncts, orbits expanded."""
     for part in node.disjuncts():
         if isinstance(part, Transform) and not part.count:
-            for member in orbit(part.kind, part.arg):
+            for member in orbit_members(part):
                 yield from disjunction_members(member)
         else:
             yield part
@@ -271,7 +292,7 @@ def _set_members(node: Filter) -> Iterator[Filter]:
         for item in meaningful(node.items):
             yield from _set_members(item)
     elif isinstance(node, Transform) and not node.count:
-        for member in orbit(node.kind, node.arg):
+        for member in orbit_members(node):
             yield from _set_members(member)
     elif isinstance(node, LegacyOnly):
         yield from _set_members(node.filter)
@@ -303,8 +324,10 @@ def move_demand(node: Filter) -> tuple[int, TypeSet]:
             more_squares, more_types = move_demand(item)
             squares, types = squares & more_squares, types & more_types
         return squares, types
-    if isinstance(node, Line) and node.steps and node.steps[0].lo >= 1:
-        return move_demand(node.steps[0].filter)
+    if isinstance(node, Line) and (here := step_here(node)) is not None:
+        return move_demand(here)
+    if isinstance(node, LegacyOnly):
+        return move_demand(node.filter)
     return FULL, ANYTHING
 
 
@@ -334,22 +357,6 @@ def _plain_pair(node: Filter) -> tuple[PieceSet, PieceSet] | None:
     return None
 
 
-def _sum_terms(node: Filter) -> list[Filter]:
-    """The terms of a sum ``a + b + …`` (``node`` itself when it is no sum), in order.
-
-    Without recursion: an accumulated list may be a sum of thousands of terms.
-    """
-    terms: list[Filter] = []
-    pending = [node]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, Arith) and item.op is ArithOp.ADD:
-            pending += (item.right, item.left)
-        else:
-            terms.append(item)
-    return terms
-
-
 def _single_square_attack(term: Filter) -> tuple[Filter, TypeSet, int] | None:
     """``#(L attacks T@s)`` with one square s, as (L, T, s); None for other terms."""
     if not (isinstance(term, Count) and isinstance(term.arg, Attacks)):
@@ -366,7 +373,7 @@ def _attack_sum_groups(node: Filter) -> tuple[dict[tuple[Filter, TypeSet], int],
     written)."""
     groups: dict[tuple[Filter, TypeSet], int] = {}
     others: list[Filter] = []
-    for term in _sum_terms(node):
+    for term in node.sum_terms():
         parts = _single_square_attack(term)
         if parts is None:
             others.append(term)
@@ -405,18 +412,16 @@ def _board_count(node: Filter) -> op.BoardCount | None:
 def _piece_set(c: Compiler, node: PieceSet) -> Compiled | None:
     if not _plain_pieces(node) or node.squares == 0:
         return None
-    mask, squares = mask_function(node.types), node.squares
-    check = op.all_atoms((op.Atom(node.types, squares),))
-    if squares == FULL:
-        return Compiled(Kind.SET, lambda ctx, p: mask(ctx.boards[p]), board=check)
-    return Compiled(Kind.SET, lambda ctx, p: mask(ctx.boards[p]) & squares, board=check)
+    # The reference rule's value, with the board check of its atom.
+    check = op.all_atoms((op.Atom(node.types, node.squares),))
+    return attrs.evolve(c.reference(node), board=check)
 
 
 def _count(c: Compiler, node: Count) -> Compiled | None:
     arg = node.arg
     if isinstance(arg, PieceSet) and _plain_pieces(arg):
-        mask, squares = mask_function(arg.types), arg.squares
-        return as_number(lambda ctx, p: (mask(ctx.boards[p]) & squares).bit_count())
+        value = designator_squares(arg.types, arg.squares)
+        return as_number(lambda ctx, p: value(ctx.boards[p]).bit_count())
     count = _board_count(node)
     return None if count is None else as_number(op.on_board(count))
 
@@ -485,14 +490,14 @@ def _arith(c: Compiler, node: Arith) -> Compiled | None:
 # --------------------------------------------------------------------------------------
 
 
-def _conjunction(c: Compiler, items: Sequence[Filter]) -> tuple[BoardCheck | None, Fn]:
+def _conjunction(c: Compiler, items: Sequence[Filter]) -> tuple[BoardCheck | None, TruthFn]:
     """All ``items`` match: their atoms first (with the atoms the other items need, when
     there is more than one test), then the tests the board decides, then the others in
     their order.  A function of the board when the board decides every item."""
     atoms: list[op.Atom] = []
     needed: list[op.Atom] = []
     boards: list[BoardCheck] = []
-    tests: list[Fn] = []
+    tests: list[TruthFn] = []
     for item in items:
         exact = exact_atoms(item)
         if exact is not None:
@@ -565,13 +570,13 @@ def _member(c: Compiler, member: Filter) -> op.Member:
     return op.Member(atoms, test=truth(compiled), moved_from=moved_from)
 
 
-def _any(c: Compiler, node: Filter) -> tuple[BoardCheck | None, Fn]:
+def _any(c: Compiler, node: Filter) -> tuple[BoardCheck | None, TruthFn]:
     """Some member of the disjunction ``node`` matches: a keyed index of its members."""
     members = dict.fromkeys(disjunction_members(node))
     return op.any_member([_member(c, member) for member in members])
 
 
-def _union_value(c: Compiler, node: Filter) -> Fn:
+def _union_value(c: Compiler, node: Filter) -> SetFn:
     """The union of the members' values; members whose necessary atoms fail add nothing."""
     members = dict.fromkeys(_set_members(node))
     entries = tuple((op.all_atoms(necessary_atoms(m)), c.set_fn(m)) for m in members)
@@ -587,12 +592,12 @@ def _union_value(c: Compiler, node: Filter) -> Fn:
     return union
 
 
-def _lazy_orbit_value(c: Compiler, node: Transform) -> Fn:
+def _lazy_orbit_value(c: Compiler, node: Transform) -> SetFn:
     """The union of the members' values, compiled when first asked for: an orbit in a
     condition is only tested, and compiling the value of a thousand members costs a
     noticeable part of a second.  Only for orbits: their members are images of one set
     filter, so compiling them later cannot fail."""
-    union: Fn | None = None
+    union: SetFn | None = None
 
     def first_use(ctx: Context, p: int) -> int:
         nonlocal union
@@ -645,31 +650,39 @@ def _move(c: Compiler, node: Move) -> Compiled | None:
     return as_logical(op.next_move(test.matches, from_squares, to_squares, CASTLING_LANDINGS))
 
 
-def _remembered(c: Compiler, node: Filter) -> Fn:
+def _remembered(c: Compiler, node: Filter) -> TruthFn:
     """The truth of ``node``, remembered per position: one memo per filter for every
     line of the query that has it as a step."""
     key = ("remembered", node)
-    known: Fn | None = c.extras.get(key)
+    known: TruthFn | None = c.extras.get(key)
     if known is None:
         known = c.extras[key] = op.remembered(c.truth(node))
     return known
 
 
-def _single_steps(node: Line) -> bool:
-    """Every constituent of the line matched exactly once, none a group."""
-    return bool(node.steps) and all(
+def step_here(node: Line) -> Filter | None:
+    """The constituent ``node`` matches at the current position: its first, when that
+    is matched at least once (None: the line may match without it here).  What the
+    recognitions that look at the current position read of a line."""
+    return node.steps[0].filter if node.steps and node.steps[0].lo >= 1 else None
+
+
+def single_steps(node: Line) -> LineMember | None:
+    """The constituents of ``node`` in order, when each is matched exactly once and none
+    is a group (the lines the walker and the tries of lines run); None otherwise."""
+    if node.steps and all(
         (step.lo, step.hi) == (1, 1) and not isinstance(step.filter, LineGroup)
         for step in node.steps
-    )
+    ):
+        return tuple(step.filter for step in node.steps)
+    return None
 
 
 def _line(c: Compiler, node: Line) -> Compiled | None:
-    if not _single_steps(node):
+    steps = single_steps(node)
+    if steps is None:
         return None
-    tests = [
-        c.truth(step.filter) if i == 0 else _remembered(c, step.filter)
-        for i, step in enumerate(node.steps)
-    ]
+    tests = [c.truth(step) if i == 0 else _remembered(c, step) for i, step in enumerate(steps)]
     return as_logical(op.single_step_line(tests))
 
 
@@ -716,9 +729,8 @@ def _line_members(node: Filter, local: Callable[[Filter], bool]) -> list[LineMem
                 return None
         return out
     if isinstance(node, Line):
-        if _single_steps(node) and all(local(s.filter) for s in node.steps):
-            return [tuple(s.filter for s in node.steps)]
-        return None
+        steps = single_steps(node)
+        return [steps] if steps is not None and all(local(s) for s in steps) else None
     if isinstance(node, Compound | And):
         items = meaningful(node.items)
         others = [item for item in items if not local(item)]
@@ -759,8 +771,8 @@ def gate(node: Filter, local: Callable[[Filter], bool]) -> Filter | None:
     if local(node):
         return node
     if isinstance(node, Line):
-        first = node.steps[0] if node.steps else None
-        return gate(first.filter, local) if first is not None and first.lo >= 1 else None
+        here = step_here(node)
+        return None if here is None else gate(here, local)
     if isinstance(node, LegacyOnly):
         return gate(node.filter, local)
     if isinstance(node, Compound | And):
@@ -792,14 +804,100 @@ def horizon(node: Filter) -> int | None:
     return deepest
 
 
+# --------------------------------------------------------------------------------------
+# The query: compiled lists, and the driver they run on
+# --------------------------------------------------------------------------------------
+
+
+def lower_query(c: Compiler, analysis: QueryAnalysis) -> QueryPlan:
+    """The plan of an analysed query: its lists compiled by ``c`` and the driver that
+    runs them.  The analysis names the driver the nodes' reach allows; where that is
+    the game tree, the lowering runs a query whose lists are ORs of lines of local steps
+    on tries of lines (``Driver.LINES``), any other on copies of the main line's boards
+    (``Driver.SNAPSHOT``: behind gates, when every list has one and no piece is
+    followed).  A compiler without lowerings plans the reference evaluation: every game
+    on the game tree."""
+    query = analysis.query
+    lists = tuple(
+        CompiledList(
+            found,
+            functools.partial(c.compile, found.source.body),
+            tuple(c.truth(conjunct) for conjunct in found.tag_conjuncts),
+        )
+        for found in analysis.lists
+    )
+    if not c.lowers:
+        reference = attrs.evolve(analysis, driver=Driver.TREE, tag_needles=())
+        return QueryPlan(reference, lists, Driver.TREE, c)
+    if analysis.driver is not Driver.TREE:
+        return QueryPlan(analysis, lists, analysis.driver, c)
+    tries = None if query.tags else _line_tries(c, query)
+    if tries is not None:
+        return QueryPlan(analysis, lists, Driver.LINES, c, tries=tries)
+    # Following pieces needs every board: no gates then.
+    gates = None if analysis.identities else _gates(c, query)
+    return QueryPlan(analysis, lists, Driver.SNAPSHOT, c, gates=gates)
+
+
+class LocalSteps:
+    """Whether a node reads only the current position, its next move and the tags,
+    asked once per node: the recognition of lines asks about the same nodes many times
+    (an orbit's members share their steps), and a node's reach is a walk of its subtree.
+    The answers are filed under the node's identity with the node held beside them, so
+    an identity is never that of a node collected since and made again."""
+
+    def __init__(self) -> None:
+        self._known: dict[int, tuple[Filter, bool]] = {}
+
+    def __call__(self, node: Filter) -> bool:
+        found = self._known.get(id(node))
+        if found is not None and found[0] is node:
+            return found[1]
+        local = node.reads() <= Reads.NEXT_MOVE
+        self._known[id(node)] = (node, local)
+        return local
+
+
+def _line_tries(c: Compiler, query: Query) -> tuple[LineAutomaton, ...] | None:
+    """Per list, its body as a trie of lines of local steps followed while the game is
+    read; None when some body is no OR of such lines."""
+    local = LocalSteps()
+    automata = []
+    for top in query.lists:
+        automaton = line_trie(c, top.body, local)
+        if automaton is None:
+            return None
+        automata.append(automaton)
+    return tuple(automata)
+
+
+def _local(node: Filter) -> bool:
+    return node.reads() <= Reads.NEXT_MOVE
+
+
+def _gates(c: Compiler, query: Query) -> Gates | None:
+    """Per list, a test on the position being read that its body needs, and how far
+    ahead the bodies look; None when some list has no such bound."""
+    tests = []
+    farthest = 0
+    for top in query.lists:
+        ahead = horizon(top.body)
+        found = None if ahead is None else gate(top.body, _local)
+        if found is None or ahead is None:
+            return None
+        tests.append(c.truth(found))
+        farthest = max(farthest, ahead)
+    return Gates(tuple(tests), farthest)
+
+
 def _relation(c: Compiler, node: Relation) -> Compiled:
     """Every legacy relation: the reference rule's comparison on placements read once per
-    position (see :func:`~cqllegacy.evaluator.operators.relation`)."""
+    position (see :class:`~cqllegacy.evaluator.relation.RelationOperator`)."""
     # The identity first: the original counts compare P2 as it stands.
     turned = [d for d in Dihedral if node.flip and d is not Dihedral.IDENTITY]
     dihedrals = (Dihedral.IDENTITY, *turned)
     side = node.side_to_move
-    params = op.RelationParameters(
+    params = RelationParameters(
         allowable=node.allowable,
         missing=node.missing,
         new=node.new,
@@ -811,7 +909,7 @@ def _relation(c: Compiler, node: Relation) -> Compiled:
         dihedrals=tuple(d.map_set for d in dihedrals),
         shift=node.shift,
     )
-    return Compiled(Kind.LOGICAL, op.relation(params))
+    return Compiled(Kind.LOGICAL, relation(params))
 
 
 def _find(c: Compiler, node: Find) -> Compiled | None:
@@ -851,7 +949,8 @@ for _cls, _lowering in (
     (Relation, _relation),
     (Find, _find),
 ):
-    LOWERING.add(_cls, _lowering)
+    # Filed by exact class, each lowering is handed nodes of its own class only.
+    LOWERING.register(_cls)(_lowering)
 
 #: The node classes always compiled by their reference rule: every core class without a
 #: lowering (no pattern of theirs runs faster, or none is written yet), derived.

@@ -14,6 +14,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import chess
@@ -21,7 +22,16 @@ import chess
 from cqllegacy.vocab.pieces import ANY_PIECE, ANYTHING, EMPTY_BIT, TypeSet
 from cqllegacy.vocab.squares import FULL
 
-__all__ = ["PIECE_ATTRS", "Mask", "kind_bit", "kinds", "mask_expression", "mask_function"]
+__all__ = [
+    "PIECE_ATTRS",
+    "Mask",
+    "designator_expression",
+    "designator_squares",
+    "kind_bit",
+    "kinds",
+    "mask_expression",
+    "mask_function",
+]
 
 Mask = Callable[[chess.Board], int]
 
@@ -78,6 +88,35 @@ def mask_expression(types: TypeSet) -> str:
     if not parts:
         return "0"
     return parts[0] if len(parts) == 1 else "(" + " | ".join(parts) + ")"
+
+
+def designator_expression(types: TypeSet, squares: int) -> str:
+    """A Python expression for the squares of a piece designator (``types`` on
+    ``squares``) on ``board``: the one definition of its value.
+
+    >>> designator_expression(0b100000, FULL), designator_expression(0, 7)
+    ('(board.kings & board.occupied_co[True])', '0')
+    """
+    if types & ANYTHING == ANYTHING:
+        return str(squares)
+    if squares == 0 or types & ANYTHING == 0:
+        return "0"
+    mask = mask_expression(types)
+    return mask if squares == FULL else f"{mask} & {squares}"
+
+
+@functools.lru_cache(maxsize=1024)
+def designator_squares(types: TypeSet, squares: int) -> Mask:
+    """The squares of a piece designator on a board, as the function of the board
+    :func:`designator_expression` writes (every evaluator rule, operator and the witness
+    read a designator's squares through it).
+
+    >>> designator_squares(0b1, chess.BB_RANK_2 | chess.BB_E4)(chess.Board()) == chess.BB_RANK_2
+    True
+    """
+    source = f"lambda board: {designator_expression(types, squares)}"
+    function: Mask = eval(compile(source, "<cqllegacy designator>", "eval"))
+    return function
 
 
 def mask_function(types: TypeSet) -> Mask:

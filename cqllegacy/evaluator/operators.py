@@ -18,9 +18,8 @@ children), never from the tree, and gives a function of the board (:data:`BoardC
 * **Moves** whose squares are checked before anything else (:func:`next_move`), **lines of
   single steps** walked step by step (:func:`single_step_line`); the trie of many such
   lines followed along a read game is :mod:`~cqllegacy.evaluator.line_automaton`.
-* **Legacy relations** (:func:`relation`): every later position compared with this one,
-  each position's placement read once into four bit planes of piece kinds (two squares
-  hold the same piece when the planes agree), the answer remembered per position.
+* **Legacy relations**: :class:`~cqllegacy.evaluator.relation.RelationOperator`, in a
+  module of its own.
 
 Attack counts read attacks as python-chess's ``Board.attacks_mask`` gives them (pins
 ignored, own pieces attacked: decision L6).  Two exact shortcuts make them cheap:
@@ -50,17 +49,16 @@ from __future__ import annotations
 
 import bisect
 import functools
-import itertools
 import operator
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple, TypeVar
 
 import attrs
 import chess
 
 from cqllegacy.core.tree import PieceSet
 from cqllegacy.evaluator.analysis import closed_range
-from cqllegacy.evaluator.compiler import BoardCheck, Context, Fn
+from cqllegacy.evaluator.compiler import BoardCheck, Context, NumberFn, SetFn, TruthFn
 from cqllegacy.evaluator.masks import Mask, kind_bit, kinds, mask_expression, mask_function
 from cqllegacy.vocab.pieces import (
     ANY_PIECE,
@@ -70,8 +68,7 @@ from cqllegacy.vocab.pieces import (
     TypeSet,
     types_of,
 )
-from cqllegacy.vocab.rays import translate
-from cqllegacy.vocab.squares import FULL, file_of, iter_squares, rank_of
+from cqllegacy.vocab.squares import FULL, iter_squares
 
 __all__ = [
     "ANY_MOVE",
@@ -79,7 +76,6 @@ __all__ = [
     "Atom",
     "BoardCount",
     "Member",
-    "RelationParameters",
     "all_atoms",
     "all_of",
     "any_member",
@@ -93,16 +89,17 @@ __all__ = [
     "find_among",
     "next_move",
     "on_board",
-    "relation",
     "remembered",
     "single_step_line",
 ]
+
+_V = TypeVar("_V")
 
 Board = chess.Board
 BoardCount = Callable[[Board], int]
 
 
-def on_board(check: Callable[[Board], Any]) -> Fn:
+def on_board(check: Callable[[Board], _V]) -> Callable[[Context, int], _V]:
     """A function of the board as a function of the context."""
     return lambda ctx, p: check(ctx.boards[p])
 
@@ -308,7 +305,7 @@ class Member(NamedTuple):
 
     atoms: tuple[Atom, ...]
     board: BoardCheck | None = None
-    test: Fn | None = None
+    test: TruthFn | None = None
     moved_from: int = ANY_MOVE
 
 
@@ -349,7 +346,7 @@ class _Entry(NamedTuple):
 
     moved_from: int
     check: BoardCheck | None
-    test: Fn
+    test: TruthFn
 
 
 def _context_group(members: Sequence[Member]) -> tuple[BoardCheck | None, tuple[_Entry, ...]]:
@@ -389,7 +386,7 @@ def _filed(
     return always, keyed
 
 
-def any_member(members: Sequence[Member]) -> tuple[BoardCheck | None, Fn]:
+def any_member(members: Sequence[Member]) -> tuple[BoardCheck | None, TruthFn]:
     """Some of ``members`` holds: a function of the board when the board decides every
     member (else None), and a function of the context.
 
@@ -476,7 +473,7 @@ def _first_holding(
 
 def _context_index(
     always: list[Member], keyed: dict[tuple[str, chess.Color], dict[int, list[Member]]]
-) -> Fn:
+) -> TruthFn:
     always_group = _context_group(always)
     tables = []
     for (name, color), by_square in keyed.items():
@@ -563,7 +560,7 @@ def attacking(board: Board, attackers: int, targets: int) -> int:
     return out
 
 
-def attacks(left: Fn, right: Fn) -> Fn:
+def attacks(left: SetFn, right: SetFn) -> SetFn:
     """``L attacks R``: the pieces of L attacking some square of R, counted from the
     smaller side."""
 
@@ -578,7 +575,7 @@ def attacks(left: Fn, right: Fn) -> Fn:
     return attacks_value
 
 
-def attacked_by(left: Fn, right: Fn) -> Fn:
+def attacked_by(left: SetFn, right: SetFn) -> SetFn:
     """``L attackedby R``: the squares of L some piece of R attacks, counted from the
     smaller side."""
 
@@ -745,13 +742,11 @@ def _attacks_on(board: Board, attackers: int, targets: int) -> int:
     return count
 
 
-def attack_sum(left: PieceSet | Fn, types: TypeSet, squares: int) -> Fn:
+def attack_sum(left: SetFn, types: TypeSet, squares: int) -> NumberFn:
     """Σ over the squares s of ``squares`` of ``#(L attacks T@s)``: for each attacker in L,
-    the number of its attacked squares holding T there.  With a piece designator L,
-    :func:`board_attack_sum` gives it on the board alone."""
+    the number of its attacked squares holding T there (with a piece designator L the
+    lowering uses :func:`board_attack_sum`, on the board alone)."""
     pieces = mask_function(types)
-    if isinstance(left, PieceSet):
-        return on_board(board_attack_sum(left, types, squares))
     left_fn = left
 
     def total(ctx: Context, p: int) -> int:
@@ -783,7 +778,7 @@ def board_attack_sum(left: PieceSet, types: TypeSet, squares: int) -> BoardCount
 
 def next_move(
     test: Callable[[Context, int, int], bool], from_squares: int, to_squares: int, landings: int
-) -> Fn:
+) -> TruthFn:
     """Some continuation ``q`` of ``p`` with ``test(ctx, p, q)``, its move's squares
     checked first: it must leave ``from_squares`` and reach ``to_squares`` (or castle,
     when ``to_squares`` meets ``landings``, the castling king's squares); a null move is
@@ -805,7 +800,7 @@ def next_move(
     return move_next
 
 
-def remembered(test: Fn) -> Fn:
+def remembered(test: TruthFn) -> TruthFn:
     """``test``, remembered per position of a game (and per scope and binding): the steps
     of many lines are often the same filter at the same position."""
     token = object()
@@ -822,7 +817,7 @@ def remembered(test: Fn) -> Fn:
     return remembered_test
 
 
-def single_step_line(tests: Sequence[Fn]) -> Fn:
+def single_step_line(tests: Sequence[TruthFn]) -> TruthFn:
     """``line --> C1 --> C2 …`` with every step matched exactly once: C1 here, C2 at a
     continuation, … walked along the continuations (``tests[i]`` the truth of Ci)."""
     steps = tuple(tests)
@@ -859,7 +854,7 @@ def _main_chain_ends(table: Any) -> list[int]:
     return ends
 
 
-def find_among(necessity: Fn, test: Fn) -> Fn:
+def find_among(necessity: TruthFn, test: TruthFn) -> TruthFn:
     """``find X`` given a test that holds wherever X holds and reads no binding: the
     positions where it holds are listed once per game and scope, and X is tried at
     those from the current position on, along the continuations in scope."""
@@ -890,449 +885,3 @@ def find_among(necessity: Fn, test: Fn) -> Fn:
         return False
 
     return find
-
-
-# --------------------------------------------------------------------------------------
-# Legacy relation
-# --------------------------------------------------------------------------------------
-
-
-class _Placement(NamedTuple):
-    """What a relation compares of one placement (P1's or a turned P2's), read once.
-
-    ``planes`` hold each piece's kind index (0..11, as in a type set) in binary, one
-    bitboard per bit: two squares occupied in both placements hold the same piece exactly
-    when every plane agrees there, four exclusive-ors instead of twelve intersections.
-    """
-
-    occupied: int  # occupied squares (the allowable ones, for P1)
-    planes: tuple[int, int, int, int]
-    counted: int  # squares of the kinds counted as missing (P1) or new (P2)
-    kinds: tuple[int, ...]  # the 12 piece bitboards
-
-
-def _planes(kinds: Sequence[int]) -> tuple[int, int, int, int]:
-    out = [0, 0, 0, 0]
-    for i, bb in enumerate(kinds):
-        for bit in range(4):
-            if i >> bit & 1:
-                out[bit] |= bb
-    return out[0], out[1], out[2], out[3]
-
-
-def _kinds_union(kinds: Sequence[int], types: TypeSet) -> int:
-    out = 0
-    for i, bb in enumerate(kinds):
-        if types >> i & 1:
-            out |= bb
-    return out
-
-
-def _differing(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> int:
-    """Squares whose kinds differ (meaningful where both placements are occupied)."""
-    return (a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3])
-
-
-def _later_in(table: Any, p: int, main_chain: bool, off_chain: bool) -> list[int]:
-    chain = []
-    q = table.main_child[p]
-    while q >= 0:
-        chain.append(q)
-        q = table.main_child[q]
-    if not off_chain:
-        return chain
-    later = range(p + 1, table.subtree_end[p])
-    if main_chain:
-        return list(later)
-    on_chain = set(chain)
-    return [q for q in later if q not in on_chain]
-
-
-#: A placement for a relation without shift or flip: side to move, occupied squares,
-#: white squares, three bit planes of the piece type, the squares counted as missing and
-#: as new (all but the side and the white squares on the allowable squares only).
-_Row = tuple[bool, int, int, int, int, int, int, int]
-
-
-def _square_changes(rows: Sequence[_Row], end: int) -> list[list[int]]:
-    """For each square, the positions ``1 .. end - 1`` of a line whose content there
-    (occupied, colour, piece type) differs from the position before.
-
-    >>> e2, e4 = 1 << 12, 1 << 28
-    >>> rows = [(True, e2, e2, e2, 0, 0, 0, 0), (False, e4, e4, e4, 0, 0, 0, 0)] * 2
-    >>> found = _square_changes(rows, 4)
-    >>> found[12], found[28], found[0]
-    ([1, 2, 3], [1, 2, 3], [])
-    """
-    found: list[list[int]] = [[] for _ in range(64)]
-    _, o, w, x, y, z, _, _ = rows[0]
-    for q in range(1, end):
-        _, o2, w2, x2, y2, z2, _, _ = rows[q]
-        changed = (o ^ o2) | (w ^ w2) | (x ^ x2) | (y ^ y2) | (z ^ z2)
-        while changed:
-            low = changed & -changed
-            found[low.bit_length() - 1].append(q)
-            changed ^= low
-        o, w, x, y, z = o2, w2, x2, y2, z2
-    return found
-
-
-def _skip(moments: list[list[int]], blocked: int, q: int, end: int) -> int:
-    """How far a scan at ``q`` may skip: each square of ``blocked`` fails every position
-    until its content next changes, so the latest of those changes is a safe next
-    position (``end`` when one of them never changes again).
-
-    >>> _skip([[3, 9]] + [[5]] * 63, 0b11, 4, 20)
-    9
-    """
-    target = q + 1
-    while blocked:
-        low = blocked & -blocked
-        found = moments[low.bit_length() - 1]
-        at = bisect.bisect_right(found, q)
-        if at == len(found):
-            return end
-        target = max(target, found[at])
-        blocked ^= low
-    return target
-
-
-class _LineChanges(NamedTuple):
-    """When the squares of a line change: per square the positions where its content
-    differs from the position before (``moments``), and the changed squares as bits in
-    the order of their last change (``settled``, at positions ``last``)."""
-
-    moments: list[list[int]]
-    settled: list[int]
-    last: list[int]
-
-    @classmethod
-    def of(cls, rows: Sequence[_Row], end: int) -> _LineChanges:
-        moments = _square_changes(rows, end)
-        ordered = sorted((found[-1], sq) for sq, found in enumerate(moments) if found)
-        return cls(moments, [1 << sq for _, sq in ordered], [at for at, _ in ordered])
-
-    def horizon(self, blocked_at_end: int, p: int, end: int) -> int:
-        """The first position after ``p`` from which a square of ``blocked_at_end`` (the
-        squares that fail against the line's last position) keeps its last content, and
-        so fails for good; ``end`` when there is none.
-
-        Such a square changed after ``p`` (its content at ``p`` differs from the last
-        one), so it is found among the squares settled after ``p``.
-        """
-        if not blocked_at_end:
-            return end
-        settled, last = self.settled, self.last
-        for i in range(bisect.bisect_right(last, p), len(last)):
-            if settled[i] & blocked_at_end:
-                return last[i]
-        return end
-
-
-class _RelationMemo(NamedTuple):
-    """What a relation remembers of one game: P1 placements by position, turned P2
-    placements by (position, dihedral index), the answers by position."""
-
-    firsts: dict[int, _Placement]
-    turns: dict[tuple[int, int], _Placement]
-    answers: dict[int, bool]
-
-
-class _Bounds(NamedTuple):
-    lo: int
-    hi: int | None
-
-    def admit(self, value: int) -> bool:
-        return self.lo <= value and (self.hi is None or value <= self.hi)
-
-
-@attrs.frozen
-class RelationParameters:
-    """A legacy relation as the lowering found it (semantics: S-relation, decision L18):
-    ``same_side`` True/False/None for same/changed/ignored side to move, the scope as
-    (``main_chain``, ``off_chain``) — the later positions on and off P1's main
-    continuation — and the transforms of P2 as ``dihedrals`` (each a square-set map) and
-    ``shift``."""
-
-    allowable: int
-    missing: tuple[TypeSet, int, int | None]
-    new: tuple[TypeSet, int, int | None]
-    original_different: tuple[int, int | None] | None
-    original_same: tuple[int, int | None] | None
-    same_side: bool | None
-    main_chain: bool
-    off_chain: bool
-    dihedrals: tuple[Callable[[int], int], ...]
-    shift: bool
-
-
-def relation(params: RelationParameters) -> Fn:
-    """Whether some later position relates to this one: the reference rule's comparison
-    on placements read once per position (not once per pair), P2's turned placements
-    remembered per position, and the answer per position (it depends on no binding).
-
-    Exactly the reference rule's test: a pair fails on a conflict (an allowable square
-    holding different pieces), on the missing and new counts, on the original counts;
-    with ``shift`` only the shifts the reference rule tries are tried.
-    """
-    allowable, shift = params.allowable, params.shift
-    missing_types, missing_lo, missing_hi = params.missing
-    new_types, new_lo, new_hi = params.new
-    missing, new = _Bounds(missing_lo, missing_hi), _Bounds(new_lo, new_hi)
-    original_different = (
-        None if params.original_different is None else _Bounds(*params.original_different)
-    )
-    original_same = None if params.original_same is None else _Bounds(*params.original_same)
-    same_side, dihedrals = params.same_side, params.dihedrals
-    only_identity = not shift and len(dihedrals) == 1
-    token = object()
-
-    def tables(ctx: Context) -> _RelationMemo:
-        # Keyed without the bindings: nothing here depends on them.
-        found: _RelationMemo | None = ctx.memo.get((token, None))
-        if found is None:
-            found = ctx.memo[(token, None)] = _RelationMemo({}, {}, {})
-        return found
-
-    def first(ctx: Context, known: dict[int, _Placement], p: int) -> _Placement:
-        placement = known.get(p)
-        if placement is None:
-            kinds = ctx.piece_boards(p)
-            occupied = _kinds_union(kinds, ANY_PIECE) & allowable
-            counted = _kinds_union(kinds, missing_types) & allowable
-            placement = known[p] = _Placement(occupied, _planes(kinds), counted, kinds)
-        return placement
-
-    def turned(
-        ctx: Context, known: dict[tuple[int, int], _Placement], q: int, d: int
-    ) -> _Placement:
-        placement = known.get((q, d))
-        if placement is None:
-            turn = dihedrals[d]
-            kinds = tuple(turn(bb) for bb in ctx.piece_boards(q))
-            occupied = _kinds_union(kinds, ANY_PIECE)
-            placement = _Placement(occupied, _planes(kinds), _kinds_union(kinds, new_types), kinds)
-            known[(q, d)] = placement
-        return placement
-
-    def originals_ok(one: _Placement, two: _Placement) -> bool:
-        both = one.occupied & two.occupied
-        differ = both & _differing(one.planes, two.planes)
-        if original_different is not None:
-            different = (one.occupied ^ (two.occupied & allowable)) | differ
-            if not original_different.admit(different.bit_count()):
-                return False
-        return original_same is None or original_same.admit((both & ~differ).bit_count())
-
-    def fits(
-        one: _Placement, occupied: int, planes: tuple[int, int, int, int], counted: int
-    ) -> bool:
-        """The reference rule's ``compatible`` for P1 and a moved P2 (unmasked)."""
-        if one.occupied & occupied & _differing(one.planes, planes):
-            return False
-        return missing.admit((one.counted & ~occupied).bit_count()) and new.admit(
-            (counted & allowable & ~one.occupied).bit_count()
-        )
-
-    def offsets(one: _Placement, two: _Placement) -> Iterator[tuple[int, int]]:
-        countable = one.counted
-        if missing_hi is None or countable.bit_count() <= missing_hi:
-            yield from ((dx, dy) for dy in range(-7, 8) for dx in range(-7, 8))
-            return
-        # Of any bound+1 countable P1 pieces at least one must be matched after the shift.
-        tried: set[tuple[int, int]] = set()
-        for target in itertools.islice(iter_squares(countable), missing_hi + 1):
-            kind = next(i for i in range(12) if one.kinds[i] >> target & 1)
-            for source in iter_squares(two.kinds[kind]):
-                offset = (file_of(target) - file_of(source), rank_of(target) - rank_of(source))
-                if offset not in tried:
-                    tried.add(offset)
-                    yield offset
-
-    def related(
-        one: _Placement, ctx: Context, known: dict[tuple[int, int], _Placement], q: int
-    ) -> bool:
-        for d in range(len(dihedrals)):
-            two = turned(ctx, known, q, d)
-            if not shift:
-                if fits(one, two.occupied, two.planes, two.counted):
-                    return True
-                continue
-            for dx, dy in offsets(one, two):
-                planes = two.planes
-                moved = (
-                    translate(planes[0], dx, dy),
-                    translate(planes[1], dx, dy),
-                    translate(planes[2], dx, dy),
-                    translate(planes[3], dx, dy),
-                )
-                if fits(
-                    one, translate(two.occupied, dx, dy), moved, translate(two.counted, dx, dy)
-                ):
-                    return True
-        return False
-
-    missing_mask = mask_function(missing_types & ANY_PIECE)
-    new_mask = mask_function(new_types & ANY_PIECE)
-
-    def row(board: Board) -> _Row:
-        # Colour and piece type in binary: equal exactly when the pieces are the same.
-        types = (
-            board.pawns | board.bishops | board.queens,
-            board.knights | board.bishops | board.kings,
-            board.rooks | board.queens | board.kings,
-        )
-        return (
-            board.turn,
-            board.occupied & allowable,
-            board.occupied_co[chess.WHITE],
-            *types,
-            missing_mask(board) & allowable,
-            new_mask(board) & allowable,
-        )
-
-    def rows(ctx: Context) -> list[_Row]:
-        found: list[_Row] | None = ctx.memo.get((token, "rows"))
-        if found is None:
-            found = ctx.memo[(token, "rows")] = [row(board) for board in ctx.boards]
-        return found
-
-    # A square that holds a different piece in P2 than in P1 (or, with no new or no
-    # missing piece allowed, a new or a missing one) fails every later position until a
-    # move changes that square, so the scan of the main line skips to that move.
-    blocks_new, blocks_missing = new_hi == 0, missing_hi == 0
-
-    def changes(ctx: Context) -> _LineChanges:
-        """When the squares of the main line change."""
-        found: _LineChanges | None = ctx.memo.get((token, "changes"))
-        if found is None:
-            found = ctx.memo[(token, "changes")] = _LineChanges.of(
-                rows(ctx), ctx.table.mainline_length
-            )
-        return found
-
-    def blocking(one: _Row, two: _Row) -> int:
-        """The squares that make the pair (``one``, ``two``) fail whatever else holds."""
-        _, occ1, w1, x1, y1, z1, counted1, _ = one
-        _, occ2, w2, x2, y2, z2, _, counted2 = two
-        blocked = occ1 & occ2 & ((w1 ^ w2) | (x1 ^ x2) | (y1 ^ y2) | (z1 ^ z2))
-        if blocks_new:
-            blocked |= counted2 & ~occ1
-        if blocks_missing:
-            blocked |= counted1 & ~occ2
-        return blocked
-
-    def agrees(turn: bool, occ1: int, counted1: int, turn2: bool, occ2: int, counted2: int) -> bool:
-        """The rest of the reference rule's test for a pair whose common squares hold
-        the same pieces: side to move, original counts, missing and new counts."""
-        if same_side is not None and (turn2 == turn) != same_side:
-            return False
-        if original_different is not None and not original_different.admit(
-            (occ1 ^ occ2).bit_count()
-        ):
-            return False
-        if original_same is not None and not original_same.admit((occ1 & occ2).bit_count()):
-            return False
-        return missing.admit((counted1 & ~occ2).bit_count()) and new.admit(
-            (counted2 & ~occ1).bit_count()
-        )
-
-    # No piece may go missing and none may be new: the later position holds exactly the
-    # same pieces on the allowable squares, which a table of placements finds at once.
-    same_placement = (
-        blocks_new
-        and blocks_missing
-        and missing_types & ANY_PIECE == ANY_PIECE
-        and new_types & ANY_PIECE == ANY_PIECE
-    )
-
-    def last_seen(ctx: Context) -> dict[tuple[int, ...], int]:
-        """The last main-line position of each placement (allowable squares, side to move)."""
-        found: dict[tuple[int, ...], int] | None = ctx.memo.get((token, "placements"))
-        if found is None:
-            found = {}
-            for q, (turn, occ, w, x, y, z, _, _) in enumerate(
-                rows(ctx)[: ctx.table.mainline_length]
-            ):
-                found[(turn, occ, w & occ, x & occ, y & occ, z & occ)] = q
-            ctx.memo[(token, "placements")] = found
-        return found
-
-    def repeated(ctx: Context, p: int) -> bool:
-        """:func:`main_line` when the placement must recur unchanged."""
-        turn, occ, w, x, y, z, _, _ = rows(ctx)[p]
-        if not (
-            missing.admit(0)
-            and new.admit(0)
-            and (original_different is None or original_different.admit(0))
-            and (original_same is None or original_same.admit(occ.bit_count()))
-        ):
-            return False  # the counts of an unchanged placement are out of range
-        latest = last_seen(ctx)
-        sides = (turn,) if same_side else (not turn,) if same_side is False else (True, False)
-        return any(
-            latest.get((side, occ, w & occ, x & occ, y & occ, z & occ), -1) > p for side in sides
-        )
-
-    def main_line(ctx: Context, p: int) -> bool:
-        """:func:`untransformed` along the main line: up to the position from which some
-        square fails for good, skipping the positions that fail on a square no move has
-        changed since."""
-        if same_placement:
-            return repeated(ctx, p)
-        table = rows(ctx)
-        end = ctx.table.mainline_length
-        line = changes(ctx)
-        one = table[p]
-        turn, occ1, _, _, _, _, counted1, _ = one
-        horizon, settled = end, False
-        q = p + 1
-        while q < horizon:
-            two = table[q]
-            blocked = blocking(one, two)
-            if blocked:
-                if not settled:  # asked late: many positions relate to the next one
-                    horizon = line.horizon(blocking(one, table[end - 1]), p, end)
-                    settled = True
-                q = _skip(line.moments, blocked, q, horizon)
-            elif agrees(turn, occ1, counted1, two[0], two[1], two[7]):
-                return True
-            else:
-                q += 1
-        return False
-
-    def untransformed(ctx: Context, p: int) -> bool:
-        """The relation without shift or flip: one pass over the later positions with
-        each placement read once (as :func:`fits` and :func:`originals_ok` compare)."""
-        if p < ctx.table.mainline_length and not params.off_chain:
-            return main_line(ctx, p)
-        table = rows(ctx)
-        one = table[p]
-        turn, occ1, _, _, _, _, counted1, _ = one
-        for q in _later_in(ctx.table, p, params.main_chain, params.off_chain):
-            two = table[q]
-            if not blocking(one, two) and agrees(turn, occ1, counted1, two[0], two[1], two[7]):
-                return True
-        return False
-
-    def check(ctx: Context, p: int) -> bool:
-        firsts, turns, answers = tables(ctx)
-        answer = answers.get(p)
-        if answer is not None:
-            return answer
-        if only_identity:
-            answer = answers[p] = untransformed(ctx, p)
-            return answer
-        one = first(ctx, firsts, p)
-        boards = ctx.boards
-        turn = boards[p].turn
-        later = _later_in(ctx.table, p, params.main_chain, params.off_chain)
-        if same_side is not None:
-            later = [q for q in later if (boards[q].turn == turn) == same_side]
-        if original_different is not None or original_same is not None:
-            later = [q for q in later if originals_ok(one, turned(ctx, turns, q, 0))]
-        answer = any(related(one, ctx, turns, q) for q in later)
-        answers[p] = answer
-        return answer
-
-    return check

@@ -17,7 +17,6 @@ from typing import Any
 
 import chess
 
-from cqllegacy.core.transforms import orbit
 from cqllegacy.core.tree import (
     And,
     Arith,
@@ -61,7 +60,7 @@ from cqllegacy.core.tree import (
     Union,
     XRay,
 )
-from cqllegacy.evaluator.analysis import closed_range, meaningful
+from cqllegacy.evaluator.analysis import closed_range, meaningful, orbit_members
 from cqllegacy.evaluator.compiler import (
     FAIL,
     REFERENCE_RULES,
@@ -70,14 +69,20 @@ from cqllegacy.evaluator.compiler import (
     Context,
     Fn,
     Kind,
+    NumberFn,
     QueryError,
+    SetFn,
+    TruthFn,
     as_logical,
     as_number,
     as_set,
+    logical_value,
+    number_value,
+    set_value,
     truth,
 )
 from cqllegacy.evaluator.gametree import NO_PIECE, GameInfo
-from cqllegacy.evaluator.masks import PIECE_ATTRS, mask_function
+from cqllegacy.evaluator.masks import PIECE_ATTRS, designator_squares
 from cqllegacy.vocab.pieces import (
     ANYTHING,
     NOTHING,
@@ -102,13 +107,11 @@ def _piece_set(c: Compiler, node: PieceSet) -> Compiled:
     if node.types == ANYTHING or squares == 0 or node.types == NOTHING:
         constant = squares if node.types != NOTHING else 0
         return as_set(lambda ctx, p: constant)
-    mask = mask_function(node.types)
-    if squares == FULL:
-        return as_set(lambda ctx, p: mask(ctx.boards[p]))
-    return as_set(lambda ctx, p: mask(ctx.boards[p]) & squares)
+    value = designator_squares(node.types, squares)
+    return as_set(lambda ctx, p: value(ctx.boards[p]))
 
 
-def _union_of(fns: tuple[Fn, ...]) -> Fn:
+def _union_of(fns: tuple[SetFn, ...]) -> SetFn:
     def union(ctx: Context, p: int) -> int:
         out = 0
         for fn in fns:
@@ -118,7 +121,7 @@ def _union_of(fns: tuple[Fn, ...]) -> Fn:
     return union
 
 
-def _maximum_of(fns: tuple[Fn, ...]) -> Fn:
+def _maximum_of(fns: tuple[NumberFn, ...]) -> NumberFn:
     def maximum(ctx: Context, p: int) -> int | None:
         values = [v for v in (fn(ctx, p) for fn in fns) if v is not None]
         return max(values) if values else None
@@ -126,7 +129,7 @@ def _maximum_of(fns: tuple[Fn, ...]) -> Fn:
     return maximum
 
 
-def _any_of(fns: tuple[Fn, ...]) -> Fn:
+def _any_of(fns: tuple[TruthFn, ...]) -> TruthFn:
     return lambda ctx, p: any(fn(ctx, p) for fn in fns)
 
 
@@ -399,7 +402,7 @@ def _movenumber(board: chess.Board) -> int:
     return board.fullmove_number - 1 if board.turn == chess.WHITE else board.fullmove_number
 
 
-_NUMERIC_VALUES: dict[NumericKeyword, Fn] = {
+_NUMERIC_VALUES: dict[NumericKeyword, NumberFn] = {
     NumericKeyword.YEAR: lambda ctx, p: ctx.info.year,
     NumericKeyword.PLY: lambda ctx, p: ctx.ply[p],
     NumericKeyword.MOVENUMBER: lambda ctx, p: _movenumber(ctx.boards[p]),
@@ -422,7 +425,7 @@ def _larger_elo(info: GameInfo) -> int | None:
     return max(info.white_elo, info.black_elo)
 
 
-_ELO: dict[Color | None, Fn] = {
+_ELO: dict[Color | None, NumberFn] = {
     Color.WHITE: lambda ctx, p: ctx.info.white_elo,
     Color.BLACK: lambda ctx, p: ctx.info.black_elo,
     None: lambda ctx, p: _larger_elo(ctx.info),
@@ -539,7 +542,7 @@ def _not(c: Compiler, node: Not) -> Compiled:
     return as_logical(lambda ctx, p: not fn(ctx, p))
 
 
-_SIMPLE: dict[Keyword, Fn] = {
+_SIMPLE: dict[Keyword, TruthFn] = {
     Keyword.TRUE: lambda ctx, p: True,
     Keyword.FALSE: lambda ctx, p: False,
     Keyword.WTM: lambda ctx, p: ctx.boards[p].turn == chess.WHITE,
@@ -609,18 +612,18 @@ def _legacy_only(c: Compiler, node: LegacyOnly) -> Compiled:
 
 # How the orbit members' values combine, by the kind of the transformed filter
 # (semantics: S-orbits).
-_ORBIT_VALUE: dict[Kind, Callable[[tuple[Fn, ...]], Fn]] = {
-    Kind.SET: _union_of,
-    Kind.NUMBER: _maximum_of,
-    Kind.LOGICAL: _any_of,
+_ORBIT_VALUE: dict[Kind, Callable[[tuple[Compiled, ...]], Fn]] = {
+    Kind.SET: lambda members: _union_of(tuple(set_value(m) for m in members)),
+    Kind.NUMBER: lambda members: _maximum_of(tuple(number_value(m) for m in members)),
+    Kind.LOGICAL: lambda members: _any_of(tuple(logical_value(m) for m in members)),
 }
 
 
 @_rule(Transform)
 def _transform(c: Compiler, node: Transform) -> Compiled:
     kind = c.compile(node.arg).kind
-    members = [c.compile(member) for member in orbit(node.kind, node.arg)]
+    members = [c.compile(member) for member in orbit_members(node)]
     if node.count:
         truths = tuple(truth(m) for m in members)
         return as_number(lambda ctx, p: sum(1 for t in truths if t(ctx, p)))
-    return Compiled(kind, _ORBIT_VALUE[kind](tuple(m.fn for m in members)))
+    return Compiled(kind, _ORBIT_VALUE[kind](tuple(members)))

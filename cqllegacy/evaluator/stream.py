@@ -43,11 +43,12 @@ import attrs
 import chess
 import chess.pgn
 
-from cqllegacy.evaluator.compiler import BoardCheck, Context, Fn
+from cqllegacy.evaluator.compiler import BoardCheck, Context, TruthFn
 from cqllegacy.evaluator.line_automaton import LineAutomaton
 from cqllegacy.vocab import san
 
 __all__ = [
+    "UNREAD",
     "Candidates",
     "GameStream",
     "Hits",
@@ -172,7 +173,7 @@ class ListTest:
     else ``test(ctx, p)``."""
 
     board: BoardCheck | None
-    test: Fn
+    test: TruthFn
 
 
 class _ContextStream(GameStream):
@@ -361,8 +362,22 @@ class LineStream(_ContextStream):
         return Verdict(self._judge(hits), hits)
 
 
-#: Copies of the main line's boards (None where no gate needed one).
-_Boards = list[chess.Board | None]
+class _UnreadBoard(chess.Board):
+    """The board of a position no gate let through: the gates and the horizon promise
+    that nothing reads it, and reading it anyway fails loudly instead of giving an
+    answer."""
+
+    def __getattribute__(self, name: str) -> object:
+        if name.startswith("__"):
+            return object.__getattribute__(self, name)
+        raise LookupError("the evaluator read a board its gates left out")
+
+
+#: Stands in the list of boards for each one no gate needed (see :class:`SnapshotStream`).
+UNREAD: chess.Board = object.__new__(_UnreadBoard)
+
+#: Copies of the main line's boards (:data:`UNREAD` where no gate needed one).
+_Boards = list[chess.Board]
 
 
 class SnapshotStream(GameStream):
@@ -372,7 +387,7 @@ class SnapshotStream(GameStream):
     With ``gates`` (one per list: a test on the current position that holds wherever
     the list's body matches, and a ``horizon``: how many positions after one the body
     looks at), a board is copied only when some gate held at most ``horizon``
-    positions before it; the others are None, and the body is evaluated only at the
+    positions before it; the others are :data:`UNREAD`, and the body is evaluated only at the
     positions where its gate held (``candidates``, per list).  Without gates every
     board is copied and ``candidates`` is None.
     """
@@ -381,12 +396,12 @@ class SnapshotStream(GameStream):
         self,
         evaluate: Callable[[_Boards, list[chess.Move], Candidates], Verdict],
         *,
-        gates: tuple[tuple[Fn, ...], Context, int] | None = None,
+        gates: tuple[tuple[TruthFn, ...], Context, int] | None = None,
         leave_on_variation: bool = False,
     ) -> None:
         super().__init__(leave_on_variation=leave_on_variation)
         self._evaluate = evaluate
-        self.boards: list[chess.Board | None] = []
+        self.boards: _Boards = []
         self.moves: list[chess.Move] = []
         self._gates = gates
         self._candidates: tuple[list[int], ...] = tuple([] for _ in gates[0]) if gates else ()
@@ -414,7 +429,7 @@ class SnapshotStream(GameStream):
         else:
             ctx = self._gates[1]
             ctx.moves.append(move)
-            self.boards.append(board.copy(stack=False) if self._gate(board, p) else None)
+            self.boards.append(board.copy(stack=False) if self._gate(board, p) else UNREAD)
         self.moves.append(move)
         self.main_moves = p + 1
 

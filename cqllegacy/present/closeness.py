@@ -29,7 +29,10 @@ import chess.pgn
 
 from cqllegacy.core import tree as core
 from cqllegacy.core.transforms import orbit
-from cqllegacy.present.witness import Place, designator_texts, designators, square_value
+from cqllegacy.evaluator.compiler import Context
+from cqllegacy.evaluator.evaluate import context_at, lowered_members
+from cqllegacy.evaluator.plan import Members
+from cqllegacy.present.witness import designator_texts, designators, square_value
 from cqllegacy.runner.movetext import PositionKey
 from cqllegacy.runner.report import position_key
 from cqllegacy.vocab.pieces import format_legacy_types
@@ -117,19 +120,21 @@ def _examined(
 
 
 class _Judge:
-    """Each part judged once per position."""
+    """Each part judged once per position, as the lowered plan compiles it."""
 
-    def __init__(self, place: Place, scope: core.Scope) -> None:
-        self.place = place
-        self.scope = scope
+    def __init__(self, members: Members, ctx: Context, p: int, board: chess.Board) -> None:
+        self.members = members
+        self.ctx = ctx
+        self.p = p
+        self.board = board
         self.known: dict[core.Filter, bool] = {}
 
     def holds(self, part: core.Filter) -> bool:
         if part not in self.known:
             if isinstance(part, core.PieceSet):
-                self.known[part] = square_value(part, self.place.board) != 0
+                self.known[part] = square_value(part, self.board) != 0
             else:
-                self.known[part] = self.place.matches(part, self.scope)
+                self.known[part] = self.members.holds(part, self.ctx, self.p)
         return self.known[part]
 
 
@@ -139,8 +144,12 @@ def _closest_in_list(
     candidates = _candidates(top.body)
     best = Closest(None, 0, len(candidates[0][0]), ())
     matched = 0
+    # The game laid out once: every examined position is judged in the same context.
+    identities = top.body.find(core.PieceVariable, core.PieceLoop) is not None
+    ctx, _ = context_at(game, scope=scope, identities=identities)
+    members = lowered_members()
     for node in _examined(game, scope, skip_initial):
-        judge = _Judge(Place(node, node.board()), scope)
+        judge = _Judge(members, ctx, ctx.table.index_of(node), node.board())
         here = False
         for parts, member in candidates:
             held = [judge.holds(part) for part in parts]

@@ -8,10 +8,9 @@ there, so the result is the filter *as transformed*: ``Nd4 k[b3,…]`` shifted t
 ``Ne5 k[c4,…]``.  :func:`highlighted_squares` then gives the squares its designators
 stand for on the board, which is what a diagram highlights.
 
-Each member is judged by the evaluator (:func:`~cqllegacy.evaluator.evaluate.evaluate_filter`)
-at the game node itself, so a member matches here exactly when the run would say so;
-a cheap necessary test on the board (every designator standing directly in the
-member's conjunction must find a square) spares most members that evaluation.
+The members are those the lowering expands, each judged by the test the lowered plan
+compiles of it (:class:`~cqllegacy.evaluator.plan.Members`) on the game laid out once,
+so a member matches here exactly when the run would say so.
 
 >>> import io, chess.pgn
 >>> from cqllegacy.core.tree import Compound, PieceSet, Transform, TransformKind
@@ -28,33 +27,31 @@ member's conjunction must find a square) spares most members that evaluation.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 import chess
 import chess.pgn
 
-from cqllegacy.core.transforms import orbit
 from cqllegacy.core.tree import (
     And,
     Comment,
     Compound,
     Filter,
     Find,
-    Keyword,
     Line,
     Not,
-    NumericKeyword,
-    NumericValue,
-    Or,
+    PieceLoop,
     PieceSet,
-    Reads,
+    PieceVariable,
     Relation,
     Scope,
-    Simple,
-    Transform,
 )
+from cqllegacy.evaluator.evaluate import context_at, lowered_members
+from cqllegacy.evaluator.masks import designator_squares
+from cqllegacy.evaluator.plan import Members
 from cqllegacy.runner.movetext import PositionKey
-from cqllegacy.vocab.pieces import EMPTY_BIT, format_legacy_types, piece_types_in
+from cqllegacy.vocab.pieces import format_legacy_types
 from cqllegacy.vocab.squares import SquareSet, format_squares
 
 __all__ = [
@@ -103,94 +100,35 @@ def node_at(game: chess.pgn.Game, key: PositionKey) -> chess.pgn.GameNode:
 
 
 def square_value(piece_set: PieceSet, board: chess.Board) -> SquareSet:
-    """The squares of ``piece_set`` whose content it admits on ``board``.
+    """The squares of ``piece_set`` whose content it admits on ``board`` (the evaluator's
+    one definition of a piece designator's squares).
 
     >>> from cqllegacy.vocab.pieces import types_of
     >>> from cqllegacy.vocab.squares import parse_squares
     >>> format_squares(square_value(PieceSet(types_of("P"), parse_squares("a-h2")), chess.Board()))
     'a-h2'
     """
-    found = 0
-    for color, piece_type in piece_types_in(piece_set.types):
-        found |= board.pieces_mask(piece_type, color)
-    if piece_set.types & EMPTY_BIT:
-        found |= ~board.occupied & chess.BB_ALL
-    return found & piece_set.squares
+    return designator_squares(piece_set.types, piece_set.squares)(board)
 
 
-def _may_match(member: Filter, board: chess.Board) -> bool:
-    """False when a designator standing in the member's conjunction finds no square
-    (then the member cannot match); True otherwise."""
-    return all(
-        square_value(part, board) != 0 for part in member.designators()
-    )
-
-
-#: Keywords that depend on where the position stands in the game, not on its board.
-_PLACE_KEYWORDS = frozenset({Keyword.INITIAL, Keyword.MAINLINE, Keyword.VARIATION})
-
-
-def _reads_the_board_alone(member: Filter) -> bool:
-    """Whether ``member`` reads no more than the board, its next moves and the tags (not
-    the ply, the move number or the position's place in the game)."""
-    if member.reads() > Reads.NEXT_MOVE:
-        return False
-    for part in member.walk():
-        if isinstance(part, NumericValue) and part.keyword is not NumericKeyword.YEAR:
-            return False
-        if isinstance(part, Simple) and part.keyword in _PLACE_KEYWORDS:
-            return False
-    return True
+@functools.lru_cache(maxsize=16)
+def _members(body: Filter) -> Members:
+    """The members of the disjunctions of ``body`` and their tests, as the lowered plan
+    compiles them (one compiler per body, kept while it is being explained)."""
+    return lowered_members()
 
 
 class _Place:
-    """A position where members are judged: the game node itself, and a one-position
-    game with the same board, tags and next moves, cheaper to evaluate on (the evaluator
-    lays out the whole game for every filter) and used for members that read no more."""
+    """The position where members are judged: a context of the game laid out once, and
+    the position's index in it."""
 
-    def __init__(self, node: chess.pgn.GameNode, board: chess.Board) -> None:
-        self.node = node
-        self.board = board
-        self._small: chess.pgn.Game | None = None
+    def __init__(self, node: chess.pgn.GameNode, body: Filter, scope: Scope) -> None:
+        identities = body.find(PieceVariable, PieceLoop) is not None
+        self.ctx, self.p = context_at(node, scope=scope, identities=identities)
+        self.members = _members(body)
 
-    @property
-    def small(self) -> chess.pgn.Game:
-        if self._small is None:
-            game = chess.pgn.Game(self.node.game().headers)
-            game.setup(self.board.copy(stack=False))
-            for continuation in self.node.variations:
-                game.add_variation(continuation.move)
-            self._small = game
-        return self._small
-
-    def matches(self, member: Filter, scope: Scope) -> bool:
-        # Imported here: the evaluator is loaded only when a position is explained.
-        from cqllegacy.evaluator.evaluate import evaluate_filter
-
-        where = self.small if _reads_the_board_alone(member) else self.node
-        try:
-            value = evaluate_filter(member, where, scope=scope)
-        except ValueError:
-            # A member the evaluator cannot judge alone (a piece variable bound by the
-            # query's tags, …): it is not shown to match, and the OR stays whole.
-            return False
-        return value is not None and value is not False and value != 0
-
-
-#: A position where filters are judged as the run would (``closeness`` counts parts there).
-Place = _Place
-
-
-def _members(node: Filter) -> tuple[Filter, ...] | None:
-    """The alternatives of an OR-like node (None for any other node)."""
-    if isinstance(node, Or):
-        return node.items
-    if isinstance(node, Transform) and not node.count:
-        try:
-            return orbit(node.kind, node.arg)
-        except ValueError:
-            return None
-    return None
+    def matches(self, member: Filter) -> bool:
+        return self.members.holds(member, self.ctx, self.p)
 
 
 def witness(
@@ -202,37 +140,38 @@ def witness(
 ) -> Filter:
     """``body`` with each OR and transform replaced by its first member that matches at
     ``node`` (conjunctions are followed into; other nodes stay as they are).  When no
-    member can be shown to match, the OR stays whole.  ``board``: the node's board, when
-    the caller has it."""
-    return _witness(body, _Place(node, board or node.board()), scope)
+    member can be shown to match, the OR stays whole.  The members and whether they
+    hold are the lowered plan's (:class:`~cqllegacy.evaluator.plan.Members`); ``board``
+    (the node's board, when the caller has it) is accepted and not needed."""
+    return _witness(body, _Place(node, body, scope))
 
 
-def _witness(body: Filter, place: _Place, scope: Scope) -> Filter:
-    found = _resolved(body, place, scope)
+def _witness(body: Filter, place: _Place) -> Filter:
+    found = _resolved(body, place)
     return body if found is None else found
 
 
-def _resolved(body: Filter, place: _Place, scope: Scope) -> Filter | None:
+def _resolved(body: Filter, place: _Place) -> Filter | None:
     """``body`` with its ORs resolved to a matching member; None when ``body`` is an OR
     none of whose members is shown to match."""
     if isinstance(body, Compound | And):
-        return Compound(tuple(_witness(item, place, scope) for item in body.items))
-    members = _members(body)
+        return Compound(tuple(_witness(item, place) for item in body.items))
+    members = Members.of(body)
     if members is None:
         return body
     if len(members) > MAX_MEMBERS:
         return None
     for member in members:
-        if isinstance(member, Comment) or not _may_match(member, place.board):
+        if isinstance(member, Comment):
             continue
-        if _members(member) is not None:
+        if Members.of(member) is not None:
             # A nested OR (an orbit inside an orbit): its own members are tried one by
             # one instead of compiling the whole nested orbit.
-            found = _resolved(member, place, scope)
+            found = _resolved(member, place)
             if found is not None:
                 return found
-        elif place.matches(member, scope):
-            return _witness(member, place, scope)
+        elif place.matches(member):
+            return _witness(member, place)
     return None
 
 
@@ -242,7 +181,7 @@ def designators(found: Filter) -> Iterator[PieceSet]:
     if isinstance(found, PieceSet):
         yield found
         return
-    if isinstance(found, Not | Line | Find | Relation) or _members(found) is not None:
+    if isinstance(found, Not | Line | Find | Relation) or Members.of(found) is not None:
         return
     for child in found.children():
         yield from designators(child)

@@ -1,0 +1,528 @@
+"""The legacy relation operator (semantics: S-relation, decision L18): whether some later
+position relates to the current one, as the reference rule
+(:mod:`~cqllegacy.evaluator.legacy_rules`) defines it, computed on placements read once
+per position.
+
+Each position's placement is read once into four bit planes of piece kinds (two squares
+hold the same piece when the planes agree); P2's turned placements are remembered per
+position, and the answer per position.  Without shift or flip, a placement is one
+:data:`_Row`, and along a main line the positions that fail on a square no move has
+changed since are skipped (:class:`_LineChanges`, :func:`_skip`).
+
+>>> from cqllegacy.core.tree import Scope
+>>> from cqllegacy.evaluator.evaluate import context_at
+>>> from cqllegacy.evaluator.testing import position
+>>> from cqllegacy.vocab.pieces import ANYTHING
+>>> from cqllegacy.vocab.squares import FULL, Dihedral
+>>> unchanged = RelationParameters(
+...     allowable=FULL, missing=(ANYTHING, 0, 0), new=(ANYTHING, 0, 0),
+...     original_different=None, original_same=None, same_side=None, main_chain=True,
+...     off_chain=False, dihedrals=(Dihedral.IDENTITY.map_set,), shift=False)
+>>> game = position("7k/8/8/8/8/8/8/K7 w - - 0 1", "Kb1 Kg8 Ka1 Kh8").game()
+>>> ctx, _ = context_at(game, scope=Scope.MAINLINE, identities=False)
+>>> check = relation(unchanged)
+>>> check(ctx, 0), check(ctx, 1)  # the start comes again; Kb1 with kh8 does not
+(True, False)
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NamedTuple
+
+import attrs
+import chess
+
+from cqllegacy.evaluator.compiler import Context, TruthFn
+from cqllegacy.evaluator.masks import mask_function
+from cqllegacy.vocab.pieces import ANY_PIECE, TypeSet
+from cqllegacy.vocab.rays import translate
+from cqllegacy.vocab.squares import file_of, iter_squares, rank_of
+
+__all__ = ["RelationOperator", "RelationParameters", "relation"]
+
+Board = chess.Board
+
+
+class _Placement(NamedTuple):
+    """What a relation compares of one placement (P1's or a turned P2's), read once.
+
+    ``planes`` hold each piece's kind index (0..11, as in a type set) in binary, one
+    bitboard per bit: two squares occupied in both placements hold the same piece exactly
+    when every plane agrees there, four exclusive-ors instead of twelve intersections.
+    """
+
+    occupied: int  # occupied squares (the allowable ones, for P1)
+    planes: tuple[int, int, int, int]
+    counted: int  # squares of the kinds counted as missing (P1) or new (P2)
+    kinds: tuple[int, ...]  # the 12 piece bitboards
+
+
+def _planes(kinds: Sequence[int]) -> tuple[int, int, int, int]:
+    out = [0, 0, 0, 0]
+    for i, bb in enumerate(kinds):
+        for bit in range(4):
+            if i >> bit & 1:
+                out[bit] |= bb
+    return out[0], out[1], out[2], out[3]
+
+
+def _kinds_union(kinds: Sequence[int], types: TypeSet) -> int:
+    out = 0
+    for i, bb in enumerate(kinds):
+        if types >> i & 1:
+            out |= bb
+    return out
+
+
+def _differing(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> int:
+    """Squares whose kinds differ (meaningful where both placements are occupied)."""
+    return (a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3])
+
+
+def _later_in(table: Any, p: int, main_chain: bool, off_chain: bool) -> list[int]:
+    chain = []
+    q = table.main_child[p]
+    while q >= 0:
+        chain.append(q)
+        q = table.main_child[q]
+    if not off_chain:
+        return chain
+    later = range(p + 1, table.subtree_end[p])
+    if main_chain:
+        return list(later)
+    on_chain = set(chain)
+    return [q for q in later if q not in on_chain]
+
+
+#: A placement for a relation without shift or flip: side to move, occupied squares,
+#: white squares, three bit planes of the piece type, the squares counted as missing and
+#: as new (all but the side and the white squares on the allowable squares only).
+_Row = tuple[bool, int, int, int, int, int, int, int]
+
+
+def _square_changes(rows: Sequence[_Row], end: int) -> list[list[int]]:
+    """For each square, the positions ``1 .. end - 1`` of a line whose content there
+    (occupied, colour, piece type) differs from the position before.
+
+    >>> e2, e4 = 1 << 12, 1 << 28
+    >>> rows = [(True, e2, e2, e2, 0, 0, 0, 0), (False, e4, e4, e4, 0, 0, 0, 0)] * 2
+    >>> found = _square_changes(rows, 4)
+    >>> found[12], found[28], found[0]
+    ([1, 2, 3], [1, 2, 3], [])
+    """
+    found: list[list[int]] = [[] for _ in range(64)]
+    _, o, w, x, y, z, _, _ = rows[0]
+    for q in range(1, end):
+        _, o2, w2, x2, y2, z2, _, _ = rows[q]
+        changed = (o ^ o2) | (w ^ w2) | (x ^ x2) | (y ^ y2) | (z ^ z2)
+        while changed:
+            low = changed & -changed
+            found[low.bit_length() - 1].append(q)
+            changed ^= low
+        o, w, x, y, z = o2, w2, x2, y2, z2
+    return found
+
+
+def _skip(moments: list[list[int]], blocked: int, q: int, end: int) -> int:
+    """How far a scan at ``q`` may skip: each square of ``blocked`` fails every position
+    until its content next changes, so the latest of those changes is a safe next
+    position (``end`` when one of them never changes again).
+
+    >>> _skip([[3, 9]] + [[5]] * 63, 0b11, 4, 20)
+    9
+    """
+    target = q + 1
+    while blocked:
+        low = blocked & -blocked
+        found = moments[low.bit_length() - 1]
+        at = bisect.bisect_right(found, q)
+        if at == len(found):
+            return end
+        target = max(target, found[at])
+        blocked ^= low
+    return target
+
+
+class _LineChanges(NamedTuple):
+    """When the squares of a line change: per square the positions where its content
+    differs from the position before (``moments``), and the changed squares as bits in
+    the order of their last change (``settled``, at positions ``last``)."""
+
+    moments: list[list[int]]
+    settled: list[int]
+    last: list[int]
+
+    @classmethod
+    def of(cls, rows: Sequence[_Row], end: int) -> _LineChanges:
+        moments = _square_changes(rows, end)
+        ordered = sorted((found[-1], sq) for sq, found in enumerate(moments) if found)
+        return cls(moments, [1 << sq for _, sq in ordered], [at for at, _ in ordered])
+
+    def horizon(self, blocked_at_end: int, p: int, end: int) -> int:
+        """The first position after ``p`` from which a square of ``blocked_at_end`` (the
+        squares that fail against the line's last position) keeps its last content, and
+        so fails for good; ``end`` when there is none.
+
+        Such a square changed after ``p`` (its content at ``p`` differs from the last
+        one), so it is found among the squares settled after ``p``.
+        """
+        if not blocked_at_end:
+            return end
+        settled, last = self.settled, self.last
+        for i in range(bisect.bisect_right(last, p), len(last)):
+            if settled[i] & blocked_at_end:
+                return last[i]
+        return end
+
+
+class _RelationMemo(NamedTuple):
+    """What a relation remembers of one game: P1 placements by position, turned P2
+    placements by (position, dihedral index), the answers by position."""
+
+    firsts: dict[int, _Placement]
+    turns: dict[tuple[int, int], _Placement]
+    answers: dict[int, bool]
+
+
+class _Bounds(NamedTuple):
+    lo: int
+    hi: int | None
+
+    def admit(self, value: int) -> bool:
+        return self.lo <= value and (self.hi is None or value <= self.hi)
+
+
+@attrs.frozen
+class RelationParameters:
+    """A legacy relation as the lowering found it (semantics: S-relation, decision L18):
+    ``same_side`` True/False/None for same/changed/ignored side to move, the scope as
+    (``main_chain``, ``off_chain``) — the later positions on and off P1's main
+    continuation — and the transforms of P2 as ``dihedrals`` (each a square-set map) and
+    ``shift``."""
+
+    allowable: int
+    missing: tuple[TypeSet, int, int | None]
+    new: tuple[TypeSet, int, int | None]
+    original_different: tuple[int, int | None] | None
+    original_same: tuple[int, int | None] | None
+    same_side: bool | None
+    main_chain: bool
+    off_chain: bool
+    dihedrals: tuple[Callable[[int], int], ...]
+    shift: bool
+
+
+class RelationOperator:
+    """Whether some later position relates to this one (semantics: S-relation, decision
+    L18): the reference rule's comparison on placements read once per position (not once
+    per pair), P2's turned placements remembered per position, and the answer per
+    position (it depends on no binding).  :attr:`check` is the compiled test.
+
+    Exactly the reference rule's test: a pair fails on a conflict (an allowable square
+    holding different pieces), on the missing and new counts, on the original counts;
+    with ``shift`` only the shifts the reference rule tries are tried.  Without shift or
+    flip (:meth:`untransformed`) each placement is read once as a :data:`_Row`, and along
+    a main line (:meth:`main_line`) the positions failing on a square no move has changed
+    since are skipped.
+    """
+
+    def __init__(self, params: RelationParameters) -> None:
+        self.params = params
+        self.allowable = params.allowable
+        missing_types, missing_lo, missing_hi = params.missing
+        new_types, new_lo, new_hi = params.new
+        self.missing, self.new = _Bounds(missing_lo, missing_hi), _Bounds(new_lo, new_hi)
+        self.original_different = (
+            None if params.original_different is None else _Bounds(*params.original_different)
+        )
+        self.original_same = (
+            None if params.original_same is None else _Bounds(*params.original_same)
+        )
+        self.only_identity = not params.shift and len(params.dihedrals) == 1
+        self._missing_mask = mask_function(missing_types & ANY_PIECE)
+        self._new_mask = mask_function(new_types & ANY_PIECE)
+        # A square that holds a different piece in P2 than in P1 (or, with no new or no
+        # missing piece allowed, a new or a missing one) fails every later position until
+        # a move changes that square, so the scan of the main line skips to that move.
+        self.blocks_new, self.blocks_missing = new_hi == 0, missing_hi == 0
+        # No piece may go missing and none may be new: the later position holds exactly
+        # the same pieces on the allowable squares, which a table of placements finds.
+        self.same_placement = (
+            self.blocks_new
+            and self.blocks_missing
+            and missing_types & ANY_PIECE == ANY_PIECE
+            and new_types & ANY_PIECE == ANY_PIECE
+        )
+        self._token = object()
+
+    # ---- what is remembered of a game ---------------------------------------------------
+
+    def _tables(self, ctx: Context) -> _RelationMemo:
+        # Keyed without the bindings: nothing here depends on them.
+        key = (self._token, None)
+        found: _RelationMemo | None = ctx.memo.get(key)
+        if found is None:
+            found = ctx.memo[key] = _RelationMemo({}, {}, {})
+        return found
+
+    def first(self, ctx: Context, known: dict[int, _Placement], p: int) -> _Placement:
+        """P1's placement at ``p`` (allowable squares only), read once."""
+        placement = known.get(p)
+        if placement is None:
+            allowable = self.allowable
+            kinds = ctx.piece_boards(p)
+            occupied = _kinds_union(kinds, ANY_PIECE) & allowable
+            counted = _kinds_union(kinds, self.params.missing[0]) & allowable
+            placement = known[p] = _Placement(occupied, _planes(kinds), counted, kinds)
+        return placement
+
+    def turned(
+        self, ctx: Context, known: dict[tuple[int, int], _Placement], q: int, d: int
+    ) -> _Placement:
+        """P2's placement at ``q`` turned by dihedral ``d``, read once."""
+        placement = known.get((q, d))
+        if placement is None:
+            turn = self.params.dihedrals[d]
+            kinds = tuple(turn(bb) for bb in ctx.piece_boards(q))
+            occupied = _kinds_union(kinds, ANY_PIECE)
+            counted = _kinds_union(kinds, self.params.new[0])
+            placement = known[(q, d)] = _Placement(occupied, _planes(kinds), counted, kinds)
+        return placement
+
+    def row(self, board: Board) -> _Row:
+        """The :data:`_Row` of a board: colour and piece type in binary, equal exactly
+        when the pieces are the same."""
+        allowable = self.allowable
+        types = (
+            board.pawns | board.bishops | board.queens,
+            board.knights | board.bishops | board.kings,
+            board.rooks | board.queens | board.kings,
+        )
+        return (
+            board.turn,
+            board.occupied & allowable,
+            board.occupied_co[chess.WHITE],
+            *types,
+            self._missing_mask(board) & allowable,
+            self._new_mask(board) & allowable,
+        )
+
+    def rows(self, ctx: Context) -> list[_Row]:
+        """The rows of every position of the game, read once."""
+        key = (self._token, "rows")
+        found: list[_Row] | None = ctx.memo.get(key)
+        if found is None:
+            found = ctx.memo[key] = [self.row(board) for board in ctx.boards]
+        return found
+
+    def changes(self, ctx: Context) -> _LineChanges:
+        """When the squares of the main line change."""
+        key = (self._token, "changes")
+        found: _LineChanges | None = ctx.memo.get(key)
+        if found is None:
+            found = ctx.memo[key] = _LineChanges.of(self.rows(ctx), ctx.table.mainline_length)
+        return found
+
+    def last_seen(self, ctx: Context) -> dict[tuple[int, ...], int]:
+        """The last main-line position of each placement (allowable squares, side to move)."""
+        key = (self._token, "placements")
+        found: dict[tuple[int, ...], int] | None = ctx.memo.get(key)
+        if found is None:
+            found = {}
+            for q, (turn, occ, w, x, y, z, _, _) in enumerate(
+                self.rows(ctx)[: ctx.table.mainline_length]
+            ):
+                found[(turn, occ, w & occ, x & occ, y & occ, z & occ)] = q
+            ctx.memo[key] = found
+        return found
+
+    # ---- comparing two placements -----------------------------------------------------
+
+    def originals_ok(self, one: _Placement, two: _Placement) -> bool:
+        """The original counts of P1 and an unturned P2."""
+        both = one.occupied & two.occupied
+        differ = both & _differing(one.planes, two.planes)
+        if self.original_different is not None:
+            different = (one.occupied ^ (two.occupied & self.allowable)) | differ
+            if not self.original_different.admit(different.bit_count()):
+                return False
+        return self.original_same is None or self.original_same.admit((both & ~differ).bit_count())
+
+    def fits(
+        self, one: _Placement, occupied: int, planes: tuple[int, int, int, int], counted: int
+    ) -> bool:
+        """The reference rule's ``compatible`` for P1 and a moved P2 (unmasked)."""
+        if one.occupied & occupied & _differing(one.planes, planes):
+            return False
+        return self.missing.admit((one.counted & ~occupied).bit_count()) and self.new.admit(
+            (counted & self.allowable & ~one.occupied).bit_count()
+        )
+
+    def offsets(self, one: _Placement, two: _Placement) -> Iterator[tuple[int, int]]:
+        """The shifts worth trying: all 225, or with a missing bound only those that
+        bring some of bound + 1 countable P1 pieces onto a piece of their kind (at least
+        one of them must be matched after the shift)."""
+        missing_hi = self.missing.hi
+        countable = one.counted
+        if missing_hi is None or countable.bit_count() <= missing_hi:
+            yield from ((dx, dy) for dy in range(-7, 8) for dx in range(-7, 8))
+            return
+        tried: set[tuple[int, int]] = set()
+        for target in itertools.islice(iter_squares(countable), missing_hi + 1):
+            kind = next(i for i in range(12) if one.kinds[i] >> target & 1)
+            for source in iter_squares(two.kinds[kind]):
+                offset = (file_of(target) - file_of(source), rank_of(target) - rank_of(source))
+                if offset not in tried:
+                    tried.add(offset)
+                    yield offset
+
+    def related(
+        self, one: _Placement, ctx: Context, known: dict[tuple[int, int], _Placement], q: int
+    ) -> bool:
+        """Whether P2 at ``q``, turned by some dihedral (and shifted, with ``shift``),
+        fits P1."""
+        fits = self.fits
+        for d in range(len(self.params.dihedrals)):
+            two = self.turned(ctx, known, q, d)
+            if not self.params.shift:
+                if fits(one, two.occupied, two.planes, two.counted):
+                    return True
+                continue
+            for dx, dy in self.offsets(one, two):
+                planes = two.planes
+                moved = (
+                    translate(planes[0], dx, dy),
+                    translate(planes[1], dx, dy),
+                    translate(planes[2], dx, dy),
+                    translate(planes[3], dx, dy),
+                )
+                if fits(
+                    one, translate(two.occupied, dx, dy), moved, translate(two.counted, dx, dy)
+                ):
+                    return True
+        return False
+
+    def blocking(self, one: _Row, two: _Row) -> int:
+        """The squares that make the pair (``one``, ``two``) fail whatever else holds."""
+        _, occ1, w1, x1, y1, z1, counted1, _ = one
+        _, occ2, w2, x2, y2, z2, _, counted2 = two
+        blocked = occ1 & occ2 & ((w1 ^ w2) | (x1 ^ x2) | (y1 ^ y2) | (z1 ^ z2))
+        if self.blocks_new:
+            blocked |= counted2 & ~occ1
+        if self.blocks_missing:
+            blocked |= counted1 & ~occ2
+        return blocked
+
+    def agrees(
+        self, turn: bool, occ1: int, counted1: int, turn2: bool, occ2: int, counted2: int
+    ) -> bool:
+        """The rest of the reference rule's test for a pair whose common squares hold
+        the same pieces: side to move, original counts, missing and new counts."""
+        same_side = self.params.same_side
+        if same_side is not None and (turn2 == turn) != same_side:
+            return False
+        original_different, original_same = self.original_different, self.original_same
+        if original_different is not None and not original_different.admit(
+            (occ1 ^ occ2).bit_count()
+        ):
+            return False
+        if original_same is not None and not original_same.admit((occ1 & occ2).bit_count()):
+            return False
+        return self.missing.admit((counted1 & ~occ2).bit_count()) and self.new.admit(
+            (counted2 & ~occ1).bit_count()
+        )
+
+    # ---- the scans ----------------------------------------------------------------------
+
+    def repeated(self, ctx: Context, p: int) -> bool:
+        """:meth:`main_line` when the placement must recur unchanged."""
+        turn, occ, w, x, y, z, _, _ = self.rows(ctx)[p]
+        original_different, original_same = self.original_different, self.original_same
+        if not (
+            self.missing.admit(0)
+            and self.new.admit(0)
+            and (original_different is None or original_different.admit(0))
+            and (original_same is None or original_same.admit(occ.bit_count()))
+        ):
+            return False  # the counts of an unchanged placement are out of range
+        latest = self.last_seen(ctx)
+        same_side = self.params.same_side
+        sides = (turn,) if same_side else (not turn,) if same_side is False else (True, False)
+        return any(
+            latest.get((side, occ, w & occ, x & occ, y & occ, z & occ), -1) > p for side in sides
+        )
+
+    def main_line(self, ctx: Context, p: int) -> bool:
+        """:meth:`untransformed` along the main line: up to the position from which some
+        square fails for good, skipping the positions that fail on a square no move has
+        changed since."""
+        if self.same_placement:
+            return self.repeated(ctx, p)
+        table = self.rows(ctx)
+        end = ctx.table.mainline_length
+        line = self.changes(ctx)
+        blocking, agrees = self.blocking, self.agrees
+        one = table[p]
+        turn, occ1, _, _, _, _, counted1, _ = one
+        horizon, settled = end, False
+        q = p + 1
+        while q < horizon:
+            two = table[q]
+            blocked = blocking(one, two)
+            if blocked:
+                if not settled:  # asked late: many positions relate to the next one
+                    horizon = line.horizon(blocking(one, table[end - 1]), p, end)
+                    settled = True
+                q = _skip(line.moments, blocked, q, horizon)
+            elif agrees(turn, occ1, counted1, two[0], two[1], two[7]):
+                return True
+            else:
+                q += 1
+        return False
+
+    def untransformed(self, ctx: Context, p: int) -> bool:
+        """The relation without shift or flip: one pass over the later positions with
+        each placement read once (as :meth:`fits` and :meth:`originals_ok` compare)."""
+        params = self.params
+        if p < ctx.table.mainline_length and not params.off_chain:
+            return self.main_line(ctx, p)
+        table = self.rows(ctx)
+        blocking, agrees = self.blocking, self.agrees
+        one = table[p]
+        turn, occ1, _, _, _, _, counted1, _ = one
+        for q in _later_in(ctx.table, p, params.main_chain, params.off_chain):
+            two = table[q]
+            if not blocking(one, two) and agrees(turn, occ1, counted1, two[0], two[1], two[7]):
+                return True
+        return False
+
+    def check(self, ctx: Context, p: int) -> bool:
+        """Whether some later position in scope relates to ``p`` (remembered)."""
+        firsts, turns, answers = self._tables(ctx)
+        answer = answers.get(p)
+        if answer is not None:
+            return answer
+        if self.only_identity:
+            answer = answers[p] = self.untransformed(ctx, p)
+            return answer
+        params = self.params
+        one = self.first(ctx, firsts, p)
+        boards = ctx.boards
+        turn = boards[p].turn
+        later = _later_in(ctx.table, p, params.main_chain, params.off_chain)
+        same_side = params.same_side
+        if same_side is not None:
+            later = [q for q in later if (boards[q].turn == turn) == same_side]
+        if self.original_different is not None or self.original_same is not None:
+            later = [q for q in later if self.originals_ok(one, self.turned(ctx, turns, q, 0))]
+        answer = any(self.related(one, ctx, turns, q) for q in later)
+        answers[p] = answer
+        return answer
+
+
+def relation(params: RelationParameters) -> TruthFn:
+    """The compiled test of a legacy relation (:meth:`RelationOperator.check`)."""
+    return RelationOperator(params).check
