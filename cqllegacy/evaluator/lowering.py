@@ -334,22 +334,6 @@ def _plain_pair(node: Filter) -> tuple[PieceSet, PieceSet] | None:
     return None
 
 
-def _sum_terms(node: Filter) -> list[Filter]:
-    """The terms of a sum ``a + b + …`` (``node`` itself when it is no sum), in order.
-
-    Without recursion: an accumulated list may be a sum of thousands of terms.
-    """
-    terms: list[Filter] = []
-    pending = [node]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, Arith) and item.op is ArithOp.ADD:
-            pending += (item.right, item.left)
-        else:
-            terms.append(item)
-    return terms
-
-
 def _single_square_attack(term: Filter) -> tuple[Filter, TypeSet, int] | None:
     """``#(L attacks T@s)`` with one square s, as (L, T, s); None for other terms."""
     if not (isinstance(term, Count) and isinstance(term.arg, Attacks)):
@@ -366,7 +350,7 @@ def _attack_sum_groups(node: Filter) -> tuple[dict[tuple[Filter, TypeSet], int],
     written)."""
     groups: dict[tuple[Filter, TypeSet], int] = {}
     others: list[Filter] = []
-    for term in _sum_terms(node):
+    for term in node.sum_terms():
         parts = _single_square_attack(term)
         if parts is None:
             others.append(term)
