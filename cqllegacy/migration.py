@@ -30,19 +30,26 @@ scripts do not count, and an empty folder gives 0), else 1.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import json
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import attrs
 
 from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError, WriteError, display_path
-from cqllegacy.runner.output import make_folder, write_text_atomically
-from cqllegacy.runner.scripts import decode_script, script_language, translate_legacy
+from cqllegacy.runner.output import Replacement, make_folder
+from cqllegacy.runner.scripts import (
+    ScriptEncodingError,
+    decode_script,
+    script_language,
+    translate_legacy,
+    wide_script_encoding,
+)
 
 SCRIPT_SUFFIX = ".cql"
 MARKDOWN_NAME = "MIGRATION.md"
@@ -224,11 +231,16 @@ def read_script_text(path: Path) -> tuple[str, str | None]:
     """
     data = path.read_bytes()
     try:
-        data.decode("utf-8")
+        text = decode_script(data)
+    except ScriptEncodingError as error:
+        raise OSError(str(error)) from None
+    try:
+        if wide_script_encoding(data) is None:
+            data.decode("utf-8")
     except UnicodeDecodeError as error:
         bad = data[error.start : error.start + 1].hex()
-        return decode_script(data), LATIN1_NOTE.format(byte=bad, offset=error.start)
-    return decode_script(data), None
+        return text, LATIN1_NOTE.format(byte=bad, offset=error.start)
+    return text, None
 
 
 def _regular_file(path: Path) -> None:
@@ -349,30 +361,74 @@ def migrate_folder(
     approximate: bool = False,
     translator: Translator | None = None,
 ) -> MigrationReport:
-    """Translate every script under ``source`` into ``destination`` and write the reports."""
+    """Translate every script under ``source`` into ``destination`` and write the reports.
+
+    Every file is written under a temporary name first and all are renamed into place
+    at the end, or none is (a failed write leaves ``destination`` as it was); nothing is
+    written through a link onto a file of ``source``."""
     src, dest = check_folders(source, destination)
     make_folder(dest, f"DEST_DIR {destination}")
     tools = translator or Translator.default()
+    sources = SourceFiles.under(src)
     outcomes = []
-    for rel, path, searched in walk(src):
-        outcome, modern = _outcome_of_entry(
-            rel, path, searched, approximate=approximate, translator=tools
+    with Replacement() as replacement:
+        for rel, path, searched in walk(src):
+            outcome, modern = _outcome_of_entry(
+                rel, path, searched, approximate=approximate, translator=tools
+            )
+            if modern is not None:
+                target = dest / rel
+                make_folder(target.parent, f"the folder {target.parent}")
+                _write(replacement, sources, target, modern)
+            outcomes.append(outcome)
+        report = MigrationReport(str(source), str(destination), approximate, tuple(outcomes))
+        _write(replacement, sources, dest / MARKDOWN_NAME, report_markdown(report))
+        _write(
+            replacement, sources, dest / JSON_NAME, json.dumps(report_json(report), indent=2) + "\n"
         )
-        if modern is not None:
-            target = dest / rel
-            make_folder(target.parent, f"the folder {target.parent}")
-            _write(target, modern)
-        outcomes.append(outcome)
-    report = MigrationReport(str(source), str(destination), approximate, tuple(outcomes))
-    _write(dest / MARKDOWN_NAME, report_markdown(report))
-    _write(dest / JSON_NAME, json.dumps(report_json(report), indent=2) + "\n")
     return report
 
 
-def _write(target: Path, text: str) -> None:
+@attrs.frozen
+class SourceFiles:
+    """The files of SRC_DIR (its real path, and each file by device and inode), which no
+    file of the migration may be written over: not through a symbolic link, nor as
+    another name (a hard link) of the same file."""
+
+    root: Path
+    files: Mapping[tuple[int, int], Path]
+
+    @classmethod
+    def under(cls, root: Path) -> SourceFiles:
+        files: dict[tuple[int, int], Path] = {}
+        for folder, _, names in os.walk(root):
+            for name in names:
+                path = Path(folder) / name
+                with contextlib.suppress(OSError):
+                    info = path.stat()
+                    files.setdefault((info.st_dev, info.st_ino), path)
+        return cls(Path(os.path.realpath(root)), files)
+
+    def refuse(self, target: Path) -> None:
+        """Refuse ``target`` when writing it would write over a source file."""
+        real = Path(os.path.realpath(target))
+        source: Path | None = real if real.is_relative_to(self.root) else None
+        if source is None:
+            with contextlib.suppress(OSError):
+                info = target.stat()
+                source = self.files.get((info.st_dev, info.st_ino))
+        if source is not None:
+            raise UsageError(
+                f"refusing to write {display_path(str(target))}: it leads to the source "
+                f"file {display_path(str(source))}"
+            )
+
+
+def _write(replacement: Replacement, sources: SourceFiles, target: Path, text: str) -> None:
     """Write a file of the migration; failing is the migration's end, with the reason."""
+    sources.refuse(target)
     try:
-        write_text_atomically(target, text)
+        replacement.write(target, text)
     except UsageError as error:
         raise WriteError(str(error)) from None
     except OSError as error:

@@ -29,7 +29,7 @@ from cqllegacy.translator.orbits import (
 from cqllegacy.translator.query import to_core
 from cqllegacy.translator.rewrite import (
     FALSE,
-    Context,
+    TranslationContext,
     base_list,
     member_filter,
     strip_comments,
@@ -110,7 +110,7 @@ def explain_script(script: lt.Script) -> ScriptFacts:
 def _list_facts(index: int, pl: lt.PositionList, budget: Budget, path: str | None) -> ListFacts:
     keywords = transform_keywords(pl)
     _, base = strip_comments(base_list(pl))
-    ctx = Context(budget=budget, path=path)
+    ctx = TranslationContext(budget=budget, path=path)
     if not keywords:
         never = _never(ctx, (base,))
         return ListFacts(index, pl.span, pl, (), 1, (base,), "none", None, (), never)
@@ -133,7 +133,7 @@ def _list_facts(index: int, pl: lt.PositionList, budget: Budget, path: str | Non
     return ListFacts(index, pl.span, pl, keywords, count, members, form, modern, reasons, never)
 
 
-def _never(ctx: Context, members: tuple[lt.PositionList, ...]) -> frozenset[int]:
+def _never(ctx: TranslationContext, members: tuple[lt.PositionList, ...]) -> frozenset[int]:
     """The members the translator rewrites to ``false``, as the translation does."""
     found = set()
     for i, member in enumerate(members):

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from cqllegacy.errors import plural, printable
+from cqllegacy.errors import one_line, plural
 
 #: The bar's line: the counts, the share of the input read, a bar that takes the width
 #: the terminal leaves (so the line fits an 80-column terminal whole), elapsed time, ETA.
@@ -35,7 +35,7 @@ class Messages:
         """Nothing to show."""
 
     def message(self, text: str) -> None:
-        print(printable(text, limit=None), file=self.stream, flush=True)
+        print(one_line(text, limit=None), file=self.stream, flush=True)
 
     def close(self) -> None:
         """Nothing to clear."""

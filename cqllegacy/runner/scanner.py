@@ -112,6 +112,9 @@ def _scan_on(
         summary.games += result.games
         summary.matched += result.matched
         summary.skipped += result.skipped
+        summary.damaged_files += result.damaged
         progress.update(summary.games, summary.matched, bytes_done)
 
-    summary.damaged_files += run_units(engine, state.compiled, inputs, state.options, sinks, emit)
+    # Not ``summary.damaged_files += run_units(...)``: emit counts damaged units meanwhile.
+    damaged = run_units(engine, state.compiled, inputs, state.options, sinks, emit)
+    summary.damaged_files += damaged

@@ -17,21 +17,21 @@ from pathlib import Path
 
 import attrs
 import pytest
-
-from cqllegacy.core import tree as core
-from cqllegacy.legacy import read_script
-from cqllegacy.legacy import tree as lt
-from cqllegacy.present.explain import Explanation
 from cqllegacy.translator.orbits import Budget, legacy_orbit
 from cqllegacy.translator.rewrite import (
     FALSE,
     TRUE,
-    Context,
+    TranslationContext,
     base_list,
     conjunction,
     list_parts,
     strip_comments,
 )
+
+from cqllegacy.core import tree as core
+from cqllegacy.legacy import read_script
+from cqllegacy.legacy import tree as lt
+from cqllegacy.present.explain import Explanation
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = sorted((ROOT / "fixtures" / "migration").glob("*/legacy.cql"))
@@ -63,7 +63,7 @@ def _without(pl: lt.PositionList, unwanted: type | lt.FlagKeyword) -> lt.Positio
 
 
 def _translated(pl: lt.PositionList, top: bool) -> core.Filter:
-    return conjunction(list_parts(pl, Context(budget=Budget()), top=top))
+    return conjunction(list_parts(pl, TranslationContext(budget=Budget()), top=top))
 
 
 def _shown(text: str, label: str) -> tuple[bool, tuple[str, ...]]:
