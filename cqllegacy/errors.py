@@ -9,9 +9,9 @@ Exit statuses every command shares (each command documents its own 0 and 1):
 =====  ===================================================================================
 2      a bad script or a bad command line (:class:`UsageError`, :class:`ScriptError`)
 3      an input was not read to its end (:class:`IncompleteInput`): damaged compressed data,
-       undecodable text
+       undecodable text, a file changed or removed while it was read, an I/O error
 4      writing a result failed (:class:`WriteError`): full disk, I/O error; nothing was
-       replaced
+       replaced (several outputs are renamed into place together, or none)
 129    SIGHUP, 130 SIGINT (Ctrl-C), 143 SIGTERM: interrupted (:class:`Interrupted`)
 141    standard output was closed before everything was written to it (a broken pipe)
 =====  ===================================================================================
@@ -34,6 +34,8 @@ BROKEN_PIPE = 128 + 13
 QUOTED = 200
 
 _UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f\ud800-\udfff]")
+#: The same, and line ends and tabs: for what must stay on one line.
+_NOT_ONE_LINE = re.compile(r"[\x00-\x1f\x7f\x80-\x9f\u2028\u2029\ud800-\udfff]")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -56,14 +58,27 @@ def printable(text: str, limit: int | None = QUOTED) -> str:
     return _UNPRINTABLE.sub(_escape, text)
 
 
+def one_line(text: str, limit: int | None = QUOTED) -> str:
+    """``text`` as :func:`printable` makes it, with line ends and tabs escaped too: a
+    message about a file stays one line whatever the file's name holds.
+
+    >>> one_line("a\\nb\\r\\tc.pgn")
+    'a\\\\nb\\\\r\\\\tc.pgn'
+    """
+    if limit is not None and len(text) > limit:
+        text = f"{text[:limit]}... ({len(text) - limit} more characters)"
+    return _NOT_ONE_LINE.sub(_escape, text)
+
+
 def display_path(name: str) -> str:
     """A file name as reports and messages write it: valid UTF-8, the bytes of a POSIX
-    name that are not UTF-8 written ``\\xNN``, control characters escaped.
+    name that are not UTF-8 written ``\\xNN``, control characters (line ends and tabs
+    too) escaped.
 
-    >>> display_path("caf\\udce9.pgn"), display_path("café.pgn")
-    ('caf\\\\xe9.pgn', 'café.pgn')
+    >>> display_path("caf\\udce9.pgn"), display_path("café.pgn"), display_path("a\\nb")
+    ('caf\\\\xe9.pgn', 'café.pgn', 'a\\\\nb')
     """
-    return printable(name, limit=None)
+    return one_line(name, limit=None)
 
 
 class CqlLegacyError(Exception):
@@ -72,7 +87,7 @@ class CqlLegacyError(Exception):
     exit_status = 2
 
     def render(self) -> str:
-        return f"error: {printable(str(self), 2 * QUOTED)}"
+        return f"error: {one_line(str(self), 2 * QUOTED)}"
 
 
 def excerpt(source: str, line: int, column: int) -> str:
@@ -143,7 +158,7 @@ class ScriptError(CqlLegacyError):
         return excerpt(self.source, self.line, self.column)
 
     def render(self) -> str:
-        parts = [f"{printable(self.location)}: {self.kind}: {printable(self.message, 2 * QUOTED)}"]
+        parts = [f"{one_line(self.location)}: {self.kind}: {one_line(self.message, 2 * QUOTED)}"]
         if self.expected:
             parts.append(f"    expected {printable(self.expected)}")
         if self.hint:

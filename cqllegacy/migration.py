@@ -38,24 +38,27 @@ legacy scripts do not count, and an empty folder gives 0), else 1.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import json
 import os
 import re
 import shutil
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import attrs
 
 from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError, WriteError, display_path
-from cqllegacy.runner.output import make_folder, open_destination, write_text_atomically
+from cqllegacy.runner.output import Replacement, make_folder
 from cqllegacy.runner.scripts import (
+    ScriptEncodingError,
     decode_script,
     relocation,
     script_language,
     translate_legacy,
+    wide_script_encoding,
 )
 
 SCRIPT_SUFFIX = ".cql"
@@ -262,11 +265,16 @@ def read_script_text(path: Path) -> tuple[str, str | None]:
     """
     data = path.read_bytes()
     try:
-        data.decode("utf-8")
+        text = decode_script(data)
+    except ScriptEncodingError as error:
+        raise OSError(str(error)) from None
+    try:
+        if wide_script_encoding(data) is None:
+            data.decode("utf-8")
     except UnicodeDecodeError as error:
         bad = data[error.start : error.start + 1].hex()
-        return decode_script(data), LATIN1_NOTE.format(byte=bad, offset=error.start)
-    return decode_script(data), None
+        return text, LATIN1_NOTE.format(byte=bad, offset=error.start)
+    return text, None
 
 
 def _regular_file(path: Path) -> None:
@@ -429,37 +437,59 @@ def migrate_folder(
     approximate: bool = False,
     translator: Translator | None = None,
 ) -> MigrationReport:
-    """Translate every script under ``source`` into ``destination`` and write the reports."""
+    """Translate every script under ``source`` into ``destination`` and write the reports.
+
+    Every file is written under a temporary name first and all are renamed into place
+    at the end, or none is (a failed write leaves ``destination`` as it was); nothing is
+    written through a link onto a file of ``source``."""
     src, dest = check_folders(source, destination)
     make_folder(dest, f"DEST_DIR {destination}")
     tools = translator or Translator.default()
+    sources = SourceFiles.under(src)
     outcomes = []
-    for rel, path, searched in walk(src):
-        outcome, modern = _outcome_of_entry(
-            rel,
-            path,
-            searched,
-            approximate=approximate,
-            translator=tools,
-            relocate=tree_relocation(src, dest, rel),
+    copied: list[tuple[Path, Path]] = []
+    with Replacement() as replacement:
+        for rel, path, searched in walk(src):
+            outcome, modern = _outcome_of_entry(
+                rel,
+                path,
+                searched,
+                approximate=approximate,
+                translator=tools,
+                relocate=tree_relocation(src, dest, rel),
+            )
+            target = dest / rel
+            if modern is not None or outcome.status.copied:
+                make_folder(target.parent, f"the folder {target.parent}")
+            if modern is not None:
+                _write(replacement, sources, target, modern)
+            elif outcome.status.copied:
+                outcome = _copy(replacement, sources, path, target, outcome)
+                if outcome.status.copied:
+                    copied.append((path, target))
+            outcomes.append(outcome)
+        report = MigrationReport(str(source), str(destination), approximate, tuple(outcomes))
+        _write(replacement, sources, dest / MARKDOWN_NAME, report_markdown(report))
+        _write(
+            replacement, sources, dest / JSON_NAME, json.dumps(report_json(report), indent=2) + "\n"
         )
-        target = dest / rel
-        if modern is not None or outcome.status.copied:
-            make_folder(target.parent, f"the folder {target.parent}")
-        if modern is not None:
-            _write(target, modern)
-        elif outcome.status.copied:
-            outcome = _copy(path, target, outcome)
-        outcomes.append(outcome)
-    report = MigrationReport(str(source), str(destination), approximate, tuple(outcomes))
-    _write(dest / MARKDOWN_NAME, report_markdown(report))
-    _write(dest / JSON_NAME, json.dumps(report_json(report), indent=2) + "\n")
+    for path, target in copied:
+        # Once in place: the copies keep their permissions (a script stays executable).
+        with contextlib.suppress(OSError):
+            shutil.copymode(path, target)
     return report
 
 
-def _copy(source: Path, target: Path, outcome: FileOutcome) -> FileOutcome:
-    """Copy ``source`` to ``target`` unchanged (bytes and permissions); ``outcome``, or
-    an unreadable one when ``source`` cannot be opened."""
+def _copy(
+    replacement: Replacement,
+    sources: SourceFiles,
+    source: Path,
+    target: Path,
+    outcome: FileOutcome,
+) -> FileOutcome:
+    """Copy ``source`` to ``target`` unchanged; ``outcome``, or an unreadable one when
+    ``source`` cannot be opened.  Failing to write is the migration's end."""
+    sources.refuse(target)
     try:
         handle = open(source, "rb")  # noqa: SIM115 (closed below, its errors are the file's)
     except OSError as error:
@@ -467,10 +497,9 @@ def _copy(source: Path, target: Path, outcome: FileOutcome) -> FileOutcome:
         return attrs.evolve(outcome, status=Status.UNREADABLE, output=None, reason=reason)
     with handle:
         try:
-            with open_destination(os.fspath(target)) as written:
+            with replacement.open(target) as written:
                 written.flush()
                 shutil.copyfileobj(handle, written.buffer)
-            shutil.copymode(source, target)
         except UsageError as error:
             raise WriteError(str(error)) from None
         except OSError as error:
@@ -480,10 +509,46 @@ def _copy(source: Path, target: Path, outcome: FileOutcome) -> FileOutcome:
     return outcome
 
 
-def _write(target: Path, text: str) -> None:
+@attrs.frozen
+class SourceFiles:
+    """The files of SRC_DIR (its real path, and each file by device and inode), which no
+    file of the migration may be written over: not through a symbolic link, nor as
+    another name (a hard link) of the same file."""
+
+    root: Path
+    files: Mapping[tuple[int, int], Path]
+
+    @classmethod
+    def under(cls, root: Path) -> SourceFiles:
+        files: dict[tuple[int, int], Path] = {}
+        for folder, _, names in os.walk(root):
+            for name in names:
+                path = Path(folder) / name
+                with contextlib.suppress(OSError):
+                    info = path.stat()
+                    files.setdefault((info.st_dev, info.st_ino), path)
+        return cls(Path(os.path.realpath(root)), files)
+
+    def refuse(self, target: Path) -> None:
+        """Refuse ``target`` when writing it would write over a source file."""
+        real = Path(os.path.realpath(target))
+        source: Path | None = real if real.is_relative_to(self.root) else None
+        if source is None:
+            with contextlib.suppress(OSError):
+                info = target.stat()
+                source = self.files.get((info.st_dev, info.st_ino))
+        if source is not None:
+            raise UsageError(
+                f"refusing to write {display_path(str(target))}: it leads to the source "
+                f"file {display_path(str(source))}"
+            )
+
+
+def _write(replacement: Replacement, sources: SourceFiles, target: Path, text: str) -> None:
     """Write a file of the migration; failing is the migration's end, with the reason."""
+    sources.refuse(target)
     try:
-        write_text_atomically(target, text)
+        replacement.write(target, text)
     except UsageError as error:
         raise WriteError(str(error)) from None
     except OSError as error:

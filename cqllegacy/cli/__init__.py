@@ -14,7 +14,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
-from cqllegacy.errors import BROKEN_PIPE, CqlLegacyError, Interrupted, printable
+from cqllegacy.errors import BROKEN_PIPE, CqlLegacyError, Interrupted, one_line, printable
 from cqllegacy.signals import interrupting_signals
 
 # Order here is the order of --help.
@@ -157,7 +157,7 @@ def _subparser(parser: argparse.ArgumentParser, word: str) -> argparse.ArgumentP
 def _with_notes(line: str, exc: BaseException) -> str:
     """``line`` and what the exception's notes say (which files were left alone)."""
     notes = getattr(exc, "__notes__", [])
-    return "; ".join([line, *(printable(note) for note in notes)])
+    return "; ".join([line, *(one_line(note) for note in notes)])
 
 
 def _silence_stdout() -> None:

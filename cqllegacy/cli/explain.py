@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from cqllegacy.api import load
-from cqllegacy.errors import UsageError
+from cqllegacy.errors import UsageError, WriteError, display_path
 from cqllegacy.runner.output import STDOUT, check_destinations, open_destination
 
 DESCRIPTION = """\
@@ -24,7 +24,7 @@ EPILOG = """\
 --html PAGE.html also draws each list's distinct transformed lists as small diagrams
 (at most 64 per list) in one self-contained page.
 exit status: 0 explained; 2 a script that does not read, has no exact meaning, or a
-bad command line.
+bad command line; 4 the HTML page could not be written (full disk ...).
 """
 
 
@@ -54,5 +54,7 @@ def run(args: argparse.Namespace) -> int:
             with open_destination(args.html) as handle:
                 handle.write(explanation.html(title=f"cqllegacy explain {script.name}"))
         except OSError as exc:
-            raise UsageError(f"writing {args.html} failed: {exc.strerror or exc}") from exc
+            raise WriteError(
+                f"cannot write {display_path(args.html)}: {exc.strerror or exc}"
+            ) from exc
     return 0

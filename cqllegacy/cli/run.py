@@ -15,9 +15,9 @@ import attrs
 
 from cqllegacy.api import Match, Query, load
 from cqllegacy.core.tree import Query as CoreQuery
-from cqllegacy.errors import UsageError, WriteError
+from cqllegacy.errors import UsageError, WriteError, display_path
 from cqllegacy.runner.compiled import CompiledQueryLike, decided_by_tags
-from cqllegacy.runner.output import STDOUT, PgnWriter, check_destinations, open_destination
+from cqllegacy.runner.output import STDOUT, PgnWriter, Replacement, check_destinations
 from cqllegacy.runner.progress import make_progress
 from cqllegacy.runner.report import ReportWriter
 from cqllegacy.runner.results import (
@@ -76,14 +76,18 @@ report: --report FILE.jsonl writes one JSON object per matching game: "ordinal" 
   "24.1/27" (the first alternative to the 24th half-move, then on to ply 27).
 bad games: a game python-chess cannot read (illegal move, malformed tag, bad FEN,
   unsupported variant, unterminated comment ...) is reported on standard error with
-  its file, line, number and reason, and skipped; every other game is examined.
+  its file, line, number and reason, and skipped; every other game is examined.  So is a
+  game over a limit: a line over 16 MB, a text over 64 MB, variations nested over 200
+  deep (CQLLEGACY_MAX_LINE_BYTES, CQLLEGACY_MAX_GAME_BYTES, CQLLEGACY_MAX_VARIATION_DEPTH).
 progress: on a terminal, standard error shows a progress bar (games, games/s,
   matches, ETA); a one-line summary (games read, matched, skipped, seconds) ends the
   run.  -q turns both off.
 exit status: 0 when the run completed, whether or not any game matched;
   2 for a bad script or a bad command line (missing input, output over an input ...);
-  3 when an input was not read to its end (damaged or truncated compressed data: the
-  output has the games read before the damage); 4 when writing failed (full disk ...);
+  3 when an input was not read to its end (damaged or truncated compressed data, a file
+  changed or removed during the run, a worker process killed twice on the same games:
+  the output has the games read); 4 when writing failed (full disk ...: then no file is
+  replaced, output, report and page are renamed into place together or not at all);
   130/143/129 when interrupted by SIGINT/SIGTERM/SIGHUP and 141 for a broken pipe on
   standard output (then no output or report is replaced).
 """
@@ -312,25 +316,32 @@ def sample_games() -> Iterator[Path]:
 def open_sinks(
     stack: contextlib.ExitStack, plan: RunPlan, loaded: Query, options: ScanOptions
 ) -> list[MatchSink]:
-    output = stack.enter_context(open_destination(plan.output))
+    # One replacement for every file: all of them are renamed into place once all are
+    # written, or none is.
+    replacement = stack.enter_context(Replacement())
+    output = stack.enter_context(replacement.open(plan.output))
     sinks: list[MatchSink] = [PgnWriter(output, several_files=len(plan.inputs) > 1)]
     if plan.report is not None:
-        report = stack.enter_context(open_destination(plan.report))
+        report = stack.enter_context(replacement.open(plan.report))
         sinks.append(ReportWriter(report))
     if plan.html is not None:
-        sinks.append(open_html(stack, plan, loaded, options))
+        sinks.append(open_html(stack, replacement, plan, loaded, options))
     return sinks
 
 
 def open_html(
-    stack: contextlib.ExitStack, plan: RunPlan, loaded: Query, options: ScanOptions
+    stack: contextlib.ExitStack,
+    replacement: Replacement,
+    plan: RunPlan,
+    loaded: Query,
+    options: ScanOptions,
 ) -> MatchSink:
     """The HTML report's sink; the page is closed before its file is (a callback
     registered after the file's context runs first)."""
     from cqllegacy.present.html_report import GameEntry, HtmlReport
 
     assert plan.html is not None
-    handle = stack.enter_context(open_destination(plan.html))
+    handle = stack.enter_context(replacement.open(plan.html))
     page = HtmlReport(handle, GameEntry(loaded.core, variations=options.variations))
     name = loaded.path.name if loaded.path is not None else "script"
     files = ", ".join(item.name for item in plan.inputs)
@@ -344,7 +355,7 @@ def summary_line(summary: Summary, plan: RunPlan) -> str:
     names = (plan.output, plan.report, plan.html)
     written = [name for name in names if name not in (None, STDOUT)]
     if written:
-        text += "; wrote " + " and ".join(str(name) for name in written)
+        text += "; wrote " + " and ".join(display_path(str(name)) for name in written)
     return text
 
 
@@ -358,7 +369,7 @@ def make_engine(args: argparse.Namespace, compiled: CompiledQueryLike) -> Engine
         try:
             from cqllegacy.runner.parallel import DaskEngine
 
-            return DaskEngine(args.scheduler)
+            return DaskEngine(args.scheduler, quiet=args.quiet)
         except ImportError as exc:
             raise UsageError("--engine dask needs Dask: pip install 'cqllegacy[dask]'") from exc
         except OSError as exc:

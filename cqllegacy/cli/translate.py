@@ -13,8 +13,15 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError, display_path, printable
-from cqllegacy.runner.output import write_text_atomically
+from cqllegacy.errors import (
+    CqlLegacyError,
+    ScriptError,
+    UsageError,
+    WriteError,
+    display_path,
+    printable,
+)
+from cqllegacy.runner.output import Replacement, make_folder
 from cqllegacy.runner.scripts import (
     read_script_file,
     relocation,
@@ -71,26 +78,29 @@ def run(args: argparse.Namespace) -> int:
     targets = output_paths(args.scripts, args.output)
     status = 0
     several = len(args.scripts) > 1
-    for number, script in enumerate(args.scripts):
-        target = targets[number]
-        # The translation names the script's :pgn and :output files from its own folder.
-        folder = Path(script).parent if target is None else target.parent
-        try:
-            text = translate_file(
-                script,
-                approximate=args.approximate,
-                relocate=relocation(Path(script).parent, folder),
-            )
-        except CqlLegacyError as error:
-            print(printable(error.render(), limit=None), file=sys.stderr)
-            status = max(status, exit_status(error))
-            continue
-        if target is None:
-            if several:
-                print(("\n" if number else "") + f"// {display_path(script)}")
-            sys.stdout.write(text)
-        else:
-            write_atomically(target, text)
+    # The translations written to files are renamed into place together at the end, or
+    # none is.
+    with Replacement() as replacement:
+        for number, script in enumerate(args.scripts):
+            target = targets[number]
+            # The translation names the script's :pgn and :output files from its folder.
+            folder = Path(script).parent if target is None else target.parent
+            try:
+                text = translate_file(
+                    script,
+                    approximate=args.approximate,
+                    relocate=relocation(Path(script).parent, folder),
+                )
+            except CqlLegacyError as error:
+                print(printable(error.render(), limit=None), file=sys.stderr)
+                status = max(status, exit_status(error))
+                continue
+            if target is None:
+                if several:
+                    print(("\n" if number else "") + f"// {display_path(script)}")
+                sys.stdout.write(text)
+            else:
+                write_atomically(target, text, replacement)
     return status
 
 
@@ -142,11 +152,13 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def write_atomically(target: Path, text: str) -> None:
-    """Write ``text`` to ``target`` atomically (see
-    :func:`~cqllegacy.runner.output.write_text_atomically`), creating its folder first."""
+def write_atomically(target: Path, text: str, replacement: Replacement) -> None:
+    """Write ``text`` for ``target`` into ``replacement`` (renamed into place when it
+    commits), creating its folder first.  A folder that cannot be made is a usage error
+    (2), a write that fails (a full disk) a :class:`~cqllegacy.errors.WriteError` (4)."""
+    make_folder(target.parent, f"the folder {display_path(str(target.parent))}")
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomically(target, text)
+        replacement.write(target, text)
     except OSError as error:
-        raise UsageError(f"{target}: cannot write: {error.strerror or error}") from None
+        reason = error.strerror or error
+        raise WriteError(f"cannot write {display_path(str(target))}: {reason}") from None

@@ -5,9 +5,10 @@ operator of :mod:`~cqllegacy.evaluator.operators`.
 :data:`LOWERING` has one entry per node class that has a faster form; the
 :class:`~cqllegacy.evaluator.compiler.Compiler` asks it first and falls back to the
 reference rule when the entry gives None (the node is not of a recognised pattern).  A
-node class without an entry is compiled by its reference rule, always; the classes known
-to be so are listed in :data:`REFERENCE_RULE`, and a test checks that every core node
-class is in exactly one of the two.
+node class without an entry is compiled by its reference rule, always: those classes,
+:data:`REFERENCE_RULE`, are every core node class (``core.tree.node_classes``) without a
+lowering, and :data:`LOWERING` declares them absent (a :class:`~cqllegacy.core.dispatch.
+Dispatcher`, so a lookup of any other class fails loudly).
 
 Patterns recognised:
 
@@ -51,13 +52,13 @@ live stream calls that function on python-chess's own board, the game tree on
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from types import MappingProxyType
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import attrs
 
 from cqllegacy.core import tree as ct
+from cqllegacy.core.dispatch import Dispatcher
 from cqllegacy.core.transforms import orbit
 from cqllegacy.core.tree import (
     And,
@@ -95,7 +96,7 @@ from cqllegacy.core.tree import (
     XRay,
 )
 from cqllegacy.evaluator import operators as op
-from cqllegacy.evaluator.analysis import closed_range, conjuncts, free_variables, meaningful
+from cqllegacy.evaluator.analysis import closed_range, free_variables, meaningful
 from cqllegacy.evaluator.compiler import (
     FAIL,
     BoardCheck,
@@ -119,7 +120,7 @@ from cqllegacy.vocab.squares import FULL, Dihedral
 __all__ = [
     "LOWERING",
     "REFERENCE_RULE",
-    "Steps",
+    "LineMember",
     "bare_move_from",
     "disjunction_members",
     "exact_atoms",
@@ -153,16 +154,15 @@ def exact_atoms(node: Filter) -> tuple[op.Atom, ...] | None:
     """
     if isinstance(node, PieceSet):
         return (op.Atom(node.types, node.squares),)
-    if isinstance(node, Compound | And):
+    parts = node.conjuncts()
+    if parts != (node,):
         out: list[op.Atom] = []
-        for item in meaningful(node.items):
+        for item in parts:
             atoms = exact_atoms(item)
             if atoms is None:
                 return None
             out.extend(atoms)
         return tuple(out)
-    if isinstance(node, LegacyOnly):
-        return exact_atoms(node.filter)
     if isinstance(node, InRange):
         atom = _count_atom(node.value, node.lo, node.hi)
         return None if atom is None else (atom,)
@@ -188,10 +188,11 @@ def necessary_atoms(node: Filter) -> tuple[op.Atom, ...]:
     exact = exact_atoms(node)
     if exact is not None:
         return exact
-    if isinstance(node, Compound | And | Intersection):
+    conjunction = node.conjuncts()
+    if conjunction != (node,):
+        return tuple(atom for item in conjunction for atom in necessary_atoms(item))
+    if isinstance(node, Intersection):
         return tuple(atom for item in meaningful(node.items) for atom in necessary_atoms(item))
-    if isinstance(node, LegacyOnly):
-        return necessary_atoms(node.filter)
     if isinstance(node, _BOTH_ARGS):
         return necessary_atoms(node.left) + necessary_atoms(node.right)
     if isinstance(node, _ALL_ARGS):
@@ -230,8 +231,9 @@ def binding_free_necessity(node: Filter) -> Filter | None:
     """
     if not _reads_bindings(node):
         return node
-    if isinstance(node, Compound | And | LegacyOnly):
-        parts = [n for part in conjuncts(node) if (n := binding_free_necessity(part))]
+    conjunction = node.conjuncts()
+    if conjunction != (node,):
+        parts = [n for part in conjunction if (n := binding_free_necessity(part))]
         return None if not parts else parts[0] if len(parts) == 1 else And(tuple(parts))
     if isinstance(node, Move) and not node.previous:
 
@@ -254,19 +256,13 @@ def binding_free_necessity(node: Filter) -> Filter | None:
 
 def disjunction_members(node: Filter) -> Iterator[Filter]:
     """The filters one of which must match for ``node`` to match (``node`` itself when
-    it is no disjunction)."""
-    if isinstance(node, Or | Union):
-        for item in meaningful(node.items):
-            yield from disjunction_members(item)
-    elif isinstance(node, Transform) and not node.count:
-        for member in orbit(node.kind, node.arg):
-            yield from disjunction_members(member)
-    elif isinstance(node, LegacyOnly):
-        yield from disjunction_members(node.filter)
-    elif isinstance(node, Compound) and len(meaningful(node.items)) == 1:
-        yield from disjunction_members(meaningful(node.items)[0])
-    else:
-        yield node
+    it is no disjunction): the node's disjuncts, a transform's orbit opened."""
+    for part in node.disjuncts():
+        if isinstance(part, Transform) and not part.count:
+            for member in orbit(part.kind, part.arg):
+                yield from disjunction_members(member)
+        else:
+            yield part
 
 
 def _set_members(node: Filter) -> Iterator[Filter]:
@@ -300,29 +296,24 @@ def move_demand(node: Filter) -> tuple[int, TypeSet]:
         if isinstance(node.from_, PieceSet):
             return node.from_.squares, node.from_.types
         return FULL, ANYTHING
-    if isinstance(node, Compound | And):
+    parts = node.conjuncts()
+    if parts != (node,):
         squares, types = FULL, ANYTHING
-        for item in meaningful(node.items):
+        for item in parts:
             more_squares, more_types = move_demand(item)
             squares, types = squares & more_squares, types & more_types
         return squares, types
     if isinstance(node, Line) and node.steps and node.steps[0].lo >= 1:
         return move_demand(node.steps[0].filter)
-    if isinstance(node, LegacyOnly):
-        return move_demand(node.filter)
     return FULL, ANYTHING
 
 
 def bare_move_from(node: Filter) -> PieceSet | None:
     """X when ``node`` is exactly ``move from X`` for a piece designator X (nothing else
     about the move), so that the moving piece and its square decide it."""
-    while True:
-        if isinstance(node, LegacyOnly):
-            node = node.filter
-        elif isinstance(node, Compound | And) and len(meaningful(node.items)) == 1:
-            node = meaningful(node.items)[0]
-        else:
-            break
+    parts = node.conjuncts()
+    if len(parts) == 1:
+        node = parts[0]
     if isinstance(node, Move) and isinstance(node.from_, PieceSet):
         return node.from_ if node == Move(from_=node.from_) else None
     return None
@@ -683,13 +674,13 @@ def _line(c: Compiler, node: Line) -> Compiled | None:
 
 
 #: Members of a disjunction of lines: its steps, the first at the current position.
-Steps = tuple[Filter, ...]
+LineMember = tuple[Filter, ...]
 
 #: Disjunctions of lines with more members than this are left to the game tree.
 MAX_LINE_MEMBERS = 1 << 14
 
 
-def line_members(node: Filter, local: Callable[[Filter], bool]) -> list[Steps] | None:
+def line_members(node: Filter, local: Callable[[Filter], bool]) -> list[LineMember] | None:
     """``node`` as an OR of lines of single steps, every step a filter ``local`` accepts
     (one that reads the current position, its next move and the tags only); None when it
     is not one.  A local filter is a line of one step; ``{A line --> S0 --> …}`` with A
@@ -710,12 +701,12 @@ def line_members(node: Filter, local: Callable[[Filter], bool]) -> list[Steps] |
     return list(dict.fromkeys(found))
 
 
-def _line_members(node: Filter, local: Callable[[Filter], bool]) -> list[Steps] | None:
+def _line_members(node: Filter, local: Callable[[Filter], bool]) -> list[LineMember] | None:
     if local(node):
         return [(node,)]
     members = list(disjunction_members(node))
     if members != [node]:
-        out: list[Steps] = []
+        out: list[LineMember] = []
         for member in members:
             found = _line_members(member, local)
             if found is None:
@@ -838,63 +829,33 @@ def _find(c: Compiler, node: Find) -> Compiled | None:
 # The tables
 # --------------------------------------------------------------------------------------
 
-#: The lowering of each node class that has one (a read-only view).
-LOWERING: Mapping[type[Filter], Lowering] = MappingProxyType(
-    {
-        PieceSet: _piece_set,
-        Count: _count,
-        InRange: _in_range,
-        Not: _not,
-        Attacks: _attacks,
-        AttackedBy: _attacked_by,
-        Arith: _arith,
-        Compound: _compound,
-        And: _and,
-        Or: _or,
-        Union: _union,
-        Transform: _transform,
-        Move: _move,
-        Line: _line,
-        Relation: _relation,
-        Find: _find,
-    }
-)
+#: The lowering of each node class that has one; every other core node class is declared
+#: absent (it runs by its reference rule), so that a lookup of a class nobody thought
+#: about fails loudly.
+LOWERING: Dispatcher[Lowering] = Dispatcher("lowerings")
+for _cls, _lowering in (
+    (PieceSet, _piece_set),
+    (Count, _count),
+    (InRange, _in_range),
+    (Not, _not),
+    (Attacks, _attacks),
+    (AttackedBy, _attacked_by),
+    (Arith, _arith),
+    (Compound, _compound),
+    (And, _and),
+    (Or, _or),
+    (Union, _union),
+    (Transform, _transform),
+    (Move, _move),
+    (Line, _line),
+    (Relation, _relation),
+    (Find, _find),
+):
+    LOWERING.add(_cls, _lowering)
 
-#: The node classes always compiled by their reference rule: no pattern of theirs runs
-#: faster.  A new core node class belongs here until it has a lowering (a class in
-#: neither table still runs, by its reference rule; the completeness test names it).
+#: The node classes always compiled by their reference rule: every core class without a
+#: lowering (no pattern of theirs runs faster, or none is written yet), derived.
 REFERENCE_RULE: frozenset[type[Filter]] = frozenset(
-    {
-        ct.Between,
-        ct.Comment,
-        ct.Compare,
-        ct.Complement,
-        ct.DirectionSet,
-        ct.Elo,
-        ct.Intersection,
-        ct.LegacyOnly,
-        ct.Negate,
-        ct.Number,
-        ct.NumericValue,
-        ct.PieceLoop,
-        ct.PieceVariable,
-        ct.Player,
-        ct.Power,
-        ct.Ray,
-        ct.RayCount,
-        ct.Result,
-        ct.Simple,
-        ct.TagContains,
-        ct.XRay,
-        # CQL 6.1 positions and piece variables: they look at other positions or follow
-        # pieces, so they run on the game tree by their reference rules.
-        ct.Ancestor,
-        ct.AtPosition,
-        ct.Echo,
-        ct.InSet,
-        ct.LineGroup,
-        ct.PositionIntersection,
-        ct.PositionVariable,
-        ct.SideToMove,
-    }
+    cls for cls in ct.node_classes() if cls not in LOWERING
 )
+LOWERING.absent(*REFERENCE_RULE, reason="it runs by its reference rule")

@@ -34,6 +34,7 @@ lines between the tags and the movetext are no part of the game's text
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
 import re
@@ -46,7 +47,7 @@ from typing import TextIO
 
 import attrs
 
-from cqllegacy.errors import UsageError, WriteError
+from cqllegacy.errors import CqlLegacyError, UsageError, WriteError, display_path
 from cqllegacy.runner.movetext import START, PositionKey, scan_movetext
 from cqllegacy.runner.pgn import GameText
 from cqllegacy.runner.results import FoundGame
@@ -319,6 +320,172 @@ def _file_mode(target: Path) -> int | None:
         return None
 
 
+#: The longest file name most file systems take, in bytes.
+NAME_MAX = 255
+#: How temporary names begin and end (``.`` + name + ``.`` + 8 hex digits + ``.tmp``).
+_TEMP_EXTRA = len("." + "." + "0" * 8 + ".tmp")
+
+
+def temporary_name(target: Path) -> Path:
+    """A fresh temporary name next to ``target`` that fits in :data:`NAME_MAX` bytes
+    whatever ``target``'s name (its name is shortened, never the folder).
+
+    >>> len(os.fsencode(temporary_name(Path("d") / ("x" * 255)).name)) <= NAME_MAX
+    True
+    """
+    name = os.fsencode(target.name)
+    room = NAME_MAX - _TEMP_EXTRA
+    if len(name) > room:
+        name = name[:room]
+    return target.with_name(
+        os.fsdecode(b"." + name + b"." + secrets.token_hex(4).encode() + b".tmp")
+    )
+
+
+@attrs.define
+class _Pending:
+    """A temporary file written in full, waiting to be renamed over ``target``."""
+
+    temp: Path
+    target: Path
+    name: str
+
+
+class Replacement:
+    """Files replaced all together or not at all.
+
+    Each file is written under a temporary name in its destination folder
+    (:meth:`open`, :meth:`write`); :meth:`commit` then flushes every one of them to the
+    disk and only when all are there renames them into place.  When anything fails
+    before (a full disk, an I/O error, an interrupt), :meth:`discard` removes the
+    temporary files and every previous file stays as it was.
+
+    Used as a context manager: commit when the block ends normally, discard otherwise.
+    A file that is not replaced (standard output, a device, a FIFO: see
+    :func:`destination`) is written as it goes.
+    """
+
+    def __init__(self) -> None:
+        self._pending: list[_Pending] = []
+        self._temps: list[Path] = []
+        self._names: list[str] = []
+        self._removals: list[Path] = []
+
+    def __enter__(self) -> Replacement:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: object
+    ) -> None:
+        if exc is None:
+            self.commit()
+            return
+        self.discard()
+        if isinstance(exc, KeyboardInterrupt | BrokenPipeError):
+            for name in self._names:
+                exc.add_note(f"{display_path(name)} left as it was")
+
+    @contextlib.contextmanager
+    def open(self, path: str | os.PathLike[str]) -> Iterator[TextIO]:
+        """A UTF-8 text file for ``path`` (see :func:`open_destination`); a regular or new
+        file is renamed into place by :meth:`commit`."""
+        where = destination(os.fspath(path))
+        if not where.replaced:
+            with _open_unreplaced(where) as handle:
+                yield handle
+            return
+        with self._temporary(where.target, os.fspath(path)) as handle:
+            yield handle
+
+    def write(self, path: str | os.PathLike[str], text: str) -> None:
+        """Write ``text`` for ``path`` (renamed into place by :meth:`commit`)."""
+        with self.open(path) as handle:
+            handle.write(text)
+
+    @contextlib.contextmanager
+    def _temporary(self, target: Path, name: str) -> Iterator[TextIO]:
+        temp = temporary_name(target)
+        # Listed before it is made: a signal can arrive between any two steps, right
+        # after the file is made included, and the file must still be removed.
+        self._temps.append(temp)
+        self._names.append(name)
+        try:
+            # O_EXCL: never reuse a file someone else created; mode 0o666 lets the umask
+            # decide the permissions, as for any new file.
+            descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except OSError as exc:
+            self._temps.remove(temp)  # not made, or someone else's: not ours to remove
+            self._names.remove(name)
+            raise _not_created(name, exc) from exc
+        handle = _NamedOutput(open(descriptor, "wb"), name)  # noqa: SIM115 (closed below)
+        try:
+            yield handle
+            # What fails from here on failed in writing this file (what the block
+            # raises is for its caller to say).
+            with _write_errors(name):
+                handle.flush()
+                os.fsync(handle.fileno())
+        finally:
+            # After a failure, closing tries to write what is still buffered, and fails
+            # again (a full disk): that must not hide what failed first.  The descriptor
+            # is closed all the same.
+            with contextlib.suppress(OSError):
+                handle.close()
+        self._pending.append(_Pending(temp, target, name))
+
+    def remove(self, path: Path) -> None:
+        """Remove ``path`` (if there) once the files are in place."""
+        self._removals.append(path)
+
+    def commit(self) -> None:
+        """Rename every file written into place (each one is already on the disk), then
+        remove the files :meth:`remove` named."""
+        try:
+            for pending in self._pending:
+                _put_in_place(pending.temp, pending.target, pending.name)
+                self._temps.remove(pending.temp)
+            for path in self._removals:
+                with _write_errors(str(path)):
+                    path.unlink(missing_ok=True)
+        finally:
+            self.discard()
+
+    def discard(self) -> None:
+        """Remove the temporary files not renamed; the files they were for stay as they were."""
+        for temp in self._temps:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+        self._temps.clear()
+
+
+class _NamedOutput(io.TextIOWrapper):
+    """A UTF-8 text file whose failed writes (a full disk while the data is written, not
+    only when it is flushed) are a :class:`~cqllegacy.errors.WriteError` naming it:
+    whatever writes to it, the message says which output failed."""
+
+    def __init__(self, raw: io.BufferedWriter, name: str) -> None:
+        super().__init__(raw, encoding="utf-8", newline="\n")
+        self.shown = name
+
+    def write(self, text: str) -> int:
+        try:
+            return super().write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            reason = exc.strerror or exc
+            raise WriteError(f"cannot write {display_path(self.shown)}: {reason}") from exc
+
+
+def _not_created(name: str, exc: OSError) -> CqlLegacyError:
+    """The temporary file of ``name`` could not be made: a full disk is a failed write
+    (status 4), a folder that refuses new files a command that cannot be carried out."""
+    message = f"cannot write {display_path(name)}: {exc.strerror or exc}"
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG):
+        return WriteError(message)
+    return UsageError(message)
+
+
 @contextlib.contextmanager
 def atomic_text_file(path: str | os.PathLike[str]) -> Iterator[TextIO]:
     """A UTF-8 text file written under a temporary name in the destination folder and
@@ -329,37 +496,8 @@ def atomic_text_file(path: str | os.PathLike[str]) -> Iterator[TextIO]:
     A new file gets the permissions the umask allows, a replaced one keeps its own.
     """
     target = Path(os.path.realpath(path))
-    temp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
-    try:
-        try:
-            # O_EXCL: never reuse a file someone else created; mode 0o666 lets the umask
-            # decide the permissions, as for any new file.
-            descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        except OSError as exc:
-            raise _NotCreated(f"cannot write {os.fspath(path)}: {exc.strerror}") from exc
-        # From here on the temporary file is ours to remove, whatever interrupts: a
-        # signal can arrive between any two steps, this one included.
-        with open(descriptor, "w", encoding="utf-8", newline="\n") as handle:
-            yield handle
-            # What fails from here on failed in writing this file (what the block
-            # raises is for its caller to say).
-            try:
-                handle.flush()
-            except OSError as exc:
-                raise WriteError(f"cannot write {os.fspath(path)}: {exc.strerror or exc}") from exc
-        _put_in_place(temp, target, os.fspath(path))
-    except _NotCreated as exc:
-        raise UsageError(str(exc)) from exc.__cause__
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        if isinstance(exc, KeyboardInterrupt | BrokenPipeError):
-            exc.add_note(f"{os.fspath(path)} left as it was")
-        raise
-
-
-class _NotCreated(Exception):
-    """The temporary file could not be made (there is nothing to remove)."""
+    with Replacement() as replacement, replacement._temporary(target, os.fspath(path)) as handle:
+        yield handle
 
 
 def _put_in_place(temp: Path, target: Path, name: str) -> None:
@@ -370,7 +508,7 @@ def _put_in_place(temp: Path, target: Path, name: str) -> None:
             os.chmod(temp, mode)
         os.replace(temp, target)
     except OSError as exc:
-        raise WriteError(f"cannot write {name}: {exc.strerror or exc}") from exc
+        raise WriteError(f"cannot write {display_path(name)}: {exc.strerror or exc}") from exc
 
 
 @contextlib.contextmanager
@@ -453,10 +591,15 @@ def open_destination(path: str) -> contextlib.AbstractContextManager[TextIO]:
     device or FIFO written through, else an :func:`atomic_text_file` (see
     :func:`destination`)."""
     where = destination(path)
+    if not where.replaced:
+        return _open_unreplaced(where)
+    return atomic_text_file(where.target)
+
+
+def _open_unreplaced(where: Destination) -> contextlib.AbstractContextManager[TextIO]:
+    """Standard output, an open descriptor, or a device or FIFO written through."""
     if where.how == "stdout":
         return standard_output()
     if where.how == "descriptor":
-        return descriptor_output(where.descriptor, path)
-    if where.how == "through":
-        return written_through(where.target, path)
-    return atomic_text_file(where.target)
+        return descriptor_output(where.descriptor, where.name)
+    return written_through(where.target, where.name)

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import contextlib
+import logging
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -33,6 +35,7 @@ from typing import Protocol, TypeVar
 
 import attrs
 
+from cqllegacy.errors import display_path
 from cqllegacy.runner.compiled import CompiledQueryLike
 from cqllegacy.runner.game_scan import GameScan
 from cqllegacy.runner.pgn import (
@@ -112,6 +115,14 @@ class FileRange:
     start: int
     end: int
 
+    def describe(self) -> str:
+        """The range as messages name it.
+
+        >>> FileRange("/x/g.pgn", "g.pgn", 0, 65536).describe()
+        'g.pgn bytes 0-65536'
+        """
+        return f"{display_path(self.name)} bytes {self.start}-{self.end}"
+
 
 @attrs.frozen
 class Start:
@@ -148,6 +159,8 @@ class UnitResult:
     games: int
     matched: int
     skipped: int
+    #: Units whose input could not be read (or whose worker died): not examined.
+    damaged: int = 0
 
     def replay(self, sinks: Sequence[RenderingSink], progress: Messages) -> None:
         """Write the events, in order, as the sinks and ``progress`` of a scan in this
@@ -161,7 +174,8 @@ class UnitResult:
 
 
 def count_range(part: FileRange) -> tuple[int, int]:
-    """The games and the lines of a file range."""
+    """The games and the lines of a file range (what could be read of it: a range that
+    cannot be read is reported by its scan)."""
     lines = 0
 
     def counted() -> Iterator[str]:
@@ -170,7 +184,10 @@ def count_range(part: FileRange) -> tuple[int, int]:
             lines += 1
             yield line
 
-    games = sum(1 for _ in split_games(counted()))
+    games = 0
+    with contextlib.suppress(OSError, DamagedInput):
+        for _ in split_games(counted()):
+            games += 1
     return games, lines
 
 
@@ -195,16 +212,31 @@ def _scan_texts(
     start: Start,
     options: ScanOptions,
     renderers: Sequence[Renderer],
+    unit: str = "",
 ) -> UnitResult:
+    """Scan the games of a unit; when its input cannot be read to the end (``unit``
+    names it), the games read before stay scanned, and a message says what was lost."""
     if isinstance(compiled, Inherited):
         compiled = compiled.value()
     recorder = _Recorder(renderers)
     state = GameScan(compiled, options, [recorder], recorder, Summary(games=start.games))
-    for text in texts:
-        state.game(text, name)
+    damaged = 0
+    try:
+        for text in texts:
+            state.game(text, name)
+    except (OSError, DamagedInput) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        recorder.message(
+            f"warning: {unit}: cannot read: {reason}; the games from there on were not examined"
+        )
+        damaged = 1
     summary = state.summary
     return UnitResult(
-        tuple(recorder.events), summary.games - start.games, summary.matched, summary.skipped
+        tuple(recorder.events),
+        summary.games - start.games,
+        summary.matched,
+        summary.skipped,
+        damaged,
     )
 
 
@@ -215,10 +247,17 @@ def scan_range(
     options: ScanOptions,
     renderers: Sequence[Renderer],
 ) -> UnitResult:
-    """Scan a file range (a worker's task)."""
+    """Scan a file range (a worker's task).  A range that cannot be read (its file
+    removed or changed since the run began) is one message, and counts as damaged."""
     lines = range_lines(part.path, part.start, part.end)
     texts = split_games(lines, first_ordinal=start.file_games + 1, first_line=start.line)
-    return _scan_texts(compiled, texts, part.name, start, options, renderers)
+    return _scan_texts(compiled, texts, part.name, start, options, renderers, part.describe())
+
+
+def _lost(unit: str, why: str) -> UnitResult:
+    """The result of a unit whose games could not be examined."""
+    message = f"warning: {unit}: {why}; the games there were not examined"
+    return UnitResult((Message(message),), 0, 0, 0, damaged=1)
 
 
 def scan_batch(
@@ -295,7 +334,12 @@ class ProcessEngine:
         # Workers start within a submit; they must not get a signal before their
         # initializer has set how they take it (see cqllegacy.signals).
         with signals_blocked():
-            return self._executor.submit(fn, *args)
+            try:
+                return self._executor.submit(fn, *args)
+            except concurrent.futures.BrokenExecutor:
+                # A worker died since the last task: a fresh pool takes this one.
+                self.restart()
+                return self.submit(fn, *args)
 
     def share(self, value: CompiledQueryLike) -> CompiledQueryLike | Inherited:
         if not self._forking() or self._executor is not None:
@@ -314,6 +358,12 @@ class ProcessEngine:
     def abort(self) -> None:
         """Stop at once: the workers are killed, whatever they were doing (an interrupted
         run must not wait for them, nor leave them behind)."""
+        self.restart()
+        self._forget_shared()
+
+    def restart(self) -> None:
+        """Kill the workers; the next task starts a fresh pool (which inherits the shared
+        query as the first one did)."""
         executor, self._executor = self._executor, None
         if executor is not None:
             # The pool has no public way to kill its workers; _processes has been there
@@ -324,12 +374,15 @@ class ProcessEngine:
             executor.shutdown(wait=False, cancel_futures=True)
             for worker in workers:
                 worker.join(timeout=2)
-        self._forget_shared()
 
     def _forget_shared(self) -> None:
         for token in self._tokens:
             _INHERITED.pop(token, None)
         self._tokens.clear()
+
+
+#: What :meth:`DaskEngine.share` gives: the shared value, whichever copy is current.
+_SHARED = object()
 
 
 class DaskClient(Protocol):
@@ -357,21 +410,40 @@ class DaskEngine:
         client: DaskClient | None = None,
         part_bytes: int | None = None,
         batch_games: int = 200,
+        quiet: bool = False,
     ) -> None:
         self.part_bytes = part_bytes
         self.batch_games = batch_games
+        self._shared: CompiledQueryLike | None = None
+        self._scattered: object = None
         self._own_client = client is None
-        self.client = _connect(address) if client is None else client
+        if client is None:
+            # Importing distributed configures its logging: quieten it afterwards.
+            import dask.distributed  # noqa: F401
+        quiet_dask_logs(silent=quiet)
+        self.client = _connect(address, quiet=quiet) if client is None else client
 
     @property
     def workers(self) -> int:
         return max(1, sum(self.client.nthreads().values()))
 
     def submit(self, fn: Callable[..., Result], /, *args: object) -> Future[Result]:
+        args = tuple(self._scattered if arg is _SHARED else arg for arg in args)
         return self.client.submit(fn, *args, pure=False)
 
     def share(self, value: CompiledQueryLike) -> object:
-        return self.client.scatter(value, broadcast=True, hash=False)
+        """Scatter ``value`` to every worker; tasks name it by a handle, so that after
+        :meth:`restart` they get it anew."""
+        self._shared = value
+        self._scattered = self.client.scatter(value, broadcast=True, hash=False)
+        return _SHARED
+
+    def restart(self) -> None:
+        """After workers died: scatter the shared value again (the workers that held it
+        may all be gone, and every task needing it would be cancelled); Dask itself
+        replaces the workers."""
+        if self._shared is not None:
+            self._scattered = self.client.scatter(self._shared, broadcast=True, hash=False)
 
     def close(self) -> None:
         if self._own_client:
@@ -382,12 +454,46 @@ class DaskEngine:
         self.close()
 
 
-def _connect(address: str | None) -> DaskClient:
-    """A client of the scheduler at ``address``, or of local processes started for it."""
+class _NoTraceback(logging.Filter):
+    """Dask's log records on one line: a failure the run handles (a dead worker, a
+    cancelled task) is reported by the run, never as Dask's traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.exc_info = None
+        record.exc_text = None
+        record.stack_info = None
+        record.msg = display_path(str(record.msg))
+        return True
+
+
+_DASK_LOGGERS = ("distributed", "dask")
+#: The levels Dask's loggers had before a run silenced them.
+_LEVELS: dict[str, int] = {}
+
+
+def quiet_dask_logs(*, silent: bool) -> None:
+    """Dask's own logging: never a traceback, and nothing at all when ``silent`` (``-q``)."""
+    for name in _DASK_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _NoTraceback) for f in logger.filters):
+            logger.addFilter(_NoTraceback())
+        for handler in logger.handlers:
+            if not any(isinstance(f, _NoTraceback) for f in handler.filters):
+                handler.addFilter(_NoTraceback())
+        level = _LEVELS.setdefault(name, logger.level)
+        logger.setLevel(logging.CRITICAL + 1 if silent else level)
+
+
+def _connect(address: str | None, *, quiet: bool = False) -> DaskClient:
+    """A client of the scheduler at ``address``, or of local processes started for it
+    (whose logs say nothing below an error, nothing at all when ``quiet``)."""
     from dask.distributed import Client
 
     # distributed's Client.__init__ has no annotations, so mypy calls it untyped.
-    return Client(address) if address else Client()  # type: ignore[no-untyped-call]
+    if address:
+        return Client(address)  # type: ignore[no-untyped-call]
+    silence = logging.CRITICAL + 1 if quiet else logging.ERROR
+    return Client(silence_logs=silence)  # type: ignore[no-untyped-call]
 
 
 @attrs.frozen
@@ -438,27 +544,133 @@ def part_size(total_bytes: int, workers: int) -> int:
     return min(_LARGEST_PART, max(_SMALLEST_PART, wanted))
 
 
+#: How many times a unit is sent again after the worker scanning it died.
+RETRIES = 1
+
+#: What a unit's future raises when its worker died: the local pool broken (a worker
+#: killed, out of memory), or a Dask task cancelled or given up after its workers died.
+_WORKER_LOST_NAMES = frozenset({"KilledWorker", "FutureCancelledError", "CommClosedError"})
+
+
+def worker_lost(exc: BaseException) -> bool:
+    """Whether ``exc``, raised by a unit's future, says the worker running it died.
+
+    >>> worker_lost(concurrent.futures.process.BrokenProcessPool("x"))
+    True
+    >>> worker_lost(ValueError("x"))
+    False
+    """
+    if isinstance(exc, concurrent.futures.BrokenExecutor | concurrent.futures.CancelledError):
+        return True
+    return type(exc).__name__ in _WORKER_LOST_NAMES
+
+
+LOST_WORKER = "a worker process ended abruptly (killed, or out of memory)"
+
+
+@attrs.frozen
+class _Task:
+    """A unit's function and arguments, kept to send it again; ``unit`` names its input."""
+
+    fn: Callable[..., UnitResult]
+    args: tuple[object, ...]
+    unit: str
+
+
+@attrs.define
+class _Unit:
+    future: Future[UnitResult]
+    bytes_done: int
+    task: _Task | None = None
+    tries: int = 1
+
+
 @attrs.define
 class _Pipeline:
-    """Units under way, oldest first, at most ``window`` of them."""
+    """Units under way, oldest first, at most ``window`` of them.
+
+    A unit whose worker died is sent again (:data:`RETRIES` times) on a fresh pool; one
+    that still cannot be scanned is reported lost, and the scan goes on.
+    """
 
     engine: Engine
     emit: Callable[[UnitResult, int], None]
     window: int
-    pending: collections.deque[tuple[Future[UnitResult], int]] = attrs.Factory(collections.deque)
+    pending: collections.deque[_Unit] = attrs.Factory(collections.deque)
+    retried: bool = False
 
     def add(self, future: Future[UnitResult], bytes_done: int) -> None:
-        self.pending.append((future, bytes_done))
+        self._queue(_Unit(future, bytes_done))
+
+    def submit(self, task: _Task, bytes_done: int) -> None:
+        self._queue(_Unit(self.engine.submit(task.fn, *task.args), bytes_done, task))
+
+    def _queue(self, unit: _Unit) -> None:
+        self.pending.append(unit)
         while len(self.pending) > self.window:
             self.drain_one()
 
     def drain_one(self) -> None:
-        future, bytes_done = self.pending.popleft()
-        self.emit(future.result(), bytes_done)
+        unit = self.pending.popleft()
+        try:
+            result = unit.future.result()
+        except Exception as exc:
+            if unit.task is None or not worker_lost(exc):
+                raise
+            result = self._after_lost_worker(unit)
+        self.emit(result, unit.bytes_done)
+
+    def _after_lost_worker(self, unit: _Unit) -> UnitResult:
+        """Go on after a worker died while ``unit`` was under way (maybe scanning another
+        unit): ``unit`` alone is sent again on a fresh pool (so that if it dies again,
+        it is the cause), then every other unit under way.  Its result, or the message
+        that it is lost once it has had its :data:`RETRIES`."""
+        assert unit.task is not None
+        result: UnitResult | None = None
+        while result is None:
+            self._restart()
+            if unit.tries > RETRIES:
+                result = _lost(unit.task.unit, f"{LOST_WORKER} while scanning them")
+                break
+            if not self.retried:
+                self.retried = True
+                self.emit(_message(f"warning: {LOST_WORKER}; its games are scanned again"), 0)
+            unit.tries += 1
+            try:
+                result = self.engine.submit(unit.task.fn, *unit.task.args).result()
+            except Exception as exc:
+                if not worker_lost(exc):
+                    raise
+        self._send_again()
+        return result
+
+    def _restart(self) -> None:
+        restart = getattr(self.engine, "restart", None)
+        if restart is not None:
+            restart()
+
+    def _send_again(self) -> None:
+        """After a restart, the units under way go to the fresh pool (an engine that
+        does not restart keeps them: each one that failed comes here in its turn)."""
+        if getattr(self.engine, "restart", None) is None:
+            return
+        for other in self.pending:
+            if other.task is not None:
+                other.future = self.engine.submit(other.task.fn, *other.task.args)
 
     def drain(self) -> None:
         while self.pending:
             self.drain_one()
+
+
+def _counts(future: Future[tuple[int, int]], part: FileRange) -> tuple[int, int]:
+    """A range's counts; counted here when the worker counting them died."""
+    try:
+        return future.result()
+    except Exception as exc:
+        if not worker_lost(exc):
+            raise
+        return count_range(part)
 
 
 def _message(text: str) -> UnitResult:
@@ -542,9 +754,9 @@ def _plain_file(
     file_games, line = 0, 1
     for part in parts:
         start = Start(games_before, file_games, line)
-        future = engine.submit(scan_range, shared, part, start, options, renderers)
-        pipeline.add(future, bytes_before + part.end)
-        games, lines = counts.popleft().result()
+        task = _Task(scan_range, (shared, part, start, options, renderers), part.describe())
+        pipeline.submit(task, bytes_before + part.end)
+        games, lines = _counts(counts.popleft(), part)
         games_before, file_games, line = games_before + games, file_games + games, line + lines
     return games_before
 
@@ -568,10 +780,10 @@ def _compressed_file(
 
         def send() -> None:
             nonlocal batch, first
-            future = engine.submit(
-                scan_batch, shared, item.name, tuple(batch), first, options, renderers
-            )
-            pipeline.add(future, bytes_before + source.bytes_read())
+            last = first + len(batch)
+            unit = f"{display_path(item.name)} games {first + 1}-{last} of the input"
+            args = (shared, item.name, tuple(batch), first, options, renderers)
+            pipeline.submit(_Task(scan_batch, args, unit), bytes_before + source.bytes_read())
             first += len(batch)
             batch = []
 

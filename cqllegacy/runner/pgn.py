@@ -115,6 +115,77 @@ class DamagedInput(Exception):
     """A file whose bytes stop making sense part-way (truncated or corrupt compression)."""
 
 
+# --------------------------------------------------------------------------------------
+# Limits: what hostile input cannot make the reader hold in memory
+# --------------------------------------------------------------------------------------
+
+#: The longest line read, in bytes (characters, for UTF-16 and UTF-32): a longer line
+#: (a file of spaces or NUL bytes without a line end) is skipped to its end and the game
+#: it belongs to is reported and skipped.  ``CQLLEGACY_MAX_LINE_BYTES`` changes it.
+MAX_LINE_BYTES = 16 * 1024 * 1024
+#: The longest game text (tags and movetext) kept: a longer game is reported and
+#: skipped, and the scan goes on at the next game.  ``CQLLEGACY_MAX_GAME_BYTES``.
+MAX_GAME_BYTES = 64 * 1024 * 1024
+#: The deepest nesting of variations read: python-chess's reader takes time and memory
+#: that grow with the square of the depth, so a game nested deeper is reported and
+#: skipped.  ``CQLLEGACY_MAX_VARIATION_DEPTH``.
+MAX_VARIATION_DEPTH = 200
+
+
+def _limit(name: str, default: int) -> int:
+    """A limit from the environment variable ``name`` (a whole number of at least 1),
+    else ``default``."""
+    text = os.environ.get(name, "")
+    return int(text) if text.isdigit() and int(text) > 0 else default
+
+
+def max_line_bytes() -> int:
+    return _limit("CQLLEGACY_MAX_LINE_BYTES", MAX_LINE_BYTES)
+
+
+def max_game_bytes() -> int:
+    return _limit("CQLLEGACY_MAX_GAME_BYTES", MAX_GAME_BYTES)
+
+
+def max_variation_depth() -> int:
+    return _limit("CQLLEGACY_MAX_VARIATION_DEPTH", MAX_VARIATION_DEPTH)
+
+
+def _megabytes(size: int) -> str:
+    """
+    >>> _megabytes(16 * 1024 * 1024), _megabytes(1000)
+    ('16 MB', '1000 bytes')
+    """
+    if size % (1024 * 1024) == 0:
+        return f"{size // (1024 * 1024)} MB"
+    return f"{size} bytes"
+
+
+#: What :func:`bounded_lines` yields for a line longer than the limit (identity tells
+#: it from any line of a file).  Split into games it is a movetext line.
+LONG_LINE = "".join(["\x00", "\n"])
+
+
+def bounded_lines(text: io.TextIOBase, limit: int | None = None) -> Iterator[str]:
+    """The lines of ``text``, each at most ``limit`` characters (line end included): a
+    longer line is read to its end in pieces, never whole, and given as
+    :data:`LONG_LINE`."""
+    limit = limit or max_line_bytes()
+    readline = text.readline
+    while True:
+        line = readline(limit + 1)
+        if len(line) <= limit:
+            if not line:
+                return
+            yield line
+            continue
+        while not line.endswith("\n"):
+            line = readline(1 << 20)
+            if not line:
+                break
+        yield LONG_LINE
+
+
 @attrs.define
 class PgnSource:
     """An open PGN file: its lines as text and how far into the file reading has got."""
@@ -143,13 +214,12 @@ class PgnSource:
             if self.wide is not None:
                 # Wide text is read as what it says, then handed on as the UTF-8 bytes
                 # it is, one character per byte, as other files are.
-                for line in self._text:
-                    yield line.encode("utf-8").decode("latin-1")
+                for line in bounded_lines(self._text):
+                    yield line if line is LONG_LINE else line.encode("utf-8").decode("latin-1")
                 return
-            # Not ``yield from self._text``: closing this generator early would then
-            # close the file under open_pgn.  Iterating the file reads the same lines as
-            # readline, faster.
-            for line in self._text:
+            # Not ``yield from``: closing this generator early would then close the
+            # file under open_pgn.
+            for line in bounded_lines(self._text):
                 yield line
         except UnicodeDecodeError as exc:
             raise DamagedInput(f"not valid {exc.encoding.upper()} text: {exc.reason}") from exc
@@ -288,6 +358,14 @@ def _comment_open_after(line: str, in_comment: bool) -> bool:
 UNTERMINATED_COMMENT = "unterminated { comment"
 
 
+def long_line_problem() -> str:
+    return f"a line longer than {_megabytes(max_line_bytes())} (the limit): not read"
+
+
+def long_game_problem() -> str:
+    return f"the game's text is longer than {_megabytes(max_game_bytes())} (the limit): not read"
+
+
 @attrs.define
 class _Splitter:
     """The state of :func:`split_games` between lines."""
@@ -299,9 +377,26 @@ class _Splitter:
     blank_lines_after_tag: int = 0
     in_comment: bool = False
     previous_blank: bool = False
+    #: Characters the game's text may still grow by (see :data:`MAX_GAME_BYTES`); below
+    #: zero the game's text is no longer kept.
+    room: int = attrs.field(factory=max_game_bytes)
+    long_line: bool = False
 
     def feed(self, number: int, line: str) -> GameText | None:
         """Take one line; the game it completes, if any (one line never completes two)."""
+        if line is LONG_LINE:
+            # A movetext line: it belongs to the game under way or starts one, which is
+            # reported (its end is found as for any game).
+            self.previous_blank = False
+            if self.in_comment or self.moves:
+                self._add_move_line(line)
+                self.long_line = True
+                return None
+            done = self._finish() if self.moves else None
+            self._start_at(number)
+            self._add_move_line(line)
+            self.long_line = True
+            return done
         blank = not line.strip()
         previous_blank, self.previous_blank = self.previous_blank, blank
         done = None
@@ -332,6 +427,9 @@ class _Splitter:
                 done = self._finish()
             self._start_at(number)
             self.tags.append(line)
+            self.room -= len(line)
+            if self.room < 0:
+                self.overflow()
             self.blank_lines_after_tag = 0
         else:
             self._start_at(number)
@@ -344,27 +442,50 @@ class _Splitter:
 
     def _add_move_line(self, line: str) -> None:
         self.moves.append(line)
+        self.room -= len(line)
+        if self.room < 0:
+            self.overflow()
         if self.in_comment or ("{" in line and not _is_skipped_line(line)):
             self.in_comment = _comment_open_after(line, self.in_comment)
+
+    def overflow(self) -> None:
+        """The game's text is over the limit: keep only its last line (what is kept
+        decides nothing but whether the game goes on), so that memory stays bounded."""
+        self.moves[:-1] = []
+        self.tags[:-1] = []
+        self.room = -1
 
     def close(self) -> Iterator[GameText]:
         if self.tags or self.moves:
             yield self._finish(UNTERMINATED_COMMENT if self.in_comment else None)
 
     def _finish(self, problem: str | None = None) -> GameText:
+        problems = [problem] if problem else []
+        if self.room < 0:
+            problems.append(long_game_problem())
+            self.tags, self.moves = [], []
+        elif self.long_line:
+            problems.append(long_line_problem())
         tags, movetext, encoding = decode_game("".join(self.tags), "".join(self.moves))
+        # Found here, so that no reader of the game's text (python-chess, the movetext
+        # scanner of a query decided by tags) meets a game nested deeper than the limit.
+        too_deep = variation_depth_problem(movetext)
+        if too_deep:
+            problems.append(too_deep)
         game = GameText(
             file_ordinal=self.ordinal,
             line=self.start_line,
             tag_lines=tuple(tags.splitlines(keepends=True)),
             movetext=movetext,
             encoding=encoding,
-            problems=(problem,) if problem else (),
+            problems=tuple(problems),
         )
         self.ordinal += 1
         self.tags, self.moves = [], []
         self.blank_lines_after_tag = 0
         self.in_comment = False
+        self.room = max_game_bytes()
+        self.long_line = False
         return game
 
 
@@ -390,6 +511,9 @@ def split_games(
                 pass
             elif splitter.moves:
                 splitter.moves.append(line)
+                splitter.room -= len(line)
+                if splitter.room < 0:
+                    splitter.overflow()
                 splitter.previous_blank = False
                 if "{" in line and first not in "%;":
                     splitter.in_comment = _comment_open_after(line, False)
@@ -412,6 +536,9 @@ def split_games(
                 if not tags:
                     splitter.start_line = number
                 tags.append(line)
+                splitter.room -= len(line)
+                if splitter.room < 0:
+                    splitter.overflow()
                 splitter.blank_lines_after_tag = 0
                 splitter.previous_blank = False
                 continue
@@ -425,7 +552,7 @@ def split_games(
 #: First characters of lines :func:`split_games` leaves to :meth:`_Splitter.feed`: tag
 #: lines, possibly blank lines (whitespace first: every character up to \xff that
 #: ``str.isspace`` accepts), the byte-order mark, the empty string.
-_UNUSUAL_FIRST = frozenset("[ \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\xef") | {""}
+_UNUSUAL_FIRST = frozenset("[ \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\xef\x00") | {""}
 
 
 # --------------------------------------------------------------------------------------
@@ -475,25 +602,41 @@ def game_boundaries(path: str | os.PathLike[str], part_bytes: int) -> list[int]:
     return cuts
 
 
-def _lines_after(handle: BinaryIO, position: int, window: int) -> Iterator[tuple[int, str]]:
+def _lines_after(
+    handle: BinaryIO, position: int, window: int, limit: int | None = None
+) -> Iterator[tuple[int, str]]:
     """(offset, line) for the lines of the file from byte ``position`` on, the first one
-    possibly a part of a line; line ends as universal newlines see them."""
+    possibly a part of a line; line ends as universal newlines see them, and a line
+    longer than ``limit`` (line end included, as :func:`bounded_lines` counts it) given
+    as :data:`LONG_LINE`.  Time linear in the bytes read, memory bounded by the limit."""
+    limit = limit or max_line_bytes()
     handle.seek(position)
-    buffer, offset = "", position
+    buffer = ""  # the current line so far (its last character only, once too long)
+    start = base = position  # where the current line and the buffer begin in the file
+    long = False
     while True:
         data = handle.read(window)
         if not data:
             if buffer:
-                yield offset, buffer
+                yield start, LONG_LINE if long else buffer
             return
+        # Only the new text can hold a line end (or a "\n" after a "\r" held back).
+        scan_from = max(len(buffer) - 1, 0)
         buffer += data.decode("latin-1")
         done = 0
-        for match in _LINE_END.finditer(buffer):
+        for match in _LINE_END.finditer(buffer, scan_from):
             if match.group() == "\r" and match.end() == len(buffer):
                 break  # a "\n" may follow in the next read
-            yield offset + done, buffer[done : match.end()]
-            done = match.end()
-        buffer, offset = buffer[done:], offset + done
+            line = buffer[done : match.end()]
+            too_long = long or len(line) - (match.group() == "\r\n") > limit
+            yield start, LONG_LINE if too_long else line
+            long, done = False, match.end()
+            start = base + done
+        buffer, base = buffer[done:], base + done
+        if len(buffer) > limit:
+            long = True
+            base += len(buffer) - 1
+            buffer = buffer[-1:]
 
 
 def _next_boundary(handle: BinaryIO, start: int, window: int = 1 << 16) -> int | None:
@@ -504,23 +647,50 @@ def _next_boundary(handle: BinaryIO, start: int, window: int = 1 << 16) -> int |
     lines = _lines_after(handle, start - 1, window)
     next(lines, None)
     for line_start, raw in lines:
-        line = raw.removeprefix(_UTF8_BOM_AS_LATIN1)
+        line = raw if raw is LONG_LINE else raw.removeprefix(_UTF8_BOM_AS_LATIN1)
         if _starts_a_game(previous_text, blank_before, line):
             return line_start
-        blank_before = _is_blank(line)
+        blank_before = line is not LONG_LINE and _is_blank(line)
         if not blank_before:
             previous_text = line
     return None
 
 
+class _FileRange(io.RawIOBase):
+    """Bytes ``start`` to ``end`` of an open file, read in place (never all at once);
+    :class:`DamagedInput` when the file ends before ``end`` (it changed since it was cut)."""
+
+    def __init__(self, descriptor: int, start: int, end: int) -> None:
+        super().__init__()
+        self.descriptor, self.position, self.end = descriptor, start, end
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        wanted = min(len(buffer), self.end - self.position)
+        if wanted <= 0:
+            return 0
+        data = os.pread(self.descriptor, wanted, self.position)
+        if not data:
+            raise DamagedInput(
+                f"the file changed while it was read (it ends at byte {self.position})"
+            )
+        buffer[: len(data)] = data
+        self.position += len(data)
+        return len(data)
+
+
 def range_lines(path: str | os.PathLike[str], start: int, end: int) -> Iterator[str]:
     """The lines of bytes ``start`` to ``end`` of a plain PGN file, decoded as
-    :func:`open_pgn` decodes them."""
+    :func:`open_pgn` decodes them (a line over the limit as :data:`LONG_LINE`)."""
     with open(path, "rb") as handle:
-        handle.seek(start)
-        data = handle.read(end - start)
-    text = io.TextIOWrapper(io.BytesIO(data), encoding="latin-1", newline=None)
-    yield from iter(text.readline, "")
+        raw = io.BufferedReader(_FileRange(handle.fileno(), start, end), 1 << 16)
+        text = io.TextIOWrapper(raw, encoding="latin-1", newline=None)
+        try:
+            yield from bounded_lines(text)
+        finally:
+            text.detach()
 
 
 # --------------------------------------------------------------------------------------
@@ -623,6 +793,36 @@ class StreamVisitor(Protocol):
     def readable(self) -> bool: ...
 
 
+#: What python-chess's reader takes as the parts of movetext that matter to nesting:
+#: ``{…}`` comments and ``;`` comments (parentheses in them do not count), parentheses.
+_NESTING_TOKENS = re.compile(r"\{[^}]*\}?|;[^\n]*|[()]")
+
+
+def variation_depth_problem(movetext: str) -> str | None:
+    """Why a game's variations are not read: nested deeper than
+    :data:`MAX_VARIATION_DEPTH` (python-chess would take time and memory growing with
+    the square of the depth); None for every other game (most cost one count).
+
+    >>> variation_depth_problem("1. e4 (1. d4 (1. c4)) *") is None
+    True
+    >>> variation_depth_problem("1. e4 " + "(1. d4 " * 300 + ")" * 300)
+    'variations nested 300 deep, more than 200 (the limit): not read'
+    """
+    limit = max_variation_depth()
+    if movetext.count("(") <= limit:
+        return None
+    depth = deepest = 0
+    for token in _NESTING_TOKENS.findall(movetext):
+        if token == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif token == ")":
+            depth = max(depth - 1, 0)
+    if deepest <= limit:
+        return None
+    return f"variations nested {deepest} deep, more than {limit} (the limit): not read"
+
+
 def read_stream(text: GameText, visitor: StreamVisitor) -> bool:
     """Let python-chess read a game into ``visitor`` (no game tree is built).
 
@@ -640,7 +840,7 @@ def read_stream(text: GameText, visitor: StreamVisitor) -> bool:
     """
     if not isinstance(visitor, chess.pgn.BaseVisitor):
         raise TypeError(f"not a python-chess visitor: {visitor!r}")
-    if text.problems:
+    if text.problems or variation_depth_problem(text.movetext):
         return False
     try:
         result = chess.pgn.read_game(io.StringIO(text.pgn()), Visitor=lambda: visitor)
@@ -664,6 +864,9 @@ def read_game(text: GameText) -> chess.pgn.Game:
     """
     if text.problems:
         raise UnreadableGame("; ".join(text.problems))
+    too_deep = variation_depth_problem(text.movetext)
+    if too_deep:
+        raise UnreadableGame(too_deep)
     builder = _RecordingBuilder()
     try:
         game = chess.pgn.read_game(io.StringIO(text.pgn()), Visitor=lambda: builder)

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from cqllegacy.errors import printable
+from cqllegacy.errors import one_line
 
 
 class Messages:
@@ -29,7 +29,7 @@ class Messages:
         """Nothing to show."""
 
     def message(self, text: str) -> None:
-        print(printable(text, limit=None), file=self.stream, flush=True)
+        print(one_line(text, limit=None), file=self.stream, flush=True)
 
     def close(self) -> None:
         """Nothing to clear."""

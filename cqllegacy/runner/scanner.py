@@ -138,8 +138,11 @@ def _scan_on(
         summary.games += result.games
         summary.matched += result.matched
         summary.skipped += result.skipped
+        summary.damaged_files += result.damaged
         progress.update(summary.games, summary.matched, bytes_done)
         if state.last_game is not None and summary.games >= state.last_game:
             raise _past_the_last_game(state)
 
-    summary.damaged_files += run_units(engine, state.compiled, inputs, state.options, sinks, emit)
+    # Not ``summary.damaged_files += run_units(...)``: emit counts damaged units meanwhile.
+    damaged = run_units(engine, state.compiled, inputs, state.options, sinks, emit)
+    summary.damaged_files += damaged

@@ -2,7 +2,8 @@
 
 A script whose first text after comments is ``cql(`` is a CQL 6 script; anything else is
 read as a legacy (CQL 3.x) script and translated.  Files are read as UTF-8, or as
-Latin-1 when they are not valid UTF-8; a byte-order mark is ignored.
+Latin-1 when they are not valid UTF-8, or as UTF-16 or UTF-32 when a byte-order mark
+says so (see :func:`decode_script`).
 
 :func:`read_legacy`, :func:`read_modern` and :func:`translate_legacy` take a script's
 text to a query or to CQL 6.1 text for every command that reads scripts.
@@ -15,6 +16,8 @@ text to a query or to CQL 6.1 text for every command that reads scripts.
 
 from __future__ import annotations
 
+import codecs
+import errno
 import os
 import re
 from collections.abc import Callable
@@ -24,7 +27,13 @@ from typing import TYPE_CHECKING, Literal, Protocol
 import attrs
 
 from cqllegacy.core.tree import Query
-from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError
+from cqllegacy.errors import (
+    CqlLegacyError,
+    IncompleteInput,
+    ScriptError,
+    UsageError,
+    display_path,
+)
 
 if TYPE_CHECKING:
     from cqllegacy.legacy.tree import Script
@@ -65,17 +74,76 @@ def script_language(text: str) -> Language:
     return "modern" if _MODERN_START.match(text, position) else "legacy"
 
 
+#: Byte-order marks of the encodings a script may be in besides UTF-8 and Latin-1
+#: (UTF-32's little-endian mark begins with UTF-16's, so it comes first).
+_SCRIPT_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32"),
+    (codecs.BOM_UTF32_BE, "utf-32-be", "UTF-32"),
+    (codecs.BOM_UTF16_LE, "utf-16-le", "UTF-16"),
+    (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16"),
+    (codecs.BOM_UTF8, "utf-8", "UTF-8"),
+)
+
+
+class ScriptEncodingError(ValueError):
+    """A script's bytes are not text in any encoding a script may be in."""
+
+
+def wide_script_encoding(data: bytes) -> str | None:
+    """``"UTF-16"`` or ``"UTF-32"`` when a byte-order mark says so, else None.
+
+    >>> wide_script_encoding("(match)".encode("utf-16")), wide_script_encoding(b"(match)")
+    ('UTF-16', None)
+    """
+    for bom, _, name in _SCRIPT_BOMS[:4]:
+        if data.startswith(bom):
+            return name
+    return None
+
+
 def decode_script(data: bytes) -> str:
-    """UTF-8 text, or Latin-1 when the bytes are not UTF-8; without a byte-order mark.
+    """A script's text, read as PGN input is: UTF-16 or UTF-32 when a byte-order mark
+    says so, else UTF-8 (with or without its mark), or Latin-1 when the bytes are not
+    UTF-8; without the byte-order mark.  Raises :class:`ScriptEncodingError` for text
+    that breaks its announced encoding, and for text made mostly of NUL bytes (UTF-16 or
+    UTF-32 without the mark).
 
     >>> decode_script(b"\\xef\\xbb\\xbf(match)"), decode_script(b"; J\\xf6rg")
     ('(match)', '; Jörg')
+    >>> decode_script("(match)".encode("utf-16")), decode_script("\\ufeff(m)".encode("utf-32-be"))
+    ('(match)', '(m)')
     """
+    for bom, encoding, name in _SCRIPT_BOMS:
+        if data.startswith(bom):
+            try:
+                text = data[len(bom) :].decode(encoding)
+            except UnicodeDecodeError as exc:
+                raise ScriptEncodingError(
+                    f"not valid {name} text (byte-order mark of {name}): {exc.reason} "
+                    f"at byte {exc.start + len(bom)}"
+                ) from None
+            return _without_nul(text)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         text = data.decode("latin-1")
-    return text.removeprefix("\ufeff")
+    return _without_nul(text.removeprefix("\ufeff"))
+
+
+def _without_nul(text: str) -> str:
+    """``text``, unless NUL characters make a quarter of it or more: UTF-16 or UTF-32
+    read without its byte-order mark (a stray NUL is left for the reader to report)."""
+    nuls = text.count("\x00")
+    if nuls and 4 * nuls >= len(text):
+        raise ScriptEncodingError(
+            f"{nuls} NUL bytes in {len(text)} characters: UTF-16 or UTF-32 text without "
+            "a byte-order mark? (save it as UTF-8, or with the mark)"
+        )
+    return text
+
+
+#: Errors of a file that is there but cannot be read to its end (not a bad command line).
+_READ_FAILURES = frozenset({errno.EIO, errno.ENXIO, errno.ESTALE, errno.ETIMEDOUT})
 
 
 def read_script_file(path: str | os.PathLike[str]) -> str:
@@ -85,8 +153,15 @@ def read_script_file(path: str | os.PathLike[str]) -> str:
     except IsADirectoryError as exc:
         raise UsageError(f"cannot read script {path}: it is a folder") from exc
     except OSError as exc:
-        raise UsageError(f"cannot read script {path}: {exc.strerror or exc}") from exc
-    return decode_script(data)
+        message = f"cannot read script {display_path(os.fspath(path))}: {exc.strerror or exc}"
+        if exc.errno in _READ_FAILURES:
+            # The file is there, its bytes could not all be read: status 3, as an input.
+            raise IncompleteInput(message) from exc
+        raise UsageError(message) from exc
+    try:
+        return decode_script(data)
+    except ScriptEncodingError as exc:
+        raise UsageError(f"cannot read script {path}: {exc}") from None
 
 
 # The readers and the translator are imported where they are used: ``--help`` should not

@@ -536,9 +536,9 @@ def _full_disk(*args: object) -> None:
 def test_a_full_disk_during_migrate_is_a_clear_error(
     library: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import cqllegacy.migration as migration
+    from cqllegacy.runner.output import Replacement
 
-    monkeypatch.setattr(migration, "write_text_atomically", _full_disk)
+    monkeypatch.setattr(Replacement, "write", _full_disk)
     assert main(["migrate", "src", "dest"]) == 4
     err = capsys.readouterr().err
     assert "No space left on device" in err and err.count("\n") == 1
@@ -547,13 +547,13 @@ def test_a_full_disk_during_migrate_is_a_clear_error(
 def test_fixtures_make_with_out_under_a_file_or_a_full_disk_is_a_clear_error(
     scratch: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import cqllegacy.fixturekit as fixturekit
+    from cqllegacy.runner.output import Replacement
 
     Path("regfile").write_text("x")
     argv = ["fixtures", "make", "kf.cql", "--pgn", "games.pgn", "--out"]
     assert main([*argv, "regfile/fx"]) == 2
     assert "cannot create the folder regfile/fx/kf" in capsys.readouterr().err
-    monkeypatch.setattr(fixturekit, "write_text_atomically", _full_disk)
+    monkeypatch.setattr(Replacement, "write", _full_disk)
     assert main([*argv, "fx"]) == 4
     assert "No space left on device" in capsys.readouterr().err
 
