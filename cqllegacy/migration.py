@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import io
 import json
 import os
 import re
@@ -448,6 +447,7 @@ def migrate_folder(
     tools = translator or Translator.default()
     sources = SourceFiles.under(src)
     outcomes = []
+    copied: list[tuple[Path, Path]] = []
     with Replacement() as replacement:
         for rel, path, searched in walk(src):
             outcome, modern = _outcome_of_entry(
@@ -465,13 +465,48 @@ def migrate_folder(
                 _write(replacement, sources, target, modern)
             elif outcome.status.copied:
                 outcome = _copy(replacement, sources, path, target, outcome)
+                if outcome.status.copied:
+                    copied.append((path, target))
             outcomes.append(outcome)
         report = MigrationReport(str(source), str(destination), approximate, tuple(outcomes))
         _write(replacement, sources, dest / MARKDOWN_NAME, report_markdown(report))
         _write(
             replacement, sources, dest / JSON_NAME, json.dumps(report_json(report), indent=2) + "\n"
         )
+    for path, target in copied:
+        # Once in place: the copies keep their permissions (a script stays executable).
+        with contextlib.suppress(OSError):
+            shutil.copymode(path, target)
     return report
+
+
+def _copy(
+    replacement: Replacement,
+    sources: SourceFiles,
+    source: Path,
+    target: Path,
+    outcome: FileOutcome,
+) -> FileOutcome:
+    """Copy ``source`` to ``target`` unchanged; ``outcome``, or an unreadable one when
+    ``source`` cannot be opened.  Failing to write is the migration's end."""
+    sources.refuse(target)
+    try:
+        handle = open(source, "rb")  # noqa: SIM115 (closed below, its errors are the file's)
+    except OSError as error:
+        reason = _unreadable_reason(source, error)
+        return attrs.evolve(outcome, status=Status.UNREADABLE, output=None, reason=reason)
+    with handle:
+        try:
+            with replacement.open(target) as written:
+                written.flush()
+                shutil.copyfileobj(handle, written.buffer)
+        except UsageError as error:
+            raise WriteError(str(error)) from None
+        except OSError as error:
+            raise WriteError(
+                f"cannot copy {source} to {target}: {error.strerror or error}"
+            ) from None
+    return outcome
 
 
 @attrs.frozen
@@ -507,33 +542,6 @@ class SourceFiles:
                 f"refusing to write {display_path(str(target))}: it leads to the source "
                 f"file {display_path(str(source))}"
             )
-
-
-def _copy(
-    replacement: Replacement, sources: SourceFiles, source: Path, target: Path, outcome: FileOutcome
-) -> FileOutcome:
-    """Copy ``source`` to ``target`` unchanged (bytes and permissions); ``outcome``, or
-    an unreadable one when ``source`` cannot be opened."""
-    sources.refuse(target)
-    try:
-        handle = open(source, "rb")  # noqa: SIM115 (closed below, its errors are the file's)
-    except OSError as error:
-        reason = _unreadable_reason(source, error)
-        return attrs.evolve(outcome, status=Status.UNREADABLE, output=None, reason=reason)
-    with handle:
-        try:
-            with replacement.open(target) as written:
-                written.flush()
-                shutil.copyfileobj(handle, written.buffer)
-                with contextlib.suppress(OSError, io.UnsupportedOperation):
-                    os.fchmod(written.fileno(), stat.S_IMODE(os.fstat(handle.fileno()).st_mode))
-        except UsageError as error:
-            raise WriteError(str(error)) from None
-        except OSError as error:
-            raise WriteError(
-                f"cannot copy {source} to {target}: {error.strerror or error}"
-            ) from None
-    return outcome
 
 
 def _write(replacement: Replacement, sources: SourceFiles, target: Path, text: str) -> None:
