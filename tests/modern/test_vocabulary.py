@@ -17,6 +17,7 @@ SIDES = ("cqllegacy.modern.grammar", "cqllegacy.modern.printer")
 ALLOWED = (
     "cqllegacy.modern.vocabulary",
     "cqllegacy.modern.errors",
+    "cqllegacy.modern.encoding",
     "cqllegacy.modern.kinds",
     "cqllegacy.errors",
     "cqllegacy.recursion",
