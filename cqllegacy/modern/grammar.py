@@ -143,6 +143,7 @@ _TOKEN = re.compile(
 #: White space and ``/* */`` comments; with ``//`` comments too where those are space.
 _SPACE = re.compile(r"(?:\s+|/\*.*?\*/)*", re.DOTALL)
 _SPACE_AND_COMMENTS = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.DOTALL)
+_NAME = re.compile(_NAME_TEXT)
 _WORD_AT = re.compile(r"[A-Za-z_$][\w$-]*")
 _DESIGNATOR_PARTS = re.compile(rf"(?P<types>{TYPE_PATTERN})?(?P<squares>{SQUARES_PATTERN})?")
 _TYPES_ONLY = re.compile(TYPE_PATTERN)
@@ -155,6 +156,13 @@ def _end_of(space: re.Pattern[str], text: str, pos: int) -> int:
     found = space.match(text, pos)
     assert found is not None  # the pattern matches the empty string
     return found.end()
+
+
+def _glued_keyword(text: str, pos: int) -> bool:
+    """Does a CQL word start right at ``pos``, with no space after a number?  (``3shift``
+    is no number and a transform: a keyword needs a boundary before it.)"""
+    word = _NAME.match(text, pos)
+    return word is not None and word.group() in RESERVED_WORDS
 
 
 class _Lexer:
@@ -183,6 +191,8 @@ class _Lexer:
             kind = found.lastgroup
             assert kind is not None
             token = _Token(_Kind[kind], found.group(), start, found.end())
+            if kind == "NUMBER" and _glued_keyword(self.text, found.end()):
+                token = attrs.evolve(token, kind=_Kind.OTHER)
         self._peeked = (self.pos, comments, token)
         return token
 
