@@ -83,6 +83,12 @@ class Pragma(ct.Filter):
     made it), for the messages about it; it takes no part in equality.
     """
 
+    WORD = "a pragma"
+    KIND = ct.Kind.LOGICAL
+    OPERANDS = ct.NO_OPERANDS
+    TRANSFORMS = ct.Transforms.NOTHING
+    READS = ct.Reads.TAGS
+
     text: str
     place: int = attrs.field(default=0, eq=False, repr=False)
 
