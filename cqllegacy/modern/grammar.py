@@ -60,6 +60,7 @@ from cqllegacy.modern.vocabulary import (
     COMPLEMENT,
     COUNT,
     DESIGNATOR_PATTERN,
+    DIRECTION,
     DIRECTION_WORDS,
     FILE_NAME_PATTERN,
     IN,
@@ -1024,6 +1025,14 @@ def _flat(cls: Callable[[tuple[ct.Filter, ...]], ct.Filter]) -> _Combine:
     return lambda parser, reads, words: cls(tuple(parser.node(r) for r in reads))
 
 
+def _square_color(parser: _Parser, token: _Token) -> _Read:
+    """``light X``, ``dark X``: X is what binds tighter (the CQL 6.1 table puts them with
+    the direction filters)."""
+    arg = parser.argument(DIRECTION)
+    node = ct.SquareColor(token.text == "dark", parser.node(arg))
+    return parser.made(node, token.start, [arg])
+
+
 def _sidetomove(parser: _Parser, token: _Token) -> _Read:
     return _Read(ct.SideToMove(), token.start)
 
@@ -1048,6 +1057,8 @@ _PREFIX_WORDS: dict[str, _Form] = {
     "site": _Parser.tag,
     "lowercase": _Parser.lowercase,
     "elo": _Parser.elo,
+    "light": _square_color,
+    "dark": _square_color,
 }
 
 _PREFIX_SYMBOLS: dict[str, _Form] = {

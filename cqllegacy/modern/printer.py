@@ -599,6 +599,15 @@ def _xray(node: ct.XRay, ctx: _Context) -> Printed:
     return _ray_like("xray", node.args, ctx)
 
 
+@_printer(ct.SquareColor)
+def _square_color(node: ct.SquareColor, ctx: _Context) -> Printed:
+    # As a direction's argument: one token or parenthesised, the form below `attacks`.
+    arg = _print(node.arg, ctx)
+    if arg.level != ATOM or isinstance(node.arg, ct.Number):
+        arg = _parenthesised(arg)
+    return _joined(["dark" if node.dark else "light", arg], COMPLEMENT)
+
+
 @_printer(ct.Between)
 def _between(node: ct.Between, ctx: _Context) -> Printed:
     return _joined(["between", _argument_list((node.left, node.right), ctx)], ATOM)

@@ -127,8 +127,9 @@ SUPPORTED_WORDS = frozenset(
     (
         *TRANSFORM_WORDS, *DIRECTION_WORDS, *SIMPLE_WORDS, *NUMERIC_WORDS,
         "all", "ancestor", "and", "attackedby", "attacks", "between", "black", "capture",
-        "count", "cql", "echo", "elo", "enpassant", "event", "find", "from", "gamenumber", "in",
-        "input", "line", "lowercase", "matchcount", "move", "not", "or", "output", "piece",
+        "count", "cql", "dark", "echo", "elo", "enpassant", "event", "find", "from",
+        "gamenumber", "in", "input", "light", "line", "lowercase", "matchcount", "move", "not",
+        "or", "output", "piece",
         "player", "power", "previous", "promote", "quiet", "ray", "result", "sidetomove",
         "site", "to", "variations", "white", "xray",
     )
