@@ -101,7 +101,7 @@ def by_field(**kinds: frozenset[Kind]) -> Mapping[str, frozenset[Kind]]:
 
 
 #: What every node class declares in its own body (not inherited): see :class:`Filter`.
-DECLARED_FACTS = ("WORD", "KIND", "OPERANDS", "TRANSFORMS", "READS")
+DECLARED_FACTS = ("WORD", "CQL_WORDS", "KIND", "OPERANDS", "TRANSFORMS", "READS")
 
 #: Every node class, by (module, name), in the order they were defined.
 _NODE_CLASSES: dict[tuple[str, str], type[Filter]] = {}
@@ -130,6 +130,8 @@ class Filter:
 
     - ``WORD``: how CQL names it in a message (its word or operator, e.g. ``"`between`"``);
       :meth:`word` may refine it from a field.
+    - ``CQL_WORDS``: the CQL 6.1 words its text uses (the reader's word list is derived
+      from them; ``()`` for a node written with operators or designators only).
     - ``KIND``: the :class:`Kind` of its value, or None when a field decides: then the
       class defines :meth:`kind` itself.
     - ``OPERANDS``: the kinds its operands may have: one frozenset for every child, or a
@@ -157,6 +159,7 @@ class Filter:
     __slots__ = ()
     MODERN: ClassVar[bool] = True
     WORD: ClassVar[str]
+    CQL_WORDS: ClassVar[tuple[str, ...]]
     KIND: ClassVar[Kind | None]
     OPERANDS: ClassVar[frozenset[Kind] | Mapping[str, frozenset[Kind]]]
     TRANSFORMS: ClassVar[Transforms]
@@ -461,6 +464,7 @@ class PieceSet(Filter):
     """
 
     WORD = "a piece designator"
+    CQL_WORDS = ()
     KIND = Kind.SET
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.OWN
@@ -475,6 +479,7 @@ class Union(Filter):
     """``X | Y | …``."""
 
     WORD = "`|`"
+    CQL_WORDS = ()
     KIND = Kind.SET
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
@@ -488,6 +493,7 @@ class Intersection(Filter):
     """``X & Y & …``."""
 
     WORD = "`&`"
+    CQL_WORDS = ()
     KIND = Kind.SET
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
@@ -501,6 +507,7 @@ class Complement(Filter):
     """``~X``: the squares not in X."""
 
     WORD = "`~`"
+    CQL_WORDS = ()
     KIND = Kind.SET
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
@@ -514,6 +521,7 @@ class Attacks(Filter):
     """``L attacks R``: squares of L whose piece attacks some square of R."""
 
     WORD = "`attacks`"
+    CQL_WORDS = ("attacks",)
     KIND = Kind.SET
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
@@ -528,6 +536,7 @@ class AttackedBy(Filter):
     """``L attackedby R``: squares of L attacked by some piece on R."""
 
     WORD = "`attackedby`"
+    CQL_WORDS = ("attackedby",)
     KIND = Kind.SET
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
@@ -542,6 +551,7 @@ class DirectionSet(Filter):
     """``up 1 3 X`` …: X moved ``lo..hi`` steps in each basic vector of ``direction``."""
 
     WORD = "a direction filter"
+    CQL_WORDS = tuple(direction.word for direction in Direction)
     KIND = Kind.SET
     OPERANDS = SETS
     TRANSFORMS = Transforms.OWN
@@ -562,6 +572,7 @@ class SquareColor(Filter):
     of the board (a1 is dark).  Only in CQL 6 scripts."""
 
     WORD = "`light`"
+    CQL_WORDS = ("light", "dark")
     KIND = Kind.SET
     OPERANDS = SETS
     TRANSFORMS = Transforms.OWN
@@ -579,6 +590,7 @@ class Ray(Filter):
     """``ray [direction] (s1 s2 … sn)``; its value is the set of end squares."""
 
     WORD = "`ray`"
+    CQL_WORDS = ("ray",)
     KIND = Kind.SET
     OPERANDS = SETS
     TRANSFORMS = Transforms.OWN
@@ -593,6 +605,7 @@ class XRay(Filter):
     """``xray (s1 s2 … sn)``: a ray whose first square holds a matching line piece."""
 
     WORD = "`xray`"
+    CQL_WORDS = ("xray",)
     KIND = Kind.SET
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
@@ -606,6 +619,7 @@ class Between(Filter):
     """``between (s t)``: squares strictly inside a queen line from s to t."""
 
     WORD = "`between`"
+    CQL_WORDS = ("between",)
     KIND = Kind.SET
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
@@ -625,6 +639,7 @@ class Move(Filter):
     """
 
     WORD = "`move`"
+    CQL_WORDS = ("move", "from", "to", "capture", "promote", "enpassant", "previous")
     KIND = Kind.LOGICAL
     OPERANDS = SETS
     TRANSFORMS = Transforms.OWN
@@ -648,6 +663,7 @@ class PieceVariable(Filter):
     """``x``: the square of the piece bound to piece variable ``x`` (empty if captured)."""
 
     WORD = "a piece variable"
+    CQL_WORDS = ()
     KIND = Kind.SET
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
@@ -668,6 +684,7 @@ class PieceLoop(Filter):
     """
 
     WORD = "`piece`"
+    CQL_WORDS = ("piece", "all", "in")
     KIND = None
     OPERANDS = by_field(domain=SETS, body=ANY_FILTER)
     TRANSFORMS = Transforms.CHILDREN
@@ -693,6 +710,7 @@ class InSet(Filter):
     """
 
     WORD = "`in`"
+    CQL_WORDS = ("in",)
     KIND = Kind.LOGICAL
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
@@ -710,6 +728,7 @@ class InSet(Filter):
 @attrs.frozen(slots=True, cache_hash=True)
 class Number(Filter):
     WORD = "a number"
+    CQL_WORDS = ()
     KIND = Kind.NUMBER
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
@@ -723,6 +742,7 @@ class Count(Filter):
     """``#X``: the size of set X (always matches)."""
 
     WORD = "`#`"
+    CQL_WORDS = ()
     KIND = Kind.NUMBER
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
@@ -736,6 +756,7 @@ class Power(Filter):
     """``power X``: material on the squares of X (P1 N3 B3 R5 Q9 K0)."""
 
     WORD = "`power`"
+    CQL_WORDS = ("power",)
     KIND = Kind.NUMBER
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
@@ -752,6 +773,7 @@ class ArithOp(enum.Enum):
 @attrs.frozen(slots=True, cache_hash=True)
 class Arith(Filter):
     WORD = "`+`/`-`"
+    CQL_WORDS = ()
     KIND = Kind.NUMBER
     OPERANDS = NUMERIC
     TRANSFORMS = Transforms.CHILDREN
@@ -765,6 +787,7 @@ class Arith(Filter):
 @attrs.frozen(slots=True, cache_hash=True)
 class Negate(Filter):
     WORD = "unary `-`"
+    CQL_WORDS = ()
     KIND = Kind.NUMBER
     OPERANDS = NUMERIC
     TRANSFORMS = Transforms.CHILDREN
@@ -784,6 +807,7 @@ class NumericValue(Filter):
     """``year``, ``movenumber``, ``ply``; ``year`` fails when the date has no year."""
 
     WORD = "a numeric filter"
+    CQL_WORDS = tuple(keyword.value for keyword in NumericKeyword)
     KIND = Kind.NUMBER
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
@@ -808,6 +832,7 @@ class Elo(Filter):
     """``elo white`` / ``elo black`` / ``elo`` (the larger); fails when missing."""
 
     WORD = "`elo`"
+    CQL_WORDS = ("elo", "white", "black")
     KIND = Kind.NUMBER
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.OWN
@@ -824,6 +849,7 @@ class InRange(Filter):
     """
 
     WORD = "a comparison"
+    CQL_WORDS = ()
     KIND = Kind.LOGICAL
     OPERANDS = NUMERIC
     TRANSFORMS = Transforms.CHILDREN
@@ -848,6 +874,7 @@ class Compare(Filter):
     """A comparison that is not a range, as hand-written CQL 6 has them."""
 
     WORD = "a comparison"
+    CQL_WORDS = ()
     KIND = Kind.LOGICAL
     OPERANDS = NUMERIC
     TRANSFORMS = Transforms.CHILDREN
@@ -890,6 +917,7 @@ class Compound(Filter):
     """``{F1 … Fn}``: all constituents match; the value is that of the last."""
 
     WORD = "`{ }`"
+    CQL_WORDS = ()
     KIND = None
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
@@ -906,6 +934,7 @@ class Compound(Filter):
 @attrs.frozen(slots=True, cache_hash=True)
 class And(Filter):
     WORD = "`and`"
+    CQL_WORDS = ("and",)
     KIND = Kind.LOGICAL
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
@@ -917,6 +946,7 @@ class And(Filter):
 @attrs.frozen(slots=True, cache_hash=True)
 class Or(Filter):
     WORD = "`or`"
+    CQL_WORDS = ("or",)
     KIND = Kind.LOGICAL
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
@@ -928,6 +958,7 @@ class Or(Filter):
 @attrs.frozen(slots=True, cache_hash=True)
 class Not(Filter):
     WORD = "`not`"
+    CQL_WORDS = ("not",)
     KIND = Kind.LOGICAL
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
@@ -956,6 +987,7 @@ class Simple(Filter):
     """An argument-less filter: ``wtm``, ``check``, ``initial``, ``true`` …"""
 
     WORD = "a keyword filter"
+    CQL_WORDS = tuple(keyword.value for keyword in Keyword)
     KIND = Kind.LOGICAL
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.OWN
@@ -986,6 +1018,7 @@ class SideToMove(Filter):
     The colour swap of a transform leaves it alone (decision M9)."""
 
     WORD = "`sidetomove`"
+    CQL_WORDS = ("sidetomove",)
     KIND = Kind.NUMBER
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
@@ -997,6 +1030,7 @@ class Result(Filter):
     """``result 1-0`` …: the game's Result tag (``*`` never matches)."""
 
     WORD = "`result`"
+    CQL_WORDS = ("result",)
     KIND = Kind.LOGICAL
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.OWN
@@ -1013,6 +1047,7 @@ class Player(Filter):
     """
 
     WORD = "`player`"
+    CQL_WORDS = ("player", "white", "black", "in", "lowercase")
     KIND = Kind.LOGICAL
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.OWN
@@ -1034,6 +1069,7 @@ class TagContains(Filter):
     """``event "text"`` / ``site "text"``: substring of that tag."""
 
     WORD = "a tag filter"
+    CQL_WORDS = (*(tag.value for tag in TagName), "in", "lowercase")
     KIND = Kind.LOGICAL
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
@@ -1055,6 +1091,7 @@ class Comment(Filter):
     """
 
     WORD = "a comment"
+    CQL_WORDS = ()
     KIND = Kind.LOGICAL
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
@@ -1091,6 +1128,7 @@ class Line(Filter):
     """
 
     WORD = "`line`"
+    CQL_WORDS = ("line",)
     KIND = Kind.LOGICAL
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
@@ -1110,6 +1148,7 @@ class LineGroup(Filter):
     """
 
     WORD = "`line`"
+    CQL_WORDS = ()
     KIND = Kind.LOGICAL
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
@@ -1126,6 +1165,7 @@ class Find(Filter):
     """
 
     WORD = "`find`"
+    CQL_WORDS = ("find", "all")
     KIND = None
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
@@ -1155,6 +1195,7 @@ class Transform(Filter):
     """``T F`` / ``T count F`` with the orbit semantics of CQL 6 (semantics: S-orbits)."""
 
     WORD = "a transform"
+    CQL_WORDS = (*(kind.value for kind in TransformKind), "count")
     KIND = None
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
@@ -1187,6 +1228,7 @@ class Echo(Filter):
     """
 
     WORD = "`echo`"
+    CQL_WORDS = ("echo", "in", "all", "quiet")
     KIND = None
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
@@ -1211,6 +1253,7 @@ class PositionVariable(Filter):
     """
 
     WORD = "a position variable"
+    CQL_WORDS = ()
     KIND = Kind.POSITION
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
@@ -1225,6 +1268,7 @@ class AtPosition(Filter):
     matched there, and its value is F's value there."""
 
     WORD = "`:`"
+    CQL_WORDS = ()
     KIND = None
     OPERANDS = by_field(position=POSITIONS, arg=ANY_FILTER)
     TRANSFORMS = Transforms.CHILDREN
@@ -1243,6 +1287,7 @@ class PositionIntersection(Filter):
     colour, a square empty in both included (a set filter)."""
 
     WORD = "`&`"
+    CQL_WORDS = ()
     KIND = Kind.SET
     OPERANDS = POSITIONS
     TRANSFORMS = Transforms.CHILDREN
@@ -1258,6 +1303,7 @@ class Ancestor(Filter):
     position to Y (logical; decision M8)."""
 
     WORD = "`ancestor`"
+    CQL_WORDS = ("ancestor",)
     KIND = Kind.LOGICAL
     OPERANDS = POSITIONS
     TRANSFORMS = Transforms.CHILDREN
@@ -1294,6 +1340,7 @@ class Relation(Filter):
     """
 
     WORD = "`:relation`"
+    CQL_WORDS = ()
     KIND = Kind.LOGICAL
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.REFUSED
@@ -1326,6 +1373,7 @@ class RayCount(Filter):
     """
 
     WORD = "a legacy ray count"
+    CQL_WORDS = ()
     KIND = Kind.NUMBER
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.OWN
@@ -1345,6 +1393,7 @@ class LegacyOnly(Filter):
     cannot express; ``filter`` is what the evaluator runs."""
 
     WORD = "a legacy-only filter"
+    CQL_WORDS = ()
     KIND = None
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN

@@ -84,6 +84,7 @@ class Pragma(ct.Filter):
     """
 
     WORD = "a pragma"
+    CQL_WORDS = ()
     KIND = ct.Kind.LOGICAL
     OPERANDS = ct.NO_OPERANDS
     TRANSFORMS = ct.Transforms.NOTHING
