@@ -19,8 +19,10 @@ Exit statuses every command shares (each command documents its own 0 and 1):
 
 from __future__ import annotations
 
+import bisect
 import re
 import signal
+from typing import TypeVar
 
 #: Exit status for a run whose inputs were not all read to their end.
 INPUT_DAMAGED = 3
@@ -188,6 +190,58 @@ class ScriptError(CqlLegacyError):
 
     def __str__(self) -> str:
         return f"{self.location}: {self.message}"
+
+
+#: What ends a line of a script: the breaks of :meth:`str.splitlines`, which
+#: :func:`excerpt` uses too, so a caret always stands under the line a message names.
+LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+LINE_BREAK = re.compile("\r\n|[" + re.escape(LINE_BREAKS) + "]")
+
+_Located = TypeVar("_Located", bound=ScriptError)
+
+
+class SourceText:
+    """A script's text and name, and the located errors of both readers.
+
+    >>> source = SourceText("cql()\\r\\nflipcolour", "q.cql")
+    >>> source.position(7)
+    (2, 1)
+    >>> print(source.error(ScriptError, "unknown word", 7, "flipcolour").render())
+    q.cql:2:1: error: unknown word
+        flipcolour
+        ^
+    """
+
+    def __init__(self, text: str, path: str | None = None) -> None:
+        self.text = text
+        self.path = path
+        self.line_starts = [0, *(found.end() for found in LINE_BREAK.finditer(text))]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """The 1-based line and column of ``offset`` (a tab is one column)."""
+        index = bisect.bisect_right(self.line_starts, offset) - 1
+        return index + 1, offset - self.line_starts[index] + 1
+
+    def error(
+        self,
+        cls: type[_Located],
+        message: str,
+        offset: int,
+        text: str = "",
+        expected: str = "",
+        hint: str = "",
+    ) -> _Located:
+        line, column = self.position(offset)
+        return cls(
+            message,
+            line=line,
+            column=column,
+            file=self.path,
+            source=self.text,
+            text=text,
+            expected=expected,
+            hint=hint,
+        )
 
 
 class UsageError(CqlLegacyError):

@@ -33,9 +33,9 @@ def modern_form(query: core.Query) -> core.Query:
 
     ``translate`` prints this; reading the printed text back gives this query (with
     each trailing comment the printer writes on a line of its own made one, see
-    :func:`~cqllegacy.modern.printer.settle_comments`).
+    :func:`~cqllegacy.modern.encoding.settle_comments`).
     """
-    from cqllegacy.modern.printer import settle_comments
+    from cqllegacy.modern.encoding import settle_comments
 
     return settle_comments(cql_tag_names(query))
 

@@ -47,12 +47,20 @@ from cqllegacy.core.tree import (
     Relation,
     Result,
     Simple,
+    SquareColor,
     TransformKind,
     Transforms,
     node_classes,
 )
 from cqllegacy.vocab.pieces import TypeSet, color_swap
-from cqllegacy.vocab.squares import Dihedral, Direction, SquareSet, color_swap_set, modern_shift
+from cqllegacy.vocab.squares import (
+    LIGHT_SQUARES,
+    Dihedral,
+    Direction,
+    SquareSet,
+    color_swap_set,
+    modern_shift,
+)
 
 __all__ = ["REWRITE", "BasicTransform", "apply", "basic_transforms", "orbit"]
 
@@ -239,6 +247,18 @@ def _(node: PieceSet, tau: BasicTransform) -> Filter:
 def _(node: DirectionSet, tau: BasicTransform) -> Filter:
     arg = _rewrite(node.arg, tau)
     return DirectionSet(tau.map_direction(node.direction), arg, node.lo, node.hi)
+
+
+@REWRITE.register(SquareColor)
+def _(node: SquareColor, tau: BasicTransform) -> Filter:
+    # The image of "the light squares of X" is "the image squares of X that are images
+    # of light squares": the colour changes when tau maps light squares onto dark ones
+    # (the colour swap, a reflection, a quarter turn, a shift by an odd distance).
+    image = tau.dihedral.map_set(LIGHT_SQUARES)
+    if tau.swap_colors:
+        image = color_swap_set(image)
+    swapped = (image != LIGHT_SQUARES) != ((tau.dx + tau.dy) % 2 == 1)
+    return SquareColor(node.dark != swapped, _rewrite(node.arg, tau))
 
 
 @REWRITE.register(Ray)

@@ -567,6 +567,25 @@ class DirectionSet(Filter):
 
 
 @attrs.frozen(slots=True, cache_hash=True)
+class SquareColor(Filter):
+    """CQL 6.1 ``light X`` / ``dark X``: the squares of X that are light (dark) squares
+    of the board (a1 is dark).  Only in CQL 6 scripts."""
+
+    WORD = "`light`"
+    CQL_WORDS = ("light", "dark")
+    KIND = Kind.SET
+    OPERANDS = SETS
+    TRANSFORMS = Transforms.OWN
+    READS = Reads.POSITION
+
+    dark: bool
+    arg: Filter
+
+    def word(self) -> str:
+        return "`dark`" if self.dark else "`light`"
+
+
+@attrs.frozen(slots=True, cache_hash=True)
 class Ray(Filter):
     """``ray [direction] (s1 s2 … sn)``; its value is the set of end squares."""
 

@@ -54,6 +54,7 @@ from cqllegacy.core.tree import (
     Result,
     SideToMove,
     Simple,
+    SquareColor,
     TagContains,
     TagName,
     Transform,
@@ -89,7 +90,7 @@ from cqllegacy.vocab.pieces import (
     POWER_VALUES,
 )
 from cqllegacy.vocab.rays import BASIC_VECTORS, between_squares, is_diagonal, ray_ends, translate
-from cqllegacy.vocab.squares import FULL, iter_squares
+from cqllegacy.vocab.squares import FULL, LIGHT_SQUARES, iter_squares
 
 __all__ = ["sorted_vectors"]
 
@@ -269,6 +270,13 @@ def _xray(c: Compiler, node: XRay) -> Compiled:
 def _between(c: Compiler, node: Between) -> Compiled:
     left, right = c.set_fn(node.left), c.set_fn(node.right)
     return as_set(lambda ctx, p: between_squares(left(ctx, p), right(ctx, p)))
+
+
+@_rule(SquareColor)
+def _square_color(c: Compiler, node: SquareColor) -> Compiled:
+    arg = c.set_fn(node.arg)
+    mask = FULL & ~LIGHT_SQUARES if node.dark else LIGHT_SQUARES
+    return as_set(lambda ctx, p: arg(ctx, p) & mask)
 
 
 @_rule(PieceVariable)

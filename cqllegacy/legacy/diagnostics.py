@@ -20,12 +20,12 @@ fork.cql:1:1: error: unclosed '(': the match list opened here is never closed
 
 from __future__ import annotations
 
-import bisect
 import difflib
 import re
 
 import attrs
 
+from cqllegacy.errors import SourceText
 from cqllegacy.legacy.errors import LegacySyntaxError
 from cqllegacy.legacy.keywords import (
     KEYWORDS,
@@ -38,7 +38,6 @@ from cqllegacy.legacy.keywords import (
     is_extension,
 )
 from cqllegacy.legacy.lexical import (
-    LINE_BREAK,
     MAX_DIGITS,
     QUOTE,
     TOKEN,
@@ -73,9 +72,8 @@ class OpenList:
 class Reading:
     """The state of one reading; created by ``read_script``, updated by the parse actions."""
 
-    text: str
-    path: str | None
-    line_starts: list[int]
+    #: The script, its name and its lines: places and messages as the modern reader's.
+    source: SourceText
     open_lists: list[OpenList] = attrs.Factory(list)
     #: Tag name -> where its :forany names it, in declaration order.
     foranys: dict[str, int] = attrs.Factory(dict)
@@ -86,14 +84,20 @@ class Reading:
 
     @classmethod
     def of(cls, text: str, path: str | None) -> Reading:
-        line_starts = [0, *(found.end() for found in LINE_BREAK.finditer(text))]
-        return cls(text, path, line_starts)
+        return cls(SourceText(text, path))
+
+    @property
+    def text(self) -> str:
+        return self.source.text
+
+    @property
+    def path(self) -> str | None:
+        return self.source.path
 
     # -- places ------------------------------------------------------------------------
 
     def position(self, offset: int) -> tuple[int, int]:
-        index = bisect.bisect_right(self.line_starts, offset) - 1
-        return index + 1, offset - self.line_starts[index] + 1
+        return self.source.position(offset)
 
     def span(self, offset: int) -> Span:
         return Span(*self.position(offset))
@@ -111,17 +115,7 @@ class Reading:
     def error(
         self, message: str, offset: int, text: str = "", expected: str = "", hint: str = ""
     ) -> LegacySyntaxError:
-        line, column = self.position(offset)
-        return LegacySyntaxError(
-            message,
-            line=line,
-            column=column,
-            file=self.path,
-            source=self.text,
-            text=text,
-            expected=expected,
-            hint=hint,
-        )
+        return self.source.error(LegacySyntaxError, message, offset, text, expected, hint)
 
     def error_at(
         self, token: Token, message: str, expected: str = "", hint: str = ""

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 
 import attrs
 
+from cqllegacy.errors import LINE_BREAKS as LINE_BREAKS  # the legacy grammar imports it from here
 from cqllegacy.legacy import tree as t
 from cqllegacy.vocab.pieces import legacy_types
 from cqllegacy.vocab.results import GameResult
@@ -29,9 +30,7 @@ from cqllegacy.vocab.squares import SquareSet, SquareSyntaxError, parse_squares
 MAX_DIGITS = 18
 
 # The line ends of ``str.splitlines``, so that line numbers agree with the caret excerpt.
-LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 WHITESPACE = " \t" + LINE_BREAKS
-LINE_BREAK = re.compile("\r\n|[" + re.escape(LINE_BREAKS) + "]")
 
 COMMENT_PATTERN = ";[^" + re.escape(LINE_BREAKS) + "]*"
 ATOM_CHARACTER = "[^" + re.escape(WHITESPACE) + "();]"

@@ -1,12 +1,13 @@
-"""CQL 6.1 text → core :class:`~cqllegacy.core.tree.Query` (pyparsing).
+"""CQL 6.1 text → core :class:`~cqllegacy.core.tree.Query`: a tokenizer and a
+precedence-climbing (Pratt) parser.
 
 The reader accepts the subset of CQL 6.1 (semantics: S-modern-syntax) that
 :mod:`cqllegacy.modern.printer` writes, in whatever layout a person writes it, with the
 CQL 6.1 precedence table:
 ``or`` < ``and`` < ``not`` < ``in`` < relations (right-associative chains) < ``#`` <
 ``+ -`` < ``power`` < ``|`` < ``&`` < ``~`` < ``attacks``/``attackedby`` < ``move``
-parameters < directions.  Unary minus takes a ``|``-level argument, as chessql does
-(the 6.1 table puts it below ``#``; the printer always parenthesises around it).
+parameters < directions < ``:``.  Unary minus takes a ``|``-level argument, as chessql
+does (the 6.1 table puts it below ``#``; the printer always parenthesises around it).
 Prefix forms (transforms, ``find``, ``not``, ``#``, ``-``, ``power``, ``~``,
 directions, ``line``, ``piece``) may stand wherever an operand may and take as their
 argument everything that binds tighter than themselves, so ``4 == flip count [Rr]a1``
@@ -18,8 +19,14 @@ comparison is a :class:`~cqllegacy.core.tree.Compare` (a parenthesised number is
 literal: ``X == (5)`` is a ``Compare``).  A ``//`` comment that stands where a filter
 of a ``{ }`` or of the body could start becomes a :class:`~cqllegacy.core.tree.Comment`
 there, trailing when code (a filter, the ``{`` or the header) stands before it on its
-line; other comments are white space.  ``// cqllegacy: …`` pragmas are explained in
-:mod:`cqllegacy.modern.printer`.
+line; other comments are white space.  ``// cqllegacy: …`` pragmas are read as
+:class:`~cqllegacy.modern.encoding.Pragma` items, and
+:func:`~cqllegacy.modern.encoding.decode` makes the query of the header and the items.
+
+The reader is one pass over the text: a name is a variable exactly where a ``piece`` or
+``echo`` around it binds it (comments and strings are never names), and each filter's
+operands are kind-checked as it is built, so every message points at the place it is
+about.  Time is linear in the script's length.
 
 >>> query = read_query("cql(input in.pgn)\\nflipcolor flip shift {Nd4 kf3}\\n")
 >>> query.header.inputs, type(query.lists[0].body).__name__
@@ -31,16 +38,17 @@ squares=18446744073709551615), lo=None, hi=5))
 
 from __future__ import annotations
 
-import contextvars
 import difflib
+import enum
 import re
-from collections.abc import Callable, Iterable, Sequence
-from typing import NoReturn, TypeGuard, TypeVar
+from collections.abc import Callable, Iterator, Sequence
+from typing import NoReturn
 
 import attrs
-import pyparsing as pp
 
 from cqllegacy.core import tree as ct
+from cqllegacy.errors import SourceText
+from cqllegacy.modern.encoding import Encoded, EncodingError, decode, is_commentary, pragma_of
 from cqllegacy.modern.errors import ModernSyntaxError
 from cqllegacy.modern.kinds import Kind, kind_of, misplaced
 from cqllegacy.modern.vocabulary import (
@@ -48,25 +56,20 @@ from cqllegacy.modern.vocabulary import (
     ARITH,
     ATTACK,
     BLACK_PAWN,
-    BLOCK_COMMENT_PATTERN,
     COLON,
     COMPLEMENT,
     COUNT,
     DESIGNATOR_PATTERN,
+    DIRECTION,
     DIRECTION_WORDS,
     FILE_NAME_PATTERN,
     IN,
     INTERSECTION,
-    LINE_COMMENT_PATTERN,
     MOVE,
-    NAME_PATTERN,
     NOT,
     NUMERIC_WORDS,
     OR,
     POWER,
-    PRAGMA_LISTS,
-    PRAGMA_MARK,
-    PRAGMA_PREFIX,
     PROMOTABLE,
     RANGE_OPS,
     RELATION,
@@ -83,7 +86,6 @@ from cqllegacy.modern.vocabulary import (
     UNION,
     UNSUPPORTED_WORDS,
     WHITE_PAWN,
-    is_pragma_text,
     is_variable_name,
 )
 from cqllegacy.recursion import room_for_deep_trees
@@ -104,248 +106,178 @@ MAX_NESTING = 100
 MAX_DEPTH = 200
 
 # --------------------------------------------------------------------------------------
-# Values that exist only while parsing
+# Tokens
+# --------------------------------------------------------------------------------------
+
+
+class _Kind(enum.Enum):
+    WORD = "a word"
+    DESIGNATOR = "a piece designator"
+    NUMBER = "a number"
+    STRING = "a string"
+    COMMENT = "a comment"
+    SYMBOL = "a symbol"
+    OTHER = "a character"
+    END = "end of text"
+
+
+@attrs.frozen(slots=True)
+class _Token:
+    kind: _Kind
+    text: str
+    start: int
+    end: int
+
+    def is_(self, *texts: str) -> bool:
+        """A word or symbol spelled as one of ``texts`` (never a string or comment)."""
+        return self.kind in (_Kind.WORD, _Kind.SYMBOL) and self.text in texts
+
+
+_NAME_TEXT = r"[A-Za-z_$][\w$]*"
+# Longer symbols first; `~~`, `&&` and `||` are chessql operators outside the subset,
+# `<-` starts no relation (`<--` is a mistake, not `<` and a negative number).
+_SYMBOLS = r"-->|<=|>=|==|!=|~~|&&|\|\||<-+|\[\]|[-+#~&|(){}:<>]|\.(?![\w$])"
+_TOKEN = re.compile(
+    rf"(?P<COMMENT>//[^\n]*)|(?P<STRING>{STRING_PATTERN})|(?P<DESIGNATOR>{DESIGNATOR_PATTERN})"
+    rf"|(?P<WORD>{_NAME_TEXT})|(?P<NUMBER>\d+)|(?P<SYMBOL>{_SYMBOLS})|(?P<OTHER>\S)"
+)
+#: White space and ``/* */`` comments; with ``//`` comments too where those are space.
+_SPACE = re.compile(r"(?:\s+|/\*.*?\*/)*", re.DOTALL)
+_SPACE_AND_COMMENTS = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.DOTALL)
+_NAME = re.compile(_NAME_TEXT)
+_WORD_AT = re.compile(r"[A-Za-z_$][\w$-]*")
+_DESIGNATOR_PARTS = re.compile(rf"(?P<types>{TYPE_PATTERN})?(?P<squares>{SQUARES_PATTERN})?")
+_TYPES_ONLY = re.compile(TYPE_PATTERN)
+_FILE_NAME = re.compile(FILE_NAME_PATTERN)
+_RESULT = re.compile(RESULT_PATTERN)
+_REPETITION = re.compile(REPETITION_PATTERN)
+
+
+def _end_of(space: re.Pattern[str], text: str, pos: int) -> int:
+    found = space.match(text, pos)
+    assert found is not None  # the pattern matches the empty string
+    return found.end()
+
+
+def _glued_keyword(text: str, pos: int) -> bool:
+    """Does a CQL word start right at ``pos``, with no space after a number?  (``3shift``
+    is no number and a transform: a keyword needs a boundary before it.)"""
+    word = _NAME.match(text, pos)
+    return word is not None and word.group() in RESERVED_WORDS
+
+
+class _Lexer:
+    """The text as tokens, read on demand from a cursor (``pos``: the end of the last
+    token taken).  ``//`` comments are tokens where the parser asks for them, and white
+    space elsewhere."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+        #: Where the last token that is not a comment ends (a comment after it on its
+        #: line trails it).
+        self.code_end = -1
+        self._peeked: tuple[int, bool, _Token] | None = None
+
+    def peek(self, comments: bool = False) -> _Token:
+        cached = self._peeked
+        if cached is not None and cached[0] == self.pos and cached[1] == comments:
+            return cached[2]
+        space = _SPACE if comments else _SPACE_AND_COMMENTS
+        start = _end_of(space, self.text, self.pos)
+        found = _TOKEN.match(self.text, start)
+        if found is None:
+            token = _Token(_Kind.END, "", len(self.text), len(self.text))
+        else:
+            kind = found.lastgroup
+            assert kind is not None
+            token = _Token(_Kind[kind], found.group(), start, found.end())
+            if kind == "NUMBER" and _glued_keyword(self.text, found.end()):
+                token = attrs.evolve(token, kind=_Kind.OTHER)
+        self._peeked = (self.pos, comments, token)
+        return token
+
+    def take(self, comments: bool = False) -> _Token:
+        token = self.peek(comments)
+        self.pos = token.end
+        if token.kind is not _Kind.COMMENT:
+            self.code_end = token.end
+        return token
+
+    def raw(self, pattern: re.Pattern[str]) -> _Token | None:
+        """The text ``pattern`` matches after the space, taken; None if it does not."""
+        start = _end_of(_SPACE_AND_COMMENTS, self.text, self.pos)
+        found = pattern.match(self.text, start)
+        if found is None or found.end() == start:
+            return None
+        self.pos = self.code_end = found.end()
+        return _Token(_Kind.OTHER, found.group(), start, found.end())
+
+    def after_code(self, loc: int) -> bool:
+        """Does code stand before ``loc`` on its line?"""
+        return self.code_end > self.text.rfind("\n", 0, loc)
+
+    def tokens(self) -> Iterator[_Token]:
+        """Every token from the start, comments as space (for a look at the whole script)."""
+        lexer = _Lexer(self.text)
+        while (token := lexer.take()).kind is not _Kind.END:
+            yield token
+
+
+# --------------------------------------------------------------------------------------
+# What the parser holds while it reads
 # --------------------------------------------------------------------------------------
 
 
 @attrs.frozen
-class _Paren:
-    """A parenthesised filter: never part of a relation chain, never a literal."""
-
-    node: ct.Filter
-
-
-@attrs.frozen
-class _Marker:
-    """A piece of text that is not a filter by itself (a string, a tag value)."""
-
-    loc: int
-
-    def what(self) -> str:
-        raise NotImplementedError
-
-
-@attrs.frozen
-class _String(_Marker):
+class _String:
     text: str
 
-    def what(self) -> str:
-        return "a string can only stand before `in player`, `in event` or `in site`"
-
 
 @attrs.frozen
-class _TagValue(_Marker):
+class _TagValue:
     """``player [white|black]``, ``event``, ``site`` without a string (a string value)."""
 
     tag: str
     color: ct.Color | None = None
     lowercase: bool = False
 
-    def what(self) -> str:
-        return f'`{self.tag}` without a string can only follow `"text" in`'
+
+_Value = ct.Filter | _String | _TagValue
 
 
-class _Fatal(pp.ParseFatalException):
-    """A definite mistake found by a parse action; parsing stops here."""
+@attrs.frozen(slots=True)
+class _Read:
+    """A value read, where it starts, and whether it was parenthesised (a parenthesised
+    filter is never part of a relation chain, never a literal)."""
+
+    value: _Value
+    loc: int
+    paren: bool = False
 
 
-def _fail(s: str, loc: int, message: str) -> NoReturn:
-    raise _Fatal(s, loc, message)
+@attrs.frozen(slots=True)
+class _Infix:
+    """A binary operator: its precedence level and how its operands are combined."""
+
+    level: int
+    combine: Callable[[_Parser, list[_Read], list[str]], ct.Filter]  # see _Combine
+    once: bool = False
 
 
-def _filter(s: str, value: object) -> ct.Filter:
-    """A value used as a filter operand: parentheses dropped, markers refused."""
-    if isinstance(value, _Paren):
-        return value.node
-    if isinstance(value, _Marker):
-        _fail(s, value.loc, value.what())
-    assert isinstance(value, ct.Filter), value
-    return value
+class _Syntax(Exception):
+    """A mistake found while reading: the message and where (an offset)."""
+
+    def __init__(self, message: str, loc: int, text: str = "", expected: str = "") -> None:
+        super().__init__(message)
+        self.message, self.loc, self.text, self.expected = message, loc, text, expected
+        self.hint = ""
 
 
-_T = TypeVar("_T")
-
-
-def _all(kind: type[_T], values: Iterable[object]) -> list[_T]:
-    """Token values the grammar only reads as ``kind``, typed as such."""
-    items = list(values)
-    typed = [value for value in items if isinstance(value, kind)]
-    assert len(typed) == len(items), items
-    return typed
-
-
-def _optional(kind: type[_T], value: object) -> _T | None:
-    """A token value the grammar only reads as ``kind``, or None."""
-    assert value is None or isinstance(value, kind), value
-    return value
-
-
-# --------------------------------------------------------------------------------------
-# Tokens (leaves) record where they failed; comments are set up by _ignore_comments
-# --------------------------------------------------------------------------------------
-
-
-@attrs.define
-class _Failures:
-    """The furthest place any token failed, and what would have been accepted there."""
-
-    loc: int = -1
-    expected: set[str] = attrs.Factory(set)
-
-    def note(self, loc: int, name: str) -> None:
-        if loc > self.loc:
-            self.loc, self.expected = loc, {name}
-        elif loc == self.loc:
-            self.expected.add(name)
-
-
-@attrs.define
-class _ParseState:
-    """What one call of :func:`read_query` collects while pyparsing runs."""
-
-    failures: _Failures = attrs.Factory(_Failures)
-    #: Names declared by some ``piece NAME in`` (scopes are checked afterwards).
-    declared: frozenset[str] = frozenset()
-    #: Names declared by some ``echo (S T)``.
-    positions: frozenset[str] = frozenset()
-    #: Where each filter node was read, by ``id`` (the last node made with an id wins).
-    places: dict[int, int] = attrs.Factory(dict)
-    #: Where each pragma comment was read, by ``id``.
-    pragma_places: dict[int, int] = attrs.Factory(dict)
-
-
-_STATE: contextvars.ContextVar[_ParseState] = contextvars.ContextVar("_STATE")
-
-_LINE_COMMENT = pp.Regex(LINE_COMMENT_PATTERN)
-_BLOCK_COMMENT = pp.Regex(BLOCK_COMMENT_PATTERN)
-
-
-def _note_failure(s: str, loc: int, expr: pp.ParserElement, err: Exception) -> None:
-    state = _STATE.get(None)
-    if state is not None:
-        state.failures.note(loc, expr.customName or str(expr))
-
-
-def _leaf(expr: pp.ParserElement, name: str) -> pp.ParserElement:
-    expr = expr.set_name(name)
-    expr.set_fail_action(_note_failure)
-    return expr
-
-
-class _Many(pp.ParseElementEnhance):
-    """``ZeroOrMore`` that leaves white space and comments alone when nothing matches.
-
-    pyparsing's own skips them before trying, which would swallow a ``//`` comment
-    that belongs to the next constituent.
-    """
-
-    def __init__(self, expr: pp.ParserElement) -> None:
-        super().__init__(expr)
-        self.mayReturnEmpty = True
-        self.skipWhitespace = False
-
-    def parseImpl(
-        self, instring: str, loc: int, do_actions: bool = True
-    ) -> tuple[int, pp.ParseResults]:
-        assert self.expr is not None
-        tokens = pp.ParseResults([])
-        while True:
-            try:
-                end, more = self.expr._parse(instring, loc, do_actions)
-            except (pp.ParseException, IndexError):
-                return loc, tokens
-            if end == loc:
-                return loc, tokens
-            loc, tokens = end, tokens + more
-
-
-class _Maybe(pp.ParseElementEnhance):
-    """``Optional`` that leaves white space and comments alone when nothing matches."""
-
-    def __init__(self, expr: pp.ParserElement) -> None:
-        super().__init__(expr)
-        self.mayReturnEmpty = True
-        self.skipWhitespace = False
-
-    def parseImpl(
-        self, instring: str, loc: int, do_actions: bool = True
-    ) -> tuple[int, pp.ParseResults]:
-        assert self.expr is not None
-        try:
-            return self.expr._parse(instring, loc, do_actions)
-        except (pp.ParseException, IndexError):
-            return loc, pp.ParseResults([])
-
-
-def _ignore_comments(top: pp.ParserElement, item_places: list[pp.ParserElement]) -> None:
-    """Comments are white space everywhere except where a constituent may start.
-
-    At those places (``item_places``: the constituent lists and the comment token)
-    only ``/* */`` is skipped, so a ``//`` comment there is read as a constituent.
-    ``ParserElement.ignore`` would reach into the children; this sets each element.
-    """
-    protected = {id(element) for element in item_places}
-    seen: set[int] = set()
-    stack = [top]
-    while stack:
-        element = stack.pop()
-        if id(element) in seen:
-            continue
-        seen.add(id(element))
-        if id(element) in protected:
-            element.ignoreExprs.append(pp.Suppress(_BLOCK_COMMENT))
-        elif not isinstance(element, _Many | _Maybe):
-            element.ignoreExprs += [pp.Suppress(_BLOCK_COMMENT), pp.Suppress(_LINE_COMMENT)]
-        stack.extend(element.recurse())
-
-
-def _kw(word: str) -> pp.ParserElement:
-    return _leaf(pp.Keyword(word), f"'{word}'")
-
-
-def _sym(text: str, pattern: str | None = None) -> pp.ParserElement:
-    expr = pp.Regex(pattern) if pattern else pp.Literal(text)
-    return _leaf(expr, f"'{text}'")
-
-
-def _suppressed(expr: pp.ParserElement) -> pp.ParserElement:
-    return pp.Suppress(expr)
-
-
-LPAR, RPAR = _suppressed(_sym("(")), _suppressed(_sym(")"))
-LBRACE, RBRACE = _suppressed(_sym("{")), _suppressed(_sym("}"))
-ARROW = _suppressed(_sym("-->"))
-INT = _leaf(pp.Regex(r"\d+"), "a number").set_parse_action(lambda t: int(t[0]))
-NEG_INT = _leaf(pp.Regex(r"-\d+"), "a number").set_parse_action(lambda t: int(t[0]))
-STRING_TOKEN = _leaf(pp.Regex(STRING_PATTERN), "a string")
-DESIGNATOR = _leaf(pp.Regex(DESIGNATOR_PATTERN), "a piece designator")
-PROMOTE_TYPES = _leaf(pp.Regex(TYPE_PATTERN + r"(?![\w$\[])"), "piece types")
-NAME = _leaf(pp.Regex(NAME_PATTERN), "a name")
-COMMENT_ITEM = _leaf(pp.Regex(LINE_COMMENT_PATTERN), "a comment")
-RESULT_VALUE = _leaf(pp.Regex(RESULT_PATTERN), "1-0, 0-1 or 1/2-1/2")
-FILE_NAME = _leaf(pp.Regex(FILE_NAME_PATTERN), "a file name")
-RELOP = _leaf(pp.Regex(r"<=|>=|==|!=|<(?![-=])|>(?!=)"), "a comparison")
-PLUS = _sym("+")
-MINUS = _sym("-", r"-(?!->)")
 COLORS = {"white": ct.Color.WHITE, "black": ct.Color.BLACK}
-COLOR = _kw("white") | _kw("black")
-
-# --------------------------------------------------------------------------------------
-# Parse actions
-# --------------------------------------------------------------------------------------
-
-_Action = Callable[[str, int, pp.ParseResults], object]
-
-
-_DESIGNATOR_PARTS = re.compile(rf"(?P<types>{TYPE_PATTERN})?(?P<squares>{SQUARES_PATTERN})?")
-
-
-def _designator(s: str, loc: int, t: pp.ParseResults) -> ct.PieceSet:
-    parts = _DESIGNATOR_PARTS.fullmatch(t[0])
-    assert parts is not None  # the token pattern guarantees the shape
-    letters, squares = parts.group("types"), parts.group("squares")
-    types = _types(letters) if letters else ANYTHING
-    return ct.PieceSet(types, parse_squares(squares, False) if squares else FULL)
+_COMPARE_OPS = {op.value: op for op in ct.CompareOp}
+_MOVE_PARAMETERS = ("from", "to", "capture", "promote", "previous", "enpassant")
+_HEADER_PARAMETERS = ("input", "output", "gamenumber", "matchcount", "result", "variations")
 
 
 def _types(letters: str) -> TypeSet:
@@ -355,164 +287,23 @@ def _types(letters: str) -> TypeSet:
     return out
 
 
-def _fold_left(make: Callable[[str, ct.Filter, ct.Filter], ct.Filter]) -> _Action:
-    """``a op b op c`` → ``(a op b) op c``; tokens alternate operand, word, operand."""
-
-    def action(s: str, loc: int, t: pp.ParseResults) -> object:
-        if len(t) == 1:
-            return t[0]
-        out = _filter(s, t[0])
-        for i in range(1, len(t), 2):
-            out = make(t[i], out, _filter(s, t[i + 1]))
-        return out
-
-    return action
+def _designator(text: str) -> ct.PieceSet:
+    parts = _DESIGNATOR_PARTS.fullmatch(text)
+    assert parts is not None  # the token pattern guarantees the shape
+    letters, squares = parts.group("types"), parts.group("squares")
+    types = _types(letters) if letters else ANYTHING
+    return ct.PieceSet(types, parse_squares(squares, False) if squares else FULL)
 
 
-def _flat(cls: Callable[[tuple[ct.Filter, ...]], ct.Filter]) -> _Action:
-    """``a | b | c`` → one n-ary node; a parenthesised operand stays one item."""
-
-    def action(s: str, loc: int, t: pp.ParseResults) -> object:
-        if len(t) == 1:
-            return t[0]
-        return cls(tuple(_filter(s, item) for item in t))
-
-    return action
-
-
-_COMPARE_OPS = {op.value: op for op in ct.CompareOp}
-
-
-def _relation(s: str, left: object, op: str, right: object, chained: bool) -> ct.Filter:
-    """One link of a right-associative comparison chain."""
-    value = _filter(s, left)
-    if chained:
-        inner = _filter(s, right)
-        if (
-            op == "<="
-            and type(left) is ct.Number
-            and isinstance(inner, ct.InRange)
-            and inner.lo is None
-            and inner.hi is not None
-        ):
-            return ct.InRange(inner.value, left.value, inner.hi)
-        return ct.Compare(_COMPARE_OPS[op], value, inner)
-    bound = _filter(s, right)
-    if type(right) is ct.Number and _COMPARE_OPS[op] in RANGE_OPS:
-        lo = None if op == "<=" else right.value
-        hi = None if op == ">=" else right.value
-        return ct.InRange(value, lo, hi)
-    return ct.Compare(_COMPARE_OPS[op], value, bound)
-
-
-def _relations(s: str, loc: int, t: pp.ParseResults) -> object:
-    if len(t) == 1:
-        return t[0]
-    operands, ops = list(t[0::2]), list(t[1::2])
-    out = _relation(s, operands[-2], ops[-1], operands[-1], chained=False)
-    for i in range(len(ops) - 2, -1, -1):
-        out = _relation(s, operands[i], ops[i], out, chained=True)
-    return out
-
-
-def _in(s: str, loc: int, t: pp.ParseResults) -> object:
-    if len(t) == 1:
-        return t[0]
-    text, tag = t[0], t[1]
-    if not isinstance(text, _Marker) and not isinstance(tag, _Marker):
-        # Two filters: square-set inclusion (their kinds are checked with the tree's).
-        return ct.InSet(_filter(s, text), _filter(s, tag))
-    if not isinstance(text, _String) or not isinstance(tag, _TagValue):
-        _fail(s, loc, 'cqllegacy reads `in` with a string only as `"text" in player|event|site`')
-    if tag.tag == "player":
-        if tag.lowercase and (text.text != text.text.lower() or not text.text.isascii()):
-            _fail(s, text.loc, "a string compared with `lowercase` must be lowercase ASCII")
-        return ct.Player(text.text, tag.color, tag.lowercase)
-    if tag.lowercase:
-        _fail(s, tag.loc, f"cqllegacy does not read `lowercase {tag.tag}`")
-    return ct.TagContains(ct.TagName(tag.tag), text.text)
-
-
-def _paren(s: str, loc: int, t: pp.ParseResults) -> _Paren:
-    return _Paren(_filter(s, t[0]))
-
-
-def _items(s: str, t: pp.ParseResults) -> tuple[ct.Filter, ...]:
-    return tuple(_filter(s, item) for item in t)
-
-
-def _compound(s: str, loc: int, t: pp.ParseResults) -> ct.Compound:
-    items = _items(s, t)
-    if all(isinstance(item, ct.Comment) for item in items):
-        _fail(s, loc, "a { } needs at least one filter")
-    return ct.Compound(items)
-
-
-def _comment(s: str, loc: int, t: pp.ParseResults) -> ct.Comment:
-    """A ``//`` comment; a pragma is one too, found by :func:`_is_pragma` and placed
-    (or refused) once the whole script is read."""
-    node = ct.Comment(t[0][2:].rstrip("\r"), trailing=_after_code(s, loc))
-    if _is_pragma(node):
-        _STATE.get().pragma_places[id(node)] = loc
-    return node
-
-
-def _after_code(s: str, loc: int) -> bool:
-    """Does something other than white space or ``/* */`` precede ``loc`` on its line?
-
-    A ``//`` comment there trails the filter before it (or the ``{`` or header).
-    """
-    line = s[s.rfind("\n", 0, loc) + 1 : loc]
-    return bool(_BLOCK_COMMENTS.sub("", line).strip())
-
-
-_BLOCK_COMMENTS = re.compile(BLOCK_COMMENT_PATTERN)
-
-
-def _is_pragma(node: ct.Filter | None) -> TypeGuard[ct.Comment]:
-    return isinstance(node, ct.Comment) and is_pragma_text(node.text)
-
-
-def _pragma_place(node: ct.Filter) -> int:
-    return _STATE.get().pragma_places.get(id(node), 0)
-
-
-def _transform(s: str, loc: int, t: pp.ParseResults) -> ct.Transform:
-    kind = ct.TransformKind(t[0])
-    count = len(t) == 3
-    return ct.Transform(kind, _filter(s, t[-1]), count=count)
-
-
-def _find(s: str, loc: int, t: pp.ParseResults) -> ct.Find:
-    return ct.Find(_filter(s, t[-1]), all=len(t) == 3)
-
-
-def _direction(s: str, loc: int, t: pp.ParseResults) -> ct.DirectionSet:
-    direction = Direction.from_word(t[0])
-    steps = [int(x) for x in t[1:-1]]
-    lo, hi = (1, 7) if not steps else (steps[0], steps[-1])
-    return ct.DirectionSet(direction, _filter(s, t[-1]), lo, hi)
-
-
-def _ray(s: str, loc: int, t: pp.ParseResults) -> ct.Ray:
-    words = [x for x in t if isinstance(x, str)]
-    args = tuple(_filter(s, x) for x in t if not isinstance(x, str))
-    if len(args) < 2:
-        _fail(s, loc, "ray needs at least two square sets in its ( )")
-    if not words:
-        return ct.Ray(args)
-    vectors = frozenset(v for word in words for v in Direction.from_word(word).vectors)
-    try:
-        return ct.Ray(args, Direction.from_vectors(vectors))
-    except KeyError:
-        _fail(s, loc, f"cqllegacy has no single direction for {' '.join(words)}")
-
-
-def _xray(s: str, loc: int, t: pp.ParseResults) -> ct.XRay:
-    args = tuple(_filter(s, x) for x in t)
-    if len(args) < 2:
-        _fail(s, loc, "xray needs at least two square sets in its ( )")
-    return ct.XRay(args)
+def _quantifier(text: str) -> tuple[int, int | None]:
+    text = re.sub(r"\s", "", text)
+    shorthand = text[1:-1] if text in ("{*}", "{+}") else text
+    if shorthand in REPETITIONS:
+        return REPETITIONS[shorthand]
+    lo_text, comma, hi_text = text.strip("{}").partition(",")
+    lo = int(lo_text) if lo_text else 0
+    hi = (int(hi_text) if hi_text else None) if comma else lo
+    return lo, hi
 
 
 def _pawn_side(from_: ct.Filter | None) -> tuple[ct.Filter | None, TypeSet | None]:
@@ -526,187 +317,771 @@ def _pawn_side(from_: ct.Filter | None) -> tuple[ct.Filter | None, TypeSet | Non
     return from_, None
 
 
-def _move(s: str, loc: int, t: Sequence[tuple[str, object, int]]) -> ct.Move:
-    params: dict[str, object] = {}
-    for name, value, where in t:
-        if name in params:
-            _fail(s, where, f"move has two {name} parameters")
-        params[name] = value
-    from_ = _optional(ct.Filter, params.get("from"))
-    promote = _optional(int, params.get("promote"))
-    if promote is not None:
-        folded = (promote & WHITE_PIECES) | color_swap(promote & BLACK_PIECES)
-        white = folded & PROMOTABLE & WHITE_PIECES
-        if not white:
-            _fail(s, loc, "promote needs Q, R, B or N")
-        from_, side = _pawn_side(from_)
-        if side == WHITE_PIECES:
-            promote = white
-        elif side == BLACK_PIECES:
-            promote = color_swap(white)
-        else:
-            promote = white | color_swap(white)
-    return ct.Move(
-        from_=from_,
-        to=_optional(ct.Filter, params.get("to")),
-        capture=_optional(ct.Filter, params.get("capture")),
-        promote=promote,
-        enpassant="enpassant" in params,
-        previous="previous" in params,
-    )
+def _promotion(promote: TypeSet, from_: ct.Filter | None) -> tuple[TypeSet, ct.Filter | None]:
+    folded = (promote & WHITE_PIECES) | color_swap(promote & BLACK_PIECES)
+    white = folded & PROMOTABLE & WHITE_PIECES
+    if not white:
+        raise _Syntax("promote needs Q, R, B or N", -1)
+    from_, side = _pawn_side(from_)
+    if side == WHITE_PIECES:
+        return white, from_
+    if side == BLACK_PIECES:
+        return color_swap(white), from_
+    return white | color_swap(white), from_
 
 
-def _move_param(name: str) -> _Action:
-    def action(s: str, loc: int, t: pp.ParseResults) -> list[tuple[str, object, int]]:
-        value = _filter(s, t[1]) if len(t) > 1 else True
-        return [(name, value, loc)]
-
-    return action
-
-
-def _player(s: str, loc: int, t: pp.ParseResults) -> ct.Player | _TagValue:
-    color = COLORS.get(t[1]) if len(t) > 1 and t[1] in COLORS else None
-    if isinstance(t[-1], _String):
-        return ct.Player(t[-1].text, color)
-    return _TagValue(loc, "player", color)
-
-
-def _tag(s: str, loc: int, t: pp.ParseResults) -> ct.TagContains | _TagValue:
-    if len(t) == 2:
-        return ct.TagContains(ct.TagName(t[0]), t[1].text)
-    return _TagValue(loc, t[0])
-
-
-def _lowercase(s: str, loc: int, t: pp.ParseResults) -> _TagValue:
-    value = t[0]
-    if not isinstance(value, _TagValue) or value.lowercase:
-        _fail(s, loc, 'cqllegacy reads `lowercase` only as `"text" in lowercase player`')
-    return attrs.evolve(value, lowercase=True)
-
-
-def _quantifier(s: str, loc: int, t: pp.ParseResults) -> tuple[int, int | None]:
-    text = re.sub(r"\s", "", t[0])
-    shorthand = text[1:-1] if text in ("{*}", "{+}") else text
-    if shorthand in REPETITIONS:
-        return REPETITIONS[shorthand]
-    lo_text, comma, hi_text = text.strip("{}").partition(",")
-    lo = int(lo_text) if lo_text else 0
-    hi = (int(hi_text) if hi_text else None) if comma else lo
-    return lo, hi
-
-
-def _step(s: str, loc: int, t: pp.ParseResults) -> list[ct.LineStep]:
-    lo, hi = t[1] if len(t) > 1 else (1, 1)
-    node = _filter(s, t[0])
-    if isinstance(node, ct.LineGroup) and (lo, hi) == (1, 1):
-        # An unrepeated group is its constituents written in place.
-        return list(node.steps)
-    return [ct.LineStep(node, lo, hi)]
-
-
-def _variable_name(s: str, loc: int, name: str) -> None:
-    if not is_variable_name(name):
-        why = "a CQL word" if name in RESERVED_WORDS else "a piece designator"
-        _fail(s, loc, f"{name!r} cannot name a variable: it is {why}")
-
-
-def _piece_loop(s: str, loc: int, t: pp.ParseResults) -> ct.PieceLoop:
-    every = t[0] == "all"
-    name, domain, body = t[1:] if every else t[:]
-    _variable_name(s, loc, name)
-    return ct.PieceLoop(name, _filter(s, domain), _filter(s, body), all=every)
-
-
-def _echo(s: str, loc: int, t: pp.ParseResults) -> ct.Echo:
-    words = list(t[:-1])
-    quiet = words[:1] == ["quiet"]
-    if quiet:
-        words = words[1:]
-    source, target = words[0], words[1]
-    _variable_name(s, loc, source)
-    _variable_name(s, loc, target)
-    if source == target:
-        _fail(s, loc, "echo needs two different names for its source and target")
-    return ct.Echo(source, target, _filter(s, t[-1]), in_all=len(words) > 2, quiet=quiet)
-
-
-def _is_position(value: object) -> bool:
-    node = value.node if isinstance(value, _Paren) else value
-    return isinstance(node, ct.Filter) and kind_of(node) is Kind.POSITION
-
-
-def _intersection(s: str, loc: int, t: pp.ParseResults) -> object:
-    """``a & b & c`` → one n-ary node; ``S & T`` of two positions is their positional
-    intersection (semantics: S-echo), which may head a longer chain of sets."""
-    if len(t) == 1:
-        return t[0]
-    items = list(t)
-    if _is_position(items[0]) and _is_position(items[1]):
-        first = ct.PositionIntersection(_filter(s, items[0]), _filter(s, items[1]))
-        _STATE.get().places[id(first)] = loc
-        rest = items[2:]
-        if not rest:
-            return first
-        return ct.Intersection((first, *(_filter(s, item) for item in rest)))
-    return ct.Intersection(tuple(_filter(s, item) for item in items))
-
-
-def _colon(s: str, loc: int, t: pp.ParseResults) -> object:
-    """``X : F`` (right-associative, the tightest operator)."""
-    if len(t) == 1:
-        return t[0]
-    out = _filter(s, t[-1])
-    for item in reversed(t[:-1]):
-        out = ct.AtPosition(_filter(s, item), out)
-    return out
-
-
-def _group(s: str, loc: int, t: pp.ParseResults) -> object:
-    """``( C1 --> C2 … )`` in a line: a group of constituents (one level deep)."""
-    steps = _all(ct.LineStep, t)
-    if any(isinstance(step.filter, ct.LineGroup) for step in steps):
-        _fail(s, loc, "cqllegacy reads groups of line constituents one level deep")
-    if len(steps) == 1 and (steps[0].lo, steps[0].hi) == (1, 1):
-        return steps[0].filter
-    return ct.LineGroup(tuple(steps))
-
-
-_NAME_TEXT = r"[A-Za-z_$][\w$]*"
-_PIECE_DECLARATION = re.compile(rf"\bpiece\s+(?:all\s+)?({_NAME_TEXT})\s+in\b")
-_ECHO_DECLARATION = re.compile(rf"\becho\s+(?:quiet\s+)?\(\s*({_NAME_TEXT})\s+({_NAME_TEXT})\s*\)")
-
-
-def _declared_pieces(text: str) -> frozenset[str]:
-    return frozenset(_PIECE_DECLARATION.findall(text))
-
-
-def _declared_positions(text: str) -> frozenset[str]:
-    return frozenset(name for pair in _ECHO_DECLARATION.findall(text) for name in pair)
-
-
-def _variable(s: str, loc: int, t: pp.ParseResults) -> ct.PieceVariable | ct.PositionVariable:
-    state = _STATE.get()
-    name = t[0]
-    if name in state.declared and name in state.positions:
-        _fail(s, loc, f"{name!r} names both a piece variable and an echo position")
-    node: ct.PieceVariable | ct.PositionVariable
-    if name in state.declared:
-        node = ct.PieceVariable(name)
-    elif name in state.positions:
-        node = ct.PositionVariable(name)
-    else:
-        raise pp.ParseException(s, loc, f"unknown word {name!r}")
-    state.places[id(node)] = loc
-    return node
+def _filter_word(token: _Token) -> str:
+    return token.text if token.kind in (_Kind.WORD, _Kind.DESIGNATOR) else ""
 
 
 # --------------------------------------------------------------------------------------
-# The grammar
+# The parser
 # --------------------------------------------------------------------------------------
 
 
-def _alternatives(words: list[str]) -> pp.ParserElement:
-    return pp.MatchFirst([_kw(word) for word in sorted(words, key=len, reverse=True)])
+class _Parser:
+    """One reading of one script."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lex = _Lexer(text)
+        #: The variables bound around the place being read: name → "piece"/"position".
+        self.bound: dict[str, str] = {}
+        self.nesting = 0
+        self.depth = 0
+        self._declared: tuple[frozenset[str], frozenset[str]] | None = None
+
+    # -- tokens ------------------------------------------------------------------------
+
+    def fail(self, message: str, loc: int, text: str = "") -> NoReturn:
+        raise _Syntax(message, loc, text)
+
+    def unexpected(self, token: _Token, expected: str) -> NoReturn:
+        """The message for ``token`` where ``expected`` was wanted."""
+        if token.kind is _Kind.END:
+            raise _Syntax("unexpected end of script", len(self.text.rstrip()), "", expected)
+        word = _WORD_AT.match(self.text, token.start)
+        if word is not None and token.kind is not _Kind.STRING:
+            text = word.group()
+            if text in UNSUPPORTED_WORDS:
+                message = f"{text!r} is CQL 6 but not in the subset cqllegacy reads"
+                raise _Syntax(message, token.start, text)
+            if text not in SUPPORTED_WORDS and not re.fullmatch(DESIGNATOR_PATTERN, text):
+                error = _Syntax(f"unknown word {text!r}", token.start, text, expected)
+                close = difflib.get_close_matches(text, sorted(SUPPORTED_WORDS), n=1)
+                error.hint = f"did you mean {close[0]!r}?" if close else ""
+                raise error
+        rest = self.text[token.start :].split(None, 1)
+        shown = rest[0] if rest else ""
+        raise _Syntax(f"unexpected {shown!r}", token.start, shown, expected)
+
+    def expect(self, *texts: str) -> _Token:
+        token = self.lex.peek()
+        if not token.is_(*texts):
+            self.unexpected(token, ", ".join(f"'{text}'" for text in texts))
+        return self.lex.take()
+
+    def accept(self, *texts: str) -> _Token | None:
+        return self.lex.take() if self.lex.peek().is_(*texts) else None
+
+    def open(self, text: str) -> _Token:
+        token = self.expect(text)
+        self.nesting += 1
+        if self.nesting > MAX_NESTING:
+            self.fail(f"brackets nest deeper than {MAX_NESTING} levels", token.start)
+        return token
+
+    def close(self, text: str) -> None:
+        self.expect(text)
+        self.nesting -= 1
+
+    def integer(self, signed: bool = False) -> int | None:
+        """A number token taken (``-n`` written together too when ``signed``), or None."""
+        token = self.lex.peek()
+        if token.kind is _Kind.NUMBER:
+            return int(self.lex.take().text)
+        if signed and token.is_("-") and self.text[token.end : token.end + 1].isdigit():
+            self.lex.take()
+            return -int(self.lex.take().text)
+        return None
+
+    # -- values ------------------------------------------------------------------------
+
+    def node(self, read: _Read) -> ct.Filter:
+        """A value used as a filter: strings and tag values refused where they stand."""
+        value = read.value
+        if isinstance(value, _String):
+            self.fail(
+                "a string can only stand before `in player`, `in event` or `in site`", read.loc
+            )
+        if isinstance(value, _TagValue):
+            self.fail(f'`{value.tag}` without a string can only follow `"text" in`', read.loc)
+        return value
+
+    def made(self, node: ct.Filter, loc: int, operands: Sequence[_Read] = ()) -> _Read:
+        """``node`` read at ``loc``, once its operands have the kinds it needs (its
+        operands' own operands were checked when those were made)."""
+        if kind_of(node) is not Kind.POSITION:
+            problem = misplaced(node)
+            if problem is not None:
+                blamed, message = problem
+                where = next((r.loc for r in operands if r.value is blamed), loc)
+                self.fail(message, where)
+        return _Read(node, loc)
+
+    def not_a_position(self, read: _Read) -> None:
+        """A filter that stands by itself (an item of the body) cannot be a position."""
+        node = self.node(read)
+        problem = misplaced(node) if kind_of(node) is Kind.POSITION else None
+        if problem is not None:
+            self.fail(problem[1], read.loc)
+
+    # -- variables ---------------------------------------------------------------------
+
+    def declared(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The names some ``piece … in`` and some ``echo ( … )`` declare in the script
+        (read from its tokens: never from a comment or a string)."""
+        if self._declared is None:
+            pieces: set[str] = set()
+            positions: set[str] = set()
+            tokens = list(self.lex.tokens())
+            for i, token in enumerate(tokens):
+                following = [t.text for t in tokens[i + 1 : i + 6]]
+                if token.is_("piece"):
+                    names = following[1:3] if following[:1] == ["all"] else following[:2]
+                    if len(names) == 2 and names[1] == "in":
+                        pieces.add(names[0])
+                elif token.is_("echo"):
+                    words = following[1:] if following[:1] == ["quiet"] else following
+                    if len(words) >= 4 and words[0] == "(" and words[3] == ")":
+                        positions.update(words[1:3])
+            self._declared = frozenset(pieces), frozenset(positions)
+        return self._declared
+
+    def variable(self, token: _Token) -> _Read:
+        name = token.text
+        pieces, positions = self.declared()
+        if name in pieces and name in positions:
+            self.fail(f"{name!r} names both a piece variable and an echo position", token.start)
+        what = self.bound.get(name)
+        if what is None:
+            if name in pieces or name in positions:
+                kind = "piece variable" if name in pieces else "position"
+                self.fail(f"{kind} {name!r} is unbound here", token.start)
+            self.unexpected(token, "a filter")
+        if what == "piece":
+            return _Read(ct.PieceVariable(name), token.start)
+        return _Read(ct.PositionVariable(name), token.start)
+
+    def name(self) -> _Token:
+        token = self.lex.peek()
+        if token.kind not in (_Kind.WORD, _Kind.DESIGNATOR) or not re.fullmatch(
+            _NAME_TEXT, token.text
+        ):
+            self.unexpected(token, "a name")
+        return self.lex.take()
+
+    def check_name(self, name: str, loc: int) -> None:
+        if not is_variable_name(name):
+            why = "a CQL word" if name in RESERVED_WORDS else "a piece designator"
+            self.fail(f"{name!r} cannot name a variable: it is {why}", loc)
+
+    def bound_body(self, names: dict[str, str], loc: int) -> _Read:
+        """A filter read with ``names`` bound (name → "piece"/"position")."""
+        for name in names:
+            if name in self.bound:
+                self.fail(f"{name!r} is already bound by an enclosing filter", loc)
+        self.bound.update(names)
+        try:
+            return self.expression(OR)
+        finally:
+            for name in names:
+                del self.bound[name]
+
+    # -- expressions -------------------------------------------------------------------
+
+    def expression(self, level: int) -> _Read:
+        """A filter of ``level``: operators at least as tight as ``level`` combine."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH + MAX_NESTING:
+            self.fail(f"the script nests filters more than {MAX_DEPTH} deep", 0)
+        try:
+            return self.infix(self.prefix(), level)
+        finally:
+            self.depth -= 1
+
+    def infix(self, left: _Read, level: int) -> _Read:
+        """``left`` and the operators after it at ``level`` or tighter; after an operator's
+        run only looser ones follow (``a in b in c`` is no filter)."""
+        ceiling = _TIGHTEST + 1
+        while True:
+            token = self.lex.peek()
+            op = _INFIX.get(token.text) if token.kind in (_Kind.WORD, _Kind.SYMBOL) else None
+            if op is None or not level <= op.level < ceiling or not self.operand_follows(token):
+                return left
+            reads, words = [left], list[str]()
+            while (token := self.lex.peek()).text in _INFIX and _INFIX[token.text] is op:
+                if not self.operand_follows(token) or (op.once and words):
+                    break
+                words.append(self.lex.take().text)
+                reads.append(self.operand(op.level))
+            left = self.made(op.combine(self, reads, words), left.loc, reads)
+            ceiling = op.level
+
+    def operand_follows(self, token: _Token) -> bool:
+        """After ``+``, does an operand follow? (Otherwise it is a line repetition.)"""
+        if not token.is_("+"):
+            return True
+        following = _Lexer(self.text)
+        following.pos = token.end
+        return _starts_a_filter(following.peek())
+
+    def operand(self, level: int) -> _Read:
+        tighter = [other for other in _LEVELS if other > level]
+        if not tighter:
+            return self.prefix_read()
+        return self.expression(min(tighter))
+
+    def prefix_read(self) -> _Read:
+        self.depth += 1
+        try:
+            return self.prefix()
+        finally:
+            self.depth -= 1
+
+    def argument(self, level: int) -> _Read:
+        """The argument of a prefix form at ``level``: everything that binds tighter."""
+        return self.operand(level)
+
+    def prefix(self) -> _Read:
+        token = self.lex.peek()
+        kind = token.kind
+        if kind is _Kind.NUMBER:
+            return _Read(ct.Number(int(self.lex.take().text)), token.start)
+        if kind is _Kind.STRING:
+            return _Read(_String(self.lex.take().text[1:-1]), token.start)
+        if kind is _Kind.WORD:
+            form = _PREFIX_WORDS.get(token.text)
+            if form is not None:
+                return form(self, self.lex.take())
+            if token.text in _DIRECTIONS:
+                return self.direction(self.lex.take())
+            if token.text in SIMPLE_WORDS:
+                self.lex.take()
+                return _Read(ct.Simple(SIMPLE_WORDS[token.text]), token.start)
+            if token.text in NUMERIC_WORDS:
+                self.lex.take()
+                return _Read(ct.NumericValue(NUMERIC_WORDS[token.text]), token.start)
+            return self.variable(self.lex.take()) if token.text in self.bound else self.free(token)
+        if kind is _Kind.DESIGNATOR:
+            return _Read(_designator(self.lex.take().text), token.start)
+        if kind is _Kind.SYMBOL:
+            form = _PREFIX_SYMBOLS.get(token.text)
+            if form is not None:
+                return form(self, token)
+        self.unexpected(token, "a filter")
+
+    def free(self, token: _Token) -> _Read:
+        """A word no filter starts with and no filter around binds."""
+        if token.text in SUPPORTED_WORDS or token.text in UNSUPPORTED_WORDS:
+            self.unexpected(token, "a filter")
+        return self.variable(token)
+
+    # -- prefix forms ------------------------------------------------------------------
+
+    def paren(self, token: _Token) -> _Read:
+        self.open("(")
+        inner = self.node(self.expression(OR))
+        self.close(")")
+        return _Read(inner, token.start, paren=True)
+
+    def compound(self, token: _Token) -> _Read:
+        self.open("{")
+        items = self.items("}")
+        self.close("}")
+        if all(is_commentary(item.value) for item in items):  # type: ignore[arg-type]
+            self.fail("a { } needs at least one filter", token.start)
+        return self.made(ct.Compound(tuple(self.node(i) for i in items)), token.start, items)
+
+    def items(self, closing: str) -> list[_Read]:
+        """The constituents of a ``{ }`` or of the body, comments among them."""
+        items: list[_Read] = []
+        while True:
+            token = self.lex.peek(comments=True)
+            if token.kind is _Kind.END or token.is_(closing):
+                return items
+            if token.kind is _Kind.COMMENT:
+                items.append(self.comment(self.lex.take(comments=True)))
+            elif _starts_a_filter(token):
+                item = self.expression(OR)
+                self.not_a_position(item)
+                items.append(item)
+            else:
+                self.unexpected(token, f"a filter, '{closing}'" if closing else "a filter")
+
+    def comment(self, token: _Token) -> _Read:
+        text = token.text[2:].rstrip("\r")
+        try:
+            pragma = pragma_of(text, token.start)
+        except EncodingError as exc:
+            self.fail(exc.message, token.start)
+        if pragma is not None:
+            return _Read(pragma, token.start)
+        return _Read(ct.Comment(text, trailing=self.lex.after_code(token.start)), token.start)
+
+    def minus(self, token: _Token) -> _Read:
+        self.lex.take()
+        if self.text[token.end : token.end + 1].isdigit():
+            return _Read(ct.Number(-int(self.lex.take().text)), token.start)
+        # As chessql reads it: the argument binds tighter than `+ -` (module docstring).
+        arg = self.argument(ARITH)
+        return self.made(ct.Negate(self.node(arg)), token.start, [arg])
+
+    def direction(self, token: _Token) -> _Read:
+        steps = []
+        first = self.integer(signed=True)
+        if first is not None:
+            steps.append(first)
+            second = self.integer(signed=True)
+            if second is not None:
+                steps.append(second)
+        lo, hi = (1, 7) if not steps else (steps[0], steps[-1])
+        # A direction's argument reaches over `attacks`/`attackedby` (decision M10).
+        arg = self.expression(ATTACK)
+        node = ct.DirectionSet(Direction.from_word(token.text), self.node(arg), lo, hi)
+        return self.made(node, token.start, [arg])
+
+    def ray(self, token: _Token) -> _Read:
+        words = []
+        while self.lex.peek().text in _DIRECTIONS and self.lex.peek().kind is _Kind.WORD:
+            words.append(self.lex.take().text)
+        args = self.sets("ray", token)
+        nodes = tuple(self.node(arg) for arg in args)
+        if not words:
+            return self.made(ct.Ray(nodes), token.start, args)
+        vectors = frozenset(v for word in words for v in Direction.from_word(word).vectors)
+        try:
+            direction = Direction.from_vectors(vectors)
+        except KeyError:
+            self.fail(f"cqllegacy has no single direction for {' '.join(words)}", token.start)
+        return self.made(ct.Ray(nodes, direction), token.start, args)
+
+    def sets(self, what: str, token: _Token) -> list[_Read]:
+        self.open("(")
+        args = [self.expression(UNION)]
+        while not self.lex.peek().is_(")"):
+            args.append(self.expression(UNION))
+        self.close(")")
+        if len(args) < 2:
+            self.fail(f"{what} needs at least two square sets in its ( )", token.start)
+        return args
+
+    def xray(self, token: _Token) -> _Read:
+        args = self.sets("xray", token)
+        return self.made(ct.XRay(tuple(self.node(a) for a in args)), token.start, args)
+
+    def move(self, token: _Token) -> _Read:
+        params: dict[str, object] = {}
+        operands: list[_Read] = []
+        while (word := self.lex.peek()).is_(*_MOVE_PARAMETERS) and word.kind is _Kind.WORD:
+            self.lex.take()
+            if word.text in params:
+                self.fail(f"move has two {word.text} parameters", word.start)
+            if word.text in ("from", "to", "capture"):
+                read = self.argument(MOVE)
+                operands.append(read)
+                params[word.text] = self.node(read)
+            elif word.text == "promote":
+                params["promote"] = self.promote_types()
+            else:
+                params[word.text] = True
+        from_ = params.get("from")
+        promote = params.get("promote")
+        assert from_ is None or isinstance(from_, ct.Filter)
+        assert promote is None or isinstance(promote, int)
+        if promote is not None:
+            try:
+                promote, from_ = _promotion(promote, from_)
+            except _Syntax as exc:
+                self.fail(exc.message, token.start)
+        to, capture = params.get("to"), params.get("capture")
+        assert to is None or isinstance(to, ct.Filter)
+        assert capture is None or isinstance(capture, ct.Filter)
+        node = ct.Move(
+            from_=from_,
+            to=to,
+            capture=capture,
+            promote=promote,
+            enpassant="enpassant" in params,
+            previous="previous" in params,
+        )
+        return self.made(node, token.start, operands)
+
+    def promote_types(self) -> TypeSet:
+        token = self.lex.peek()
+        after = self.text[token.end : token.end + 1]
+        if (
+            token.kind is not _Kind.DESIGNATOR
+            or not _TYPES_ONLY.fullmatch(token.text)
+            or after == "["
+        ):
+            self.unexpected(token, "piece types")
+        return _types(self.lex.take().text)
+
+    def line(self, token: _Token) -> _Read:
+        if not self.lex.peek().is_("-->"):
+            self.unexpected(self.lex.peek(), "'-->'")
+        steps: list[ct.LineStep] = []
+        while self.accept("-->"):
+            steps += self.step()
+        return self.made(ct.Line(tuple(steps)), token.start)
+
+    def step(self) -> list[ct.LineStep]:
+        """One constituent of a line: a filter or a ``( … --> … )`` group, and its
+        repetition; an unrepeated group is its constituents written in place."""
+        read = self.group_or_filter() if self.lex.peek().is_("(") else self.expression(OR)
+        node = self.node(read)
+        repetition = self.lex.raw(_REPETITION)
+        lo, hi = _quantifier(repetition.text) if repetition is not None else (1, 1)
+        if isinstance(node, ct.LineGroup) and (lo, hi) == (1, 1):
+            return list(node.steps)
+        return [ct.LineStep(node, lo, hi)]
+
+    def group_or_filter(self) -> _Read:
+        """A ``(`` opening a constituent: a group when it holds ``-->`` or a repetition,
+        else a parenthesised filter, which may be the operand of what follows."""
+        opening = self.open("(")
+        steps = self.step()
+        grouped = (
+            self.lex.peek().is_("-->")
+            or len(steps) != 1
+            or (steps[0].lo, steps[0].hi)
+            != (
+                1,
+                1,
+            )
+        )
+        while self.accept("-->"):
+            steps += self.step()
+        self.close(")")
+        if not grouped:
+            return self.infix(_Read(steps[0].filter, opening.start, paren=True), OR)
+        if any(isinstance(step.filter, ct.LineGroup) for step in steps):
+            self.fail("cqllegacy reads groups of line constituents one level deep", opening.start)
+        return _Read(ct.LineGroup(tuple(steps)), opening.start)
+
+    def find(self, token: _Token) -> _Read:
+        every = self.accept("all") is not None
+        arg = self.expression(OR)
+        return self.made(ct.Find(self.node(arg), all=every), token.start, [arg])
+
+    def transform(self, token: _Token) -> _Read:
+        count = self.accept("count") is not None
+        arg = self.expression(OR)
+        node = ct.Transform(ct.TransformKind(token.text), self.node(arg), count=count)
+        return self.made(node, token.start, [arg])
+
+    def piece_loop(self, token: _Token) -> _Read:
+        every = self.accept("all") is not None
+        name = self.name().text
+        self.expect("in")
+        self.check_name(name, token.start)
+        domain = self.expression(UNION)
+        body = self.bound_body({name: "piece"}, token.start)
+        node = ct.PieceLoop(name, self.node(domain), self.node(body), all=every)
+        return self.made(node, token.start, [domain, body])
+
+    def echo(self, token: _Token) -> _Read:
+        quiet = self.accept("quiet") is not None
+        self.open("(")
+        source, target = self.name().text, self.name().text
+        self.close(")")
+        in_all = self.accept("in") is not None
+        if in_all:
+            self.expect("all")
+        for name in (source, target):
+            self.check_name(name, token.start)
+        if source == target:
+            self.fail("echo needs two different names for its source and target", token.start)
+        body = self.bound_body({source: "position", target: "position"}, token.start)
+        node = ct.Echo(source, target, self.node(body), in_all=in_all, quiet=quiet)
+        return self.made(node, token.start, [body])
+
+    def result(self, token: _Token) -> _Read:
+        value = self.lex.raw(_RESULT)
+        if value is None:
+            self.unexpected(self.lex.peek(), "1-0, 0-1 or 1/2-1/2")
+        return _Read(ct.Result(GameResult(value.text)), token.start)
+
+    def color(self) -> ct.Color | None:
+        word = self.accept("white", "black")
+        return COLORS[word.text] if word is not None else None
+
+    def string(self) -> str | None:
+        token = self.lex.peek()
+        return self.lex.take().text[1:-1] if token.kind is _Kind.STRING else None
+
+    def player(self, token: _Token) -> _Read:
+        color = self.color()
+        text = self.string()
+        if text is not None:
+            return _Read(ct.Player(text, color), token.start)
+        return _Read(_TagValue("player", color), token.start)
+
+    def tag(self, token: _Token) -> _Read:
+        text = self.string()
+        if text is not None:
+            return _Read(ct.TagContains(ct.TagName(token.text), text), token.start)
+        return _Read(_TagValue(token.text), token.start)
+
+    def lowercase(self, token: _Token) -> _Read:
+        value = self.prefix_read().value
+        if not isinstance(value, _TagValue) or value.lowercase:
+            self.fail(
+                'cqllegacy reads `lowercase` only as `"text" in lowercase player`', token.start
+            )
+        return _Read(attrs.evolve(value, lowercase=True), token.start)
+
+    def elo(self, token: _Token) -> _Read:
+        return _Read(ct.Elo(self.color()), token.start)
+
+    # -- binary operators --------------------------------------------------------------
+
+    def in_(self, reads: list[_Read], words: list[str]) -> ct.Filter:
+        text, tag = reads[0].value, reads[1].value
+        markers = _String | _TagValue
+        if not isinstance(text, markers) and not isinstance(tag, markers):
+            # Two filters: square-set inclusion (their kinds are checked as it is made).
+            return ct.InSet(text, tag)
+        if not isinstance(text, _String) or not isinstance(tag, _TagValue):
+            self.fail(
+                'cqllegacy reads `in` with a string only as `"text" in player|event|site`',
+                reads[0].loc,
+            )
+        if tag.tag == "player":
+            if tag.lowercase and (text.text != text.text.lower() or not text.text.isascii()):
+                self.fail(
+                    "a string compared with `lowercase` must be lowercase ASCII", reads[0].loc
+                )
+            return ct.Player(text.text, tag.color, tag.lowercase)
+        if tag.lowercase:
+            self.fail(f"cqllegacy does not read `lowercase {tag.tag}`", reads[1].loc)
+        return ct.TagContains(ct.TagName(tag.tag), text.text)
+
+    def relations(self, reads: list[_Read], words: list[str]) -> ct.Filter:
+        """A right-associative chain; ``X op n`` with a literal n is a range, and
+        ``a <= X <= b`` one range."""
+        left, right = reads[-2], reads[-1]
+        out = self.relation(left, words[-1], right)
+        for i in range(len(words) - 2, -1, -1):
+            out = self.chained(reads[i], words[i], out)
+        return out
+
+    def relation(self, left: _Read, op: str, right: _Read) -> ct.Filter:
+        value, bound = self.node(left), self.node(right)
+        if isinstance(bound, ct.Number) and not right.paren and _COMPARE_OPS[op] in RANGE_OPS:
+            lo = None if op == "<=" else bound.value
+            hi = None if op == ">=" else bound.value
+            return ct.InRange(value, lo, hi)
+        return ct.Compare(_COMPARE_OPS[op], value, bound)
+
+    def chained(self, left: _Read, op: str, inner: ct.Filter) -> ct.Filter:
+        value = self.node(left)
+        if (
+            op == "<="
+            and isinstance(value, ct.Number)
+            and not left.paren
+            and isinstance(inner, ct.InRange)
+            and inner.lo is None
+            and inner.hi is not None
+        ):
+            return ct.InRange(inner.value, value.value, inner.hi)
+        return ct.Compare(_COMPARE_OPS[op], value, inner)
+
+    def intersection(self, reads: list[_Read], words: list[str]) -> ct.Filter:
+        """``a & b & c`` → one n-ary node; ``S & T`` of two positions is their positional
+        intersection (semantics: S-echo), which may head a longer chain of sets."""
+        nodes = [self.node(read) for read in reads]
+        if all(kind_of(node) is Kind.POSITION for node in nodes[:2]):
+            first = self.made(ct.PositionIntersection(nodes[0], nodes[1]), reads[0].loc, reads)
+            assert isinstance(first.value, ct.Filter)
+            if len(nodes) == 2:
+                return first.value
+            return ct.Intersection((first.value, *nodes[2:]))
+        return ct.Intersection(tuple(nodes))
+
+    def colon(self, reads: list[_Read], words: list[str]) -> ct.Filter:
+        """``X : F`` (right-associative, the tightest operator)."""
+        out = self.node(reads[-1])
+        for read in reversed(reads[:-1]):
+            out = ct.AtPosition(self.node(read), out)
+        return out
+
+    # -- the script --------------------------------------------------------------------
+
+    def script(self) -> Encoded:
+        leading: list[str] = []
+        while (token := self.lex.peek(comments=True)).kind is _Kind.COMMENT:
+            leading.append(self.lex.take(comments=True).text[2:].rstrip("\r"))
+        self.expect("cql")
+        self.open("(")
+        seen: dict[str, list[object]] = {}
+        while (token := self.lex.peek()).is_(*_HEADER_PARAMETERS) and token.kind is _Kind.WORD:
+            self.lex.take()
+            if token.text in seen:
+                self.fail(f"the header has two {token.text} parameters", token.start)
+            seen[token.text] = self.header_values(token.text)
+        self.close(")")
+        items = self.items("")
+        gamenumber = seen.get("gamenumber")
+        count = seen.get("matchcount")
+        header = ct.Header(
+            inputs=tuple(str(name) for name in seen.get("input", ())),
+            output=str(seen["output"][0]) if "output" in seen else None,
+            gamenumber=(int(gamenumber[0]), int(gamenumber[-1])) if gamenumber else None,  # type: ignore[call-overload]
+        )
+        return Encoded(
+            header,
+            tuple(self.node(item) for item in items),
+            variations="variations" in seen,
+            matchcount=(int(count[0]), int(count[-1])) if count else None,  # type: ignore[call-overload]
+            result=GameResult(seen["result"][0]) if "result" in seen else None,
+            leading_comments=tuple(leading),
+        )
+
+    def header_values(self, word: str) -> list[object]:
+        if word in ("input", "output"):
+            name = self.lex.raw(_FILE_NAME)
+            if name is None:
+                self.unexpected(self.lex.peek(), "a file name")
+            return [name.text[1:-1] if name.text.startswith('"') else name.text]
+        if word in ("gamenumber", "matchcount"):
+            first = self.integer()
+            if first is None:
+                self.unexpected(self.lex.peek(), "a number")
+            second = self.integer()
+            return [first] if second is None else [first, second]
+        if word == "result":
+            value = self.lex.raw(_RESULT)
+            if value is None:
+                self.unexpected(self.lex.peek(), "1-0, 0-1 or 1/2-1/2")
+            return [value.text]
+        return []
+
+
+def _starts_a_filter(token: _Token) -> bool:
+    if token.kind in (_Kind.NUMBER, _Kind.STRING, _Kind.DESIGNATOR, _Kind.WORD):
+        return True
+    return token.kind is _Kind.SYMBOL and token.text in _PREFIX_SYMBOLS
+
+
+# --------------------------------------------------------------------------------------
+# The tables: which word or symbol starts which form, and the binary operators
+# --------------------------------------------------------------------------------------
+
+_DIRECTIONS = frozenset(DIRECTION_WORDS)
+_Form = Callable[[_Parser, _Token], _Read]
+_Combine = Callable[[_Parser, list[_Read], list[str]], ct.Filter]
+
+
+def _unary(make: Callable[[ct.Filter], ct.Filter], level: int) -> _Form:
+    """A prefix word or symbol whose argument is everything tighter than ``level``."""
+
+    def form(parser: _Parser, token: _Token) -> _Read:
+        if token.kind is _Kind.SYMBOL:
+            parser.lex.take()
+        arg = parser.argument(level)
+        return parser.made(make(parser.node(arg)), token.start, [arg])
+
+    return form
+
+
+def _leaf(value: ct.Filter) -> _Form:
+    def form(parser: _Parser, token: _Token) -> _Read:
+        if token.kind is _Kind.SYMBOL:
+            parser.lex.take()
+        return _Read(value, token.start)
+
+    return form
+
+
+def _pair(make: Callable[[ct.Filter, ct.Filter], ct.Filter]) -> _Form:
+    """``word ( S T )``: exactly two ``|``-level filters."""
+
+    def form(parser: _Parser, token: _Token) -> _Read:
+        parser.open("(")
+        first = parser.expression(UNION)
+        second = parser.expression(UNION)
+        parser.close(")")
+        return parser.made(
+            make(parser.node(first), parser.node(second)), token.start, [first, second]
+        )
+
+    return form
+
+
+def _flat(cls: Callable[[tuple[ct.Filter, ...]], ct.Filter]) -> _Combine:
+    """``a op b op c`` → one n-ary node; a parenthesised operand stays one item."""
+    return lambda parser, reads, words: cls(tuple(parser.node(r) for r in reads))
+
+
+def _square_color(parser: _Parser, token: _Token) -> _Read:
+    """``light X``, ``dark X``: X is what binds tighter (the CQL 6.1 table puts them with
+    the direction filters)."""
+    arg = parser.argument(DIRECTION)
+    node = ct.SquareColor(token.text == "dark", parser.node(arg))
+    return parser.made(node, token.start, [arg])
+
+
+def _sidetomove(parser: _Parser, token: _Token) -> _Read:
+    return _Read(ct.SideToMove(), token.start)
+
+
+_PREFIX_WORDS: dict[str, _Form] = {
+    "line": _Parser.line,
+    "find": _Parser.find,
+    **dict.fromkeys(TRANSFORM_WORDS, _Parser.transform),
+    "piece": _Parser.piece_loop,
+    "echo": _Parser.echo,
+    "sidetomove": _sidetomove,
+    "ancestor": _pair(ct.Ancestor),
+    "not": _unary(ct.Not, NOT),
+    "power": _unary(ct.Power, POWER),
+    "ray": _Parser.ray,
+    "xray": _Parser.xray,
+    "between": _pair(ct.Between),
+    "move": _Parser.move,
+    "result": _Parser.result,
+    "player": _Parser.player,
+    "event": _Parser.tag,
+    "site": _Parser.tag,
+    "lowercase": _Parser.lowercase,
+    "elo": _Parser.elo,
+    "light": _square_color,
+    "dark": _square_color,
+}
+
+_PREFIX_SYMBOLS: dict[str, _Form] = {
+    "(": _Parser.paren,
+    "{": _Parser.compound,
+    "-": _Parser.minus,
+    "#": _unary(ct.Count, COUNT),
+    "~": _unary(ct.Complement, COMPLEMENT),
+    "[]": _leaf(ct.PieceSet(ANYTHING, EMPTY)),
+    ".": _leaf(ct.PieceSet(ANYTHING, FULL)),
+}
+
+
+def _fold_left(make: Callable[[str, ct.Filter, ct.Filter], ct.Filter]) -> _Combine:
+    """``a op b op c`` → ``(a op b) op c``."""
+
+    def combine(parser: _Parser, reads: list[_Read], words: list[str]) -> ct.Filter:
+        out = parser.node(reads[0])
+        for word, read in zip(words, reads[1:], strict=True):
+            out = make(word, out, parser.node(read))
+        return out
+
+    return combine
 
 
 def _attack(word: str, left: ct.Filter, right: ct.Filter) -> ct.Filter:
@@ -717,489 +1092,44 @@ def _arith(word: str, left: ct.Filter, right: ct.Filter) -> ct.Filter:
     return ct.Arith(ct.ArithOp(word), left, right)
 
 
-def _operators(primary: pp.ParserElement) -> dict[int, pp.ParserElement]:
-    """The binary operators, one expression per precedence level of the vocabulary.
-
-    Each level's operands are the expressions of the next tighter level (the tightest
-    level's are ``primary``), so the levels' order is the vocabulary's.
-    """
-    infix: dict[int, tuple[pp.ParserElement, type[_Many | _Maybe], _Action]] = {
-        ATTACK: (_kw("attacks") | _kw("attackedby"), _Many, _fold_left(_attack)),
-        COLON: (_suppressed(_sym(":")), _Many, _colon),
-        INTERSECTION: (_suppressed(_sym("&", r"&(?!&)")), _Many, _intersection),
-        UNION: (_suppressed(_sym("|", r"\|(?!\|)")), _Many, _flat(ct.Union)),
-        ARITH: (PLUS | MINUS, _Many, _fold_left(_arith)),
-        RELATION: (RELOP, _Many, _relations),
-        IN: (_suppressed(_kw("in")), _Maybe, _in),
-        AND: (_suppressed(_kw("and")), _Many, _flat(ct.And)),
-        OR: (_suppressed(_kw("or")), _Many, _flat(ct.Or)),
+def _operators() -> dict[str, _Infix]:
+    attack = _Infix(ATTACK, _fold_left(_attack))
+    arith = _Infix(ARITH, _fold_left(_arith))
+    relation = _Infix(RELATION, _Parser.relations)
+    return {
+        "attacks": attack,
+        "attackedby": attack,
+        ":": _Infix(COLON, _Parser.colon),
+        "&": _Infix(INTERSECTION, _Parser.intersection),
+        "|": _Infix(UNION, _flat(ct.Union)),
+        "+": arith,
+        "-": arith,
+        **dict.fromkeys(("<=", ">=", "==", "!=", "<", ">"), relation),
+        "in": _Infix(IN, _Parser.in_, once=True),
+        "and": _Infix(AND, _flat(ct.And)),
+        "or": _Infix(OR, _flat(ct.Or)),
     }
-    levels: dict[int, pp.ParserElement] = {}
-    operand = primary
-    for level in sorted(infix, reverse=True):
-        word, repeat, action = infix[level]
-        operand = levels[level] = (operand + repeat(word + operand)).set_parse_action(action)
-        operand.add_parse_action(_record_place)
-    return levels
 
 
-def _record_place(s: str, loc: int, t: pp.ParseResults) -> None:
-    """Remember where a filter was read, for the messages of the checks on the whole tree."""
-    if len(t) == 1 and isinstance(t[0], ct.Filter):
-        _STATE.get().places[id(t[0])] = loc
-
-
-def _place(node: ct.Filter) -> int:
-    return _STATE.get().places.get(id(node), 0)
-
-
-def _build() -> tuple[pp.ParserElement, pp.ParserElement]:
-    filter_, primary = pp.Forward(), pp.Forward()
-    filter_.set_name("a filter")
-    primary.set_name("a filter")
-    levels = _operators(primary)
-
-    def tighter_than(level: int) -> pp.ParserElement:
-        """The argument of a prefix form at ``level``: everything that binds tighter."""
-        tighter = [other for other in levels if other > level]
-        return levels[min(tighter)] if tighter else primary
-
-    comment_item = COMMENT_ITEM.copy().set_parse_action(_comment)
-    item = comment_item | filter_
-    items = _Many(item)
-    compound = (LBRACE + items + RBRACE).set_parse_action(_compound)
-    paren = (LPAR + filter_ + RPAR).set_parse_action(_paren)
-
-    number = (NEG_INT | INT).copy().add_parse_action(lambda t: ct.Number(t[0]))
-    string = STRING_TOKEN.copy().set_parse_action(lambda s, loc, t: _String(loc, t[0][1:-1]))
-    empty_set = _sym("[]").set_parse_action(lambda: ct.PieceSet(ANYTHING, EMPTY))
-    all_squares = _sym(".", r"\.(?![\w$])").set_parse_action(lambda: ct.PieceSet(ANYTHING, FULL))
-    designator = DESIGNATOR.copy().set_parse_action(_designator)
-
-    simple = _alternatives(list(SIMPLE_WORDS)).set_parse_action(
-        lambda t: ct.Simple(SIMPLE_WORDS[t[0]])
-    )
-    numeric = _alternatives(list(NUMERIC_WORDS)).set_parse_action(
-        lambda t: ct.NumericValue(NUMERIC_WORDS[t[0]])
-    )
-    elo = (_kw("elo") + _Maybe(COLOR)).set_parse_action(
-        lambda t: ct.Elo(COLORS[t[1]] if len(t) > 1 else None)
-    )
-    result = (_kw("result") + RESULT_VALUE).set_parse_action(lambda t: ct.Result(GameResult(t[1])))
-    player = (_kw("player") + _Maybe(COLOR) + _Maybe(string)).set_parse_action(_player)
-    tag = ((_kw("event") | _kw("site")) + _Maybe(string)).set_parse_action(_tag)
-    lowercase = (_suppressed(_kw("lowercase")) + primary).set_parse_action(_lowercase)
-
-    directions = _alternatives(DIRECTION_WORDS)
-    step_count = NEG_INT | INT
-    # A direction's argument reaches over `attacks`/`attackedby` (decision M10).
-    direction = directions + _Maybe(step_count + _Maybe(step_count)) + levels[ATTACK]
-    direction.set_parse_action(_direction)
-    ray_args = LPAR + pp.OneOrMore(levels[UNION]) + RPAR
-    ray = (_suppressed(_kw("ray")) + _Many(directions) + ray_args).set_parse_action(_ray)
-    xray = (_suppressed(_kw("xray")) + ray_args).set_parse_action(_xray)
-    between = _suppressed(_kw("between")) + LPAR + levels[UNION] + levels[UNION] + RPAR
-    between.set_parse_action(lambda s, loc, t: ct.Between(_filter(s, t[0]), _filter(s, t[1])))
-
-    move_params = pp.MatchFirst(
-        [
-            (_kw(word) + tighter_than(MOVE)).set_parse_action(_move_param(word))
-            for word in ("from", "to", "capture")
-        ]
-        + [
-            (
-                _kw("promote") + PROMOTE_TYPES.copy().set_parse_action(lambda t: _types(t[0]))
-            ).set_parse_action(lambda s, loc, t: [("promote", t[1], loc)]),
-            _kw("previous").set_parse_action(_move_param("previous")),
-            _kw("enpassant").set_parse_action(_move_param("enpassant")),
-        ]
-    )
-    move = (_suppressed(_kw("move")) + _Many(pp.Group(move_params))).set_parse_action(
-        lambda s, loc, t: _move(s, loc, [tuple(g[0]) for g in t])
-    )
-
-    quantifier = _leaf(pp.Regex(REPETITION_PATTERN), "a repetition").set_parse_action(_quantifier)
-    # A parenthesised constituent is a filter unless it holds `-->` or a repetition: then
-    # it is a group of constituents.
-    group = pp.Forward()
-    step = ((filter_ | group) + _Maybe(quantifier)).set_parse_action(_step)
-    group <<= (LPAR + step + _Many(ARROW + step) + RPAR).set_parse_action(_group)
-    line = (_suppressed(_kw("line")) + pp.OneOrMore(ARROW + step)).set_parse_action(
-        lambda t: ct.Line(tuple(t))
-    )
-    find = (_kw("find") + _Maybe(_kw("all")) + filter_).set_parse_action(_find)
-    transform = (_alternatives(TRANSFORM_WORDS) + _Maybe(_kw("count")) + filter_).set_parse_action(
-        _transform
-    )
-    piece_loop = (
-        _suppressed(_kw("piece"))
-        + _Maybe(_kw("all"))
-        + NAME
-        + _suppressed(_kw("in"))
-        + levels[UNION]
-        + filter_
-    ).set_parse_action(_piece_loop)
-    echo = (
-        _suppressed(_kw("echo"))
-        + _Maybe(_kw("quiet"))
-        + LPAR
-        + NAME
-        + NAME
-        + RPAR
-        + _Maybe(_kw("in") + _suppressed(_kw("all")))
-        + filter_
-    ).set_parse_action(_echo)
-    side_to_move = _kw("sidetomove").set_parse_action(lambda: ct.SideToMove())
-    ancestor = _suppressed(_kw("ancestor")) + LPAR + levels[UNION] + levels[UNION] + RPAR
-    ancestor.set_parse_action(lambda s, loc, t: ct.Ancestor(_filter(s, t[0]), _filter(s, t[1])))
-    negation = (_suppressed(_kw("not")) + tighter_than(NOT)).set_parse_action(
-        lambda s, loc, t: ct.Not(_filter(s, t[0]))
-    )
-    # As chessql reads it: the argument binds tighter than `+ -` (see the module docstring).
-    minus = (_suppressed(MINUS) + tighter_than(ARITH)).set_parse_action(
-        lambda s, loc, t: ct.Negate(_filter(s, t[0]))
-    )
-    count = (_suppressed(_sym("#")) + tighter_than(COUNT)).set_parse_action(
-        lambda s, loc, t: ct.Count(_filter(s, t[0]))
-    )
-    power = (_suppressed(_kw("power")) + tighter_than(POWER)).set_parse_action(
-        lambda s, loc, t: ct.Power(_filter(s, t[0]))
-    )
-    complement = (_suppressed(_sym("~", r"~(?!~)")) + tighter_than(COMPLEMENT)).set_parse_action(
-        lambda s, loc, t: ct.Complement(_filter(s, t[0]))
-    )
-    variable = NAME.copy().set_parse_action(_variable)
-
-    primary <<= pp.MatchFirst(
-        [
-            paren,
-            compound,
-            number,
-            string,
-            empty_set,
-            all_squares,
-            line,
-            find,
-            transform,
-            piece_loop,
-            echo,
-            side_to_move,
-            ancestor,
-            negation,
-            minus,
-            count,
-            power,
-            complement,
-            direction,
-            ray,
-            xray,
-            between,
-            move,
-            result,
-            player,
-            tag,
-            lowercase,
-            elo,
-            numeric,
-            simple,
-            designator,
-            variable,
-        ]
-    ).add_parse_action(_record_place)
-
-    filter_ <<= levels[OR]
-
-    def parameter(word: str, value: pp.ParserElement | None = None) -> pp.ParserElement:
-        expr = _kw(word) if value is None else _kw(word) + value
-        return pp.Group(expr.set_parse_action(lambda s, loc, t: [(word, list(t[1:]), loc)]))
-
-    file_name = FILE_NAME.copy().set_parse_action(
-        lambda t: t[0][1:-1] if t[0].startswith('"') else t[0]
-    )
-    header_param = pp.MatchFirst(
-        [
-            parameter("input", file_name),
-            parameter("output", file_name),
-            parameter("gamenumber", INT + _Maybe(INT)),
-            parameter("matchcount", INT + _Maybe(INT)),
-            parameter("result", RESULT_VALUE),
-            parameter("variations"),
-        ]
-    )
-    header = (_suppressed(_kw("cql")) + LPAR + pp.Group(_Many(header_param)) + RPAR).set_name(
-        "a cql( ) header"
-    )
-    leading_comment = COMMENT_ITEM.copy().set_parse_action(lambda t: t[0][2:].rstrip("\r"))
-    leading_items = _Many(leading_comment)
-    leading = pp.Group(leading_items)
-    body = pp.Group(items)
-    end = _leaf(pp.StringEnd(), "end of text")
-    script = leading + header + body + end
-    item_places = [comment_item, item, items, leading_comment, leading_items, leading, body]
-    _ignore_comments(script, [*item_places, script])
-    return script, filter_
-
-
-_SCRIPT, _FILTER = _build()
-_SCRIPT.parse_with_tabs()
-
-# --------------------------------------------------------------------------------------
-# From parse results to a Query
-# --------------------------------------------------------------------------------------
-
-
-def _pragma(s: str, item: ct.Comment) -> list[str]:
-    words = item.text.strip()[len(PRAGMA_PREFIX) :].split()
-    if words == [PRAGMA_LISTS] or (
-        len(words) == 2 and words[0] == PRAGMA_MARK and words[1] in {m.value for m in ct.Mark}
-    ):
-        return words
-    _fail(s, _pragma_place(item), f"unknown pragma {item.text.strip()!r}")
-
-
-def _leading_mark(s: str, items: list[ct.Filter]) -> tuple[ct.Mark, list[ct.Filter]]:
-    if items and _is_pragma(items[0]):
-        words = _pragma(s, items[0])
-        if words[0] == PRAGMA_MARK:
-            return ct.Mark(words[1]), items[1:]
-    return ct.Mark.ALL, items
-
-
-def _body(s: str, items: list[ct.Filter], loc: int) -> ct.Filter:
-    if all(isinstance(item, ct.Comment) for item in items):
-        _fail(s, loc, "the body needs at least one filter")
-    return items[0] if len(items) == 1 else ct.Compound(tuple(items))
-
-
-def _list_of(s: str, node: ct.Filter, scope: ct.Scope, loc: int) -> ct.TopList:
-    """One item of the `lists` form back to its top-level list."""
-    matchcount: tuple[int, int | None] | None
-    if isinstance(node, ct.Find) and not node.all:
-        find, matchcount = node, None
-    elif isinstance(node, ct.Not) and isinstance(node.arg, ct.Find) and not node.arg.all:
-        find, matchcount = node.arg, (0, 0)
-    elif isinstance(node, ct.InRange) and isinstance(node.value, ct.Find) and node.value.all:
-        find, matchcount = node.value, (0 if node.lo is None else node.lo, node.hi)
-    else:
-        _fail(
-            s,
-            loc,
-            "each list of the cqllegacy lists form is find {…}, a range of find all {…},"
-            " or not find {…}",
-        )
-    mark = ct.Mark.ALL
-    items: list[ct.Filter] = [find.arg]
-    if isinstance(find.arg, ct.Compound):
-        mark, items = _leading_mark(s, list(find.arg.items))
-    return ct.TopList(_body(s, items, loc), matchcount, mark, scope)
-
-
-def _tags_of(
-    s: str, items: list[ct.Filter], loc: int
-) -> tuple[tuple[ct.TagDeclaration, ...], list[ct.Filter]]:
-    """Legacy tags written around the lists (the printer's ``tag_loops``): each a piece
-    loop over the pieces that may be the tag's piece, whose body opens with
-    ``find {NAME & TYPES}``; the innermost body holds the lists."""
-    tags: list[ct.TagDeclaration] = []
-    while len(items) == 1 and isinstance(items[0], ct.PieceLoop):
-        loop = items[0]
-        body = list(loop.body.items) if isinstance(loop.body, ct.Compound) else [loop.body]
-        tag = _eligibility(body[0]) if body else None
-        if tag is None or tag.name != loop.name:
-            opening = f"find {{{loop.name} & TYPES}}"
-            _fail(s, loc, f"the piece loop of tag {loop.name!r} opens with {opening}")
-        expected: ct.Filter = ct.PieceSet(tag.start_types())
-        outer = [ct.Complement(ct.PieceVariable(t.name)) for t in tags]
-        if outer:
-            expected = ct.Intersection((expected, *outer))
-        if loop.domain != expected:
-            _fail(s, loc, f"the piece loop of tag {loop.name!r} ranges over the wrong pieces")
-        tags.append(tag)
-        items = body[1:]
-    return tuple(tags), items
-
-
-def _eligibility(node: ct.Filter) -> ct.TagDeclaration | None:
-    """The tag that ``find {NAME & TYPES}`` declares, or None for another filter."""
-    if not isinstance(node, ct.Find) or node.all:
-        return None
-    arg = node.arg
-    if isinstance(arg, ct.Compound) and len(arg.items) == 1:
-        arg = arg.items[0]
-    if not isinstance(arg, ct.Intersection) or len(arg.items) != 2:
-        return None
-    variable, types = arg.items
-    if not isinstance(variable, ct.PieceVariable) or not isinstance(types, ct.PieceSet):
-        return None
-    if types.squares != FULL:
-        return None
-    return ct.TagDeclaration(variable.name, types.types)
-
-
-def _header(s: str, params: pp.ParseResults) -> tuple[dict[str, list[object]], ct.Header]:
-    seen: dict[str, list[object]] = {}
-    for group in params:
-        word, values, loc = group[0]
-        if word in seen:
-            _fail(s, loc, f"the header has two {word} parameters")
-        seen[word] = values
-    gamenumber = _all(int, seen.get("gamenumber", ()))
-    header = ct.Header(
-        inputs=tuple(_all(str, seen.get("input", ()))),
-        output=_all(str, seen["output"])[0] if "output" in seen else None,
-        gamenumber=(gamenumber[0], gamenumber[-1]) if gamenumber else None,
-    )
-    return seen, header
-
-
-def _query(s: str, results: pp.ParseResults, body_loc: int) -> ct.Query:
-    leading, params, body = results
-    seen, header = _header(s, params)
-    scope = ct.Scope.ALL if "variations" in seen else ct.Scope.MAINLINE
-    items = list(_items(s, body))
-    first = items[0] if items else None
-    if _is_pragma(first) and _pragma(s, first) == [PRAGMA_LISTS]:
-        place = _pragma_place(first)
-        for word in ("matchcount", "result"):
-            if word in seen:
-                _fail(s, place, f"the lists form cannot have a {word} header parameter")
-        rest = items[1:]
-        if not rest or rest[0] != ct.Simple(ct.Keyword.INITIAL) or len(rest) < 2:
-            _fail(s, place, "the cqllegacy lists form starts with initial and a find")
-        tags, list_items = _tags_of(s, rest[1:], place)
-        lists = tuple(_list_of(s, node, scope, place) for node in list_items)
-        query = ct.Query(header, lists, tags, leading_comments=tuple(leading))
-    else:
-        mark, items = _leading_mark(s, items)
-        if "result" in seen:
-            items.insert(0, ct.Result(GameResult(seen["result"][0])))
-        count = _all(int, seen.get("matchcount", ()))
-        matchcount = (count[0], count[-1]) if count else None
-        top = ct.TopList(_body(s, items, body_loc), matchcount, mark, scope)
-        query = ct.Query(header, (top,), leading_comments=tuple(leading))
-    _check_tree(s, query)
-    return query
-
-
-def _check_tree(s: str, query: ct.Query) -> None:
-    """No pragma left out of place; every variable inside the filter that binds it, and no
-    name bound twice there; every operand of the kind its filter needs (so that what the
-    reader accepts, the evaluator runs)."""
-
-    def bind(node: ct.Filter, names: tuple[str, ...], bound: frozenset[str]) -> frozenset[str]:
-        for name in names:
-            if name in bound:
-                _fail(s, _place(node), f"{name!r} is already bound by an enclosing filter")
-        return bound | set(names)
-
-    def walk(node: ct.Filter, bound: frozenset[str], depth: int = 0) -> None:
-        if _is_pragma(node):
-            message = f"a {PRAGMA_PREFIX} pragma can only open the body or a list's find"
-            _fail(s, _pragma_place(node), message)
-        if isinstance(node, ct.PieceVariable | ct.PositionVariable) and node.name not in bound:
-            what = "piece variable" if isinstance(node, ct.PieceVariable) else "position"
-            _fail(s, _place(node), f"{what} {node.name!r} is unbound here")
-        if depth >= MAX_DEPTH:
-            # depth 0 is the first level: this filter is on level MAX_DEPTH + 1
-            _fail(s, 0, f"the script nests filters more than {MAX_DEPTH} deep")
-        if isinstance(node, ct.PieceLoop):
-            walk(node.domain, bound, depth + 1)
-            walk(node.body, bind(node, (node.name,), bound), depth + 1)
-            return
-        if isinstance(node, ct.Echo):
-            walk(node.body, bind(node, (node.source, node.target), bound), depth + 1)
-            return
-        for child in node.children():
-            walk(child, bound, depth + 1)
-
-    tagged = frozenset(tag.name for tag in query.tags)
-    for top in query.lists:
-        walk(top.body, tagged)
-        problem = misplaced(top.body)
-        if problem is not None:
-            _fail(s, _place(problem[0]), problem[1])
+_INFIX = _operators()
+_LEVELS = sorted({op.level for op in _INFIX.values()})
+_TIGHTEST = _LEVELS[-1]
 
 
 # --------------------------------------------------------------------------------------
-# Errors
+# Reading
 # --------------------------------------------------------------------------------------
 
-_WORD = re.compile(r"[A-Za-z_$][\w$-]*")
 
-
-def _syntax_error(s: str, loc: int, message: str, path: str | None, **extra: str) -> NoReturn:
-    raise ModernSyntaxError(
-        message,
-        line=pp.lineno(loc, s),
-        column=pp.col(loc, s),
-        file=path,
-        source=s,
-        **extra,
-    )
-
-
-_OPERATOR_NAMES = frozenset(
-    [
-        "'&'", "'|'", "'+'", "'and'", "'or'", "'in'", "'attacks'", "'attackedby'",
-        "a comparison", "':'",
-    ]
-)  # fmt: skip
-_NOT_FILTER_STARTS = _OPERATOR_NAMES | {
-    "')'", "'}'", "'-->'", "end of text", "a repetition", "a comment", "a file name",
-    "piece types", "1-0, 0-1 or 1/2-1/2", "a cql( ) header", "'cql'",
-    *(f"'{word}'" for word in ("white", "black", "all", "quiet", "count", "from", "to", "capture",
-                               "promote", "previous", "enpassant", "input", "output",
-                               "gamenumber", "matchcount", "variations")),
-}  # fmt: skip
-
-
-def _summary(expected: set[str]) -> str:
-    """The expected tokens, with filter starts and operators named as groups."""
-    out = set()
-    for name in expected:
-        if name in _OPERATOR_NAMES:
-            out.add("an operator")
-        elif name not in _NOT_FILTER_STARTS:
-            out.add("a filter")
-        else:
-            out.add(name)
-    return ", ".join(sorted(out))
-
-
-def _explain(s: str, failures: _Failures, path: str | None) -> NoReturn:
-    loc = max(failures.loc, 0)
-    expected = _summary(failures.expected)
-    if loc >= len(s.rstrip()):
-        _syntax_error(s, len(s.rstrip()), "unexpected end of script", path, expected=expected)
-    word = _WORD.match(s, loc)
-    if word is not None:
-        text = word.group()
-        if text in UNSUPPORTED_WORDS:
-            message = f"{text!r} is CQL 6 but not in the subset cqllegacy reads"
-            _syntax_error(s, loc, message, path, text=text)
-        if text not in SUPPORTED_WORDS and not re.fullmatch(DESIGNATOR_PATTERN, text):
-            close = difflib.get_close_matches(text, sorted(SUPPORTED_WORDS), n=1)
-            hint = f"did you mean {close[0]!r}?" if close else ""
-            _syntax_error(
-                s, loc, f"unknown word {text!r}", path, text=text, expected=expected, hint=hint
-            )
-    token = s[loc:].split(None, 1)[0] if s[loc:].strip() else ""
-    _syntax_error(s, loc, f"unexpected {token!r}", path, text=token, expected=expected)
-
-
-def _nesting_too_deep(s: str) -> int | None:
-    """Where the bracket nesting first exceeds :data:`MAX_NESTING`, if it does."""
-    depth = 0
-    tokens = rf"{STRING_PATTERN}|{LINE_COMMENT_PATTERN}|{BLOCK_COMMENT_PATTERN}|[({{\[]|[)}}\]]"
-    for match in re.finditer(tokens, s):
-        token = match.group()
-        if token in "({[":
-            depth += 1
-            if depth > MAX_NESTING:
-                return match.start()
-        elif token in ")}]":
-            depth -= 1
-    return None
+def _depth_exceeds(query: ct.Query, limit: int) -> bool:
+    """Is some filter of ``query`` more than ``limit`` levels below its list's top?"""
+    stack = [(top.body, 0) for top in query.lists]
+    while stack:
+        node, depth = stack.pop()
+        if depth >= limit:
+            return True
+        stack.extend((child, depth + 1) for child in node.children())
+    return False
 
 
 def read_query(text: str, path: str | None = None) -> ct.Query:
@@ -1209,21 +1139,24 @@ def read_query(text: str, path: str | None = None) -> ct.Query:
     ...     (ct.PieceSet(MODERN_LETTERS["K"], 1), ct.PieceSet(MODERN_LETTERS["k"], 1 << 63)))
     True
     """
-    deep = _nesting_too_deep(text)
-    if deep is not None:
-        _syntax_error(text, deep, f"brackets nest deeper than {MAX_NESTING} levels", path)
-    state = _ParseState(declared=_declared_pieces(text), positions=_declared_positions(text))
-    token = _STATE.set(state)
-    # pyparsing recurses a few dozen frames per nesting level; MAX_NESTING bounds it.
+    source = SourceText(text, path)
+    parser = _Parser(text)
     try:
+        # The parser recurses a few frames per nesting level; MAX_NESTING and MAX_DEPTH
+        # bound it.
         with room_for_deep_trees():
-            results = _SCRIPT.parse_string(text, parse_all=True)
-            return _query(text, results, body_loc=len(text.rstrip()))
-    except pp.ParseFatalException as exc:
-        _syntax_error(text, exc.loc, exc.msg, path)
-    except pp.ParseException:
-        _explain(text, state.failures, path)
+            encoded = parser.script()
+        query = decode(encoded)
+    except _Syntax as exc:
+        raise source.error(
+            ModernSyntaxError, exc.message, max(exc.loc, 0), exc.text, exc.expected, exc.hint
+        ) from None
+    except EncodingError as exc:
+        place = len(text.rstrip()) if exc.place is None else exc.place
+        raise source.error(ModernSyntaxError, exc.message, place) from None
     except RecursionError:
-        _syntax_error(text, 0, "the script nests too deeply to read", path)
-    finally:
-        _STATE.reset(token)
+        raise source.error(ModernSyntaxError, "the script nests too deeply to read", 0) from None
+    if _depth_exceeds(query, MAX_DEPTH):
+        message = f"the script nests filters more than {MAX_DEPTH} deep"
+        raise source.error(ModernSyntaxError, message, 0)
+    return query

@@ -22,26 +22,13 @@ flipcolor flip shift {Nd4 kf3}
 Pragmas: what CQL 6 cannot say about a query
 --------------------------------------------
 
-A CQL 6 script marks every matching position and has one list of filters.  A core
-query may mark only the first matching position or none (legacy ``:markall`` absent,
-``:noannotate``), and may hold several top-level lists that each must match at some
-position of the game.  The printer writes the CQL 6 text that selects exactly the
-same games and records the rest in *pragma* comments, ``// cqllegacy: …``, which the
-modern reader turns back into the same query and every other CQL tool ignores:
-
-``// cqllegacy: mark first`` / ``// cqllegacy: mark none`` (first line after the header)
-    The single list marks only the first matching position, or none.  CQL 6 proper
-    marks every matching position.
-
-``// cqllegacy: lists`` (first line after the header)
-    The body is ``initial`` followed by one item per top-level list:
-    ``find {…}`` (the list matches somewhere), ``(lo <= (find all {…}) <= hi)``,
-    ``(find all {…}) >= lo`` or ``(find all {…}) == n`` (its match count), or
-    ``not (find {…})`` (no match); the reader also takes them without the optional
-    parentheses.  A ``// cqllegacy: mark first|none`` line may open each ``find``
-    body.  This form is also used for a single list whose match count the
-    ``matchcount`` header cannot say (no upper bound, or zero).  CQL 6 proper
-    selects the same games but marks only their start position.
+What a core query says beyond one CQL 6 list of filters (a list that marks only its
+first position or none, several top-level lists, legacy tags) the printer writes as
+:func:`cqllegacy.modern.encoding.encode` lays it out: CQL 6 items with
+``// cqllegacy: …`` *pragma* comments, which the modern reader turns back into the
+same query and every other CQL tool ignores.  The ``find`` items of the `lists` form
+are written with the parentheses chessql wants (``(lo <= (find all {…}) <= hi)``,
+``not (find {…})``); the reader also takes them without.
 
 Every list shares the header's ``variations``; lists with different scopes are
 refused.  A user comment whose text starts with ``cqllegacy:`` is refused, so that it
@@ -94,6 +81,13 @@ import attrs
 
 from cqllegacy.core import tree as ct
 from cqllegacy.core.dispatch import Dispatcher
+from cqllegacy.modern.encoding import (
+    Pragma,
+    encode,
+    is_commentary,
+    settle_comments,
+    trails_on_one_line,
+)
 from cqllegacy.modern.errors import NotExpressible
 from cqllegacy.modern.vocabulary import (
     AND,
@@ -112,8 +106,6 @@ from cqllegacy.modern.vocabulary import (
     NOT,
     OR,
     POWER,
-    PRAGMA_LISTS,
-    PRAGMA_MARK,
     PRAGMA_PREFIX,
     PROMOTABLE,
     RANGE_OPS,
@@ -308,20 +300,6 @@ def _argument(node: ct.Filter, ctx: _Context) -> Printed:
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen(slots=True)
-class Pragma(ct.Filter):
-    """A ``// cqllegacy: …`` line the printer places itself (never a user comment)."""
-
-    WORD = "a pragma"
-    CQL_WORDS = ()
-    KIND = ct.Kind.LOGICAL
-    OPERANDS = ct.NO_OPERANDS
-    TRANSFORMS = ct.Transforms.NOTHING
-    READS = ct.Reads.TAGS
-
-    text: str
-
-
 def _comment_line(text: str, ctx: _Context) -> str:
     if "\n" in text or "\r" in text:
         note = ctx.refuse("comment", "a // comment cannot span lines")
@@ -333,15 +311,11 @@ def _comment_line(text: str, ctx: _Context) -> str:
     return "// " + text if text.startswith("/") else "//" + text
 
 
-def _is_commentary(node: ct.Filter) -> bool:
-    return isinstance(node, ct.Comment | Pragma)
-
-
 def _item(node: ct.Filter, ctx: _Context) -> Printed:
     if isinstance(node, ct.Comment):
         return Printed(tuple(_comment_line(node.text, ctx).split("\n")), ATOM)
     if isinstance(node, Pragma):
-        return _text(f"// {PRAGMA_PREFIX} {node.text}")
+        return _text("//" + node.comment())
     return _print(node, ctx)
 
 
@@ -376,7 +350,7 @@ def _items(items: Sequence[ct.Filter], ctx: _Context) -> list[Printed]:
     printed = [_item(item, ctx) for item in items]
     previous: Printed | None = None
     for i, item in enumerate(items):
-        if not _is_commentary(item):
+        if not is_commentary(item):
             if previous is not None and _extends(previous, printed[i]):
                 printed[i] = _parenthesised(printed[i])
             previous = printed[i]
@@ -386,7 +360,7 @@ def _items(items: Sequence[ct.Filter], ctx: _Context) -> list[Printed]:
                 (
                     p
                     for p, it in zip(printed[i + 1 :], items[i + 1 :], strict=True)
-                    if not _is_commentary(it)
+                    if not is_commentary(it)
                 ),
                 None,
             )
@@ -399,7 +373,7 @@ def _braced(items: Sequence[ct.Filter], ctx: _Context) -> Printed:
     printed = _items(items, ctx)
     inline = " ".join(p.lines[0] for p in printed)
     fits = all(len(p.lines) == 1 for p in printed) and len(inline) + 2 <= _INLINE_WIDTH
-    if fits and not any(_is_commentary(item) for item in items):
+    if fits and not any(is_commentary(item) for item in items):
         return _text("{" + inline + "}")
     opening, laid_out = _laid_out(items, printed)
     body = tuple(line for p in laid_out for line in _indented(p.lines))
@@ -419,15 +393,6 @@ def _with_comment(line: str, comment: str | None) -> str:
     return line if comment is None else line + _TRAILING_GAP + comment
 
 
-def _on_one_line(node: ct.Filter) -> bool:
-    """A trailing comment whose text prints as one plain ``//`` line."""
-    return isinstance(node, ct.Comment) and node.trailing and _comment_fits_a_line(node.text)
-
-
-def _comment_fits_a_line(text: str) -> bool:
-    return "\n" not in text and "\r" not in text and not is_pragma_text(text)
-
-
 def _laid_out(
     items: Sequence[ct.Filter], printed: Sequence[Printed]
 ) -> tuple[str | None, list[Printed]]:
@@ -442,7 +407,7 @@ def _laid_out(
     out: list[Printed] = []
     notes: list[str | None] = []
     for index, (item, p) in enumerate(zip(items, printed, strict=True)):
-        if _on_one_line(item):
+        if trails_on_one_line(item):
             if index == 0:
                 opening = p.lines[0]
                 continue
@@ -475,58 +440,9 @@ def _aligned(printed: Sequence[Printed], notes: Sequence[str | None]) -> list[Pr
     return out
 
 
-def settle_comments(query: ct.Query) -> ct.Query:
-    """``query`` with every trailing comment the printer cannot write at the end of a
-    line of code made a comment of its own line: the query that reading the printed
-    text gives back.
-
-    A trailing comment needs a filter before it in its compound, or the opening of the
-    compound (``{``, or the header for the first filter of the body).  After another
-    comment, after a ``// cqllegacy: mark …`` pragma (which opens a list that marks
-    only its first position or none) and with a text that is not one plain ``//``
-    line, it stands on a line of its own.
-
-    >>> from cqllegacy.core.tree import Comment, Compound, Header, Keyword, Query, Simple, TopList
-    >>> check = Simple(Keyword.CHECK)
-    >>> body = Compound((check, Comment("a", True), Comment("b", True)))
-    >>> settled = settle_comments(Query(Header(), (TopList(body),)))
-    >>> [item.trailing for item in settled.lists[0].body.items[1:]]
-    [True, False]
-    """
-    with room_for_deep_trees():
-        return attrs.evolve(query, lists=tuple(_settled_list(top) for top in query.lists))
-
-
-def _settled_list(top: ct.TopList) -> ct.TopList:
-    body = top.body.transform(_settled_compound)
-    items = _body_items(body)
-    if len(items) > 1 and top.mark is not ct.Mark.ALL and _on_one_line(items[0]):
-        # The mark pragma takes the opening line of the list.
-        assert isinstance(body, ct.Compound)
-        body = ct.Compound((_untrailed(items[0]), *items[1:]))
-    return attrs.evolve(top, body=body)
-
-
-def _settled_compound(node: ct.Filter) -> ct.Filter:
-    if not isinstance(node, ct.Compound):
-        return node
-    items = list(node.items)
-    for index, item in enumerate(items):
-        if not isinstance(item, ct.Comment) or not item.trailing:
-            continue
-        after_a_comment = index > 0 and isinstance(items[index - 1], ct.Comment)
-        if after_a_comment or not _comment_fits_a_line(item.text):
-            items[index] = _untrailed(item)
-    return attrs.evolve(node, items=tuple(items)) if items != list(node.items) else node
-
-
-def _untrailed(item: ct.Filter) -> ct.Filter:
-    return attrs.evolve(item, trailing=False) if isinstance(item, ct.Comment) else item
-
-
 def _with_a_filter(items: tuple[ct.Filter, ...]) -> tuple[ct.Filter, ...]:
     # CQL wants a filter in every { }; `true` changes nothing next to comments.
-    if all(_is_commentary(item) for item in items):
+    if all(is_commentary(item) for item in items):
         return (*items, ct.Simple(ct.Keyword.TRUE))
     return items
 
@@ -681,6 +597,15 @@ def _ray(node: ct.Ray, ctx: _Context) -> Printed:
 @_printer(ct.XRay)
 def _xray(node: ct.XRay, ctx: _Context) -> Printed:
     return _ray_like("xray", node.args, ctx)
+
+
+@_printer(ct.SquareColor)
+def _square_color(node: ct.SquareColor, ctx: _Context) -> Printed:
+    # As a direction's argument: one token or parenthesised, the form below `attacks`.
+    arg = _print(node.arg, ctx)
+    if arg.level != ATOM or isinstance(node.arg, ct.Number):
+        arg = _parenthesised(arg)
+    return _joined(["dark" if node.dark else "light", arg], COMPLEMENT)
 
 
 @_printer(ct.Between)
@@ -1207,42 +1132,6 @@ def _header(
     return "cql(" + " ".join(params) + ")", notes
 
 
-def _header_matchcount(matchcount: tuple[int, int | None] | None) -> tuple[int, int] | None:
-    """The list's match count as a header range, or None if the header cannot say it."""
-    if matchcount is None:
-        return None
-    lo, hi = matchcount
-    if hi is None or lo < 1 or hi < lo:
-        return None
-    return lo, hi
-
-
-def _body_items(body: ct.Filter) -> tuple[ct.Filter, ...]:
-    """The constituents a body is written as (one filter, or a compound's items)."""
-    if (
-        isinstance(body, ct.Compound)
-        and len(body.items) >= 2
-        and not all(_is_commentary(item) for item in body.items)
-    ):
-        return body.items
-    return (body,)
-
-
-def _mark_pragma(mark: ct.Mark) -> tuple[ct.Filter, ...]:
-    return () if mark is ct.Mark.ALL else (Pragma(f"{PRAGMA_MARK} {mark.value}"),)
-
-
-def _list_item(top: ct.TopList) -> ct.Filter:
-    """One top-level list of the `lists` form as a CQL filter at the start position."""
-    items = _mark_pragma(top.mark) + _body_items(top.body)
-    if top.matchcount is None:
-        return ct.Find(ct.Compound(items))
-    lo, hi = top.matchcount
-    if (lo, hi) == (0, 0):
-        return ct.Not(ct.Find(ct.Compound(items)))
-    return ct.InRange(ct.Find(ct.Compound(items), all=True), lo, hi)
-
-
 def _scope_is_all(query: ct.Query, ctx: _Context) -> tuple[bool, list[str]]:
     scopes = {top.scope for top in query.lists}
     if len(scopes) <= 1:
@@ -1255,31 +1144,6 @@ def _scope_is_all(query: ct.Query, ctx: _Context) -> tuple[bool, list[str]]:
         mainline_only.origin,
     )
     return True, [note]
-
-
-def tag_loops(query: ct.Query, items: Sequence[ct.Filter]) -> ct.Filter:
-    """Legacy ``:forany`` tags around the items of the `lists` form, at the start position.
-
-    Each tag is a piece loop over the pieces of the start position that may be its
-    piece (:meth:`~cqllegacy.core.tree.TagDeclaration.start_types`, less the pieces of
-    the tags bound outside it: distinct tags, distinct pieces), whose body first asks
-    that the piece has one of the tag's types now or later (``find {t & TYPES}``), then
-    holds the next tag's loop or the lists.  The modern reader reads exactly this
-    shape back into the tags.
-    """
-    body: ct.Filter | None = None
-    for index in reversed(range(len(query.tags))):
-        tag = query.tags[index]
-        domain: ct.Filter = ct.PieceSet(tag.start_types())
-        outer = [ct.Complement(ct.PieceVariable(t.name)) for t in query.tags[:index]]
-        if outer:
-            domain = ct.Intersection((domain, *outer))
-        variable = ct.PieceVariable(tag.name)
-        eligible = ct.Find(ct.Compound((ct.Intersection((variable, ct.PieceSet(tag.types))),)))
-        inner = list(items) if body is None else [body]
-        body = ct.PieceLoop(tag.name, domain, ct.Compound((eligible, *inner)))
-    assert body is not None
-    return body
 
 
 def print_query(query: ct.Query, *, approximate: bool = False) -> str:
@@ -1299,24 +1163,10 @@ def _print_query(query: ct.Query, ctx: _Context) -> str:
     if not query.lists:
         raise NotExpressible("query", "it has no top-level list")
     variations, notes = _scope_is_all(query, ctx)
-    single = query.lists[0]
-    header_count = _header_matchcount(single.matchcount)
-    plain = (
-        len(query.lists) == 1
-        and not query.tags
-        and (single.matchcount is None or header_count is not None)
-    )
-    if plain:
-        header, header_notes = _header(query, header_count, variations, ctx)
-        items: list[ct.Filter] = [*_mark_pragma(single.mark), *_body_items(single.body)]
-    else:
-        header, header_notes = _header(query, None, variations, ctx)
-        lists: list[ct.Filter] = [_list_item(top) for top in query.lists]
-        if query.tags:
-            lists = [tag_loops(query, lists)]
-        items = [Pragma(PRAGMA_LISTS), ct.Simple(ct.Keyword.INITIAL), *lists]
-    lines = [_comment_line(text, ctx) for text in query.leading_comments]
-    body = _with_a_filter(tuple(items))
+    encoded = encode(query)
+    header, header_notes = _header(query, encoded.matchcount, variations, ctx)
+    lines = [_comment_line(text, ctx) for text in encoded.leading_comments]
+    body = _with_a_filter(encoded.items)
     opening, laid_out = _laid_out(body, _items(body, ctx))
     lines += [*header_notes, *notes, _with_comment(header, opening)]
     for printed in laid_out:

@@ -24,6 +24,8 @@ SquareSet = int
 
 EMPTY: SquareSet = 0
 FULL: SquareSet = chess.BB_ALL
+#: The light squares (a1 is dark; b1 and a2 are light), CQL 6.1 ``light``.
+LIGHT_SQUARES = sum(1 << sq for sq in range(64) if (sq % 8 + sq // 8) % 2 == 1)
 FILES = "abcdefgh"
 RANKS = "12345678"
 BB_FILES: tuple[SquareSet, ...] = tuple(chess.BB_FILES)

@@ -834,6 +834,10 @@ NODE_SAMPLES: dict[type[ct.Filter], list[ct.Filter]] = {
     ct.AttackedBy: [ct.AttackedBy(pd("[qrbn]"), pd("P"))],
     ct.Attacks: [ct.Attacks(pd("[QR]"), pd("[a-h7-8]"))],
     ct.Between: [ct.InRange(ct.Count(ct.Between(_K, pd("k"))), 5, None)],
+    ct.SquareColor: [
+        ct.InRange(ct.Count(ct.SquareColor(False, pd("[Aa]"))), 16, None),
+        ct.Transform(ct.TransformKind.SHIFT, ct.SquareColor(True, pd("Bc1"))),
+    ],
     ct.Comment: [ct.Compound((ct.Comment("a note"), pd("Qd1")))],
     ct.Compare: [ct.Compare(ct.CompareOp.GT, ct.Count(_PAWNS), ct.Count(pd("p")))],
     ct.Complement: [ct.InRange(ct.Count(ct.Complement(pd("[Pp]"))), 50, None)],

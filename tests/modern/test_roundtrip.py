@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from cqllegacy.core import tree as ct
 from cqllegacy.evaluator.evaluate import compile_query
 from cqllegacy.modern import print_query, read_query
-from cqllegacy.modern.printer import settle_comments
+from cqllegacy.modern.encoding import settle_comments
 from cqllegacy.vocab.pieces import types_of
 from cqllegacy.vocab.results import GameResult
 from cqllegacy.vocab.squares import Direction
