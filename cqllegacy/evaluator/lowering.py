@@ -114,7 +114,7 @@ from cqllegacy.evaluator.line_automaton import LineAutomaton
 from cqllegacy.evaluator.line_rules import CASTLING_LANDINGS, MoveTest
 from cqllegacy.evaluator.masks import mask_function
 from cqllegacy.vocab.pieces import ANYTHING, TypeSet
-from cqllegacy.vocab.squares import FULL, Dihedral
+from cqllegacy.vocab.squares import FULL, Dihedral, iter_squares
 
 __all__ = [
     "LOWERING",
@@ -577,7 +577,63 @@ def _member(c: Compiler, member: Filter) -> op.Member:
 def _any(c: Compiler, node: Filter) -> tuple[BoardCheck | None, Fn]:
     """Some member of the disjunction ``node`` matches: a keyed index of its members."""
     members = dict.fromkeys(disjunction_members(node))
+    by_variable = _variable_keyed_any(c, list(members))
+    if by_variable is not None:
+        return None, by_variable
     return op.any_member([_member(c, member) for member in members])
+
+
+def variable_key(member: Filter) -> tuple[str, int] | None:
+    """``(x, S)`` when ``member`` matches only where the piece variable ``x`` stands on a
+    square of S: one of its conjuncts is ``x & …`` with piece designators whose squares
+    meet in S (the first such conjunct; None when there is none).
+
+    >>> from cqllegacy.evaluator.testing import pd
+    >>> from cqllegacy.vocab.squares import format_squares
+    >>> name, squares = variable_key(Compound((Intersection((PieceVariable("r"), pd("[a1,b2]"))),
+    ...                                        pd("Kg1"))))
+    >>> name, format_squares(squares)
+    ('r', '[a1,b2]')
+    """
+    for part in conjuncts(member):
+        if not isinstance(part, Intersection):
+            continue
+        items = meaningful(part.items)
+        names = [item.name for item in items if isinstance(item, PieceVariable)]
+        squares = [item.squares for item in items if isinstance(item, PieceSet)]
+        if names and squares:
+            meet = FULL
+            for more in squares:
+                meet &= more
+            return names[0], meet
+    return None
+
+
+def _variable_keyed_any(c: Compiler, members: Sequence[Filter]) -> Fn | None:
+    """Some of ``members`` matches, the members filed under the squares their most
+    common piece variable must stand on (:func:`variable_key`); None when fewer than two
+    members name such squares for one variable.  An orbit of a list that places a piece
+    variable (rookrectangle's ``$piece[g2]`` under ``:shift :flip``) has hundreds of
+    members, and a position needs only those placing the piece where it stands."""
+    keys = [variable_key(member) for member in members]
+    names = [key[0] for key in keys if key is not None and key[1] != FULL]
+    if len(names) < 2:
+        return None
+    name = max(dict.fromkeys(names), key=names.count)
+    unkeyed: list[op.Member] = []
+    by_square: dict[int, list[op.Member]] = {}
+    for member, key in zip(members, keys, strict=True):
+        lowered = _member(c, member)
+        if key is None or key[0] != name or key[1] == FULL:
+            unkeyed.append(lowered)
+            continue
+        for sq in iter_squares(key[1]):
+            by_square.setdefault(sq, []).append(lowered)
+    return op.variable_keyed(
+        name,
+        op.any_member(unkeyed)[1] if unkeyed else None,
+        {sq: op.any_member(group)[1] for sq, group in by_square.items()},
+    )
 
 
 def _union_value(c: Compiler, node: Filter) -> Fn:
@@ -831,7 +887,9 @@ def _find(c: Compiler, node: Find) -> Compiled | None:
     necessity = binding_free_necessity(node.arg)
     if necessity is None:
         return None
-    return Compiled(Kind.LOGICAL, op.find_among(c.truth(necessity), c.truth(node.arg)))
+    # Finds with one necessity (the orbit of a list of finds has many) list it once.
+    shared = c.extras.setdefault(("find necessity", necessity), object())
+    return Compiled(Kind.LOGICAL, op.find_among(c.truth(necessity), c.truth(node.arg), shared))
 
 
 # --------------------------------------------------------------------------------------

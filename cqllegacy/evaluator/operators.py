@@ -12,6 +12,9 @@ children), never from the tree, and gives a function of the board (:data:`BoardC
 * **Keyed disjunctions** (:func:`any_member`): members filed under a *key* (an atom naming
   a rare piece kind and its squares); a position looks only at the members whose key
   square holds that piece.  Members that are one atom each are merged into one mask test.
+  Members that each require a piece variable on some squares are filed under those
+  squares (:func:`variable_keyed`): a position looks only at the members filed under the
+  square where the bound piece stands.
 * **Attack counts** (:func:`attack_count`, :func:`attack_count_in_range`) and **sums of
   them** over single target squares (:func:`attack_sum`); ``L attacks R`` and
   ``L attackedby R`` counted from the smaller side (:func:`attacks`, :func:`attacked_by`).
@@ -50,7 +53,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import itertools
 import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -61,6 +63,7 @@ import chess
 from cqllegacy.core.tree import PieceSet
 from cqllegacy.evaluator.analysis import closed_range
 from cqllegacy.evaluator.compiler import BoardCheck, Context, Fn
+from cqllegacy.evaluator.gametree import NO_PIECE
 from cqllegacy.evaluator.masks import Mask, kind_bit, kinds, mask_expression, mask_function
 from cqllegacy.vocab.pieces import (
     ANY_PIECE,
@@ -513,6 +516,26 @@ def _context_index(
     return any_holds
 
 
+def variable_keyed(name: str, unkeyed: Fn | None, by_square: Mapping[int, Fn]) -> Fn:
+    """Some member of a disjunction holds, its members filed by the square of the piece
+    variable ``name`` that each requires: ``by_square[s]`` tells whether some member
+    filed under ``s`` holds, ``unkeyed`` whether some member filed nowhere does.  A
+    position looks only at the members filed under the square where the bound piece
+    stands (none when it has left the board)."""
+    table = tuple(by_square.get(sq) for sq in range(64))
+
+    def any_holds(ctx: Context, p: int) -> bool:
+        if unkeyed is not None and unkeyed(ctx, p):
+            return True
+        sq = ctx.where[p][ctx.bindings[name]]
+        if sq == NO_PIECE:
+            return False
+        some = table[sq]
+        return some is not None and bool(some(ctx, p))
+
+    return any_holds
+
+
 # --------------------------------------------------------------------------------------
 # Attacks
 # --------------------------------------------------------------------------------------
@@ -859,11 +882,12 @@ def _main_chain_ends(table: Any) -> list[int]:
     return ends
 
 
-def find_among(necessity: Fn, test: Fn) -> Fn:
+def find_among(necessity: Fn, test: Fn, shared: object = None) -> Fn:
     """``find X`` given a test that holds wherever X holds and reads no binding: the
     positions where it holds are listed once per game and scope, and X is tried at
-    those from the current position on, along the continuations in scope."""
-    token = object()
+    those from the current position on, along the continuations in scope.  The finds
+    given the same ``shared`` key (one per necessity) share the list."""
+    token = object() if shared is None else shared
 
     def candidates(ctx: Context) -> tuple[list[int], Sequence[int]]:
         key = (token, ctx.all_scope)
@@ -926,6 +950,27 @@ def _kinds_union(kinds: Sequence[int], types: TypeSet) -> int:
         if types >> i & 1:
             out |= bb
     return out
+
+
+def _rarest_targets(
+    ones: Sequence[int], twos: Sequence[int], countable: int, count: int
+) -> list[tuple[int, int]]:
+    """``count`` squares of ``countable`` with their piece kinds in ``ones``, those of the
+    kinds ``twos`` holds fewest of first.
+
+    >>> ones = [1 << 8 | 1 << 9, 0, 0, 0, 0, 1 << 4] + [0] * 6  # pawns a2 b2, king e1
+    >>> twos = [1 << 16 | 1 << 17, 0, 0, 0, 0, 1 << 5] + [0] * 6
+    >>> _rarest_targets(ones, twos, 1 << 8 | 1 << 9 | 1 << 4, 2)
+    [(4, 5), (8, 0)]
+    """
+    found: list[tuple[int, int]] = []
+    kinds = sorted((twos[k].bit_count(), k) for k in range(len(ones)) if ones[k] & countable)
+    for _, kind in kinds:
+        for target in iter_squares(ones[kind] & countable):
+            found.append((target, kind))
+            if len(found) == count:
+                return found
+    return found
 
 
 def _differing(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> int:
@@ -1139,10 +1184,10 @@ def relation(params: RelationParameters) -> Fn:
         if missing_hi is None or countable.bit_count() <= missing_hi:
             yield from ((dx, dy) for dy in range(-7, 8) for dx in range(-7, 8))
             return
-        # Of any bound+1 countable P1 pieces at least one must be matched after the shift.
+        # Of any bound+1 countable P1 pieces at least one must be matched after the shift:
+        # those whose kind P2 holds fewest of give the fewest shifts to try.
         tried: set[tuple[int, int]] = set()
-        for target in itertools.islice(iter_squares(countable), missing_hi + 1):
-            kind = next(i for i in range(12) if one.kinds[i] >> target & 1)
+        for target, kind in _rarest_targets(one.kinds, two.kinds, countable, missing_hi + 1):
             for source in iter_squares(two.kinds[kind]):
                 offset = (file_of(target) - file_of(source), rank_of(target) - rank_of(source))
                 if offset not in tried:
@@ -1159,6 +1204,14 @@ def relation(params: RelationParameters) -> Fn:
                     return True
                 continue
             for dx, dy in offsets(one, two):
+                # fits() with its cheapest parts first: the new and the missing counts
+                # need only the moved squares, the pieces on them all four planes.
+                occupied = translate(two.occupied, dx, dy)
+                counted = translate(two.counted, dx, dy)
+                if not new.admit((counted & allowable & ~one.occupied).bit_count()):
+                    continue
+                if not missing.admit((one.counted & ~occupied).bit_count()):
+                    continue
                 planes = two.planes
                 moved = (
                     translate(planes[0], dx, dy),
@@ -1166,9 +1219,7 @@ def relation(params: RelationParameters) -> Fn:
                     translate(planes[2], dx, dy),
                     translate(planes[3], dx, dy),
                 )
-                if fits(
-                    one, translate(two.occupied, dx, dy), moved, translate(two.counted, dx, dy)
-                ):
+                if not one.occupied & occupied & _differing(one.planes, moved):
                     return True
         return False
 
@@ -1315,6 +1366,15 @@ def relation(params: RelationParameters) -> Fn:
                 return True
         return False
 
+    def counted_pieces(ctx: Context) -> list[int]:
+        """Per position, how many pieces of the kinds counted as missing it holds
+        anywhere (turning and shifting P2 gives no more)."""
+        found: list[int] | None = ctx.memo.get((token, "counted"))
+        if found is None:
+            found = [missing_mask(board).bit_count() for board in ctx.boards]
+            ctx.memo[(token, "counted")] = found
+        return found
+
     def check(ctx: Context, p: int) -> bool:
         firsts, turns, answers = tables(ctx)
         answer = answers.get(p)
@@ -1327,6 +1387,13 @@ def relation(params: RelationParameters) -> Fn:
         boards = ctx.boards
         turn = boards[p].turn
         later = _later_in(ctx.table, p, params.main_chain, params.off_chain)
+        if missing_hi is not None:
+            # Each P1 piece counted as missing that is not missing stands under a P2 piece
+            # of its kind: a P2 with fewer pieces of the counted kinds cannot relate.
+            need = one.counted.bit_count() - missing_hi
+            if need > 0:
+                having = counted_pieces(ctx)
+                later = [q for q in later if having[q] >= need]
         if same_side is not None:
             later = [q for q in later if (boards[q].turn == turn) == same_side]
         if original_different is not None or original_same is not None:
