@@ -580,6 +580,9 @@ def _any(c: Compiler, node: Filter) -> tuple[BoardCheck | None, Fn]:
     by_variable = _variable_keyed_any(c, list(members))
     if by_variable is not None:
         return None, by_variable
+    by_destination = _destination_keyed_any(c, list(members))
+    if by_destination is not None:
+        return None, by_destination
     return op.any_member([_member(c, member) for member in members])
 
 
@@ -607,6 +610,51 @@ def variable_key(member: Filter) -> tuple[str, int] | None:
                 meet &= more
             return names[0], meet
     return None
+
+
+def move_destination(member: Filter) -> int:
+    """The squares the next move must reach wherever ``member`` matches: those of the
+    ``to`` designators of its ``move`` conjuncts (FULL when none says).
+
+    >>> from cqllegacy.evaluator.testing import pd
+    >>> from cqllegacy.vocab.squares import format_squares
+    >>> format_squares(move_destination(Compound((pd("Kg1"), Move(to=pd("_[d4,e4]"))))))
+    'd-e4'
+    """
+    squares = FULL
+    for part in conjuncts(member):
+        if isinstance(part, Move) and not part.previous and isinstance(part.to, PieceSet):
+            squares &= part.to.squares
+    return squares
+
+
+#: A disjunction is filed by its members' move destinations when at least this many
+#: members name one, and each names few squares on average.
+MIN_DESTINATION_KEYED = 4
+
+
+def _destination_keyed_any(c: Compiler, members: Sequence[Filter]) -> Fn | None:
+    """Some of ``members`` matches, the members filed under the squares their next move
+    must reach (:func:`move_destination`); None when too few members name such squares.
+    An orbit of a list that asks for a move to one square (``:moveto .d4 … :shift``) has
+    dozens of members, and a position needs only the one its move reaches."""
+    keys = [move_destination(member) for member in members]
+    keyed = [squares for squares in keys if squares != FULL]
+    if len(keyed) < MIN_DESTINATION_KEYED or sum(s.bit_count() for s in keyed) > 8 * len(keyed):
+        return None
+    unkeyed: list[op.Member] = []
+    by_square: dict[int, list[op.Member]] = {}
+    for member, squares in zip(members, keys, strict=True):
+        lowered = _member(c, member)
+        if squares == FULL:
+            unkeyed.append(lowered)
+            continue
+        for sq in iter_squares(squares):
+            by_square.setdefault(sq, []).append(lowered)
+    return op.destination_keyed(
+        op.any_member(unkeyed)[1] if unkeyed else None,
+        {sq: op.any_member(group)[1] for sq, group in by_square.items()},
+    )
 
 
 def _variable_keyed_any(c: Compiler, members: Sequence[Filter]) -> Fn | None:

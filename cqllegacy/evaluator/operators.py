@@ -54,6 +54,7 @@ from __future__ import annotations
 import bisect
 import functools
 import operator
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -230,9 +231,39 @@ def _function(
     to.  One call instead of a call per atom."""
     source = "def check(board):\n" + "".join(f"    {line}\n" for line in body)
     source += f"    return {otherwise}\n"
-    scope: dict[str, Any] = dict(tables or {})
-    exec(compile(source, "<cqllegacy board check>", "exec"), scope)
-    check: BoardCheck = scope["check"]
+    return _made(source, tables or {})
+
+
+#: Makers of board checks by the shape of their text (integers left out): the members of
+#: an orbit differ in their squares only, and compiling each alone cost a noticeable
+#: part of a second for an orbit of hundreds.
+_MAKERS: dict[tuple[str, tuple[str, ...]], Callable[..., BoardCheck]] = {}
+
+#: An integer literal of the generated text (never part of a name or of a float).
+_LITERAL = re.compile(r"(?<![\w.])\d+(?![\w.])")
+
+
+def _made(source: str, tables: Mapping[str, Any]) -> BoardCheck:
+    """The function ``check`` that ``source`` defines, its integer literals and the names
+    of ``tables`` given to a maker compiled once per shape."""
+    constants: list[int] = []
+
+    def named(literal: re.Match[str]) -> str:
+        constants.append(int(literal.group()))
+        return f"_k{len(constants) - 1}"
+
+    shape = _LITERAL.sub(named, source)
+    names = tuple(sorted(tables))
+    maker = _MAKERS.get((shape, names))
+    if maker is None:
+        parameters = ", ".join([*(f"_k{i}" for i in range(len(constants))), *names])
+        text = f"def make({parameters}):\n"
+        text += "".join(f"    {line}\n" for line in shape.splitlines())
+        text += "    return check\n"
+        scope: dict[str, Any] = {}
+        exec(compile(text, "<cqllegacy board check>", "exec"), scope)
+        maker = _MAKERS[(shape, names)] = scope["make"]
+    check: BoardCheck = maker(*constants, *(tables[name] for name in names))
     return check
 
 
@@ -534,6 +565,43 @@ def variable_keyed(name: str, unkeyed: Fn | None, by_square: Mapping[int, Fn]) -
         return some is not None and bool(some(ctx, p))
 
     return any_holds
+
+
+def destination_keyed(unkeyed: Fn | None, by_square: Mapping[int, Fn]) -> Fn:
+    """Some member of a disjunction holds, its members filed by the squares their next
+    move must reach: ``by_square[s]`` tells whether some member filed under ``s`` holds,
+    ``unkeyed`` whether some member filed nowhere does.  A position looks only at the
+    members filed under where its continuations land: the move's target square and,
+    for a king's move, the castling landings on its rank (a castling move lands the king
+    there, whatever square its encoding names).  A null move reaches nothing."""
+    table = tuple(by_square.get(sq) for sq in range(64))
+
+    def any_holds(ctx: Context, p: int) -> bool:
+        if unkeyed is not None and unkeyed(ctx, p):
+            return True
+        looked = 0
+        for q in ctx.next[p]:
+            move = ctx.moves[q]
+            if not move:
+                continue
+            reached = 1 << move.to_square
+            if ctx.boards[p].kings >> move.from_square & 1:
+                reached |= _LANDINGS_ON_RANK[move.from_square >> 3]
+            reached &= ~looked
+            looked |= reached
+            while reached:
+                low = reached & -reached
+                some = table[low.bit_length() - 1]
+                if some is not None and some(ctx, p):
+                    return True
+                reached ^= low
+        return False
+
+    return any_holds
+
+
+#: The squares a castling king lands on, by the rank it starts from (c and g files).
+_LANDINGS_ON_RANK = tuple((chess.BB_FILE_C | chess.BB_FILE_G) & chess.BB_RANKS[r] for r in range(8))
 
 
 # --------------------------------------------------------------------------------------

@@ -19,16 +19,17 @@ from pathlib import Path
 
 import chess.pgn
 import pytest
+from cqllegacy.translator import to_core
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cqllegacy.core import tree as ct
 from cqllegacy.evaluator.evaluate import compile_query
 from cqllegacy.evaluator.lowering import variable_key
-from cqllegacy.evaluator.testing import pd
+from cqllegacy.evaluator.testing import pd, position
 from cqllegacy.legacy.grammar import read_script
 from cqllegacy.runner.scripts import load_query, read_legacy
-from cqllegacy.translator import to_core
+from cqllegacy.vocab.pieces import ANYTHING
 from cqllegacy.vocab.squares import FULL
 from tests.evaluator.test_equivalence import FEW, LONG, SETTINGS, SHORT, TREES, assert_same
 from tests.support import reference_legacy as ref
@@ -128,3 +129,47 @@ def test_shifted_relations_against_the_naive_evaluator(text: str) -> None:
     for i in SHORT:
         game: chess.pgn.Game = TREES[i]
         assert fast.evaluate(game, i + 1).matched == ref.game_matches(script, game, i + 1), i
+
+
+# --------------------------------------------------------------------------------------
+# Orbits keyed by the square the next move must reach
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "script", ["real-10-unguarded-interposition.cql", "real-11-double-interposition.cql"]
+)
+def test_interpositions_on_long_games(script: str) -> None:
+    """Appendix C #10 and #11: ``:moveto .d4`` under ``:shift``, one member per square."""
+    assert_same(load_query(QUERIES / script).query, LONG)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(match (position :moveto .e4 :check :shift))",
+        # Castling lands the king on g1/c1 whatever the move's encoding names.
+        "(match (position :moveto ?g1 :movefrom K :shifthorizontal :flipcolor))",
+        "(match (position :moveto [Aa.]c1 :shift))",
+        # Several squares per member; a member that names none.
+        "(match (position :or ((position :moveto ?[d4,e5]) (position :mate)) :shift))",
+        "(match (position :moveto .d4 :shift :variations))",
+    ],
+)
+def test_orbits_of_lists_that_move_to_a_square(text: str) -> None:
+    assert_same(read_legacy(text))
+    assert_same(read_legacy(text), variations=True)
+
+
+def test_chess960_castling_reaches_the_kings_landing_in_a_keyed_orbit() -> None:
+    """O-O-O in Chess960 is encoded king takes rook (e1a1): the king lands on c1."""
+    node = position("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", chess960=True)
+    node.add_main_variation(node.board().parse_san("O-O-O"))
+    game = node.game()
+    members = [
+        ct.Compound((ct.Move(to=ct.PieceSet(ANYTHING, 1 << sq)), pd("Ke1"))) for sq in range(8)
+    ]
+    query = ct.Query(ct.Header(), (ct.TopList(ct.Or(tuple(members))),))
+    expected = compile_query(query, optimize=False).evaluate(game, 1)
+    assert expected.matched
+    assert compile_query(query).evaluate(game, 1) == expected
