@@ -11,19 +11,23 @@ A *triple* is a folder holding
 can be checked in CQL 6 or CQLi; ``cqllegacy fixtures check`` re-runs both scripts and
 reports differences.  The migration corpus (``fixtures/migration/``) uses the same format.
 
-Positions are named by :func:`position_key`: a main-line position by its number of
-half-moves from the start of the game (``0`` is the start position), a position inside a
-variation by a string ``"DEPTH@PLY.INDEX,…"`` listing, for each place where the path
-leaves the main continuation, the half-move number and which alternative it takes (1 =
-first variation).
+Positions are named as the JSON report names them (:func:`~cqllegacy.runner.report.
+position_key`, one spelling for the whole package): a main-line position by its number
+of half-moves from the start of the game (``0`` is the start position), a position inside
+a variation by a string of ``/``-separated steps, ``P.V`` for each half-move that leaves
+the main continuation (ply ``P``, alternative ``V``, 1 = first variation), then ``P`` for
+the ply reached along main continuations after the last one.  Files written before this
+spelling (``"DEPTH@PLY.INDEX,…"``) are still read: :func:`read_position_key`.
 
 >>> import io, chess.pgn
 >>> game = chess.pgn.read_game(io.StringIO("1. e4 e5 (1... c5 2. Nf3 (2. c3)) 2. Nf3 *"))
 >>> position_key(game.next().next())
 2
 >>> sicilian = game.next().variation(1)
->>> position_key(sicilian), position_key(sicilian.variation(1))
-('2@2.1', '3@2.1,3.1')
+>>> position_key(sicilian), position_key(sicilian.next()), position_key(sicilian.variation(1))
+('2.1', '2.1/3', '2.1/3.1')
+>>> read_position_key("3@2.1"), read_position_key("3@2.1,3.1"), read_position_key(4)
+('2.1/3', '2.1/3.1', 4)
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ from cqllegacy.errors import (
 )
 from cqllegacy.runner.output import make_folder, write_text_atomically
 from cqllegacy.runner.pgn import DamagedInput, UnreadableGame, open_pgn, read_game, split_games
-from cqllegacy.runner.report import variation_choices
+from cqllegacy.runner.report import position_key
 from cqllegacy.runner.scripts import (
     read_legacy,
     read_modern,
@@ -76,26 +80,25 @@ PositionKey = int | str
 # --------------------------------------------------------------------------------------
 
 
-def position_key(node: chess.pgn.GameNode) -> PositionKey:
-    """The name of a position in a game: see the module docstring.
-
-    The path through the game is the report's
-    (:func:`~cqllegacy.runner.report.variation_choices`); only the spelling differs, the
-    one ``expected.json`` files have always used.
-    """
-    choices = variation_choices(node)
-    branches = [f"{ply}.{index}" for ply, index in enumerate(choices, 1) if index]
-    if not branches:
-        return len(choices)
-    return f"{len(choices)}@{','.join(branches)}"
+def read_position_key(key: PositionKey) -> PositionKey:
+    """A position key as ``expected.json`` holds it, in the report's spelling: a key of the
+    former spelling ``"DEPTH@PLY.INDEX,…"`` is rewritten, any other returned as it is."""
+    if not isinstance(key, str) or "@" not in key:
+        return key
+    depth, _, branches = key.partition("@")
+    steps = branches.split(",")
+    last_ply = int(steps[-1].partition(".")[0])
+    if last_ply != int(depth):
+        steps.append(depth)
+    return "/".join(steps)
 
 
 def _key_order(key: PositionKey) -> tuple[int, str]:
     # Main-line positions first in game order, then variation positions by depth.
     if isinstance(key, int):
         return (key, "")
-    depth, _, branches = key.partition("@")
-    return (int(depth), branches)
+    last_step = key.rpartition("/")[2]
+    return (int(last_step.partition(".")[0]), key)
 
 
 @attrs.frozen
@@ -309,6 +312,10 @@ class Expected:
     translation: str
 
 
+def _read_keys(keys: Iterable[PositionKey]) -> tuple[PositionKey, ...]:
+    return tuple(read_position_key(key) for key in keys)
+
+
 def parse_expected(text: str, where: str = EXPECTED_NAME) -> Expected:
     """Read ``expected.json``; a malformed file raises :class:`UsageError` naming it."""
     try:
@@ -321,7 +328,8 @@ def parse_expected(text: str, where: str = EXPECTED_NAME) -> Expected:
             GameResult(
                 int(game["game"]),
                 tuple(
-                    ListResult(tuple(lst["matched"]), tuple(lst["marked"])) for lst in game["lists"]
+                    ListResult(_read_keys(lst["matched"]), _read_keys(lst["marked"]))
+                    for lst in game["lists"]
                 ),
             )
             for game in data["games"]

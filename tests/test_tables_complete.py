@@ -1,14 +1,20 @@
-"""Every per-class table covers every class it must: a core node class without a reference
-rule, a legacy-only node the printer does not refuse, or a legacy item class without a
-translator rule fails here, not on a user's script.  (Declared reach: tests/core/
-test_tree_api.py; printer entries: tests/modern/test_printer.py.)"""
+"""Every dispatcher covers every class it must: each per-class behaviour that cannot live on
+the node class (reference rules, lowerings, the CQL 6 printer, the transform rewrite, the
+translator's item rules, the legacy orbit's item maps) is one
+:class:`~cqllegacy.core.dispatch.Dispatcher`, and here each is run over every class it
+serves: each class has an entry or is declared absent on purpose.  A forgotten entry
+fails here, not on a user's script.  (The facts each node class declares itself are
+checked when the class is created: tests/core/test_tree_api.py.)"""
 
 from __future__ import annotations
 
 import pytest
 from cqllegacy.translator import rewrite
+from cqllegacy.translator.orbits import ITEM_MAPS
 
+from cqllegacy.core import transforms
 from cqllegacy.core import tree as ct
+from cqllegacy.core.dispatch import Dispatcher, MissingEntry
 from cqllegacy.evaluator.evaluate import REFERENCE_RULES
 from cqllegacy.evaluator.lowering import LOWERING, REFERENCE_RULE
 from cqllegacy.evaluator.testing import pd
@@ -17,14 +23,47 @@ from cqllegacy.modern import printer
 from cqllegacy.modern.errors import NotExpressible
 from cqllegacy.vocab.squares import Direction
 
-CORE_NODES = sorted(
-    (
-        c
-        for c in vars(ct).values()
-        if isinstance(c, type) and issubclass(c, ct.Filter) and c is not ct.Filter
-    ),
-    key=lambda c: c.__name__,
+CORE_NODES = ct.node_classes()
+
+#: Every dispatcher over core node classes.
+CORE_DISPATCHERS: tuple[Dispatcher[object], ...] = (
+    REFERENCE_RULES,
+    LOWERING,
+    printer.PRINTERS,
+    transforms.REWRITE,
 )
+
+
+@pytest.mark.parametrize("dispatcher", CORE_DISPATCHERS, ids=lambda d: d.name)
+def test_every_dispatcher_serves_every_core_node_class(dispatcher: Dispatcher[object]) -> None:
+    missing = [cls.__name__ for cls in dispatcher.missing(CORE_NODES)]
+    assert not missing, f"{dispatcher.name}: no entry and not declared absent: {missing}"
+
+
+@pytest.mark.parametrize(
+    "dispatcher", (*CORE_DISPATCHERS, rewrite.ITEM_RULES, ITEM_MAPS), ids=lambda d: d.name
+)
+def test_a_missing_entry_fails_loudly(dispatcher: Dispatcher[object]) -> None:
+    class Unknown:
+        pass
+
+    with pytest.raises(MissingEntry, match=f"{dispatcher.name} has no entry for Unknown"):
+        dispatcher[Unknown]
+
+
+@pytest.mark.parametrize(
+    "dispatcher", (REFERENCE_RULES, printer.PRINTERS), ids=lambda d: d.name
+)
+def test_only_the_lowering_leaves_classes_out(dispatcher: Dispatcher[object]) -> None:
+    # Every node runs by a reference rule and prints (or is refused by name).
+    assert not dispatcher.absent_classes()
+
+
+def test_the_transform_rules_follow_the_declarations() -> None:
+    for cls in CORE_NODES:
+        rule = transforms.REWRITE[cls]
+        derived = cls.TRANSFORMS in (ct.Transforms.CHILDREN, ct.Transforms.NOTHING)
+        assert (rule.__name__ in ("_rewrite_fields", "_unchanged")) == derived, cls.__name__
 
 
 @pytest.mark.parametrize("cls", CORE_NODES, ids=lambda c: c.__name__)
@@ -73,6 +112,12 @@ def _position_items() -> list[type]:
     return [getattr(lt, name.strip()) for name in names]
 
 
+@pytest.mark.parametrize("cls", _position_items(), ids=lambda c: c.__name__)
+def test_every_legacy_position_item_has_an_orbit_map(cls: type) -> None:
+    # A transform that silently left a new item untransformed would give a wrong orbit.
+    assert cls in ITEM_MAPS
+
+
 def test_the_item_list_is_read() -> None:
     assert lt.Designator in _position_items() and len(_position_items()) > 10
 
@@ -83,4 +128,5 @@ LIST_SETTINGS = {lt.Transform, lt.Accumulate, lt.SumRange}
 
 @pytest.mark.parametrize("cls", _position_items(), ids=lambda c: c.__name__)
 def test_every_legacy_position_item_has_a_translator_rule(cls: type) -> None:
-    assert (cls in rewrite.RULES) != (cls in LIST_SETTINGS)
+    assert (cls in rewrite.ITEM_RULES) != (cls in LIST_SETTINGS)
+    assert set(rewrite.ITEM_RULES.absent_classes()) == LIST_SETTINGS

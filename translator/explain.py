@@ -26,7 +26,7 @@ from cqllegacy.translator.orbits import (
     transform_keywords,
 )
 from cqllegacy.translator.rewrite import (
-    Context,
+    TranslationContext,
     base_list,
     strip_comments,
     transformed_filter,
@@ -97,7 +97,7 @@ def _list_facts(index: int, pl: lt.PositionList, budget: Budget, path: str | Non
     if not keywords:
         return ListFacts(index, pl.span, pl, (), 1, (base,), "none", None, ())
     members = legacy_orbit(base, keywords, budget, pl.span)
-    _, written = transformed_filter(pl, Context(budget=budget, path=path))
+    _, written = transformed_filter(pl, TranslationContext(budget=budget, path=path))
     reasons: tuple[str, ...] = ()
     modern: core.Filter | None = None
     if isinstance(written, core.Transform):

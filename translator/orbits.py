@@ -24,7 +24,8 @@ from __future__ import annotations
 import functools
 import itertools
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from typing import Any
 
 import attrs
 from cqllegacy.translator.errors import translation_error
@@ -38,6 +39,7 @@ from cqllegacy.translator.shifts import (
 )
 
 from cqllegacy.core import transforms as modern
+from cqllegacy.core.dispatch import Dispatcher
 from cqllegacy.core.tree import (
     And,
     Arith,
@@ -48,7 +50,9 @@ from cqllegacy.core.tree import (
 )
 from cqllegacy.core.tree import Transform as CoreTransform
 from cqllegacy.legacy.tree import (
+    Accumulate,
     AttackCount,
+    Comment,
     Designator,
     Flag,
     FlagKeyword,
@@ -64,7 +68,9 @@ from cqllegacy.legacy.tree import (
     RangeTest,
     Ray,
     RayKeyword,
+    Relation,
     ResultTest,
+    SumRange,
     TagMatch,
     Transform,
     TransformKeyword,
@@ -74,6 +80,7 @@ from cqllegacy.vocab.spans import Span
 from cqllegacy.vocab.squares import Dihedral
 
 __all__ = [
+    "ITEM_MAPS",
     "MAX_ORBIT_MEMBERS",
     "MAX_TRANSFORMED_LISTS",
     "Budget",
@@ -117,14 +124,24 @@ def negated_range(r: Range) -> Range:
     return Range(lo, -r.lo, span=r.span)
 
 
-@functools.singledispatch
+#: How one legacy transform maps a position item, by item class.
+ITEM_MAPS: Dispatcher[Callable[[Any, LegacyTransform], PositionItem]] = Dispatcher(
+    "legacy transform item maps"
+)
+
+
 def _map_item(item: PositionItem, t: LegacyTransform) -> PositionItem:
+    return ITEM_MAPS[type(item)](item, t)
+
+
+@ITEM_MAPS.register(Comment, Relation, Accumulate, SumRange, Transform)
+def _same_in_every_member(item: PositionItem, t: LegacyTransform) -> PositionItem:
     # Comments, :relation (its counts are never transformed, L18), accumulators and
     # transform keywords themselves are the same in every member.
     return item
 
 
-@_map_item.register(Designator)
+@ITEM_MAPS.register(Designator)
 def _(item: Designator, t: LegacyTransform) -> PositionItem:
     return transform_designator(t, item)
 
@@ -132,28 +149,28 @@ def _(item: Designator, t: LegacyTransform) -> PositionItem:
 _COLOR_FLAGS = {FlagKeyword.WTM: FlagKeyword.BTM, FlagKeyword.BTM: FlagKeyword.WTM}
 
 
-@_map_item.register(Flag)
+@ITEM_MAPS.register(Flag)
 def _(item: Flag, t: LegacyTransform) -> PositionItem:
     if t.swap_colors and item.keyword in _COLOR_FLAGS:
         return attrs.evolve(item, keyword=_COLOR_FLAGS[item.keyword])
     return item
 
 
-@_map_item.register(PieceCount)
-@_map_item.register(Power)
-@_map_item.register(MoveTest)
-@_map_item.register(TagMatch)
+@ITEM_MAPS.register(PieceCount)
+@ITEM_MAPS.register(Power)
+@ITEM_MAPS.register(MoveTest)
+@ITEM_MAPS.register(TagMatch)
 def _(item: PieceCount | Power | MoveTest | TagMatch, t: LegacyTransform) -> PositionItem:
     return attrs.evolve(item, designator=transform_designator(t, item.designator))
 
 
-@_map_item.register(PowerDifference)
+@ITEM_MAPS.register(PowerDifference)
 def _(item: PowerDifference, t: LegacyTransform) -> PositionItem:
     r = negated_range(item.range) if t.swap_colors else item.range
     return attrs.evolve(item, designator=transform_designator(t, item.designator), range=r)
 
 
-@_map_item.register(AttackCount)
+@ITEM_MAPS.register(AttackCount)
 def _(item: AttackCount, t: LegacyTransform) -> PositionItem:
     return attrs.evolve(
         item,
@@ -168,14 +185,14 @@ _ELO_SWAP = {
 }
 
 
-@_map_item.register(RangeTest)
+@ITEM_MAPS.register(RangeTest)
 def _(item: RangeTest, t: LegacyTransform) -> PositionItem:
     if t.swap_colors and item.keyword in _ELO_SWAP:
         return attrs.evolve(item, keyword=_ELO_SWAP[item.keyword])
     return item
 
 
-@_map_item.register(ResultTest)
+@ITEM_MAPS.register(ResultTest)
 def _(item: ResultTest, t: LegacyTransform) -> PositionItem:
     return attrs.evolve(item, result=item.result.color_swapped()) if t.swap_colors else item
 
@@ -186,7 +203,7 @@ _RAY_SWAP = {
 }
 
 
-@_map_item.register(Ray)
+@ITEM_MAPS.register(Ray)
 def _(item: Ray, t: LegacyTransform) -> PositionItem:
     keyword = item.keyword
     if t.swaps_ranks_and_files:
@@ -195,7 +212,7 @@ def _(item: Ray, t: LegacyTransform) -> PositionItem:
     return attrs.evolve(item, keyword=keyword, designators=designators)
 
 
-@_map_item.register(ListOfLists)
+@ITEM_MAPS.register(ListOfLists)
 def _(item: ListOfLists, t: LegacyTransform) -> PositionItem:
     return attrs.evolve(item, lists=tuple(transform_list(t, pl) for pl in item.lists))
 
@@ -509,14 +526,6 @@ def single_layer_count(
 # --------------------------------------------------------------------------------------
 
 
-def _sum_terms(node: Filter) -> Iterable[Filter]:
-    if isinstance(node, Arith) and node.op is ArithOp.ADD:
-        yield from _sum_terms(node.left)
-        yield from _sum_terms(node.right)
-    else:
-        yield node
-
-
 def normalize(node: object) -> Hashable:
     """A hashable form equal for filters that differ only in the order of ``or``/``and``
     operands or of the terms of a sum (both commute); used to compare orbits."""
@@ -535,7 +544,7 @@ def _normalized(node: object) -> Hashable:
     if isinstance(node, (Or, And)):
         return (type(node).__name__, frozenset(Counter(normalize(i) for i in node.items).items()))
     if isinstance(node, Arith) and node.op is ArithOp.ADD:
-        terms = Counter(normalize(t) for t in _sum_terms(node))
+        terms = Counter(normalize(t) for t in node.sum_terms())
         return ("sum", frozenset(terms.items()))
     if isinstance(node, tuple):
         return tuple(normalize(i) for i in node)

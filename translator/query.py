@@ -31,7 +31,7 @@ from cqllegacy.translator.orbits import Budget, choose_compact, legacy_orbit, tr
 from cqllegacy.translator.rewrite import (
     FALSE,
     TRUE,
-    Context,
+    TranslationContext,
     comment,
     conjunction,
     last_line,
@@ -94,9 +94,7 @@ def _follows_the_game(item: object, *, relations: bool = True) -> bool:
     if isinstance(item, lt.ListOfLists):
         if item.keyword in (lt.ListKeyword.SEQUENCE, lt.ListKeyword.GAPPEDSEQUENCE):
             return True
-        return any(
-            _follows_the_game(i, relations=relations) for pl in item.lists for i in pl.items
-        )
+        return any(_follows_the_game(i, relations=relations) for pl in item.lists for i in pl.items)
     return False
 
 
@@ -351,7 +349,7 @@ class _Builder:
         scope, scope_parts = self._scope(pl, any_variations)
         in_variations = {FlagKeyword.VARIATIONS, FlagKeyword.VARIATIONSONLY} & _flags(pl)
         keep_to_mainline = self._keeps_to_mainline(pl, scope)
-        ctx = Context(
+        ctx = TranslationContext(
             # Rewritten for one continuation, then kept to it by main_line_only.
             scope=core.Scope.MAINLINE if keep_to_mainline else scope,
             budget=self.budget,
@@ -382,7 +380,7 @@ class _Builder:
         )
 
     def _pretransform_body(
-        self, pl: PositionList, r: Range, scope_parts: list[core.Filter], ctx: Context
+        self, pl: PositionList, r: Range, scope_parts: list[core.Filter], ctx: TranslationContext
     ) -> list[core.Filter]:
         """``initial`` and: for some transform T, T(list) matches a number of positions of
         the game in R (``lo <= find all {T(list)} <= hi``), written with a modern

@@ -9,7 +9,7 @@ transform provably means the same (T2).
 >>> from cqllegacy.vocab.pieces import types_of
 >>> from cqllegacy.vocab.squares import parse_squares
 >>> from cqllegacy.legacy.tree import PieceCount, Range
->>> ctx = Context()
+>>> ctx = TranslationContext()
 >>> list_parts(PositionList((PieceCount(Designator(types_of("P"), parse_squares("b2-7")),
 ...                                     Range(4)),)), ctx)
 (InRange(value=Count(arg=PieceSet(types=1, squares=565157600297472)), lo=4, hi=4),)
@@ -17,8 +17,7 @@ transform provably means the same (T2).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from types import MappingProxyType
+from collections.abc import Callable, Iterator, Sequence
 from typing import TypeAlias, TypeGuard, TypeVar
 
 import attrs
@@ -34,6 +33,7 @@ from cqllegacy.translator.orbits import (
 )
 
 from cqllegacy.core import tree as core
+from cqllegacy.core.dispatch import Dispatcher
 from cqllegacy.legacy import tree as lt
 from cqllegacy.legacy.tree import (
     Designator,
@@ -55,7 +55,7 @@ from cqllegacy.vocab.pieces import (
 from cqllegacy.vocab.spans import Span
 from cqllegacy.vocab.squares import BB_FILES, FULL, Direction, iter_squares, popcount
 
-__all__ = ["RULES", "Context", "list_parts", "nested_filter"]
+__all__ = ["ITEM_RULES", "TranslationContext", "list_parts", "nested_filter"]
 
 TRUE = core.Simple(core.Keyword.TRUE)
 FALSE = core.Simple(core.Keyword.FALSE)
@@ -64,7 +64,7 @@ Parts: TypeAlias = tuple[core.Filter, ...]
 
 
 @attrs.define
-class Context:
+class TranslationContext:
     """What rewriting one top-level list needs besides the legacy tree.
 
     ``scope`` is the scope of the enclosing top-level list: with ``Scope.ALL`` a
@@ -189,7 +189,6 @@ def last_line(node: object) -> int:
     return line
 
 
-
 # --------------------------------------------------------------------------------------
 # Item rules
 # --------------------------------------------------------------------------------------
@@ -205,23 +204,19 @@ class ListView:
 
 
 _I = TypeVar("_I")
-ItemRule: TypeAlias = Callable[[_I, ListView, Context], Parts]
-#: Each item class's rule; it takes items of that class, which the table cannot say.
-_RULES: dict[type, Callable[..., Parts]] = {}
-#: The translator rule of each legacy item class (a read-only view, filled below).
-RULES: Mapping[type, Callable[..., Parts]] = MappingProxyType(_RULES)
+ItemRule: TypeAlias = Callable[[_I, ListView, TranslationContext], Parts]
+#: The translator rule of each legacy position item class; it takes items of that class,
+#: which the table cannot say.  The items that shape a whole list (its transform set and
+#: accumulators) are declared absent: the list's translation reads them itself.
+ITEM_RULES: Dispatcher[Callable[..., Parts]] = Dispatcher("translator item rules")
 
 
 def rule(cls: type[_I]) -> Callable[[ItemRule[_I]], ItemRule[_I]]:
-    def register(fn: ItemRule[_I]) -> ItemRule[_I]:
-        _RULES[cls] = fn
-        return fn
-
-    return register
+    return ITEM_RULES.register(cls)
 
 
 @rule(lt.Comment)
-def _comment(item: lt.Comment, view: ListView, ctx: Context) -> Parts:
+def _comment(item: lt.Comment, view: ListView, ctx: TranslationContext) -> Parts:
     if _absorbed(item, view):
         return ()  # written among the lists it annotates
     return (comment(item.text, trailing=_follows_on_its_line(item, view)),)
@@ -267,7 +262,7 @@ def untrailed(parts: Sequence[core.Filter]) -> list[core.Filter]:
 
 
 @rule(Designator)
-def _designator(item: Designator, view: ListView, ctx: Context) -> Parts:
+def _designator(item: Designator, view: ListView, ctx: TranslationContext) -> Parts:
     f = piece_filter(item)
     return (FALSE,) if f is None else (f,)
 
@@ -293,7 +288,7 @@ TOP_LEVEL_FLAGS = frozenset(
 
 
 @rule(lt.Flag)
-def _flag(item: lt.Flag, view: ListView, ctx: Context) -> Parts:
+def _flag(item: lt.Flag, view: ListView, ctx: TranslationContext) -> Parts:
     keyword = item.keyword
     if keyword in _SIMPLE_FLAGS:
         return (core.Simple(_SIMPLE_FLAGS[keyword]),)
@@ -305,7 +300,7 @@ def _flag(item: lt.Flag, view: ListView, ctx: Context) -> Parts:
 
 
 @rule(lt.PieceCount)
-def _piece_count(item: lt.PieceCount, view: ListView, ctx: Context) -> Parts:
+def _piece_count(item: lt.PieceCount, view: ListView, ctx: TranslationContext) -> Parts:
     f = piece_filter(item.designator)
     if f is None:
         return (constant_in_range(0, item.range),)
@@ -313,7 +308,7 @@ def _piece_count(item: lt.PieceCount, view: ListView, ctx: Context) -> Parts:
 
 
 @rule(lt.Power)
-def _power(item: lt.Power, view: ListView, ctx: Context) -> Parts:
+def _power(item: lt.Power, view: ListView, ctx: TranslationContext) -> Parts:
     f = piece_filter(item.designator)
     if f is None:
         return (constant_in_range(0, item.range),)
@@ -321,7 +316,7 @@ def _power(item: lt.Power, view: ListView, ctx: Context) -> Parts:
 
 
 @rule(lt.PowerDifference)
-def _power_difference(item: lt.PowerDifference, view: ListView, ctx: Context) -> Parts:
+def _power_difference(item: lt.PowerDifference, view: ListView, ctx: TranslationContext) -> Parts:
     f = piece_filter(item.designator)
     white = core.Power(w) if (w := restrict(f, WHITE_PIECES)) else None
     black = core.Power(b) if (b := restrict(f, BLACK_PIECES)) else None
@@ -392,7 +387,7 @@ def attack_pairs(attackers: Designator, targets: Designator) -> core.Filter | No
 
 
 @rule(lt.AttackCount)
-def _attack_count(item: lt.AttackCount, view: ListView, ctx: Context) -> Parts:
+def _attack_count(item: lt.AttackCount, view: ListView, ctx: TranslationContext) -> Parts:
     value = attack_pairs(item.attackers, item.targets)
     if value is None:
         return (constant_in_range(0, item.range),)
@@ -502,7 +497,7 @@ def _ray_pair_terms(
 
 
 @rule(lt.Ray)
-def _ray(item: lt.Ray, view: ListView, ctx: Context) -> Parts:
+def _ray(item: lt.Ray, view: ListView, ctx: TranslationContext) -> Parts:
     if len(item.designators) < 2:
         raise ctx.error(f":{item.keyword.value} needs at least two designators", item.span)
     r = item.range if item.range is not None else Range(1, None)
@@ -551,11 +546,11 @@ def _is_move_item(item: PositionItem) -> TypeGuard[lt.MoveTest | lt.Flag]:
 
 
 @rule(lt.MoveTest)
-def _move_test(item: lt.MoveTest, view: ListView, ctx: Context) -> Parts:
+def _move_test(item: lt.MoveTest, view: ListView, ctx: TranslationContext) -> Parts:
     return _move_parts_once(item, view, ctx)
 
 
-def _move_parts_once(item: PositionItem, view: ListView, ctx: Context) -> Parts:
+def _move_parts_once(item: PositionItem, view: ListView, ctx: TranslationContext) -> Parts:
     """All move keywords of a list describe one and the same move: they become one
     ``move`` filter, placed where the first of them stands."""
     first = next(i for i in view.items if _is_move_item(i))
@@ -620,7 +615,7 @@ def _add_move_item(spec: _MoveSpec, item: lt.MoveTest | lt.Flag) -> _MoveSpec:
     return attrs.evolve(spec, from_=from_, to=to, promote=promote, impossible=impossible)
 
 
-def move_parts(items: Sequence[lt.MoveTest | lt.Flag], ctx: Context) -> Parts:
+def move_parts(items: Sequence[lt.MoveTest | lt.Flag], ctx: TranslationContext) -> Parts:
     first = items[0]
     keyword = first.keyword.value
     spec = _MoveSpec(origin=core.Origin(f":{keyword}", first.span))
@@ -670,7 +665,7 @@ def _non_en_passant_moves(spec: _MoveSpec) -> core.Filter:
 
 
 @rule(lt.RangeTest)
-def _range_test(item: lt.RangeTest, view: ListView, ctx: Context) -> Parts:
+def _range_test(item: lt.RangeTest, view: ListView, ctx: TranslationContext) -> Parts:
     keyword = item.keyword
     r = item.range
     if keyword is lt.RangeKeyword.MOVENUMBER:
@@ -692,12 +687,12 @@ def _range_test(item: lt.RangeTest, view: ListView, ctx: Context) -> Parts:
 
 
 @rule(lt.ResultTest)
-def _result_test(item: lt.ResultTest, view: ListView, ctx: Context) -> Parts:
+def _result_test(item: lt.ResultTest, view: ListView, ctx: TranslationContext) -> Parts:
     return (core.Result(item.result),)
 
 
 @rule(lt.TagMatch)
-def _tag_match(item: lt.TagMatch, view: ListView, ctx: Context) -> Parts:
+def _tag_match(item: lt.TagMatch, view: ListView, ctx: TranslationContext) -> Parts:
     # The tagged piece's square, if its current content and square fit the designator.
     described = piece_filter(item.designator)
     f = meet(core.PieceVariable(item.name), described) if described is not None else None
@@ -749,7 +744,7 @@ def _absorbed(comment_item: lt.Comment, view: ListView) -> bool:
 
 
 @rule(lt.ListOfLists)
-def _list_of_lists(item: lt.ListOfLists, view: ListView, ctx: Context) -> Parts:
+def _list_of_lists(item: lt.ListOfLists, view: ListView, ctx: TranslationContext) -> Parts:
     filters = [nested_filter(pl, ctx) for pl in item.lists]
     keyword = item.keyword
     if keyword is lt.ListKeyword.AND:
@@ -792,7 +787,9 @@ def _sequence_parts(keyword: lt.ListKeyword, filters: list[core.Filter]) -> Part
 # --- :relation (legacy only, decision L18) ----------------------------------------------
 
 
-def _relation_count(item: lt.RelationPieceCount, ctx: Context) -> tuple[TypeSet, int, int | None]:
+def _relation_count(
+    item: lt.RelationPieceCount, ctx: TranslationContext
+) -> tuple[TypeSet, int, int | None]:
     d = item.designator
     if d.tag is not None or d.squares != FULL:
         raise ctx.error(
@@ -815,7 +812,7 @@ _RELATION_SCOPE = {
 
 
 @rule(lt.Relation)
-def _relation(item: lt.Relation, view: ListView, ctx: Context) -> Parts:
+def _relation(item: lt.Relation, view: ListView, ctx: TranslationContext) -> Parts:
     fields: dict[str, object] = {}
     comments: list[core.Filter] = []
     for part in item.items:
@@ -901,7 +898,7 @@ def _strip(pl: PositionList, found: list[lt.Comment]) -> PositionList:
     return attrs.evolve(pl, items=tuple(items))
 
 
-def _check_nested_settings(pl: PositionList, ctx: Context) -> None:
+def _check_nested_settings(pl: PositionList, ctx: TranslationContext) -> None:
     for item in pl.items:
         if isinstance(item, lt.Flag) and item.keyword in TOP_LEVEL_FLAGS:
             raise ctx.error(
@@ -915,16 +912,16 @@ def _check_nested_settings(pl: PositionList, ctx: Context) -> None:
             )
 
 
-def item_parts(pl: PositionList, ctx: Context) -> Parts:
+def item_parts(pl: PositionList, ctx: TranslationContext) -> Parts:
     """The constituents of a list without list settings, item by item in source order."""
     view = ListView(pl.items, pl.span.line)
     parts: list[core.Filter] = []
     for item in pl.items:
-        parts.extend(_RULES[type(item)](item, view, ctx))
+        parts.extend(ITEM_RULES[type(item)](item, view, ctx))
     return simplify_parts(parts)
 
 
-def member_filter(member: PositionList, ctx: Context) -> core.Filter:
+def member_filter(member: PositionList, ctx: TranslationContext) -> core.Filter:
     """One orbit member (a list without transform keywords of its own) as one filter."""
     if member not in ctx.memo:
         ctx.memo[member] = conjunction(item_parts(member, ctx))
@@ -932,7 +929,10 @@ def member_filter(member: PositionList, ctx: Context) -> core.Filter:
 
 
 def orbit_filters(
-    base: PositionList, keywords: tuple[lt.TransformKeyword, ...], ctx: Context, span: Span
+    base: PositionList,
+    keywords: tuple[lt.TransformKeyword, ...],
+    ctx: TranslationContext,
+    span: Span,
 ) -> list[core.Filter]:
     """The rewritten members of a legacy orbit, false ones left out, repeats removed."""
     members = legacy_orbit(base, keywords, ctx.budget, span)
@@ -941,7 +941,7 @@ def orbit_filters(
     return list(filters)
 
 
-def transformed_filter(pl: PositionList, ctx: Context) -> tuple[Parts, core.Filter]:
+def transformed_filter(pl: PositionList, ctx: TranslationContext) -> tuple[Parts, core.Filter]:
     """Hoisted comments and the OR of the orbit of a list with transform keywords."""
     keywords = transform_keywords(pl)
     comments, base = strip_comments(base_list(pl))
@@ -978,7 +978,7 @@ def _innermost_replaced(
     return None
 
 
-def list_parts(pl: PositionList, ctx: Context, *, top: bool = False) -> Parts:
+def list_parts(pl: PositionList, ctx: TranslationContext, *, top: bool = False) -> Parts:
     """The constituents whose conjunction is the meaning of ``pl`` (semantics: S-list-evaluation).
 
     ``top`` says that ``pl`` is a top-level list, whose settings (scope, marks, match
@@ -999,7 +999,7 @@ def list_parts(pl: PositionList, ctx: Context, *, top: bool = False) -> Parts:
         # OR over T of (T's items and R) is (OR over T of T's items) and R.
         view = ListView(base_list(rest).items)
         for relation in shared:
-            body += _RULES[lt.Relation](relation, view, ctx)
+            body += ITEM_RULES[lt.Relation](relation, view, ctx)
     else:
         parts = ()
         body = item_parts(base_list(pl), ctx)
@@ -1025,7 +1025,7 @@ def _negate(f: core.Filter) -> core.Filter:
     return core.Not(f)
 
 
-def nested_filter(pl: PositionList, ctx: Context) -> core.Filter:
+def nested_filter(pl: PositionList, ctx: TranslationContext) -> core.Filter:
     """A nested list (argument of ``:and``, ``:or``, ``:sequence``…) as one filter.
 
     The members of a transformed list often share nested lists: each is rewritten once.
@@ -1071,7 +1071,7 @@ def _without_shared_relations(pl: PositionList, *, transformed: bool) -> Positio
     return attrs.evolve(pl, items=kept)
 
 
-def _sumrange_parts(pl: PositionList, ctx: Context) -> Iterator[core.Filter]:
+def _sumrange_parts(pl: PositionList, ctx: TranslationContext) -> Iterator[core.Filter]:
     negated = any(isinstance(i, lt.Flag) and i.keyword is FlagKeyword.NOT for i in pl.items)
     for item in pl.items:
         if isinstance(item, lt.SumRange):
@@ -1086,7 +1086,7 @@ def _sumrange_parts(pl: PositionList, ctx: Context) -> Iterator[core.Filter]:
 
 
 def accumulated_terms(
-    pl: PositionList, name: str, ctx: Context, *, relations_hold: bool = False
+    pl: PositionList, name: str, ctx: TranslationContext, *, relations_hold: bool = False
 ) -> list[core.Filter]:
     """Numeric terms whose sum is the value ``name`` reaches while ``pl`` is evaluated
     once: every orbit member of every accumulating list counts when it matches.
@@ -1136,7 +1136,7 @@ def _count_terms(
     keywords: tuple[lt.TransformKeyword, ...],
     members: Sequence[core.Filter],
     span: Span,
-    ctx: Context,
+    ctx: TranslationContext,
 ) -> list[core.Filter]:
     live = [m for m in members if m != FALSE]
     if not live:
@@ -1146,3 +1146,11 @@ def _count_terms(
         return [counted]
     # A member that always matches (its shared relation taken out) counts 1.
     return [core.Number(1) if m == TRUE else indicator(m) for m in live]
+
+
+ITEM_RULES.absent(
+    lt.Transform,
+    lt.Accumulate,
+    lt.SumRange,
+    reason="it shapes the whole list (its transforms, its accumulators): the list reads it",
+)

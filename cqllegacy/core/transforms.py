@@ -27,65 +27,33 @@ drop every image but the identity (M1) before the rewrite reaches the relation.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 import attrs
 
+from cqllegacy.core.dispatch import Dispatcher
 from cqllegacy.core.tree import (
-    Ancestor,
-    And,
-    Arith,
-    AtPosition,
-    AttackedBy,
-    Attacks,
-    Between,
     Color,
-    Comment,
-    Compare,
-    Complement,
-    Compound,
-    Count,
     DirectionSet,
-    Echo,
     Elo,
     Filter,
-    Find,
-    InRange,
-    InSet,
-    Intersection,
     Keyword,
-    LegacyOnly,
-    Line,
-    LineGroup,
-    LineStep,
     Move,
-    Negate,
-    Not,
-    Number,
-    NumericValue,
-    Or,
-    PieceLoop,
     PieceSet,
-    PieceVariable,
     Player,
-    PositionIntersection,
-    PositionVariable,
-    Power,
     Ray,
     RayCount,
     Relation,
     Result,
-    SideToMove,
     Simple,
-    TagContains,
-    Transform,
     TransformKind,
-    Union,
-    XRay,
+    Transforms,
+    node_classes,
 )
 from cqllegacy.vocab.pieces import TypeSet, color_swap
 from cqllegacy.vocab.squares import Dihedral, Direction, SquareSet, color_swap_set, modern_shift
 
-__all__ = ["BasicTransform", "apply", "basic_transforms", "orbit"]
+__all__ = ["REWRITE", "BasicTransform", "apply", "basic_transforms", "orbit"]
 
 
 @attrs.frozen(slots=True)
@@ -231,9 +199,15 @@ def orbit(kind: TransformKind, filter: Filter) -> tuple[Filter, ...]:
 # --------------------------------------------------------------------------------------
 
 
-@functools.singledispatch
+#: How a basic transform rewrites a node, by class.  Classes that declare
+#: ``TRANSFORMS = CHILDREN`` or ``NOTHING`` get their rule from the declaration; those
+#: that declare ``OWN`` or ``REFUSED`` have one written below (the completeness test
+#: checks every node class is served).
+REWRITE: Dispatcher[Callable[[Filter, BasicTransform], Filter]] = Dispatcher("transform rules")
+
+
 def _rewrite(node: Filter, tau: BasicTransform) -> Filter:
-    raise ValueError(f"cannot transform a {type(node).__name__} node")
+    return REWRITE[type(node)](node, tau)
 
 
 def _rewrite_fields(node: Filter, tau: BasicTransform) -> Filter:
@@ -241,57 +215,17 @@ def _rewrite_fields(node: Filter, tau: BasicTransform) -> Filter:
     return node.map_children(lambda child: _rewrite(child, tau))
 
 
-_STRUCTURAL: tuple[type[Filter], ...] = (
-    Union,
-    Intersection,
-    Complement,
-    Attacks,
-    AttackedBy,
-    XRay,
-    Between,
-    PieceLoop,
-    Count,
-    Power,
-    Arith,
-    Negate,
-    InRange,
-    Compare,
-    Compound,
-    And,
-    Or,
-    Not,
-    Find,
-    Transform,
-    LegacyOnly,
-    InSet,
-    LineGroup,
-    Echo,
-    AtPosition,
-    PositionIntersection,
-    Ancestor,
-)
-for _cls in _STRUCTURAL:
-    _rewrite.register(_cls)(_rewrite_fields)
-
-
 def _unchanged(node: Filter, tau: BasicTransform) -> Filter:
     return node
 
 
-# Positions and the side to move are no text a transform rewrites (decision M9).
-for _cls in (
-    PieceVariable,
-    PositionVariable,
-    SideToMove,
-    Number,
-    NumericValue,
-    TagContains,
-    Comment,
-):
-    _rewrite.register(_cls)(_unchanged)
+_DERIVED = {Transforms.CHILDREN: _rewrite_fields, Transforms.NOTHING: _unchanged}
+for _cls in node_classes():
+    if _cls.TRANSFORMS in _DERIVED:
+        REWRITE.add(_cls, _DERIVED[_cls.TRANSFORMS])
 
 
-@_rewrite.register
+@REWRITE.register(PieceSet)
 def _(node: PieceSet, tau: BasicTransform) -> Filter:
     squares = tau.map_squares(node.squares)
     if squares is None:
@@ -299,18 +233,18 @@ def _(node: PieceSet, tau: BasicTransform) -> Filter:
     return PieceSet(tau.map_types(node.types), squares)
 
 
-@_rewrite.register
+@REWRITE.register(DirectionSet)
 def _(node: DirectionSet, tau: BasicTransform) -> Filter:
     arg = _rewrite(node.arg, tau)
     return DirectionSet(tau.map_direction(node.direction), arg, node.lo, node.hi)
 
 
-@_rewrite.register
+@REWRITE.register(Ray)
 def _(node: Ray, tau: BasicTransform) -> Filter:
     return Ray(tuple(_rewrite(a, tau) for a in node.args), tau.map_direction(node.direction))
 
 
-@_rewrite.register
+@REWRITE.register(RayCount)
 def _(node: RayCount, tau: BasicTransform) -> Filter:
     return attrs.evolve(
         node,
@@ -323,7 +257,7 @@ def _rewrite_optional(node: Filter | None, tau: BasicTransform) -> Filter | None
     return None if node is None else _rewrite(node, tau)
 
 
-@_rewrite.register
+@REWRITE.register(Move)
 def _(node: Move, tau: BasicTransform) -> Filter:
     return Move(
         _rewrite_optional(node.from_, tau),
@@ -336,37 +270,32 @@ def _(node: Move, tau: BasicTransform) -> Filter:
     )
 
 
-@_rewrite.register
-def _(node: Line, tau: BasicTransform) -> Filter:
-    return Line(tuple(LineStep(_rewrite(s.filter, tau), s.lo, s.hi) for s in node.steps))
-
-
 _COLOR_KEYWORDS = {Keyword.WTM: Keyword.BTM, Keyword.BTM: Keyword.WTM}
 
 
-@_rewrite.register
+@REWRITE.register(Simple)
 def _(node: Simple, tau: BasicTransform) -> Filter:
     if tau.swap_colors and node.keyword in _COLOR_KEYWORDS:
         return Simple(_COLOR_KEYWORDS[node.keyword])
     return node
 
 
-@_rewrite.register
+@REWRITE.register(Elo)
 def _(node: Elo, tau: BasicTransform) -> Filter:
     return Elo(tau.map_color(node.color))
 
 
-@_rewrite.register
+@REWRITE.register(Player)
 def _(node: Player, tau: BasicTransform) -> Filter:
     return attrs.evolve(node, color=tau.map_color(node.color))
 
 
-@_rewrite.register
+@REWRITE.register(Result)
 def _(node: Result, tau: BasicTransform) -> Filter:
     return Result(node.result.color_swapped()) if tau.swap_colors else node
 
 
-@_rewrite.register
+@REWRITE.register(Relation)
 def _(node: Relation, tau: BasicTransform) -> Filter:
     raise ValueError(
         "a legacy :relation cannot stand under a modern transform: its counts ignore the "

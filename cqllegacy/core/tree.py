@@ -25,7 +25,8 @@ True
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from types import MappingProxyType
 from typing import ClassVar, TypeVar
 
 import attrs
@@ -54,11 +55,92 @@ class Reads(enum.IntEnum):
     GAME = 3
 
 
+class Kind(enum.Enum):
+    """The kind of value a filter has when it matches (semantics: S-modern-model, S-echo).
+
+    One enum for the whole package: the modern reader checks operands by it, the evaluator
+    compiles each node to a value of its kind.  A *position* is the value of an ``echo``
+    variable (its number in the game tree, decision M7); only ``:``, positional ``&``,
+    comparisons with another position and ``ancestor`` take one.
+    """
+
+    SET = "set"
+    NUMBER = "numeric"
+    LOGICAL = "logical"
+    POSITION = "position"
+
+
+class Transforms(enum.Enum):
+    """How a basic transform (flip, shift, colour swap; core.transforms) acts on a node."""
+
+    #: Its sub-filters are rewritten; its own fields are the same in every image.
+    CHILDREN = "children"
+    #: Nothing in it changes (positions, numbers, tags, comments; decision M9).
+    NOTHING = "nothing"
+    #: Its own fields change (squares, types, directions, colours): core.transforms has a
+    #: rule of its own for it.
+    OWN = "own"
+    #: It cannot stand under a transform: the rewrite refuses it (core.transforms says why).
+    REFUSED = "refused"
+
+
+#: The kinds an operand may have (``OPERANDS``).
+SETS: frozenset[Kind] = frozenset({Kind.SET})
+#: A number, or a set standing for its size.
+NUMERIC: frozenset[Kind] = frozenset({Kind.NUMBER, Kind.SET})
+#: Any filter but a position.
+ANY_FILTER: frozenset[Kind] = frozenset({Kind.SET, Kind.NUMBER, Kind.LOGICAL})
+POSITIONS: frozenset[Kind] = frozenset({Kind.POSITION})
+#: A leaf: no operand at all (a child found under it is a declaration error).
+NO_OPERANDS: frozenset[Kind] = frozenset()
+
+
+def by_field(**kinds: frozenset[Kind]) -> Mapping[str, frozenset[Kind]]:
+    """``OPERANDS`` for a node whose operands need different kinds, by field name."""
+    return MappingProxyType(kinds)
+
+
+#: What every node class declares in its own body (not inherited): see :class:`Filter`.
+DECLARED_FACTS = ("WORD", "KIND", "OPERANDS", "TRANSFORMS", "READS")
+
+#: Every node class, by (module, name), in the order they were defined.
+_NODE_CLASSES: dict[tuple[str, str], type[Filter]] = {}
+
+
+class DeclarationError(TypeError):
+    """A node class leaves out one of the facts every construct declares."""
+
+
+def node_classes(module: str | None = __name__) -> tuple[type[Filter], ...]:
+    """Every node class defined in ``module`` (the core's, by default; None: every one),
+    in definition order: the one list the tables and the tests are derived from.
+
+    >>> [cls.__name__ for cls in node_classes()][:3]
+    ['PieceSet', 'Union', 'Intersection']
+    """
+    return tuple(
+        cls for (where, _), cls in _NODE_CLASSES.items() if module is None or where == module
+    )
+
+
 class Filter:
     """Base of every core node, and the tree API every node shares.
 
-    ``MODERN`` is False for nodes CQL 6.1 cannot express; ``READS`` declares how far the
-    node itself looks (its children add theirs, see :meth:`reads`).
+    **A construct is one declaration.**  Each node class states in its own body:
+
+    - ``WORD``: how CQL names it in a message (its word or operator, e.g. ``"`between`"``);
+      :meth:`word` may refine it from a field.
+    - ``KIND``: the :class:`Kind` of its value, or None when a field decides: then the
+      class defines :meth:`kind` itself.
+    - ``OPERANDS``: the kinds its operands may have: one frozenset for every child, or a
+      mapping from field name to kinds; :meth:`operand_kinds` may refine it.
+    - ``TRANSFORMS``: how a basic transform acts on it (:class:`Transforms`).
+    - ``READS``: how far the node itself looks (its children add theirs, :meth:`reads`).
+
+    ``MODERN`` (False for nodes CQL 6.1 cannot express) defaults to True.  A class that
+    leaves a fact out is refused when it is created (:class:`DeclarationError`); the
+    tables other layers keep (kinds, words, transform rules, the reference-rule list) are
+    derived from these declarations through :func:`node_classes`.
 
     >>> from cqllegacy.vocab.pieces import types_of
     >>> tree = Not(Count(PieceSet(types_of("Q"))))
@@ -68,11 +150,129 @@ class Filter:
     True
     >>> tree.transform(lambda n: Number(3) if isinstance(n, Count) else n)
     Not(arg=Number(value=3))
+    >>> tree.value_kind(), tree.arg.value_kind(), tree.arg.word()
+    (<Kind.LOGICAL: 'logical'>, <Kind.NUMBER: 'numeric'>, '`#`')
     """
 
     __slots__ = ()
     MODERN: ClassVar[bool] = True
+    WORD: ClassVar[str]
+    KIND: ClassVar[Kind | None]
+    OPERANDS: ClassVar[frozenset[Kind] | Mapping[str, frozenset[Kind]]]
+    TRANSFORMS: ClassVar[Transforms]
     READS: ClassVar[Reads] = Reads.GAME
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        missing = [fact for fact in DECLARED_FACTS if fact not in vars(cls)]
+        if missing:
+            raise DeclarationError(
+                f"node class {cls.__name__} does not declare {', '.join(missing)}"
+                " (a construct is one declaration: see cqllegacy.core.tree.Filter)"
+            )
+        if cls.KIND is None and "value_kind" not in vars(cls):
+            raise DeclarationError(
+                f"node class {cls.__name__} declares KIND = None but defines no value_kind()"
+            )
+        operands = cls.OPERANDS
+        if not isinstance(operands, frozenset):
+            unknown = set(operands) - set(vars(cls).get("__annotations__", {}))
+            if unknown:
+                raise DeclarationError(
+                    f"node class {cls.__name__}: OPERANDS names no field {sorted(unknown)}"
+                )
+        # attrs' slotted classes are created twice: the second one replaces the first.
+        _NODE_CLASSES[(cls.__module__, cls.__qualname__)] = cls
+
+    def value_kind(self) -> Kind:
+        """The kind of value this node has when it matches (``KIND`` unless a field
+        decides)."""
+        kind = self.KIND
+        assert kind is not None  # a class declaring None defines value_kind() (checked)
+        return kind
+
+    def word(self) -> str:
+        """How a message names this node: its CQL word or operator."""
+        return self.WORD
+
+    def operand_kinds(self) -> Iterator[tuple[Filter, frozenset[Kind]]]:
+        """Each operand (child) of this node with the kinds it may have."""
+        declared = self.OPERANDS
+        if isinstance(declared, frozenset):
+            for child in self.children():
+                yield child, declared
+            return
+        for name, kinds in declared.items():
+            value = getattr(self, name)
+            if isinstance(value, Filter):
+                yield value, kinds
+
+    # ----------------------------------------------------------------------------------
+    # The tree's algebra
+    # ----------------------------------------------------------------------------------
+
+    def conjuncts(self) -> tuple[Filter, ...]:
+        """The filters that must all match wherever this node matches: the items of
+        ``{ }`` and ``and`` (nested ones flattened, comments left out, a legacy-only
+        wrapper opened), or the node itself.
+
+        >>> from cqllegacy.vocab.pieces import types_of
+        >>> k, q = PieceSet(types_of("K")), PieceSet(types_of("Q"))
+        >>> Compound((k, Comment("x"), And((q, Not(k))))).conjuncts() == (k, q, Not(k))
+        True
+        """
+        return _flattened(self, _opens_conjunction)
+
+    def disjuncts(self) -> tuple[Filter, ...]:
+        """The filters one of which must match for this node to match: the items of
+        ``or`` and ``|`` (nested ones flattened, comments left out, a legacy-only wrapper
+        or a one-filter ``{ }`` opened), or the node itself.  Transform orbits are left
+        closed (core.transforms expands them).
+
+        >>> from cqllegacy.vocab.pieces import types_of
+        >>> k, q, r = (PieceSet(types_of(t)) for t in "KQR")
+        >>> Or((k, Compound((Union((q, r)),)))).disjuncts() == (k, q, r)
+        True
+        """
+        return _flattened(self, _opens_disjunction)
+
+    def designators(self) -> tuple[PieceSet, ...]:
+        """The piece designators among :meth:`conjuncts`: each must find a square
+        wherever this node matches."""
+        return tuple(part for part in self.conjuncts() if isinstance(part, PieceSet))
+
+    def sum_terms(self, *, regroup: bool = True) -> tuple[Filter, ...]:
+        """The terms of the n-ary sum this node is: ``a + b + …`` read as one sum, in
+        order, or the node itself when it is no sum.
+
+        ``regroup`` (the default) reads sums on either side, ``a + (b + c)`` included, as
+        one sum (addition associates); ``regroup=False`` opens only the left-associated
+        chain CQL text writes without parentheses.  No recursion: an accumulated legacy
+        list may be a sum of thousands of terms.
+
+        >>> a, b, c = Number(1), Number(2), Number(3)
+        >>> Arith(ArithOp.ADD, a, Arith(ArithOp.ADD, b, c)).sum_terms() == (a, b, c)
+        True
+        >>> len(Arith(ArithOp.ADD, a, Arith(ArithOp.ADD, b, c)).sum_terms(regroup=False))
+        2
+        """
+        if not regroup:
+            chain: list[Filter] = []
+            node: Filter = self
+            while isinstance(node, Arith) and node.op is ArithOp.ADD:
+                chain.append(node.right)
+                node = node.left
+            chain.append(node)
+            return tuple(reversed(chain))
+        terms: list[Filter] = []
+        pending: list[Filter] = [self]
+        while pending:
+            item = pending.pop()
+            if isinstance(item, Arith) and item.op is ArithOp.ADD:
+                pending += (item.right, item.left)
+            else:
+                terms.append(item)
+        return tuple(terms)
 
     def reads_itself(self) -> Reads:
         """How far this node looks, its children aside (``READS`` unless a field decides)."""
@@ -138,6 +338,42 @@ class Filter:
 
 
 _F = TypeVar("_F", bound=Filter)
+
+
+def _opens_conjunction(node: Filter) -> tuple[Filter, ...] | None:
+    if isinstance(node, Compound | And):
+        return node.items
+    if isinstance(node, LegacyOnly):
+        return (node.filter,)
+    return None
+
+
+def _opens_disjunction(node: Filter) -> tuple[Filter, ...] | None:
+    if isinstance(node, Or | Union):
+        return node.items
+    if isinstance(node, LegacyOnly):
+        return (node.filter,)
+    if isinstance(node, Compound):
+        items = [item for item in node.items if not isinstance(item, Comment)]
+        return tuple(items) if len(items) == 1 else None
+    return None
+
+
+def _flattened(
+    node: Filter, opens: Callable[[Filter], tuple[Filter, ...] | None]
+) -> tuple[Filter, ...]:
+    """The leaves of ``node`` under the nodes ``opens`` opens, in order, comments left
+    out (a comment kept at its place, T3, changes nothing); without recursion."""
+    found: list[Filter] = []
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        inside = opens(current)
+        if inside is None:
+            found.append(current)
+        else:
+            pending.extend(reversed([i for i in inside if not isinstance(i, Comment)]))
+    return tuple(found)
 
 
 @attrs.frozen
@@ -217,108 +453,151 @@ def _origin_field() -> Origin | None:
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class PieceSet(Filter):
     """A piece designator: the squares of ``squares`` whose content is in ``types``.
 
     ``PieceSet(ANYTHING, FULL)`` is CQL's ``.`` (all squares); ``squares == 0`` is ``[]``.
     """
 
-    READS: ClassVar[Reads] = Reads.POSITION
+    WORD = "a piece designator"
+    KIND = Kind.SET
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.OWN
+    READS = Reads.POSITION
 
     types: TypeSet = ANYTHING
     squares: SquareSet = FULL
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Union(Filter):
     """``X | Y | …``."""
 
-    READS: ClassVar[Reads] = Reads.POSITION
+    WORD = "`|`"
+    KIND = Kind.SET
+    OPERANDS = SETS
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.POSITION
 
     items: tuple[Filter, ...]
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Intersection(Filter):
     """``X & Y & …``."""
 
-    READS: ClassVar[Reads] = Reads.POSITION
+    WORD = "`&`"
+    KIND = Kind.SET
+    OPERANDS = SETS
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.POSITION
 
     items: tuple[Filter, ...]
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Complement(Filter):
     """``~X``: the squares not in X."""
 
-    READS: ClassVar[Reads] = Reads.POSITION
+    WORD = "`~`"
+    KIND = Kind.SET
+    OPERANDS = SETS
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.POSITION
 
     arg: Filter
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Attacks(Filter):
     """``L attacks R``: squares of L whose piece attacks some square of R."""
 
-    READS: ClassVar[Reads] = Reads.POSITION
+    WORD = "`attacks`"
+    KIND = Kind.SET
+    OPERANDS = SETS
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.POSITION
 
     left: Filter
     right: Filter
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class AttackedBy(Filter):
     """``L attackedby R``: squares of L attacked by some piece on R."""
 
-    READS: ClassVar[Reads] = Reads.POSITION
+    WORD = "`attackedby`"
+    KIND = Kind.SET
+    OPERANDS = SETS
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.POSITION
 
     left: Filter
     right: Filter
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class DirectionSet(Filter):
     """``up 1 3 X`` …: X moved ``lo..hi`` steps in each basic vector of ``direction``."""
 
-    READS: ClassVar[Reads] = Reads.POSITION
+    WORD = "a direction filter"
+    KIND = Kind.SET
+    OPERANDS = SETS
+    TRANSFORMS = Transforms.OWN
+    READS = Reads.POSITION
 
     direction: Direction
     arg: Filter
     lo: int = 1
     hi: int = 7
 
+    def word(self) -> str:
+        return f"`{self.direction.word}`"
 
-@attrs.frozen(slots=True)
+
+@attrs.frozen(slots=True, cache_hash=True)
 class Ray(Filter):
     """``ray [direction] (s1 s2 … sn)``; its value is the set of end squares."""
 
-    READS: ClassVar[Reads] = Reads.POSITION
+    WORD = "`ray`"
+    KIND = Kind.SET
+    OPERANDS = SETS
+    TRANSFORMS = Transforms.OWN
+    READS = Reads.POSITION
 
     args: tuple[Filter, ...]
     direction: Direction = Direction.ANYDIRECTION
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class XRay(Filter):
     """``xray (s1 s2 … sn)``: a ray whose first square holds a matching line piece."""
 
-    READS: ClassVar[Reads] = Reads.POSITION
+    WORD = "`xray`"
+    KIND = Kind.SET
+    OPERANDS = SETS
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.POSITION
 
     args: tuple[Filter, ...]
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Between(Filter):
     """``between (s t)``: squares strictly inside a queen line from s to t."""
 
-    READS: ClassVar[Reads] = Reads.POSITION
+    WORD = "`between`"
+    KIND = Kind.SET
+    OPERANDS = SETS
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.POSITION
 
     left: Filter
     right: Filter
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Move(Filter):
     """``move [previous] [from X] [to Y] [capture Z] [promote T] [enpassant]``.
 
@@ -327,7 +606,11 @@ class Move(Filter):
     ``promote`` is a type set (colours matter, as in the legacy ``:promote``).
     """
 
-    READS: ClassVar[Reads] = Reads.NEXT_MOVE
+    WORD = "`move`"
+    KIND = Kind.LOGICAL
+    OPERANDS = SETS
+    TRANSFORMS = Transforms.OWN
+    READS = Reads.NEXT_MOVE
 
     from_: Filter | None = None
     to: Filter | None = None
@@ -342,16 +625,20 @@ class Move(Filter):
         return Reads.GAME if self.previous else Reads.NEXT_MOVE
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class PieceVariable(Filter):
     """``x``: the square of the piece bound to piece variable ``x`` (empty if captured)."""
 
-    READS: ClassVar[Reads] = Reads.GAME  # said although it is the default: chosen, not inherited
+    WORD = "a piece variable"
+    KIND = Kind.SET
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.GAME
 
     name: str
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class PieceLoop(Filter):
     """``piece x in DOMAIN BODY``: some piece on DOMAIN, bound to x, makes BODY match
     (a set filter: the squares of DOMAIN whose piece makes BODY match).
@@ -362,22 +649,36 @@ class PieceLoop(Filter):
     (semantics: S-piece-variables, M6).
     """
 
-    READS: ClassVar[Reads] = Reads.GAME  # said although it is the default: chosen, not inherited
+    WORD = "`piece`"
+    KIND = None
+    OPERANDS = by_field(domain=SETS, body=ANY_FILTER)
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.GAME
 
     name: str
     domain: Filter
     body: Filter
     all: bool = False
 
+    def value_kind(self) -> Kind:
+        return Kind.LOGICAL if self.all else Kind.SET
 
-@attrs.frozen(slots=True)
+    def word(self) -> str:
+        return "`piece all`" if self.all else "`piece`"
+
+
+@attrs.frozen(slots=True, cache_hash=True)
 class InSet(Filter):
     """``X in Y`` for two square sets: X is a subset of Y (an empty X is in anything).
 
     Logical (semantics: S-modern-sets).
     """
 
-    READS: ClassVar[Reads] = Reads.TAGS
+    WORD = "`in`"
+    KIND = Kind.LOGICAL
+    OPERANDS = SETS
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.TAGS
 
     left: Filter
     right: Filter
@@ -388,27 +689,39 @@ class InSet(Filter):
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Number(Filter):
+    WORD = "a number"
+    KIND = Kind.NUMBER
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.TAGS
 
-    READS: ClassVar[Reads] = Reads.TAGS
     value: int
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Count(Filter):
     """``#X``: the size of set X (always matches)."""
 
-    READS: ClassVar[Reads] = Reads.TAGS
+    WORD = "`#`"
+    KIND = Kind.NUMBER
+    OPERANDS = SETS
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.TAGS
 
     arg: Filter
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Power(Filter):
     """``power X``: material on the squares of X (P1 N3 B3 R5 Q9 K0)."""
 
-    READS: ClassVar[Reads] = Reads.POSITION
+    WORD = "`power`"
+    KIND = Kind.NUMBER
+    OPERANDS = SETS
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.POSITION
 
     arg: Filter
 
@@ -418,19 +731,27 @@ class ArithOp(enum.Enum):
     SUB = "-"
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Arith(Filter):
+    WORD = "`+`/`-`"
+    KIND = Kind.NUMBER
+    OPERANDS = NUMERIC
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.TAGS
 
-    READS: ClassVar[Reads] = Reads.TAGS
     op: ArithOp
     left: Filter
     right: Filter
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Negate(Filter):
+    WORD = "unary `-`"
+    KIND = Kind.NUMBER
+    OPERANDS = NUMERIC
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.TAGS
 
-    READS: ClassVar[Reads] = Reads.TAGS
     arg: Filter
 
 
@@ -440,11 +761,15 @@ class NumericKeyword(enum.Enum):
     PLY = "ply"
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class NumericValue(Filter):
     """``year``, ``movenumber``, ``ply``; ``year`` fails when the date has no year."""
 
-    READS: ClassVar[Reads] = Reads.TAGS
+    WORD = "a numeric filter"
+    KIND = Kind.NUMBER
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.TAGS
 
     keyword: NumericKeyword
 
@@ -460,23 +785,31 @@ class Color(enum.Enum):
         return Color.BLACK if self is Color.WHITE else Color.WHITE
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Elo(Filter):
     """``elo white`` / ``elo black`` / ``elo`` (the larger); fails when missing."""
 
-    READS: ClassVar[Reads] = Reads.TAGS
+    WORD = "`elo`"
+    KIND = Kind.NUMBER
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.OWN
+    READS = Reads.TAGS
 
     color: Color | None = None
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class InRange(Filter):
     """``lo <= value <= hi``; either bound may be None (printed ``value >= lo`` …).
 
     ``lo == hi`` prints as ``value == lo``.  Fails when ``value`` fails.
     """
 
-    READS: ClassVar[Reads] = Reads.TAGS
+    WORD = "a comparison"
+    KIND = Kind.LOGICAL
+    OPERANDS = NUMERIC
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.TAGS
 
     value: Filter
     lo: int | None
@@ -492,15 +825,41 @@ class CompareOp(enum.Enum):
     NE = "!="
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Compare(Filter):
     """A comparison that is not a range, as hand-written CQL 6 has them."""
 
-    READS: ClassVar[Reads] = Reads.TAGS
+    WORD = "a comparison"
+    KIND = Kind.LOGICAL
+    OPERANDS = NUMERIC
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.TAGS
 
     op: CompareOp
     left: Filter
     right: Filter
+
+    def operand_kinds(self) -> Iterator[tuple[Filter, frozenset[Kind]]]:
+        # In a chain (`2 < P <= 5`) the right operand is the next comparison; this one
+        # compares with that one's left value.  Two positions compare by their order.
+        right = chain_value(self.right)
+        positions = Kind.POSITION in (self.left.value_kind(), right.value_kind())
+        for child in (self.left, right):
+            yield child, POSITIONS if positions else NUMERIC
+
+
+def chain_value(node: Filter) -> Filter:
+    """What a comparison compares with when ``node`` is its right operand: the left value
+    of a comparison that continues the chain, or ``node`` itself.
+
+    >>> chain_value(InRange(Number(3), None, 5))
+    Number(value=3)
+    """
+    if isinstance(node, InRange):
+        return node.value
+    if isinstance(node, Compare):
+        return node.left
+    return node
 
 
 # --------------------------------------------------------------------------------------
@@ -508,33 +867,54 @@ class Compare(Filter):
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Compound(Filter):
     """``{F1 … Fn}``: all constituents match; the value is that of the last."""
 
-    READS: ClassVar[Reads] = Reads.TAGS
+    WORD = "`{ }`"
+    KIND = None
+    OPERANDS = ANY_FILTER
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.TAGS
 
     items: tuple[Filter, ...]
 
+    def value_kind(self) -> Kind:
+        # The value is the last constituent's; a comment kept at its place is none.
+        items = [item for item in self.items if not isinstance(item, Comment)]
+        return items[-1].value_kind() if items else Kind.LOGICAL
 
-@attrs.frozen(slots=True)
+
+@attrs.frozen(slots=True, cache_hash=True)
 class And(Filter):
+    WORD = "`and`"
+    KIND = Kind.LOGICAL
+    OPERANDS = ANY_FILTER
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.TAGS
 
-    READS: ClassVar[Reads] = Reads.TAGS
     items: tuple[Filter, ...]
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Or(Filter):
+    WORD = "`or`"
+    KIND = Kind.LOGICAL
+    OPERANDS = ANY_FILTER
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.TAGS
 
-    READS: ClassVar[Reads] = Reads.TAGS
     items: tuple[Filter, ...]
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Not(Filter):
+    WORD = "`not`"
+    KIND = Kind.LOGICAL
+    OPERANDS = ANY_FILTER
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.TAGS
 
-    READS: ClassVar[Reads] = Reads.TAGS
     arg: Filter
 
 
@@ -553,16 +933,23 @@ class Keyword(enum.Enum):
     VARIATION = "variation"
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Simple(Filter):
     """An argument-less filter: ``wtm``, ``check``, ``initial``, ``true`` …"""
 
-    READS: ClassVar[Reads] = Reads.TAGS
+    WORD = "a keyword filter"
+    KIND = Kind.LOGICAL
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.OWN
+    READS = Reads.TAGS
 
     keyword: Keyword
 
     def reads_itself(self) -> Reads:
         return _SIMPLE_READS[self.keyword]
+
+    def word(self) -> str:
+        return f"`{self.keyword.value}`"
 
 
 #: ``terminal`` asks whether a move follows; ``true``/``false`` read nothing.
@@ -574,32 +961,44 @@ _SIMPLE_READS = {
 }
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class SideToMove(Filter):
     """``sidetomove``: 1 when White is to move, -1 when Black is (numeric).
 
     The colour swap of a transform leaves it alone (decision M9)."""
 
-    READS: ClassVar[Reads] = Reads.POSITION
+    WORD = "`sidetomove`"
+    KIND = Kind.NUMBER
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.POSITION
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Result(Filter):
     """``result 1-0`` …: the game's Result tag (``*`` never matches)."""
 
-    READS: ClassVar[Reads] = Reads.TAGS
+    WORD = "`result`"
+    KIND = Kind.LOGICAL
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.OWN
+    READS = Reads.TAGS
 
     result: GameResult
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Player(Filter):
     """``player [white|black] "text"``: substring of the player tag(s).
 
     ``ignore_case`` reproduces the legacy ``:player`` (L10).
     """
 
-    READS: ClassVar[Reads] = Reads.TAGS
+    WORD = "`player`"
+    KIND = Kind.LOGICAL
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.OWN
+    READS = Reads.TAGS
 
     text: str
     color: Color | None = None
@@ -612,17 +1011,21 @@ class TagName(enum.Enum):
     SITE = "site"
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class TagContains(Filter):
     """``event "text"`` / ``site "text"``: substring of that tag."""
 
-    READS: ClassVar[Reads] = Reads.TAGS
+    WORD = "a tag filter"
+    KIND = Kind.LOGICAL
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.TAGS
 
     tag: TagName
     text: str
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Comment(Filter):
     """A ``//`` comment at its place (T3); matches always and changes nothing.
 
@@ -633,7 +1036,11 @@ class Comment(Filter):
     Otherwise the comment stands on a line of its own, before what follows it.
     """
 
-    READS: ClassVar[Reads] = Reads.TAGS
+    WORD = "a comment"
+    KIND = Kind.LOGICAL
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.TAGS
 
     text: str
     trailing: bool = False
@@ -657,7 +1064,7 @@ class LineStep:
     hi: int | None = 1
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Line(Filter):
     """``line --> C1 --> C2 …``: C1 at the current position, C2 at the next, …
 
@@ -665,12 +1072,16 @@ class Line(Filter):
     that variation).  Only forward lines are used by the translator.
     """
 
-    READS: ClassVar[Reads] = Reads.GAME  # said although it is the default: chosen, not inherited
+    WORD = "`line`"
+    KIND = Kind.LOGICAL
+    OPERANDS = ANY_FILTER
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.GAME
 
     steps: tuple[LineStep, ...]
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class LineGroup(Filter):
     """``( C1 --> C2 … )``: a group of ``line`` constituents, only ever the ``filter`` of a
     :class:`LineStep`, so that the whole group repeats (``(C1 --> C2)+``).
@@ -680,22 +1091,33 @@ class LineGroup(Filter):
     one step.  A group is evaluated only as part of its line (semantics: S-move-and-line).
     """
 
-    READS: ClassVar[Reads] = Reads.GAME  # said although it is the default: chosen, not inherited
+    WORD = "`line`"
+    KIND = Kind.LOGICAL
+    OPERANDS = ANY_FILTER
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.GAME
 
     steps: tuple[LineStep, ...]
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Find(Filter):
     """``find F``: F matches here or at a later position of the line.
 
     ``all`` makes it numeric: the number of such positions (``find all F``).
     """
 
-    READS: ClassVar[Reads] = Reads.GAME  # said although it is the default: chosen, not inherited
+    WORD = "`find`"
+    KIND = None
+    OPERANDS = ANY_FILTER
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.GAME
 
     arg: Filter
     all: bool = False
+
+    def value_kind(self) -> Kind:
+        return Kind.NUMBER if self.all else Kind.LOGICAL
 
 
 class TransformKind(enum.Enum):
@@ -710,15 +1132,25 @@ class TransformKind(enum.Enum):
     SHIFTVERTICAL = "shiftvertical"
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Transform(Filter):
     """``T F`` / ``T count F`` with the orbit semantics of CQL 6 (semantics: S-orbits)."""
 
-    READS: ClassVar[Reads] = Reads.TAGS
+    WORD = "a transform"
+    KIND = None
+    OPERANDS = ANY_FILTER
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.TAGS
 
     kind: TransformKind
     arg: Filter
     count: bool = False
+
+    def value_kind(self) -> Kind:
+        return Kind.NUMBER if self.count else self.arg.value_kind()
+
+    def word(self) -> str:
+        return f"`{self.kind.value}`"
 
 
 # --------------------------------------------------------------------------------------
@@ -726,7 +1158,7 @@ class Transform(Filter):
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Echo(Filter):
     """``echo (S T) BODY``: with S bound to the current position (the source), some other
     position of the game in scope, bound to T and made current (the target), makes BODY
@@ -736,7 +1168,11 @@ class Echo(Filter):
     matched.  ``quiet`` only silences CQL's comments and changes no match.
     """
 
-    READS: ClassVar[Reads] = Reads.GAME  # said although it is the default: chosen, not inherited
+    WORD = "`echo`"
+    KIND = None
+    OPERANDS = ANY_FILTER
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.GAME
 
     source: str
     target: str
@@ -744,8 +1180,11 @@ class Echo(Filter):
     in_all: bool = False
     quiet: bool = False
 
+    def value_kind(self) -> Kind:
+        return Kind.NUMBER if self.body.value_kind() is Kind.NUMBER else Kind.LOGICAL
 
-@attrs.frozen(slots=True)
+
+@attrs.frozen(slots=True, cache_hash=True)
 class PositionVariable(Filter):
     """``S``: the position bound to the echo variable S (a position value).
 
@@ -753,39 +1192,58 @@ class PositionVariable(Filter):
     and the other comparisons (position order, M7), ``ancestor(S T)``.
     """
 
-    READS: ClassVar[Reads] = Reads.GAME  # said although it is the default: chosen, not inherited
+    WORD = "a position variable"
+    KIND = Kind.POSITION
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.GAME
 
     name: str
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class AtPosition(Filter):
     """``POSITION : F``: F evaluated with POSITION as the current position; it matches when F
     matched there, and its value is F's value there."""
 
-    READS: ClassVar[Reads] = Reads.GAME  # said although it is the default: chosen, not inherited
+    WORD = "`:`"
+    KIND = None
+    OPERANDS = by_field(position=POSITIONS, arg=ANY_FILTER)
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.GAME
 
     position: Filter
     arg: Filter
 
+    def value_kind(self) -> Kind:
+        return self.arg.value_kind()
 
-@attrs.frozen(slots=True)
+
+@attrs.frozen(slots=True, cache_hash=True)
 class PositionIntersection(Filter):
     """``X & Y`` of two positions: the squares on which both hold the same piece type and
     colour, a square empty in both included (a set filter)."""
 
-    READS: ClassVar[Reads] = Reads.GAME  # said although it is the default: chosen, not inherited
+    WORD = "`&`"
+    KIND = Kind.SET
+    OPERANDS = POSITIONS
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.GAME
 
     left: Filter
     right: Filter
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Ancestor(Filter):
     """``ancestor(X Y)``: position X is Y or lies before Y on the way from the start
     position to Y (logical; decision M8)."""
 
-    READS: ClassVar[Reads] = Reads.GAME  # said although it is the default: chosen, not inherited
+    WORD = "`ancestor`"
+    KIND = Kind.LOGICAL
+    OPERANDS = POSITIONS
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.GAME
 
     left: Filter
     right: Filter
@@ -808,7 +1266,7 @@ class RelationScope(enum.Enum):
     VARIATIONS = "variations"
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class Relation(Filter):
     """Legacy ``:relation``: some later position P2 relates to the current one P1.
 
@@ -817,7 +1275,11 @@ class Relation(Filter):
     ``(types, lo, hi)`` / ``(lo, hi)`` with ``hi`` None for unlimited.
     """
 
-    READS: ClassVar[Reads] = Reads.GAME  # said although it is the default: chosen, not inherited
+    WORD = "`:relation`"
+    KIND = Kind.LOGICAL
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.REFUSED
+    READS = Reads.GAME
 
     MODERN: ClassVar[bool] = False
 
@@ -833,7 +1295,7 @@ class Relation(Filter):
     origin: Origin | None = _origin_field()
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class RayCount(Filter):
     """Legacy ``:ray…`` counting (L20): the number of rays, numeric.
 
@@ -845,7 +1307,11 @@ class RayCount(Filter):
     diagonal one (either colour).
     """
 
-    READS: ClassVar[Reads] = Reads.POSITION
+    WORD = "a legacy ray count"
+    KIND = Kind.NUMBER
+    OPERANDS = ANY_FILTER
+    TRANSFORMS = Transforms.OWN
+    READS = Reads.POSITION
 
     MODERN: ClassVar[bool] = False
 
@@ -855,17 +1321,24 @@ class RayCount(Filter):
     origin: Origin | None = _origin_field()
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class LegacyOnly(Filter):
     """Any other legacy construct the translator rewrote into a core node the printer
     cannot express; ``filter`` is what the evaluator runs."""
 
-    READS: ClassVar[Reads] = Reads.TAGS
+    WORD = "a legacy-only filter"
+    KIND = None
+    OPERANDS = ANY_FILTER
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.TAGS
 
     MODERN: ClassVar[bool] = False
 
     filter: Filter
     origin: Origin | None = _origin_field()
+
+    def value_kind(self) -> Kind:
+        return self.filter.value_kind()
 
 
 # --------------------------------------------------------------------------------------

@@ -18,7 +18,6 @@ False
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
@@ -26,12 +25,14 @@ from typing import Any, Protocol, TypeVar
 import attrs
 import chess
 
-from cqllegacy.core.tree import Filter, Scope
+from cqllegacy.core.dispatch import Dispatcher
+from cqllegacy.core.tree import Filter, Kind, Scope
 from cqllegacy.evaluator.analysis import QueryError
 from cqllegacy.evaluator.gametree import GameInfo, PositionTable
 
 __all__ = [
     "FAIL",
+    "REFERENCE_RULES",
     "BoardCheck",
     "Compiled",
     "Compiler",
@@ -46,7 +47,6 @@ __all__ = [
     "as_number",
     "as_set",
     "in_bounds",
-    "registrar",
     "truth",
 ]
 
@@ -194,12 +194,6 @@ class Context:
 # --------------------------------------------------------------------------------------
 
 
-class Kind(enum.Enum):
-    SET = "set"
-    NUMBER = "numeric"
-    LOGICAL = "logical"
-
-
 Fn = Callable[[Context, int], Any]
 
 #: Whether a filter matches, as a function of the position's board alone.
@@ -221,12 +215,17 @@ class Compiled:
 
 Rule = Callable[["Compiler", Any], Compiled]
 
+#: The reference rule of each node class: the node evaluated as the language defines it.
+#: position_rules, line_rules and legacy_rules register theirs (``@REFERENCE_RULES.register``)
+#: when they are imported; evaluate.py imports all three.
+REFERENCE_RULES: Dispatcher[Rule] = Dispatcher("reference rules")
+
 #: A physical operator for a node, or None when the node is not of a pattern the
 #: lowering recognises (its reference rule compiles it).
 Lowering = Callable[["Compiler", Any], Compiled | None]
 
 #: The value of a filter that fails, by kind.
-FAIL = {Kind.SET: 0, Kind.NUMBER: None, Kind.LOGICAL: False}
+FAIL = {Kind.SET: 0, Kind.NUMBER: None, Kind.LOGICAL: False, Kind.POSITION: None}
 
 
 def as_set(fn: Fn) -> Compiled:
@@ -302,30 +301,15 @@ class Compiler:
         return compiled.fn
 
     def number_fn(self, node: Filter) -> Fn:
-        """A numeric operand; a set stands for its size (semantics: S-modern-model)."""
+        """A numeric operand; a set stands for its size (semantics: S-modern-model), a
+        position for its number in the game tree, which orders positions (decision M7)."""
         compiled = self.compile(node)
-        if compiled.kind is Kind.NUMBER:
+        if compiled.kind in (Kind.NUMBER, Kind.POSITION):
             return compiled.fn
         if compiled.kind is Kind.SET:
             fn = compiled.fn
             return lambda ctx, p: fn(ctx, p).bit_count()
         raise QueryError(f"a {type(node).__name__} filter has no numeric value")
-
-
-def registrar(
-    table: dict[type[Filter], Rule],
-) -> Callable[[type[Filter]], Callable[[Rule], Rule]]:
-    """A decorator factory that files a rule under its node class in ``table`` (a rule
-    module fills its table while it is imported, and exports a read-only view of it)."""
-
-    def rule_for(cls: type[Filter]) -> Callable[[Rule], Rule]:
-        def register(rule: Rule) -> Rule:
-            table[cls] = rule
-            return rule
-
-        return register
-
-    return rule_for
 
 
 def in_bounds(value: int, bounds: tuple[int, int | None] | None) -> bool:

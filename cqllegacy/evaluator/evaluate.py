@@ -59,11 +59,11 @@ from cqllegacy.evaluator.analysis import (
     free_variables,
 )
 from cqllegacy.evaluator.compiler import (
+    REFERENCE_RULES,
     Compiler,
     Context,
     Fn,
     Lowering,
-    Rule,
     in_bounds,
 )
 from cqllegacy.evaluator.drivers import (
@@ -91,10 +91,9 @@ __all__ = [
     "evaluate_filter",
 ]
 
-#: The reference rules: every node evaluated as the language defines it (read-only).
-REFERENCE_RULES: Mapping[type[Filter], Rule] = MappingProxyType(
-    {**position_rules.RULES, **line_rules.RULES, **legacy_rules.RULES}
-)
+#: The reference rules: every node evaluated as the language defines it (the three rule
+#: modules, imported above, have registered theirs).
+assert position_rules and line_rules and legacy_rules
 
 _NO_LOWERING: Mapping[type[Filter], Lowering] = MappingProxyType({})
 

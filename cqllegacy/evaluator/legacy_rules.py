@@ -12,35 +12,31 @@ relation between two positions (semantics: S-relation, decision L18).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping
-from types import MappingProxyType
+from collections.abc import Iterator
 
 import attrs
 import chess
 
-from cqllegacy.core.tree import Filter, RayCount, Relation, RelationScope, RelationSideToMove
+from cqllegacy.core.tree import RayCount, Relation, RelationScope, RelationSideToMove
 from cqllegacy.evaluator.compiler import (
+    REFERENCE_RULES,
     Compiled,
     Compiler,
     Context,
     QueryError,
-    Rule,
     as_logical,
     as_number,
     in_bounds,
-    registrar,
 )
 from cqllegacy.evaluator.position_rules import sorted_vectors
 from cqllegacy.vocab.pieces import TypeSet
 from cqllegacy.vocab.rays import ray_count, translate
 from cqllegacy.vocab.squares import Dihedral, file_of, iter_squares, rank_of
 
-__all__ = ["RULES"]
+__all__: list[str] = []
 
-_TABLE: dict[type[Filter], Rule] = {}
-_rule = registrar(_TABLE)
-#: The reference rules of this module by node class, filled below (a read-only view).
-RULES: Mapping[type[Filter], Rule] = MappingProxyType(_TABLE)
+#: Files a reference rule of this module under its node class.
+_rule = REFERENCE_RULES.register
 
 
 # --------------------------------------------------------------------------------------

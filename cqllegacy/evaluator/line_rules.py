@@ -13,8 +13,7 @@ True
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator, Mapping
-from types import MappingProxyType
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import attrs
@@ -35,29 +34,26 @@ from cqllegacy.core.tree import (
 )
 from cqllegacy.evaluator.compiler import (
     FAIL,
+    REFERENCE_RULES,
     Compiled,
     Compiler,
     Context,
     Fn,
     Kind,
     QueryError,
-    Rule,
     as_logical,
     as_number,
     as_set,
-    registrar,
     truth,
 )
 from cqllegacy.evaluator.gametree import piece_moves
 from cqllegacy.vocab.pieces import TypeSet, piece_bit
 from cqllegacy.vocab.squares import FULL, rank_of, square
 
-__all__ = ["CASTLING_LANDINGS", "RULES", "MoveTest"]
+__all__ = ["CASTLING_LANDINGS", "MoveTest"]
 
-_TABLE: dict[type[Filter], Rule] = {}
-_rule = registrar(_TABLE)
-#: The reference rules of this module by node class, filled below (a read-only view).
-RULES: Mapping[type[Filter], Rule] = MappingProxyType(_TABLE)
+#: Files a reference rule of this module under its node class.
+_rule = REFERENCE_RULES.register
 
 
 # --------------------------------------------------------------------------------------
@@ -328,7 +324,7 @@ def _position_variable(c: Compiler, node: PositionVariable) -> Compiled:
     # A position's value is its number in the game tree (depth first, main continuation
     # first; decision M7), which is also what position comparisons compare.
     key = position_key(node.name)
-    return as_number(lambda ctx, p: ctx.bindings.get(key))
+    return Compiled(Kind.POSITION, lambda ctx, p: ctx.bindings.get(key))
 
 
 def _position_fn(c: Compiler, node: Filter) -> Fn:

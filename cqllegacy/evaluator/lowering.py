@@ -5,9 +5,10 @@ operator of :mod:`~cqllegacy.evaluator.operators`.
 :data:`LOWERING` has one entry per node class that has a faster form; the
 :class:`~cqllegacy.evaluator.compiler.Compiler` asks it first and falls back to the
 reference rule when the entry gives None (the node is not of a recognised pattern).  A
-node class without an entry is compiled by its reference rule, always; the classes known
-to be so are listed in :data:`REFERENCE_RULE`, and a test checks that every core node
-class is in exactly one of the two.
+node class without an entry is compiled by its reference rule, always: those classes,
+:data:`REFERENCE_RULE`, are every core node class (``core.tree.node_classes``) without a
+lowering, and :data:`LOWERING` declares them absent (a :class:`~cqllegacy.core.dispatch.
+Dispatcher`, so a lookup of any other class fails loudly).
 
 Patterns recognised:
 
@@ -51,13 +52,13 @@ live stream calls that function on python-chess's own board, the game tree on
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from types import MappingProxyType
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import attrs
 
 from cqllegacy.core import tree as ct
+from cqllegacy.core.dispatch import Dispatcher
 from cqllegacy.core.transforms import orbit
 from cqllegacy.core.tree import (
     And,
@@ -944,63 +945,33 @@ def _find(c: Compiler, node: Find) -> Compiled | None:
 # The tables
 # --------------------------------------------------------------------------------------
 
-#: The lowering of each node class that has one (a read-only view).
-LOWERING: Mapping[type[Filter], Lowering] = MappingProxyType(
-    {
-        PieceSet: _piece_set,
-        Count: _count,
-        InRange: _in_range,
-        Not: _not,
-        Attacks: _attacks,
-        AttackedBy: _attacked_by,
-        Arith: _arith,
-        Compound: _compound,
-        And: _and,
-        Or: _or,
-        Union: _union,
-        Transform: _transform,
-        Move: _move,
-        Line: _line,
-        Relation: _relation,
-        Find: _find,
-    }
-)
+#: The lowering of each node class that has one; every other core node class is declared
+#: absent (it runs by its reference rule), so that a lookup of a class nobody thought
+#: about fails loudly.
+LOWERING: Dispatcher[Lowering] = Dispatcher("lowerings")
+for _cls, _lowering in (
+    (PieceSet, _piece_set),
+    (Count, _count),
+    (InRange, _in_range),
+    (Not, _not),
+    (Attacks, _attacks),
+    (AttackedBy, _attacked_by),
+    (Arith, _arith),
+    (Compound, _compound),
+    (And, _and),
+    (Or, _or),
+    (Union, _union),
+    (Transform, _transform),
+    (Move, _move),
+    (Line, _line),
+    (Relation, _relation),
+    (Find, _find),
+):
+    LOWERING.add(_cls, _lowering)
 
-#: The node classes always compiled by their reference rule: no pattern of theirs runs
-#: faster.  A new core node class belongs here until it has a lowering (a class in
-#: neither table still runs, by its reference rule; the completeness test names it).
+#: The node classes always compiled by their reference rule: every core class without a
+#: lowering (no pattern of theirs runs faster, or none is written yet), derived.
 REFERENCE_RULE: frozenset[type[Filter]] = frozenset(
-    {
-        ct.Between,
-        ct.Comment,
-        ct.Compare,
-        ct.Complement,
-        ct.DirectionSet,
-        ct.Elo,
-        ct.Intersection,
-        ct.LegacyOnly,
-        ct.Negate,
-        ct.Number,
-        ct.NumericValue,
-        ct.PieceLoop,
-        ct.PieceVariable,
-        ct.Player,
-        ct.Power,
-        ct.Ray,
-        ct.RayCount,
-        ct.Result,
-        ct.Simple,
-        ct.TagContains,
-        ct.XRay,
-        # CQL 6.1 positions and piece variables: they look at other positions or follow
-        # pieces, so they run on the game tree by their reference rules.
-        ct.Ancestor,
-        ct.AtPosition,
-        ct.Echo,
-        ct.InSet,
-        ct.LineGroup,
-        ct.PositionIntersection,
-        ct.PositionVariable,
-        ct.SideToMove,
-    }
+    cls for cls in ct.node_classes() if cls not in LOWERING
 )
+LOWERING.absent(*REFERENCE_RULE, reason="it runs by its reference rule")

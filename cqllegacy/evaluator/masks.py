@@ -1,7 +1,7 @@
 """The squares of a board whose content is in a type set: one definition, as Python text.
 
 :func:`mask_expression` writes the expression once; :func:`mask_function` compiles it for
-a board, and the generated board checks of :mod:`~cqllegacy.evaluator.atoms` inline the
+a board, and the generated board checks of :mod:`~cqllegacy.evaluator.operators` inline the
 same text.  Type sets are the 13-bit masks of :mod:`cqllegacy.vocab.pieces` (six white
 types, six black, the empty square).
 

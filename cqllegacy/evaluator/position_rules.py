@@ -12,8 +12,7 @@ S-orbits).
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Mapping
-from types import MappingProxyType
+from collections.abc import Callable
 from typing import Any
 
 import chess
@@ -65,17 +64,16 @@ from cqllegacy.core.tree import (
 from cqllegacy.evaluator.analysis import closed_range, meaningful
 from cqllegacy.evaluator.compiler import (
     FAIL,
+    REFERENCE_RULES,
     Compiled,
     Compiler,
     Context,
     Fn,
     Kind,
     QueryError,
-    Rule,
     as_logical,
     as_number,
     as_set,
-    registrar,
     truth,
 )
 from cqllegacy.evaluator.gametree import NO_PIECE, GameInfo
@@ -88,12 +86,10 @@ from cqllegacy.vocab.pieces import (
 from cqllegacy.vocab.rays import BASIC_VECTORS, between_squares, is_diagonal, ray_ends, translate
 from cqllegacy.vocab.squares import FULL, iter_squares
 
-__all__ = ["RULES", "sorted_vectors"]
+__all__ = ["sorted_vectors"]
 
-_TABLE: dict[type[Filter], Rule] = {}
-_rule = registrar(_TABLE)
-#: The reference rules of this module by node class, filled below (a read-only view).
-RULES: Mapping[type[Filter], Rule] = MappingProxyType(_TABLE)
+#: Files a reference rule of this module under its node class.
+_rule = REFERENCE_RULES.register
 
 
 # --------------------------------------------------------------------------------------

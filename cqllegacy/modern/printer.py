@@ -88,12 +88,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from types import MappingProxyType
 from typing import TypeVar
 
 import attrs
 
 from cqllegacy.core import tree as ct
+from cqllegacy.core.dispatch import Dispatcher
 from cqllegacy.modern.errors import NotExpressible
 from cqllegacy.modern.vocabulary import (
     AND,
@@ -258,22 +258,20 @@ class _Context:
 
 F = TypeVar("F", bound=ct.Filter)
 _Printer = Callable[[F, _Context], Printed]
-#: Each class's printer; it takes nodes of that class, which the table cannot say.
-_PRINTERS: dict[type, Callable[..., Printed]] = {}
-#: The node classes the printer has an entry for (a read-only view, filled below).
-PRINTED: Mapping[type, Callable[..., Printed]] = MappingProxyType(_PRINTERS)
+#: Each class's printer; it takes nodes of that class, which the table cannot say.  The
+#: node classes CQL 6.1 cannot express (``MODERN = False``) have an entry too: one that
+#: refuses them, naming the legacy construct (T1).
+PRINTERS: Dispatcher[Callable[..., Printed]] = Dispatcher("CQL 6 printers")
+#: The node classes the printer has an entry for (the same read-only mapping).
+PRINTED: Mapping[type, Callable[..., Printed]] = PRINTERS
 
 
 def _printer(cls: type[F]) -> Callable[[_Printer[F]], _Printer[F]]:
-    def register(fn: _Printer[F]) -> _Printer[F]:
-        _PRINTERS[cls] = fn
-        return fn
-
-    return register
+    return PRINTERS.register(cls)
 
 
 def _print(node: ct.Filter, ctx: _Context) -> Printed:
-    printer = _PRINTERS.get(type(node))
+    printer = PRINTERS.get(type(node))
     if printer is None:
         raise NotExpressible(type(node).__name__, "the CQL 6.1 printer does not know this node")
     return printer(node, ctx)
@@ -313,6 +311,12 @@ def _argument(node: ct.Filter, ctx: _Context) -> Printed:
 @attrs.frozen(slots=True)
 class Pragma(ct.Filter):
     """A ``// cqllegacy: …`` line the printer places itself (never a user comment)."""
+
+    WORD = "a pragma"
+    KIND = ct.Kind.LOGICAL
+    OPERANDS = ct.NO_OPERANDS
+    TRANSFORMS = ct.Transforms.NOTHING
+    READS = ct.Reads.TAGS
 
     text: str
 
@@ -787,17 +791,10 @@ def _arith(node: ct.Arith, ctx: _Context) -> Printed:
     inline = _joined([left, node.op.value, right], ARITH)
     if node.op is ct.ArithOp.ADD and _too_long(inline):
         # A long sum (a legacy count split into parts): one term per line.
-        terms = [_operand(t, ctx, ARITH + 1) for t in _sum_terms(node)]
+        terms = [_operand(t, ctx, ARITH + 1) for t in node.sum_terms(regroup=False)]
         if all(len(t.lines) == 1 and not _is_comment(t.lines[0]) for t in terms):
             return _one_per_line(terms, node.op.value, ARITH)
     return inline
-
-
-def _sum_terms(node: ct.Filter) -> list[ct.Filter]:
-    """The terms of a left-associated chain of additions."""
-    if isinstance(node, ct.Arith) and node.op is ct.ArithOp.ADD:
-        return [*_sum_terms(node.left), node.right]
-    return [node]
 
 
 @_printer(ct.Negate)

@@ -13,26 +13,77 @@ from cqllegacy.vocab.results import GameResult
 from cqllegacy.vocab.spans import Span
 from tests.support.strategies import filters
 
-NODE_CLASSES = sorted(
-    (c for c in vars(ct).values() if isinstance(c, type) and issubclass(c, ct.Filter)),
-    key=lambda c: c.__name__,
-)
-CONCRETE = [c for c in NODE_CLASSES if c is not ct.Filter]
+CONCRETE = ct.node_classes()
 
 
 @pytest.mark.parametrize("cls", CONCRETE, ids=lambda c: c.__name__)
-def test_every_node_class_declares_its_reach(cls: type[ct.Filter]) -> None:
-    # Inheriting the default would be safe but silent: each class says what it reads.
-    assert "READS" in vars(cls)
+def test_every_node_class_declares_its_facts(cls: type[ct.Filter]) -> None:
+    # Inheriting a default would be safe but silent: each class says what it is.
+    assert all(fact in vars(cls) for fact in ct.DECLARED_FACTS)
 
 
-def test_a_class_that_declares_nothing_takes_the_whole_game() -> None:
+def test_the_class_list_is_every_node_class_of_the_core() -> None:
+    found = {
+        c
+        for c in vars(ct).values()
+        if isinstance(c, type) and issubclass(c, ct.Filter) and c is not ct.Filter
+    }
+    assert set(CONCRETE) == found
+
+
+def test_a_class_that_leaves_a_fact_out_is_refused_when_it_is_created() -> None:
+    with pytest.raises(ct.DeclarationError, match="Newcomer does not declare WORD, KIND"):
+
+        @attrs.frozen(slots=True)
+        class Newcomer(ct.Filter):
+            READS = ct.Reads.GAME
+            OPERANDS = ct.ANY_FILTER
+            TRANSFORMS = ct.Transforms.CHILDREN
+            arg: ct.Filter
+
+
+def test_a_class_whose_kind_depends_on_a_field_says_how() -> None:
+    with pytest.raises(ct.DeclarationError, match="KIND = None but defines no value_kind"):
+
+        @attrs.frozen(slots=True)
+        class Newcomer(ct.Filter):
+            WORD = "`new`"
+            KIND = None
+            OPERANDS = ct.ANY_FILTER
+            TRANSFORMS = ct.Transforms.CHILDREN
+            READS = ct.Reads.GAME
+            arg: ct.Filter
+
+
+def test_operands_by_field_name_only_existing_fields() -> None:
+    with pytest.raises(ct.DeclarationError, match="OPERANDS names no field"):
+
+        @attrs.frozen(slots=True)
+        class Newcomer(ct.Filter):
+            WORD = "`new`"
+            KIND = ct.Kind.SET
+            OPERANDS = ct.by_field(nothing=ct.SETS)
+            TRANSFORMS = ct.Transforms.CHILDREN
+            READS = ct.Reads.GAME
+            arg: ct.Filter
+
+
+def test_a_declared_class_takes_part_in_the_tree_api() -> None:
     @attrs.frozen(slots=True)
     class Newcomer(ct.Filter):
+        WORD = "`new`"
+        KIND = ct.Kind.SET
+        OPERANDS = ct.SETS
+        TRANSFORMS = ct.Transforms.CHILDREN
+        READS = ct.Reads.GAME
         arg: ct.Filter
 
     assert Newcomer(pd("K")).reads() is ct.Reads.GAME
     assert ct.Compound((pd("K"), Newcomer(pd("Q")))).reads() is ct.Reads.GAME
+    assert Newcomer(pd("K")).value_kind() is ct.Kind.SET
+    assert list(Newcomer(pd("K")).operand_kinds()) == [(pd("K"), ct.SETS)]
+    # Classes defined outside the core do not join the core's list.
+    assert Newcomer not in ct.node_classes()
 
 
 def test_reach_combines_by_the_farthest_node() -> None:

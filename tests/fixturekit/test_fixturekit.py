@@ -262,11 +262,12 @@ def test_check_of_a_damaged_expected_file_exits_2(
 
 keys = st.one_of(
     st.integers(min_value=0, max_value=400),
+    # The report's spelling: a step off the main line, then main continuations.
     st.builds(
-        lambda depth, ply, index: f"{depth}@{ply}.{index}",
-        st.integers(1, 400),
+        lambda ply, index, more: f"{ply}.{index}" + (f"/{ply + more}" if more else ""),
         st.integers(1, 400),
         st.integers(1, 3),
+        st.integers(0, 40),
     ),
 )
 list_results = st.builds(
@@ -325,3 +326,31 @@ def test_compare_modern_holds_the_translation_to_marks_and_lists() -> None:
         "modern.cql: game 2: 1 top-level lists instead of 2"
     ]
     assert compare_modern(two_lists, Results()) == ["modern.cql: games no longer selected: 2"]
+
+
+def test_a_position_has_one_spelling_in_fixtures_and_reports() -> None:
+    import io
+
+    import chess.pgn
+
+    from cqllegacy import fixturekit
+    from cqllegacy.runner import report
+
+    game = chess.pgn.read_game(io.StringIO("1. e4 e5 (1... c5 2. Nf3 (2. c3) 2... d6) 2. Nf3 *"))
+    assert game is not None
+    nodes = [game, game.end(), game.next().variation(1)]
+    nodes += [nodes[2].next(), nodes[2].variation(1), nodes[2].end()]
+    for node in nodes:
+        assert fixturekit.position_key(node) == report.position_key(node)
+    assert [report.position_key(n) for n in nodes[2:]] == ["2.1", "2.1/3", "2.1/3.1", "2.1/4"]
+
+
+def test_keys_of_the_former_fixture_spelling_are_read_in_the_report_spelling() -> None:
+    from cqllegacy.fixturekit import read_position_key
+
+    assert read_position_key("2@2.1") == "2.1"
+    assert read_position_key("3@2.1") == "2.1/3"
+    assert read_position_key("3@2.1,3.1") == "2.1/3.1"
+    assert read_position_key("7@5.1") == "5.1/7"
+    assert read_position_key("5.1/7") == "5.1/7"
+    assert read_position_key(12) == 12

@@ -21,7 +21,12 @@ import chess.pgn
 import pytest
 from cqllegacy.translator import TranslationError, modern_form, to_core
 from cqllegacy.translator.orbits import transform_keywords
-from cqllegacy.translator.rewrite import Context, base_list, orbit_filters, strip_comments
+from cqllegacy.translator.rewrite import (
+    TranslationContext,
+    base_list,
+    orbit_filters,
+    strip_comments,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -354,7 +359,7 @@ def test_compact_form_equals_explicit_union(position_list: str) -> None:
     (top,) = to_core(script).lists
     assert _transformed(top.body)
     _, base = strip_comments(base_list(pl))
-    members = orbit_filters(base, transform_keywords(pl), Context(), pl.span)
+    members = orbit_filters(base, transform_keywords(pl), TranslationContext(), pl.span)
     explicit = attrs.evolve(top, body=core.Or(tuple(members)))
     hits = 0
     for game in TINY if ":shift :flip" in position_list else GAMES:
@@ -537,9 +542,7 @@ RELATION = st.builds(
 )
 RELATION_LIST = st.builds(
     lambda items, relation, keywords: (
-        "(match (position "
-        + " ".join([*items, relation, *(f":{k}" for k in keywords)])
-        + "))"
+        "(match (position " + " ".join([*items, relation, *(f":{k}" for k in keywords)]) + "))"
     ),
     st.lists(st.one_of(DESIGNATOR, FLAG), max_size=2),
     RELATION,
