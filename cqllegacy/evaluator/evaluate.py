@@ -156,6 +156,7 @@ class CompiledQuery:
         self.query = query
         self.optimize = optimize
         compiler = _compiler(optimize)
+        compiler.extras[lowering.TAG_BOUNDS] = lowering.tag_bounds(query.tags)
         analysis = analyse(query)
         self._lists = tuple(
             CompiledList(

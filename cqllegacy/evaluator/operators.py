@@ -950,6 +950,40 @@ def _main_chain_ends(table: Any) -> list[int]:
     return ends
 
 
+def _listed(ctx: Context, token: object, necessity: Fn) -> tuple[list[int], Sequence[int]]:
+    """The positions where ``necessity`` holds, listed once per game and scope under
+    ``token``, and per position the end of the positions reachable from it in scope."""
+    key = (token, ctx.all_scope)
+    found: tuple[list[int], Sequence[int]] | None = ctx.memo.get(key)
+    if found is None:
+        table = ctx.table
+        listed = [q for q in range(len(table)) if necessity(ctx, q)]
+        if ctx.all_scope:
+            found = (listed, table.subtree_end)
+        else:
+            found = (listed, [end + 1 for end in _main_chain_ends(table)])
+        ctx.memo[key] = found
+    return found
+
+
+def gated(necessity: Fn, test: Fn) -> Fn:
+    """``test`` where ``necessity`` (a test that holds wherever it holds and reads no
+    binding) holds: the necessity is decided once per position of a game, for every
+    binding of the tags."""
+    token = object()
+
+    def gated_test(ctx: Context, p: int) -> bool:
+        known: dict[int, bool] | None = ctx.memo.get((token, None))
+        if known is None:
+            known = ctx.memo[(token, None)] = {}
+        holds = known.get(p)
+        if holds is None:
+            holds = known[p] = bool(necessity(ctx, p))
+        return holds and bool(test(ctx, p))
+
+    return gated_test
+
+
 def find_among(necessity: Fn, test: Fn, shared: object = None) -> Fn:
     """``find X`` given a test that holds wherever X holds and reads no binding: the
     positions where it holds are listed once per game and scope, and X is tried at
@@ -957,21 +991,8 @@ def find_among(necessity: Fn, test: Fn, shared: object = None) -> Fn:
     given the same ``shared`` key (one per necessity) share the list."""
     token = object() if shared is None else shared
 
-    def candidates(ctx: Context) -> tuple[list[int], Sequence[int]]:
-        key = (token, ctx.all_scope)
-        found: tuple[list[int], Sequence[int]] | None = ctx.memo.get(key)
-        if found is None:
-            table = ctx.table
-            listed = [q for q in range(len(table)) if necessity(ctx, q)]
-            if ctx.all_scope:
-                found = (listed, table.subtree_end)
-            else:
-                found = (listed, [end + 1 for end in _main_chain_ends(table)])
-            ctx.memo[key] = found
-        return found
-
     def find(ctx: Context, p: int) -> bool:
-        listed, ends = candidates(ctx)
+        listed, ends = _listed(ctx, token, necessity)
         end = ends[p]
         for i in range(bisect.bisect_left(listed, p), len(listed)):
             q = listed[i]
@@ -982,6 +1003,26 @@ def find_among(necessity: Fn, test: Fn, shared: object = None) -> Fn:
         return False
 
     return find
+
+
+def count_among(necessity: Fn, test: Fn, shared: object) -> Fn:
+    """``find all X`` (how many positions from the current one on, along the
+    continuations in scope, satisfy X) given a test that holds wherever X holds and reads
+    no binding: X is tried only where that test holds (:func:`find_among`'s list)."""
+
+    def count(ctx: Context, p: int) -> int:
+        listed, ends = _listed(ctx, shared, necessity)
+        end = ends[p]
+        found = 0
+        for i in range(bisect.bisect_left(listed, p), len(listed)):
+            q = listed[i]
+            if q >= end:
+                break
+            if test(ctx, q):
+                found += 1
+        return found
+
+    return count
 
 
 # --------------------------------------------------------------------------------------

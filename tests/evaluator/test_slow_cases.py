@@ -28,7 +28,7 @@ from cqllegacy.evaluator.evaluate import compile_query
 from cqllegacy.evaluator.lowering import variable_key
 from cqllegacy.evaluator.testing import pd, position
 from cqllegacy.legacy.grammar import read_script
-from cqllegacy.runner.scripts import load_query, read_legacy
+from cqllegacy.runner.scripts import load_query, read_legacy, read_modern
 from cqllegacy.vocab.pieces import ANYTHING
 from cqllegacy.vocab.squares import FULL
 from tests.evaluator.test_equivalence import FEW, LONG, SETTINGS, SHORT, TREES, assert_same
@@ -173,3 +173,51 @@ def test_chess960_castling_reaches_the_kings_landing_in_a_keyed_orbit() -> None:
     expected = compile_query(query, optimize=False).evaluate(game, 1)
     assert expected.matched
     assert compile_query(query).evaluate(game, 1) == expected
+
+
+# --------------------------------------------------------------------------------------
+# Binding-free necessities: disjunctions and finds that follow pieces
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("script", ["real-tagging-30-checks.cql", "real-15-knightchase.cql"])
+def test_tag_scripts_on_long_games(script: str) -> None:
+    assert_same(load_query(QUERIES / script).query, LONG)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The same piece checks again and again (matches on these games).
+        "(match :forany c A (position :btm :attackcount $c k 1 :matchcount 3 1000 :flipcolor))",
+        "(match :forany c [Aa] (position :attackcount $c [Kk] 1 :matchcount 2 100 :flipcolor))",
+        # Knights chasing each other, fewer times.
+        "(match :forany a [nN] :forany b [Nn] (position :tagmatch a n :tagmatch b N"
+        " :sequence ((position :attackcount $a $b 1 :movefrom $b) (position :movefrom $a))"
+        " :matchcount 1 100 :flipcolor))",
+        # A pawn of a colour (pawns attack one way) attacking a queen or a rook.
+        "(match :forany p [Pp] (position :tagmatch p P :attackcount $p [qr] 1 :matchcount 1 100"
+        " :flipcolor))",
+        # A tag attacked by something, and a move of it to an attacked square.
+        "(match :forany r [Rr] (position :or ((position :attackcount A $r 1)"
+        " (position :movefrom $r :moveto ?[a-h4-5])) :matchcount 2 100 :shifthorizontal))",
+    ],
+)
+def test_disjunctions_that_follow_pieces(text: str) -> None:
+    assert_same(read_legacy(text))
+    assert_same(read_legacy(text), variations=True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cql() piece x in [RrQq] {x & a-h1-8 find all {move to x}}",
+        "cql() piece x in [Nn] (find all {x attacks [Kk]}) >= 1",
+        "cql() piece x in [Pp] (find all {move from x promote [QqNn]}) == 1",
+        "cql() piece x in [Rr] (find all {move from x}) == 6",
+        "cql() piece x in [Nn] 4 <= (find all {x attacks a}) <= 9",
+    ],
+)
+def test_finds_all_that_follow_pieces(text: str) -> None:
+    assert_same(read_modern(text))
+    assert_same(read_modern(text), variations=True)
