@@ -949,15 +949,23 @@ def _find(c: Compiler, node: Find) -> Compiled | None:
     counted there only."""
     if not free_variables(node.arg):
         return None
-    necessity = relaxed_necessity(node.arg, _tag_bounds(c))
+    # The coarser necessity that names no variable's squares is shared by more finds (an
+    # orbit of finds lists a few dozen necessities per game instead of thousands).
+    necessity = binding_free_necessity(node.arg)
+    if necessity is None or necessity == _BARE_MOVE:
+        necessity = relaxed_necessity(node.arg, _tag_bounds(c))
     if necessity is None:
         return None
     # Finds with one necessity (the orbit of a list of finds has many) list it once.
     shared = c.extras.setdefault(("find necessity", necessity), object())
+    reached = move_destination(necessity)
     if node.all:
-        return as_number(op.count_among(c.truth(necessity), c.truth(node.arg), shared))
-    return Compiled(Kind.LOGICAL, op.find_among(c.truth(necessity), c.truth(node.arg), shared))
+        return as_number(op.count_among(c.truth(necessity), c.truth(node.arg), shared, reached))
+    found = op.find_among(c.truth(necessity), c.truth(node.arg), shared, reached)
+    return Compiled(Kind.LOGICAL, found)
 
+
+_BARE_MOVE = Move()
 
 #: A disjunction with more members than this gets no relaxed necessity (it would cost
 #: more to compile than it saves).

@@ -55,7 +55,7 @@ import bisect
 import functools
 import operator
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import attrs
@@ -950,18 +950,57 @@ def _main_chain_ends(table: Any) -> list[int]:
     return ends
 
 
-def _listed(ctx: Context, token: object, necessity: Fn) -> tuple[list[int], Sequence[int]]:
+def _listed(
+    ctx: Context, token: object, necessity: Fn, reached: int = FULL
+) -> tuple[list[int], Sequence[int]]:
     """The positions where ``necessity`` holds, listed once per game and scope under
-    ``token``, and per position the end of the positions reachable from it in scope."""
+    ``token``, and per position the end of the positions reachable from it in scope.
+    ``reached``: squares one of which the next move must land on wherever the necessity
+    holds (only the positions whose continuations land there are tried)."""
     key = (token, ctx.all_scope)
     found: tuple[list[int], Sequence[int]] | None = ctx.memo.get(key)
     if found is None:
-        table = ctx.table
-        listed = [q for q in range(len(table)) if necessity(ctx, q)]
-        if ctx.all_scope:
-            found = (listed, table.subtree_end)
+        if reached == FULL:
+            tried: Iterable[int] = range(len(ctx.table))
         else:
-            found = (listed, [end + 1 for end in _main_chain_ends(table)])
+            landings = _landings(ctx)
+            tried = sorted({q for sq in iter_squares(reached) for q in landings[sq]})
+        listed = [q for q in tried if necessity(ctx, q)]
+        found = ctx.memo[key] = (listed, _reachable_ends(ctx))
+    return found
+
+
+def _reachable_ends(ctx: Context) -> Sequence[int]:
+    """Per position, the end of the positions reachable from it in scope (once per game
+    and scope)."""
+    key = (_reachable_ends, ctx.all_scope)
+    found: Sequence[int] | None = ctx.memo.get(key)
+    if found is None:
+        table = ctx.table
+        found = table.subtree_end if ctx.all_scope else [e + 1 for e in _main_chain_ends(table)]
+        ctx.memo[key] = found
+    return found
+
+
+def _landings(ctx: Context) -> list[list[int]]:
+    """Per square, the positions (in order) with a continuation in scope that lands
+    there: its move's target square, and for a king's move the castling landings on its
+    rank (:func:`destination_keyed`)."""
+    key = (_landings, ctx.all_scope)
+    found: list[list[int]] | None = ctx.memo.get(key)
+    if found is None:
+        found = [[] for _ in range(64)]
+        boards, moves = ctx.boards, ctx.moves
+        for q in range(len(ctx.table)):
+            squares = 0
+            for r in ctx.next[q]:
+                move = moves[r]
+                if move:
+                    squares |= 1 << move.to_square
+                    if boards[q].kings >> move.from_square & 1:
+                        squares |= _LANDINGS_ON_RANK[move.from_square >> 3]
+            for sq in iter_squares(squares):
+                found[sq].append(q)
         ctx.memo[key] = found
     return found
 
@@ -984,7 +1023,7 @@ def gated(necessity: Fn, test: Fn) -> Fn:
     return gated_test
 
 
-def find_among(necessity: Fn, test: Fn, shared: object = None) -> Fn:
+def find_among(necessity: Fn, test: Fn, shared: object = None, reached: int = FULL) -> Fn:
     """``find X`` given a test that holds wherever X holds and reads no binding: the
     positions where it holds are listed once per game and scope, and X is tried at
     those from the current position on, along the continuations in scope.  The finds
@@ -992,7 +1031,7 @@ def find_among(necessity: Fn, test: Fn, shared: object = None) -> Fn:
     token = object() if shared is None else shared
 
     def find(ctx: Context, p: int) -> bool:
-        listed, ends = _listed(ctx, token, necessity)
+        listed, ends = _listed(ctx, token, necessity, reached)
         end = ends[p]
         for i in range(bisect.bisect_left(listed, p), len(listed)):
             q = listed[i]
@@ -1005,13 +1044,13 @@ def find_among(necessity: Fn, test: Fn, shared: object = None) -> Fn:
     return find
 
 
-def count_among(necessity: Fn, test: Fn, shared: object) -> Fn:
+def count_among(necessity: Fn, test: Fn, shared: object, reached: int = FULL) -> Fn:
     """``find all X`` (how many positions from the current one on, along the
     continuations in scope, satisfy X) given a test that holds wherever X holds and reads
     no binding: X is tried only where that test holds (:func:`find_among`'s list)."""
 
     def count(ctx: Context, p: int) -> int:
-        listed, ends = _listed(ctx, shared, necessity)
+        listed, ends = _listed(ctx, shared, necessity, reached)
         end = ends[p]
         found = 0
         for i in range(bisect.bisect_left(listed, p), len(listed)):

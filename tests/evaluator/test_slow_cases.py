@@ -221,3 +221,18 @@ def test_disjunctions_that_follow_pieces(text: str) -> None:
 def test_finds_all_that_follow_pieces(text: str) -> None:
     assert_same(read_modern(text))
     assert_same(read_modern(text), variations=True)
+
+
+def test_chess960_castling_reaches_the_kings_landing_in_a_listed_find() -> None:
+    """A find listing the positions whose move lands on c1 lists O-O-O played e1a1."""
+    node = position("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", chess960=True)
+    node.add_main_variation(node.board().parse_san("O-O-O"))
+    game = node.game()
+    for text in (
+        "cql() piece x in [Kk] find {move from x to c1}",
+        "cql() piece x in [Kk] (find all {move from x to [c1,g8]}) == 1",
+    ):
+        query = read_modern(text)
+        expected = compile_query(query, optimize=False).evaluate(game, 1)
+        assert expected.matched
+        assert compile_query(query).evaluate(game, 1) == expected
