@@ -6,7 +6,9 @@ or evaluator.  The recorded ``expected.json`` must agree: selected games, and fo
 selected game the matched and marked positions of every top-level list.
 
 Positions are named as in ``expected.json``: a main-line position by its number of
-half-moves from the start of the game, a variation position as ``"DEPTH@PLY.INDEX,…"``.
+half-moves from the start of the game, a variation position as ``"PLY.INDEX/…/DEPTH"``: a
+step for each half-move off the main continuation, then the depth reached along main
+continuations (left out when the last step reached it).
 """
 
 from __future__ import annotations
@@ -42,7 +44,10 @@ class Spot:
 
 
 def _key(depth: int, branches: tuple[str, ...]) -> int | str:
-    return depth if not branches else f"{depth}@{','.join(branches)}"
+    if not branches:
+        return depth
+    last_ply = int(branches[-1].split(".")[0])
+    return "/".join(branches if last_ply == depth else (*branches, str(depth)))
 
 
 def spots(game: chess.pgn.Game, ordinal: int, *, variations: bool) -> list[Spot]:
@@ -428,8 +433,8 @@ def oracle_results(oracle: Oracle, games: list[chess.pgn.Game]) -> dict[int, lis
 def _sort_key(key: int | str) -> tuple[int, str]:
     if isinstance(key, int):
         return (key, "")
-    depth, _, rest = key.partition("@")
-    return (int(depth), rest)
+    depth = key.split("/")[-1].split(".")[0]
+    return (int(depth), key)
 
 
 def normalised(lists: list[dict]) -> list[dict]:
