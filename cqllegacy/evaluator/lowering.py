@@ -32,8 +32,17 @@ legacy ``:relation``               placements read once per position, compared a
                                    along a main line, positions failing on a square no move
                                    has changed since are skipped
 ``find X`` where X follows pieces  the positions where a binding-free necessity of X holds
-                                   (:func:`binding_free_necessity`) listed once for every
-                                   binding; X is tried there only
+                                   (:func:`binding_free_necessity`, else
+                                   :func:`relaxed_necessity`) listed once for every binding
+                                   (a move's from where moves land); X is tried there only;
+                                   ``find all X`` counted there
+orbits whose members place a       members filed by the square the bound piece must stand on
+piece variable (``$r[g2] :shift``) (:func:`variable_key`); a position looks at those only
+orbits whose members move to a     members filed by the squares the next move must reach
+square (``:moveto .d4 :shift``)    (:func:`move_destination`)
+disjunctions that follow pieces    tried only where a necessity that names no variable holds
+                                   (:func:`relaxed_necessity`: a tag's colours, what ``x &
+                                   S`` beside it says), decided once per position
 =================================  ==============================================================
 
 A lowered node whose truth the board alone decides carries it as ``Compiled.board``: the

@@ -14,7 +14,11 @@ children), never from the tree, and gives a function of the board (:data:`BoardC
   square holds that piece.  Members that are one atom each are merged into one mask test.
   Members that each require a piece variable on some squares are filed under those
   squares (:func:`variable_keyed`): a position looks only at the members filed under the
-  square where the bound piece stands.
+  square where the bound piece stands; members that each require the next move to land
+  on some squares, under those (:func:`destination_keyed`).  Members that follow pieces
+  are tried only where a test that reads no binding holds (:func:`gated`).
+* **Generated board checks** are compiled once per shape of their text, their integers
+  passed in (:func:`_made`): an orbit's members differ in their squares only.
 * **Attack counts** (:func:`attack_count`, :func:`attack_count_in_range`) and **sums of
   them** over single target squares (:func:`attack_sum`); ``L attacks R`` and
   ``L attackedby R`` counted from the smaller side (:func:`attacks`, :func:`attacked_by`).
