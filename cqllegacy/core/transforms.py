@@ -5,6 +5,7 @@ piece types, directions and colour-dependent keywords.  A transform filter
 ``T F`` stands for the *orbit* of F: every basic transform of T applied to F,
 members with an emptied designator dropped (decision M1), repeats removed.
 
+>>> from cqllegacy.core.tree import Compound
 >>> from cqllegacy.vocab.pieces import types_of
 >>> from cqllegacy.vocab.squares import parse_squares
 >>> kings = Compound((PieceSet(types_of("K"), parse_squares("a1")),
@@ -159,6 +160,7 @@ def apply(tau: BasicTransform, filter: Filter) -> Filter | None:
     """``filter`` rewritten by ``tau`` (semantics: S-transform-action), or None when the
     result is an invalid member.
 
+    >>> from cqllegacy.core.tree import Compound
     >>> from cqllegacy.vocab.pieces import types_of
     >>> from cqllegacy.vocab.squares import parse_squares
     >>> tau = BasicTransform(swap_colors=True)

@@ -101,7 +101,7 @@ def by_field(**kinds: frozenset[Kind]) -> Mapping[str, frozenset[Kind]]:
 
 
 #: What every node class declares in its own body (not inherited): see :class:`Filter`.
-DECLARED_FACTS = ("WORD", "KIND", "OPERANDS", "TRANSFORMS", "READS")
+DECLARED_FACTS = ("WORD", "CQL_WORDS", "KIND", "OPERANDS", "TRANSFORMS", "READS")
 
 #: Every node class, by (module, name), in the order they were defined.
 _NODE_CLASSES: dict[tuple[str, str], type[Filter]] = {}
@@ -130,6 +130,8 @@ class Filter:
 
     - ``WORD``: how CQL names it in a message (its word or operator, e.g. ``"`between`"``);
       :meth:`word` may refine it from a field.
+    - ``CQL_WORDS``: the CQL 6.1 words its text uses (the reader's word list is derived
+      from them; ``()`` for a node written with operators or designators only).
     - ``KIND``: the :class:`Kind` of its value, or None when a field decides: then the
       class defines :meth:`kind` itself.
     - ``OPERANDS``: the kinds its operands may have: one frozenset for every child, or a
@@ -157,6 +159,7 @@ class Filter:
     __slots__ = ()
     MODERN: ClassVar[bool] = True
     WORD: ClassVar[str]
+    CQL_WORDS: ClassVar[tuple[str, ...]]
     KIND: ClassVar[Kind | None]
     OPERANDS: ClassVar[frozenset[Kind] | Mapping[str, frozenset[Kind]]]
     TRANSFORMS: ClassVar[Transforms]
@@ -461,6 +464,7 @@ class PieceSet(Filter):
     """
 
     WORD = "a piece designator"
+    CQL_WORDS = ()
     KIND = Kind.SET
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.OWN
@@ -475,6 +479,7 @@ class Union(Filter):
     """``X | Y | …``."""
 
     WORD = "`|`"
+    CQL_WORDS = ()
     KIND = Kind.SET
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
@@ -488,6 +493,7 @@ class Intersection(Filter):
     """``X & Y & …``."""
 
     WORD = "`&`"
+    CQL_WORDS = ()
     KIND = Kind.SET
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
@@ -501,6 +507,7 @@ class Complement(Filter):
     """``~X``: the squares not in X."""
 
     WORD = "`~`"
+    CQL_WORDS = ()
     KIND = Kind.SET
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
@@ -514,6 +521,7 @@ class Attacks(Filter):
     """``L attacks R``: squares of L whose piece attacks some square of R."""
 
     WORD = "`attacks`"
+    CQL_WORDS = ("attacks",)
     KIND = Kind.SET
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
@@ -528,6 +536,7 @@ class AttackedBy(Filter):
     """``L attackedby R``: squares of L attacked by some piece on R."""
 
     WORD = "`attackedby`"
+    CQL_WORDS = ("attackedby",)
     KIND = Kind.SET
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
@@ -542,6 +551,7 @@ class DirectionSet(Filter):
     """``up 1 3 X`` …: X moved ``lo..hi`` steps in each basic vector of ``direction``."""
 
     WORD = "a direction filter"
+    CQL_WORDS = tuple(direction.word for direction in Direction)
     KIND = Kind.SET
     OPERANDS = SETS
     TRANSFORMS = Transforms.OWN
@@ -561,6 +571,7 @@ class Ray(Filter):
     """``ray [direction] (s1 s2 … sn)``; its value is the set of end squares."""
 
     WORD = "`ray`"
+    CQL_WORDS = ("ray",)
     KIND = Kind.SET
     OPERANDS = SETS
     TRANSFORMS = Transforms.OWN
@@ -575,6 +586,7 @@ class XRay(Filter):
     """``xray (s1 s2 … sn)``: a ray whose first square holds a matching line piece."""
 
     WORD = "`xray`"
+    CQL_WORDS = ("xray",)
     KIND = Kind.SET
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
@@ -588,6 +600,7 @@ class Between(Filter):
     """``between (s t)``: squares strictly inside a queen line from s to t."""
 
     WORD = "`between`"
+    CQL_WORDS = ("between",)
     KIND = Kind.SET
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
@@ -607,6 +620,7 @@ class Move(Filter):
     """
 
     WORD = "`move`"
+    CQL_WORDS = ("move", "from", "to", "capture", "promote", "enpassant", "previous")
     KIND = Kind.LOGICAL
     OPERANDS = SETS
     TRANSFORMS = Transforms.OWN
@@ -630,6 +644,7 @@ class PieceVariable(Filter):
     """``x``: the square of the piece bound to piece variable ``x`` (empty if captured)."""
 
     WORD = "a piece variable"
+    CQL_WORDS = ()
     KIND = Kind.SET
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
@@ -650,6 +665,7 @@ class PieceLoop(Filter):
     """
 
     WORD = "`piece`"
+    CQL_WORDS = ("piece", "all", "in")
     KIND = None
     OPERANDS = by_field(domain=SETS, body=ANY_FILTER)
     TRANSFORMS = Transforms.CHILDREN
@@ -675,6 +691,7 @@ class InSet(Filter):
     """
 
     WORD = "`in`"
+    CQL_WORDS = ("in",)
     KIND = Kind.LOGICAL
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
@@ -692,6 +709,7 @@ class InSet(Filter):
 @attrs.frozen(slots=True, cache_hash=True)
 class Number(Filter):
     WORD = "a number"
+    CQL_WORDS = ()
     KIND = Kind.NUMBER
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
@@ -705,6 +723,7 @@ class Count(Filter):
     """``#X``: the size of set X (always matches)."""
 
     WORD = "`#`"
+    CQL_WORDS = ()
     KIND = Kind.NUMBER
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
@@ -718,6 +737,7 @@ class Power(Filter):
     """``power X``: material on the squares of X (P1 N3 B3 R5 Q9 K0)."""
 
     WORD = "`power`"
+    CQL_WORDS = ("power",)
     KIND = Kind.NUMBER
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
@@ -734,6 +754,7 @@ class ArithOp(enum.Enum):
 @attrs.frozen(slots=True, cache_hash=True)
 class Arith(Filter):
     WORD = "`+`/`-`"
+    CQL_WORDS = ()
     KIND = Kind.NUMBER
     OPERANDS = NUMERIC
     TRANSFORMS = Transforms.CHILDREN
@@ -747,6 +768,7 @@ class Arith(Filter):
 @attrs.frozen(slots=True, cache_hash=True)
 class Negate(Filter):
     WORD = "unary `-`"
+    CQL_WORDS = ()
     KIND = Kind.NUMBER
     OPERANDS = NUMERIC
     TRANSFORMS = Transforms.CHILDREN
@@ -766,6 +788,7 @@ class NumericValue(Filter):
     """``year``, ``movenumber``, ``ply``; ``year`` fails when the date has no year."""
 
     WORD = "a numeric filter"
+    CQL_WORDS = tuple(keyword.value for keyword in NumericKeyword)
     KIND = Kind.NUMBER
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
@@ -790,6 +813,7 @@ class Elo(Filter):
     """``elo white`` / ``elo black`` / ``elo`` (the larger); fails when missing."""
 
     WORD = "`elo`"
+    CQL_WORDS = ("elo", "white", "black")
     KIND = Kind.NUMBER
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.OWN
@@ -806,6 +830,7 @@ class InRange(Filter):
     """
 
     WORD = "a comparison"
+    CQL_WORDS = ()
     KIND = Kind.LOGICAL
     OPERANDS = NUMERIC
     TRANSFORMS = Transforms.CHILDREN
@@ -830,6 +855,7 @@ class Compare(Filter):
     """A comparison that is not a range, as hand-written CQL 6 has them."""
 
     WORD = "a comparison"
+    CQL_WORDS = ()
     KIND = Kind.LOGICAL
     OPERANDS = NUMERIC
     TRANSFORMS = Transforms.CHILDREN
@@ -872,6 +898,7 @@ class Compound(Filter):
     """``{F1 … Fn}``: all constituents match; the value is that of the last."""
 
     WORD = "`{ }`"
+    CQL_WORDS = ()
     KIND = None
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
@@ -888,6 +915,7 @@ class Compound(Filter):
 @attrs.frozen(slots=True, cache_hash=True)
 class And(Filter):
     WORD = "`and`"
+    CQL_WORDS = ("and",)
     KIND = Kind.LOGICAL
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
@@ -899,6 +927,7 @@ class And(Filter):
 @attrs.frozen(slots=True, cache_hash=True)
 class Or(Filter):
     WORD = "`or`"
+    CQL_WORDS = ("or",)
     KIND = Kind.LOGICAL
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
@@ -910,6 +939,7 @@ class Or(Filter):
 @attrs.frozen(slots=True, cache_hash=True)
 class Not(Filter):
     WORD = "`not`"
+    CQL_WORDS = ("not",)
     KIND = Kind.LOGICAL
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
@@ -938,6 +968,7 @@ class Simple(Filter):
     """An argument-less filter: ``wtm``, ``check``, ``initial``, ``true`` …"""
 
     WORD = "a keyword filter"
+    CQL_WORDS = tuple(keyword.value for keyword in Keyword)
     KIND = Kind.LOGICAL
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.OWN
@@ -968,6 +999,7 @@ class SideToMove(Filter):
     The colour swap of a transform leaves it alone (decision M9)."""
 
     WORD = "`sidetomove`"
+    CQL_WORDS = ("sidetomove",)
     KIND = Kind.NUMBER
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
@@ -979,6 +1011,7 @@ class Result(Filter):
     """``result 1-0`` …: the game's Result tag (``*`` never matches)."""
 
     WORD = "`result`"
+    CQL_WORDS = ("result",)
     KIND = Kind.LOGICAL
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.OWN
@@ -995,6 +1028,7 @@ class Player(Filter):
     """
 
     WORD = "`player`"
+    CQL_WORDS = ("player", "white", "black", "in", "lowercase")
     KIND = Kind.LOGICAL
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.OWN
@@ -1016,6 +1050,7 @@ class TagContains(Filter):
     """``event "text"`` / ``site "text"``: substring of that tag."""
 
     WORD = "a tag filter"
+    CQL_WORDS = (*(tag.value for tag in TagName), "in", "lowercase")
     KIND = Kind.LOGICAL
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
@@ -1037,6 +1072,7 @@ class Comment(Filter):
     """
 
     WORD = "a comment"
+    CQL_WORDS = ()
     KIND = Kind.LOGICAL
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
@@ -1073,6 +1109,7 @@ class Line(Filter):
     """
 
     WORD = "`line`"
+    CQL_WORDS = ("line",)
     KIND = Kind.LOGICAL
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
@@ -1092,6 +1129,7 @@ class LineGroup(Filter):
     """
 
     WORD = "`line`"
+    CQL_WORDS = ()
     KIND = Kind.LOGICAL
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
@@ -1108,6 +1146,7 @@ class Find(Filter):
     """
 
     WORD = "`find`"
+    CQL_WORDS = ("find", "all")
     KIND = None
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
@@ -1137,6 +1176,7 @@ class Transform(Filter):
     """``T F`` / ``T count F`` with the orbit semantics of CQL 6 (semantics: S-orbits)."""
 
     WORD = "a transform"
+    CQL_WORDS = (*(kind.value for kind in TransformKind), "count")
     KIND = None
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
@@ -1169,6 +1209,7 @@ class Echo(Filter):
     """
 
     WORD = "`echo`"
+    CQL_WORDS = ("echo", "in", "all", "quiet")
     KIND = None
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
@@ -1193,6 +1234,7 @@ class PositionVariable(Filter):
     """
 
     WORD = "a position variable"
+    CQL_WORDS = ()
     KIND = Kind.POSITION
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
@@ -1207,6 +1249,7 @@ class AtPosition(Filter):
     matched there, and its value is F's value there."""
 
     WORD = "`:`"
+    CQL_WORDS = ()
     KIND = None
     OPERANDS = by_field(position=POSITIONS, arg=ANY_FILTER)
     TRANSFORMS = Transforms.CHILDREN
@@ -1225,6 +1268,7 @@ class PositionIntersection(Filter):
     colour, a square empty in both included (a set filter)."""
 
     WORD = "`&`"
+    CQL_WORDS = ()
     KIND = Kind.SET
     OPERANDS = POSITIONS
     TRANSFORMS = Transforms.CHILDREN
@@ -1240,6 +1284,7 @@ class Ancestor(Filter):
     position to Y (logical; decision M8)."""
 
     WORD = "`ancestor`"
+    CQL_WORDS = ("ancestor",)
     KIND = Kind.LOGICAL
     OPERANDS = POSITIONS
     TRANSFORMS = Transforms.CHILDREN
@@ -1276,6 +1321,7 @@ class Relation(Filter):
     """
 
     WORD = "`:relation`"
+    CQL_WORDS = ()
     KIND = Kind.LOGICAL
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.REFUSED
@@ -1308,6 +1354,7 @@ class RayCount(Filter):
     """
 
     WORD = "a legacy ray count"
+    CQL_WORDS = ()
     KIND = Kind.NUMBER
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.OWN
@@ -1327,6 +1374,7 @@ class LegacyOnly(Filter):
     cannot express; ``filter`` is what the evaluator runs."""
 
     WORD = "a legacy-only filter"
+    CQL_WORDS = ()
     KIND = None
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN

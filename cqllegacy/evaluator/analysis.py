@@ -37,12 +37,9 @@ from collections.abc import Sequence
 import attrs
 
 from cqllegacy.core.tree import (
-    And,
     Comment,
-    Compound,
     Filter,
     Keyword,
-    LegacyOnly,
     Or,
     PieceLoop,
     PieceVariable,
@@ -111,19 +108,15 @@ def reads_tags_only(node: Filter) -> bool:
 
 def conjuncts(node: Filter) -> list[Filter]:
     """The filters that must all match wherever ``node`` matches (``node`` itself when it
-    is no conjunction); comments left out.
+    is no conjunction); comments left out.  A list, as :meth:`Filter.conjuncts` gives.
 
-    >>> from cqllegacy.core.tree import Comment
+    >>> from cqllegacy.core.tree import And, Comment, Compound
     >>> from cqllegacy.evaluator.testing import pd
     >>> conjuncts(Compound((pd("K"), Comment("x"), And((pd("Q"), pd("R")))))) == [
     ...     pd("K"), pd("Q"), pd("R")]
     True
     """
-    if isinstance(node, Compound | And):
-        return [part for item in meaningful(node.items) for part in conjuncts(item)]
-    if isinstance(node, LegacyOnly):
-        return conjuncts(node.filter)
-    return [node]
+    return list(node.conjuncts())
 
 
 def meaningful(items: Sequence[Filter]) -> list[Filter]:
@@ -191,7 +184,7 @@ def requires_initial(node: Filter) -> bool:
     conjuncts, of every member of a disjunction, or of what a transform turns (no
     transform changes ``initial``).
 
-    >>> from cqllegacy.core.tree import Keyword, Not, Simple, Transform, TransformKind
+    >>> from cqllegacy.core.tree import Compound, Keyword, Not, Simple, Transform, TransformKind
     >>> from cqllegacy.evaluator.testing import pd
     >>> start = Simple(Keyword.INITIAL)
     >>> requires_initial(Transform(TransformKind.FLIPCOLOR, Compound((start, pd("K")))))

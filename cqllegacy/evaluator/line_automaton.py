@@ -53,7 +53,7 @@ from cqllegacy.vocab.squares import FULL, iter_squares
 __all__ = ["LineAutomaton", "Tracker"]
 
 #: A member of the disjunction: its steps, the first at the current position.
-Steps = tuple[Filter, ...]
+LineMember = tuple[Filter, ...]
 
 #: Follows one game: ``visit(p, board, move)`` at each main-line position in order
 #: (``move`` the next move, None at the end of the game).
@@ -84,7 +84,7 @@ class _Builder:
         self.children: dict[Filter, _Builder] = {}
         self.terminal = False
 
-    def add(self, steps: Steps) -> None:
+    def add(self, steps: LineMember) -> None:
         node = self
         for step in steps:
             node = node.children.setdefault(step, _Builder())
@@ -145,7 +145,7 @@ class LineAutomaton:
     def __init__(
         self,
         c: Compiler,
-        members: Sequence[Steps],
+        members: Sequence[LineMember],
         *,
         demand: Callable[[Filter], tuple[int, TypeSet]],
         by_moving_piece: Callable[[Filter], bool],

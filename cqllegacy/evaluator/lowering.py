@@ -105,7 +105,7 @@ from cqllegacy.core.tree import (
     XRay,
 )
 from cqllegacy.evaluator import operators as op
-from cqllegacy.evaluator.analysis import closed_range, conjuncts, free_variables, meaningful
+from cqllegacy.evaluator.analysis import closed_range, free_variables, meaningful
 from cqllegacy.evaluator.compiler import (
     FAIL,
     BoardCheck,
@@ -129,7 +129,7 @@ from cqllegacy.vocab.squares import FULL, Dihedral, iter_squares
 __all__ = [
     "LOWERING",
     "REFERENCE_RULE",
-    "Steps",
+    "LineMember",
     "bare_move_from",
     "disjunction_members",
     "exact_atoms",
@@ -163,16 +163,15 @@ def exact_atoms(node: Filter) -> tuple[op.Atom, ...] | None:
     """
     if isinstance(node, PieceSet):
         return (op.Atom(node.types, node.squares),)
-    if isinstance(node, Compound | And):
+    parts = node.conjuncts()
+    if parts != (node,):
         out: list[op.Atom] = []
-        for item in meaningful(node.items):
+        for item in parts:
             atoms = exact_atoms(item)
             if atoms is None:
                 return None
             out.extend(atoms)
         return tuple(out)
-    if isinstance(node, LegacyOnly):
-        return exact_atoms(node.filter)
     if isinstance(node, InRange):
         atom = _count_atom(node.value, node.lo, node.hi)
         return None if atom is None else (atom,)
@@ -198,10 +197,11 @@ def necessary_atoms(node: Filter) -> tuple[op.Atom, ...]:
     exact = exact_atoms(node)
     if exact is not None:
         return exact
-    if isinstance(node, Compound | And | Intersection):
+    conjunction = node.conjuncts()
+    if conjunction != (node,):
+        return tuple(atom for item in conjunction for atom in necessary_atoms(item))
+    if isinstance(node, Intersection):
         return tuple(atom for item in meaningful(node.items) for atom in necessary_atoms(item))
-    if isinstance(node, LegacyOnly):
-        return necessary_atoms(node.filter)
     if isinstance(node, _BOTH_ARGS):
         return necessary_atoms(node.left) + necessary_atoms(node.right)
     if isinstance(node, _ALL_ARGS):
@@ -240,8 +240,9 @@ def binding_free_necessity(node: Filter) -> Filter | None:
     """
     if not _reads_bindings(node):
         return node
-    if isinstance(node, Compound | And | LegacyOnly):
-        parts = [n for part in conjuncts(node) if (n := binding_free_necessity(part))]
+    conjunction = node.conjuncts()
+    if conjunction != (node,):
+        parts = [n for part in conjunction if (n := binding_free_necessity(part))]
         return None if not parts else parts[0] if len(parts) == 1 else And(tuple(parts))
     if isinstance(node, Move) and not node.previous:
 
@@ -264,19 +265,13 @@ def binding_free_necessity(node: Filter) -> Filter | None:
 
 def disjunction_members(node: Filter) -> Iterator[Filter]:
     """The filters one of which must match for ``node`` to match (``node`` itself when
-    it is no disjunction)."""
-    if isinstance(node, Or | Union):
-        for item in meaningful(node.items):
-            yield from disjunction_members(item)
-    elif isinstance(node, Transform) and not node.count:
-        for member in orbit(node.kind, node.arg):
-            yield from disjunction_members(member)
-    elif isinstance(node, LegacyOnly):
-        yield from disjunction_members(node.filter)
-    elif isinstance(node, Compound) and len(meaningful(node.items)) == 1:
-        yield from disjunction_members(meaningful(node.items)[0])
-    else:
-        yield node
+    it is no disjunction): the node's disjuncts, a transform's orbit opened."""
+    for part in node.disjuncts():
+        if isinstance(part, Transform) and not part.count:
+            for member in orbit(part.kind, part.arg):
+                yield from disjunction_members(member)
+        else:
+            yield part
 
 
 def _set_members(node: Filter) -> Iterator[Filter]:
@@ -310,29 +305,24 @@ def move_demand(node: Filter) -> tuple[int, TypeSet]:
         if isinstance(node.from_, PieceSet):
             return node.from_.squares, node.from_.types
         return FULL, ANYTHING
-    if isinstance(node, Compound | And):
+    parts = node.conjuncts()
+    if parts != (node,):
         squares, types = FULL, ANYTHING
-        for item in meaningful(node.items):
+        for item in parts:
             more_squares, more_types = move_demand(item)
             squares, types = squares & more_squares, types & more_types
         return squares, types
     if isinstance(node, Line) and node.steps and node.steps[0].lo >= 1:
         return move_demand(node.steps[0].filter)
-    if isinstance(node, LegacyOnly):
-        return move_demand(node.filter)
     return FULL, ANYTHING
 
 
 def bare_move_from(node: Filter) -> PieceSet | None:
     """X when ``node`` is exactly ``move from X`` for a piece designator X (nothing else
     about the move), so that the moving piece and its square decide it."""
-    while True:
-        if isinstance(node, LegacyOnly):
-            node = node.filter
-        elif isinstance(node, Compound | And) and len(meaningful(node.items)) == 1:
-            node = meaningful(node.items)[0]
-        else:
-            break
+    parts = node.conjuncts()
+    if len(parts) == 1:
+        node = parts[0]
     if isinstance(node, Move) and isinstance(node.from_, PieceSet):
         return node.from_ if node == Move(from_=node.from_) else None
     return None
@@ -812,13 +802,13 @@ def _line(c: Compiler, node: Line) -> Compiled | None:
 
 
 #: Members of a disjunction of lines: its steps, the first at the current position.
-Steps = tuple[Filter, ...]
+LineMember = tuple[Filter, ...]
 
 #: Disjunctions of lines with more members than this are left to the game tree.
 MAX_LINE_MEMBERS = 1 << 14
 
 
-def line_members(node: Filter, local: Callable[[Filter], bool]) -> list[Steps] | None:
+def line_members(node: Filter, local: Callable[[Filter], bool]) -> list[LineMember] | None:
     """``node`` as an OR of lines of single steps, every step a filter ``local`` accepts
     (one that reads the current position, its next move and the tags only); None when it
     is not one.  A local filter is a line of one step; ``{A line --> S0 --> …}`` with A
@@ -839,12 +829,12 @@ def line_members(node: Filter, local: Callable[[Filter], bool]) -> list[Steps] |
     return list(dict.fromkeys(found))
 
 
-def _line_members(node: Filter, local: Callable[[Filter], bool]) -> list[Steps] | None:
+def _line_members(node: Filter, local: Callable[[Filter], bool]) -> list[LineMember] | None:
     if local(node):
         return [(node,)]
     members = list(disjunction_members(node))
     if members != [node]:
-        out: list[Steps] = []
+        out: list[LineMember] = []
         for member in members:
             found = _line_members(member, local)
             if found is None:

@@ -313,6 +313,7 @@ class Pragma(ct.Filter):
     """A ``// cqllegacy: …`` line the printer places itself (never a user comment)."""
 
     WORD = "a pragma"
+    CQL_WORDS = ()
     KIND = ct.Kind.LOGICAL
     OPERANDS = ct.NO_OPERANDS
     TRANSFORMS = ct.Transforms.NOTHING

@@ -35,6 +35,7 @@ __all__ = [
     "DIRECTION",
     "DIRECTION_WORDS",
     "FILE_NAME_PATTERN",
+    "HEADER_WORDS",
     "IN",
     "INTERSECTION",
     "LINE",
@@ -122,17 +123,11 @@ DIRECTION_WORDS = [d.word for d in Direction]
 SIMPLE_WORDS = {k.value: k for k in ct.Keyword}
 NUMERIC_WORDS = {k.value: k for k in ct.NumericKeyword}
 
-#: The words of the subset cqllegacy reads (and writes).
-SUPPORTED_WORDS = frozenset(
-    (
-        *TRANSFORM_WORDS, *DIRECTION_WORDS, *SIMPLE_WORDS, *NUMERIC_WORDS,
-        "all", "ancestor", "and", "attackedby", "attacks", "between", "black", "capture",
-        "count", "cql", "echo", "elo", "enpassant", "event", "find", "from", "gamenumber", "in",
-        "input", "line", "lowercase", "matchcount", "move", "not", "or", "output", "piece",
-        "player", "power", "previous", "promote", "quiet", "ray", "result", "sidetomove",
-        "site", "to", "variations", "white", "xray",
-    )
-)  # fmt: skip
+#: Words of the ``cql( … )`` header, which no filter class declares.
+HEADER_WORDS = frozenset(("cql", "input", "output", "matchcount", "gamenumber", "variations"))
+#: The words of the subset cqllegacy reads (and writes): derived from what each node class
+#: declares (``CQL_WORDS``) and the header's.
+SUPPORTED_WORDS = HEADER_WORDS.union(*(cls.CQL_WORDS for cls in ct.node_classes()))
 #: CQL 6 words the reader knows but does not read (their scripts get a clear message).
 UNSUPPORTED_WORDS = RESERVED_WORDS - SUPPORTED_WORDS
 

@@ -118,19 +118,11 @@ def square_value(piece_set: PieceSet, board: chess.Board) -> SquareSet:
     return found & piece_set.squares
 
 
-def _conjuncts(node: Filter) -> Iterator[Filter]:
-    if isinstance(node, Compound | And):
-        for item in node.items:
-            yield from _conjuncts(item)
-    else:
-        yield node
-
-
 def _may_match(member: Filter, board: chess.Board) -> bool:
     """False when a designator standing in the member's conjunction finds no square
     (then the member cannot match); True otherwise."""
     return all(
-        square_value(part, board) != 0 for part in _conjuncts(member) if isinstance(part, PieceSet)
+        square_value(part, board) != 0 for part in member.designators()
     )
 
 

@@ -32,7 +32,7 @@ def test_the_class_list_is_every_node_class_of_the_core() -> None:
 
 
 def test_a_class_that_leaves_a_fact_out_is_refused_when_it_is_created() -> None:
-    with pytest.raises(ct.DeclarationError, match="Newcomer does not declare WORD, KIND"):
+    with pytest.raises(ct.DeclarationError, match="Newcomer does not declare WORD, CQL_WORDS"):
 
         @attrs.frozen(slots=True)
         class Newcomer(ct.Filter):
@@ -48,6 +48,7 @@ def test_a_class_whose_kind_depends_on_a_field_says_how() -> None:
         @attrs.frozen(slots=True)
         class Newcomer(ct.Filter):
             WORD = "`new`"
+            CQL_WORDS = ("new",)
             KIND = None
             OPERANDS = ct.ANY_FILTER
             TRANSFORMS = ct.Transforms.CHILDREN
@@ -61,6 +62,7 @@ def test_operands_by_field_name_only_existing_fields() -> None:
         @attrs.frozen(slots=True)
         class Newcomer(ct.Filter):
             WORD = "`new`"
+            CQL_WORDS = ("new",)
             KIND = ct.Kind.SET
             OPERANDS = ct.by_field(nothing=ct.SETS)
             TRANSFORMS = ct.Transforms.CHILDREN
@@ -72,6 +74,7 @@ def test_a_declared_class_takes_part_in_the_tree_api() -> None:
     @attrs.frozen(slots=True)
     class Newcomer(ct.Filter):
         WORD = "`new`"
+        CQL_WORDS = ("new",)
         KIND = ct.Kind.SET
         OPERANDS = ct.SETS
         TRANSFORMS = ct.Transforms.CHILDREN

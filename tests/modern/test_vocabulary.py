@@ -118,3 +118,19 @@ def test_repetition_shorthands_read_and_print_the_same(
     line = query.lists[0].body
     assert isinstance(line, ct.Line) and line.steps[0] == step
     assert f"check{text} -->" in printer.print_query(query)
+
+
+def test_the_supported_words_are_derived_from_the_node_classes() -> None:
+    from cqllegacy.core import tree as ct
+    from cqllegacy.modern import vocabulary as v
+
+    # The list as it was written by hand before the classes declared their words.
+    by_hand = frozenset((*v.TRANSFORM_WORDS, *v.DIRECTION_WORDS, *v.SIMPLE_WORDS,
+        *v.NUMERIC_WORDS, "all", "ancestor", "and", "attackedby", "attacks", "between",
+        "black", "capture", "count", "cql", "echo", "elo", "enpassant", "event", "find",
+        "from", "gamenumber", "in", "input", "line", "lowercase", "matchcount", "move", "not",
+        "or", "output", "piece", "player", "power", "previous", "promote", "quiet", "ray",
+        "result", "sidetomove", "site", "to", "variations", "white", "xray"))  # fmt: skip
+    assert by_hand == v.SUPPORTED_WORDS
+    for cls in ct.node_classes():
+        assert set(cls.CQL_WORDS) <= v.RESERVED_WORDS, cls.__name__
