@@ -613,7 +613,7 @@ def variable_key(member: Filter) -> tuple[str, int] | None:
     >>> name, format_squares(squares)
     ('r', '[a1,b2]')
     """
-    for part in conjuncts(member):
+    for part in member.conjuncts():
         if not isinstance(part, Intersection):
             continue
         items = meaningful(part.items)
@@ -637,7 +637,7 @@ def move_destination(member: Filter) -> int:
     'd-e4'
     """
     squares = FULL
-    for part in conjuncts(member):
+    for part in member.conjuncts():
         if isinstance(part, Move) and not part.previous and isinstance(part.to, PieceSet):
             squares &= part.to.squares
     return squares
@@ -1022,7 +1022,7 @@ def relaxed_necessity(node: Filter, bounds: Mapping[str, PieceSet] | None = None
     if not _reads_bindings(node):
         return node
     if isinstance(node, Compound | And | LegacyOnly):
-        parts = conjuncts(node)
+        parts = node.conjuncts()
         inner = dict(bounds)
         for part in parts:  # all hold at once: a variable lies within each bound said
             for name, bound in _bounds_said(part, bounds).items():
