@@ -4,6 +4,7 @@ One command builds the corpus and measures everything::
 
     python benchmarks/bench_run.py            # the full corpus: WCC games x 15
     python benchmarks/bench_run.py --quick    # WCC games x 3, a 20 MB memory file
+    python benchmarks/bench_run.py --sample --no-memory   # the 685 bundled games once
 
 The corpus is the bundled ``cqllegacy/data/wcc.pgn.bz2`` repeated, written as plain PGN
 under ``benchmarks/out/`` (git-ignored).  Every measurement is a fresh process, timed
@@ -252,6 +253,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--quick", action="store_true", help="a smaller corpus (WCC x 3)")
+    parser.add_argument(
+        "--sample",
+        action="store_true",
+        help="the bundled games once (685), start-up weighing as much as a user sees it",
+    )
     parser.add_argument("--repeat", type=int, default=3, help="rounds of measurements")
     parser.add_argument(
         "--jobs", type=int, default=os.cpu_count() or 1, help="for the parallel runs"
@@ -261,9 +267,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     compile_byte_code()
-    corpus = build_file(
-        OUT / ("corpus-quick.pgn" if args.quick else "corpus.pgn"), 3 if args.quick else 15
-    )
+    copies = 1 if args.sample else 3 if args.quick else 15
+    name = "sample" if args.sample else "corpus-quick" if args.quick else "corpus"
+    corpus = build_file(OUT / f"{name}.pgn", copies)
     big_mb = 20 if args.quick else 100
     queries = sorted(QUERIES.glob("*.cql"))
     if args.only:

@@ -155,7 +155,9 @@ class CompiledQuery:
     def _build(self, query: Query, optimize: bool) -> None:
         self.query = query
         self.optimize = optimize
-        plan = lowering.lower_query(_compiler(optimize), analyse(query))
+        compiler = _compiler(optimize)
+        compiler.extras[lowering.TAG_BOUNDS] = lowering.tag_bounds(query.tags)
+        plan = lowering.lower_query(compiler, analyse(query))
         self.plan: QueryPlan = plan
         self._lists = plan.lists
         self._tree = TreeDriver(query, self._lists)

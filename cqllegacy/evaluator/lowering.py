@@ -32,8 +32,17 @@ legacy ``:relation``               placements read once per position, compared a
                                    along a main line, positions failing on a square no move
                                    has changed since are skipped
 ``find X`` where X follows pieces  the positions where a binding-free necessity of X holds
-                                   (:func:`binding_free_necessity`) listed once for every
-                                   binding; X is tried there only
+                                   (:func:`binding_free_necessity`, else
+                                   :func:`relaxed_necessity`) listed once for every binding
+                                   (a move's from where moves land); X is tried there only;
+                                   ``find all X`` counted there
+orbits whose members place a       members filed by the square the bound piece must stand on
+piece variable (``$r[g2] :shift``) (:func:`variable_key`); a position looks at those only
+orbits whose members move to a     members filed by the squares the next move must reach
+square (``:moveto .d4 :shift``)    (:func:`move_destination`)
+disjunctions that follow pieces    tried only where a necessity that names no variable holds
+                                   (:func:`relaxed_necessity`: a tag's colours, what ``x &
+                                   S`` beside it says), decided once per position
 =================================  ==============================================================
 
 :func:`lower_query` lowers a whole analysed query into its plan
@@ -58,7 +67,7 @@ live stream calls that function on python-chess's own board, the game tree on
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -131,8 +140,8 @@ from cqllegacy.evaluator.line_rules import CASTLING_LANDINGS, MoveTest
 from cqllegacy.evaluator.masks import designator_squares
 from cqllegacy.evaluator.plan import Gates, QueryPlan
 from cqllegacy.evaluator.relation import RelationParameters, relation
-from cqllegacy.vocab.pieces import ANYTHING, TypeSet
-from cqllegacy.vocab.squares import FULL, Dihedral
+from cqllegacy.vocab.pieces import ANY_PIECE, ANYTHING, BLACK_PIECES, WHITE_PIECES, TypeSet
+from cqllegacy.vocab.squares import FULL, Dihedral, iter_squares
 
 __all__ = [
     "LOWERING",
@@ -571,9 +580,128 @@ def _member(c: Compiler, member: Filter) -> op.Member:
 
 
 def _any(c: Compiler, node: Filter) -> tuple[BoardCheck | None, TruthFn]:
-    """Some member of the disjunction ``node`` matches: a keyed index of its members."""
+    """Some member of the disjunction ``node`` matches: a keyed index of its members
+    (tried only where a binding-free necessity holds, when they follow pieces)."""
+    board, test = _any_member(c, node)
+    if board is not None or not _reads_bindings(node):
+        return board, test
+    necessity = relaxed_necessity(node, _tag_bounds(c))
+    if necessity is None or _is_true(necessity):
+        return board, test
+    return None, op.gated(c.truth(necessity), test)
+
+
+def _is_true(node: Filter) -> bool:
+    return isinstance(node, Simple) and node.keyword is Keyword.TRUE
+
+
+def _any_member(c: Compiler, node: Filter) -> tuple[BoardCheck | None, TruthFn]:
     members = dict.fromkeys(disjunction_members(node))
+    by_variable = _variable_keyed_any(c, list(members))
+    if by_variable is not None:
+        return None, by_variable
+    by_destination = _destination_keyed_any(c, list(members))
+    if by_destination is not None:
+        return None, by_destination
     return op.any_member([_member(c, member) for member in members])
+
+
+def variable_key(member: Filter) -> tuple[str, int] | None:
+    """``(x, S)`` when ``member`` matches only where the piece variable ``x`` stands on a
+    square of S: one of its conjuncts is ``x & …`` with piece designators whose squares
+    meet in S (the first such conjunct; None when there is none).
+
+    >>> from cqllegacy.evaluator.testing import pd
+    >>> from cqllegacy.vocab.squares import format_squares
+    >>> name, squares = variable_key(Compound((Intersection((PieceVariable("r"), pd("[a1,b2]"))),
+    ...                                        pd("Kg1"))))
+    >>> name, format_squares(squares)
+    ('r', '[a1,b2]')
+    """
+    for part in member.conjuncts():
+        if not isinstance(part, Intersection):
+            continue
+        items = meaningful(part.items)
+        names = [item.name for item in items if isinstance(item, PieceVariable)]
+        squares = [item.squares for item in items if isinstance(item, PieceSet)]
+        if names and squares:
+            meet = FULL
+            for more in squares:
+                meet &= more
+            return names[0], meet
+    return None
+
+
+def move_destination(member: Filter) -> int:
+    """The squares the next move must reach wherever ``member`` matches: those of the
+    ``to`` designators of its ``move`` conjuncts (FULL when none says).
+
+    >>> from cqllegacy.evaluator.testing import pd
+    >>> from cqllegacy.vocab.squares import format_squares
+    >>> format_squares(move_destination(Compound((pd("Kg1"), Move(to=pd("_[d4,e4]"))))))
+    'd-e4'
+    """
+    squares = FULL
+    for part in member.conjuncts():
+        if isinstance(part, Move) and not part.previous and isinstance(part.to, PieceSet):
+            squares &= part.to.squares
+    return squares
+
+
+#: A disjunction is filed by its members' move destinations when at least this many
+#: members name one, and each names few squares on average.
+MIN_DESTINATION_KEYED = 4
+
+
+def _destination_keyed_any(c: Compiler, members: Sequence[Filter]) -> TruthFn | None:
+    """Some of ``members`` matches, the members filed under the squares their next move
+    must reach (:func:`move_destination`); None when too few members name such squares.
+    An orbit of a list that asks for a move to one square (``:moveto .d4 … :shift``) has
+    dozens of members, and a position needs only the one its move reaches."""
+    keys = [move_destination(member) for member in members]
+    keyed = [squares for squares in keys if squares != FULL]
+    if len(keyed) < MIN_DESTINATION_KEYED or sum(s.bit_count() for s in keyed) > 8 * len(keyed):
+        return None
+    unkeyed: list[op.Member] = []
+    by_square: dict[int, list[op.Member]] = {}
+    for member, squares in zip(members, keys, strict=True):
+        lowered = _member(c, member)
+        if squares == FULL:
+            unkeyed.append(lowered)
+            continue
+        for sq in iter_squares(squares):
+            by_square.setdefault(sq, []).append(lowered)
+    return op.destination_keyed(
+        op.any_member(unkeyed)[1] if unkeyed else None,
+        {sq: op.any_member(group)[1] for sq, group in by_square.items()},
+    )
+
+
+def _variable_keyed_any(c: Compiler, members: Sequence[Filter]) -> TruthFn | None:
+    """Some of ``members`` matches, the members filed under the squares their most
+    common piece variable must stand on (:func:`variable_key`); None when fewer than two
+    members name such squares for one variable.  An orbit of a list that places a piece
+    variable (rookrectangle's ``$piece[g2]`` under ``:shift :flip``) has hundreds of
+    members, and a position needs only those placing the piece where it stands."""
+    keys = [variable_key(member) for member in members]
+    names = [key[0] for key in keys if key is not None and key[1] != FULL]
+    if len(names) < 2:
+        return None
+    name = max(dict.fromkeys(names), key=names.count)
+    unkeyed: list[op.Member] = []
+    by_square: dict[int, list[op.Member]] = {}
+    for member, key in zip(members, keys, strict=True):
+        lowered = _member(c, member)
+        if key is None or key[0] != name or key[1] == FULL:
+            unkeyed.append(lowered)
+            continue
+        for sq in iter_squares(key[1]):
+            by_square.setdefault(sq, []).append(lowered)
+    return op.variable_keyed(
+        name,
+        op.any_member(unkeyed)[1] if unkeyed else None,
+        {sq: op.any_member(group)[1] for sq, group in by_square.items()},
+    )
 
 
 def _union_value(c: Compiler, node: Filter) -> SetFn:
@@ -914,13 +1042,168 @@ def _relation(c: Compiler, node: Relation) -> Compiled:
 
 def _find(c: Compiler, node: Find) -> Compiled | None:
     """``find X`` where X follows pieces: the positions where a binding-free necessity of
-    X holds are found once for every binding, and X is tried there only."""
-    if node.all or not free_variables(node.arg):
+    X holds are found once for every binding, and X is tried there only; ``find all X``
+    counted there only."""
+    if not free_variables(node.arg):
         return None
+    # The coarser necessity that names no variable's squares is shared by more finds (an
+    # orbit of finds lists a few dozen necessities per game instead of thousands).
     necessity = binding_free_necessity(node.arg)
+    if necessity is None or necessity == _BARE_MOVE:
+        necessity = relaxed_necessity(node.arg, _tag_bounds(c))
     if necessity is None:
         return None
-    return Compiled(Kind.LOGICAL, op.find_among(c.truth(necessity), c.truth(node.arg)))
+    # Finds with one necessity (the orbit of a list of finds has many) list it once.
+    shared = c.extras.setdefault(("find necessity", necessity), object())
+    reached = move_destination(necessity)
+    if node.all:
+        return as_number(op.count_among(c.truth(necessity), c.truth(node.arg), shared, reached))
+    found = op.find_among(c.truth(necessity), c.truth(node.arg), shared, reached)
+    return Compiled(Kind.LOGICAL, found)
+
+
+_BARE_MOVE = Move()
+
+#: A disjunction with more members than this gets no relaxed necessity (it would cost
+#: more to compile than it saves).
+MAX_RELAXED_MEMBERS = 64
+
+#: What a piece variable's value lies within: the square of its piece, when on the board.
+_ANY_PIECE_ANYWHERE = PieceSet(ANY_PIECE, FULL)
+
+#: The key of :func:`tag_bounds` among a compiler's extras.
+TAG_BOUNDS = "tag bounds"
+
+
+def tag_bounds(tags: Sequence[ct.TagDeclaration]) -> dict[str, PieceSet]:
+    """What the value of each legacy tag lies within: the pieces of the colours its types
+    name (the tag takes a piece of one of its types, at the start or after a promotion,
+    and a piece never changes colour).
+
+    >>> from cqllegacy.vocab.pieces import types_of
+    >>> found = tag_bounds([ct.TagDeclaration("c", types_of("KQRBNP"))])
+    >>> found["c"] == PieceSet(WHITE_PIECES, FULL)
+    True
+    """
+    out = {}
+    for tag in tags:
+        types = (WHITE_PIECES if tag.types & WHITE_PIECES else 0) | (
+            BLACK_PIECES if tag.types & BLACK_PIECES else 0
+        )
+        out[tag.name] = PieceSet(types, FULL)
+    return out
+
+
+def _tag_bounds(c: Compiler) -> Mapping[str, PieceSet]:
+    found: Mapping[str, PieceSet] = c.extras.get(TAG_BOUNDS, {})
+    return found
+
+
+def relaxed_necessity(node: Filter, bounds: Mapping[str, PieceSet] | None = None) -> Filter | None:
+    """A filter that reads no variable and holds wherever ``node`` holds (None when there
+    is nothing to say), found by putting in place of each piece variable what its value
+    lies within, where ``node`` is monotone in it: ``x & R[a1-8]`` needs a rook on the
+    a-file, ``#(x attacks k) == 1`` some piece attacking the black king, a line its first
+    step, an orbit one of its members.  ``bounds`` are what the conjuncts around ``node``
+    say of a variable's value at the same position (``x & n`` beside it: a black knight).
+
+    >>> from cqllegacy.evaluator.testing import pd
+    >>> x = PieceVariable("x")
+    >>> relaxed_necessity(InRange(Count(Attacks(x, pd("k"))), 1, 1)) == Attacks(
+    ...     PieceSet(ANY_PIECE, FULL), pd("k"))
+    True
+    >>> relaxed_necessity(Compound((Intersection((x, pd("[Nn]"))), Attacks(x, pd("K"))))) == And(
+    ...     (pd("[Nn]"), Attacks(pd("[Nn]"), pd("K"))))
+    True
+    """
+    bounds = bounds or {}
+    if not _reads_bindings(node):
+        return node
+    if isinstance(node, Compound | And | LegacyOnly):
+        parts = node.conjuncts()
+        inner = dict(bounds)
+        for part in parts:  # all hold at once: a variable lies within each bound said
+            for name, bound in _bounds_said(part, bounds).items():
+                inner[name] = bound
+        relaxed = [n for part in parts if (n := relaxed_necessity(part, inner)) is not None]
+        return None if not relaxed else relaxed[0] if len(relaxed) == 1 else And(tuple(relaxed))
+    if isinstance(node, InRange) and isinstance(node.value, Count) and (node.lo or 0) >= 1:
+        return _relaxed_set(node.value.arg, bounds)
+    if isinstance(node, Move) and not node.previous:
+        return attrs.evolve(
+            node,
+            from_=_relaxed_move_part(node.from_, bounds),
+            to=_relaxed_move_part(node.to, bounds),
+            capture=_relaxed_move_part(node.capture, bounds),
+        )
+    if isinstance(node, Line):
+        first = node.steps[0] if node.steps else None
+        if first is None or first.lo < 1 or isinstance(first.filter, LineGroup):
+            return None
+        return relaxed_necessity(first.filter, bounds)
+    members = list(dict.fromkeys(disjunction_members(node)))
+    if members != [node]:
+        if len(members) > MAX_RELAXED_MEMBERS:
+            return None
+        each = [relaxed_necessity(member, bounds) for member in members]
+        if any(r is None for r in each):
+            return None
+        found = list(dict.fromkeys(r for r in each if r is not None))
+        return found[0] if len(found) == 1 else Or(tuple(found))
+    return _relaxed_set(node, bounds)
+
+
+def _bounds_said(part: Filter, bounds: Mapping[str, PieceSet]) -> dict[str, PieceSet]:
+    """What the conjunct ``part`` (``x & S…``) says of a piece variable's value."""
+    if not isinstance(part, Intersection):
+        return {}
+    items = meaningful(part.items)
+    bound = _upper_bound(part, bounds)
+    if bound is None:
+        return {}
+    return {item.name: bound for item in items if isinstance(item, PieceVariable)}
+
+
+def _relaxed_move_part(arg: Filter | None, bounds: Mapping[str, PieceSet]) -> Filter | None:
+    """A move's designator with its variables relaxed; None (no demand) when it cannot
+    be: fewer demands on the move admit more moves."""
+    return None if arg is None else _relaxed_set(arg, bounds)
+
+
+def _upper_bound(node: Filter, bounds: Mapping[str, PieceSet]) -> PieceSet | None:
+    """A piece designator whose value holds the value of the set filter ``node``."""
+    if isinstance(node, PieceSet):
+        return node
+    if isinstance(node, PieceVariable):
+        return bounds.get(node.name, _ANY_PIECE_ANYWHERE)
+    if isinstance(node, LegacyOnly):
+        return _upper_bound(node.filter, bounds)
+    if isinstance(node, Intersection):
+        found = [b for item in meaningful(node.items) if (b := _upper_bound(item, bounds))]
+        if not found:
+            return None
+        types, squares = ANYTHING, FULL
+        for bound in found:
+            types, squares = types & bound.types, squares & bound.squares
+        return PieceSet(types, squares)
+    return None
+
+
+def _relaxed_set(node: Filter, bounds: Mapping[str, PieceSet]) -> Filter | None:
+    """A set filter that reads no variable and whose value holds the value of ``node``
+    (so it is not empty where ``node``'s is not); None when there is none."""
+    if not _reads_bindings(node):
+        return node
+    bound = _upper_bound(node, bounds)
+    if bound is not None:
+        return bound
+    if isinstance(node, Attacks | AttackedBy):
+        # Both are monotone in either argument: more pieces attack, or are attacked, more.
+        left, right = _relaxed_set(node.left, bounds), _relaxed_set(node.right, bounds)
+        if left is None or right is None:
+            return None
+        return type(node)(left, right)
+    return None
 
 
 # --------------------------------------------------------------------------------------

@@ -12,6 +12,13 @@ children), never from the tree, and gives a function of the board (:data:`BoardC
 * **Keyed disjunctions** (:func:`any_member`): members filed under a *key* (an atom naming
   a rare piece kind and its squares); a position looks only at the members whose key
   square holds that piece.  Members that are one atom each are merged into one mask test.
+  Members that each require a piece variable on some squares are filed under those
+  squares (:func:`variable_keyed`): a position looks only at the members filed under the
+  square where the bound piece stands; members that each require the next move to land
+  on some squares, under those (:func:`destination_keyed`).  Members that follow pieces
+  are tried only where a test that reads no binding holds (:func:`gated`).
+* **Generated board checks** are compiled once per shape of their text, their integers
+  passed in (:func:`_made`): an orbit's members differ in their squares only.
 * **Attack counts** (:func:`attack_count`, :func:`attack_count_in_range`) and **sums of
   them** over single target squares (:func:`attack_sum`); ``L attacks R`` and
   ``L attackedby R`` counted from the smaller side (:func:`attacks`, :func:`attacked_by`).
@@ -50,7 +57,8 @@ from __future__ import annotations
 import bisect
 import functools
 import operator
-from collections.abc import Callable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 import attrs
@@ -58,7 +66,8 @@ import chess
 
 from cqllegacy.core.tree import PieceSet
 from cqllegacy.evaluator.analysis import closed_range
-from cqllegacy.evaluator.compiler import BoardCheck, Context, NumberFn, SetFn, TruthFn
+from cqllegacy.evaluator.compiler import BoardCheck, Context, Fn, NumberFn, SetFn, TruthFn
+from cqllegacy.evaluator.gametree import NO_PIECE
 from cqllegacy.evaluator.masks import Mask, kind_bit, kinds, mask_expression, mask_function
 from cqllegacy.vocab.pieces import (
     ANY_PIECE,
@@ -224,9 +233,39 @@ def _function(
     to.  One call instead of a call per atom."""
     source = "def check(board):\n" + "".join(f"    {line}\n" for line in body)
     source += f"    return {otherwise}\n"
-    scope: dict[str, Any] = dict(tables or {})
-    exec(compile(source, "<cqllegacy board check>", "exec"), scope)
-    check: BoardCheck = scope["check"]
+    return _made(source, tables or {})
+
+
+#: Makers of board checks by the shape of their text (integers left out): the members of
+#: an orbit differ in their squares only, and compiling each alone cost a noticeable
+#: part of a second for an orbit of hundreds.
+_MAKERS: dict[tuple[str, tuple[str, ...]], Callable[..., BoardCheck]] = {}
+
+#: An integer literal of the generated text (never part of a name or of a float).
+_LITERAL = re.compile(r"(?<![\w.])\d+(?![\w.])")
+
+
+def _made(source: str, tables: Mapping[str, Any]) -> BoardCheck:
+    """The function ``check`` that ``source`` defines, its integer literals and the names
+    of ``tables`` given to a maker compiled once per shape."""
+    constants: list[int] = []
+
+    def named(literal: re.Match[str]) -> str:
+        constants.append(int(literal.group()))
+        return f"_k{len(constants) - 1}"
+
+    shape = _LITERAL.sub(named, source)
+    names = tuple(sorted(tables))
+    maker = _MAKERS.get((shape, names))
+    if maker is None:
+        parameters = ", ".join([*(f"_k{i}" for i in range(len(constants))), *names])
+        text = f"def make({parameters}):\n"
+        text += "".join(f"    {line}\n" for line in shape.splitlines())
+        text += "    return check\n"
+        scope: dict[str, Any] = {}
+        exec(compile(text, "<cqllegacy board check>", "exec"), scope)
+        maker = _MAKERS[(shape, names)] = scope["make"]
+    check: BoardCheck = maker(*constants, *(tables[name] for name in names))
     return check
 
 
@@ -508,6 +547,65 @@ def _context_index(
         return False
 
     return any_holds
+
+
+def variable_keyed(
+    name: str, unkeyed: TruthFn | None, by_square: Mapping[int, TruthFn]
+) -> TruthFn:
+    """Some member of a disjunction holds, its members filed by the square of the piece
+    variable ``name`` that each requires: ``by_square[s]`` tells whether some member
+    filed under ``s`` holds, ``unkeyed`` whether some member filed nowhere does.  A
+    position looks only at the members filed under the square where the bound piece
+    stands (none when it has left the board)."""
+    table = tuple(by_square.get(sq) for sq in range(64))
+
+    def any_holds(ctx: Context, p: int) -> bool:
+        if unkeyed is not None and unkeyed(ctx, p):
+            return True
+        sq = ctx.where[p][ctx.bindings[name]]
+        if sq == NO_PIECE:
+            return False
+        some = table[sq]
+        return some is not None and bool(some(ctx, p))
+
+    return any_holds
+
+
+def destination_keyed(unkeyed: TruthFn | None, by_square: Mapping[int, TruthFn]) -> TruthFn:
+    """Some member of a disjunction holds, its members filed by the squares their next
+    move must reach: ``by_square[s]`` tells whether some member filed under ``s`` holds,
+    ``unkeyed`` whether some member filed nowhere does.  A position looks only at the
+    members filed under where its continuations land: the move's target square and,
+    for a king's move, the castling landings on its rank (a castling move lands the king
+    there, whatever square its encoding names).  A null move reaches nothing."""
+    table = tuple(by_square.get(sq) for sq in range(64))
+
+    def any_holds(ctx: Context, p: int) -> bool:
+        if unkeyed is not None and unkeyed(ctx, p):
+            return True
+        looked = 0
+        for q in ctx.next[p]:
+            move = ctx.moves[q]
+            if not move:
+                continue
+            reached = 1 << move.to_square
+            if ctx.boards[p].kings >> move.from_square & 1:
+                reached |= _LANDINGS_ON_RANK[move.from_square >> 3]
+            reached &= ~looked
+            looked |= reached
+            while reached:
+                low = reached & -reached
+                some = table[low.bit_length() - 1]
+                if some is not None and some(ctx, p):
+                    return True
+                reached ^= low
+        return False
+
+    return any_holds
+
+
+#: The squares a castling king lands on, by the rank it starts from (c and g files).
+_LANDINGS_ON_RANK = tuple((chess.BB_FILE_C | chess.BB_FILE_G) & chess.BB_RANKS[r] for r in range(8))
 
 
 # --------------------------------------------------------------------------------------
@@ -854,27 +952,90 @@ def _main_chain_ends(table: Any) -> list[int]:
     return ends
 
 
-def find_among(necessity: TruthFn, test: TruthFn) -> TruthFn:
-    """``find X`` given a test that holds wherever X holds and reads no binding: the
-    positions where it holds are listed once per game and scope, and X is tried at
-    those from the current position on, along the continuations in scope."""
+def _listed(
+    ctx: Context, token: object, necessity: Fn, reached: int = FULL
+) -> tuple[list[int], Sequence[int]]:
+    """The positions where ``necessity`` holds, listed once per game and scope under
+    ``token``, and per position the end of the positions reachable from it in scope.
+    ``reached``: squares one of which the next move must land on wherever the necessity
+    holds (only the positions whose continuations land there are tried)."""
+    key = (token, ctx.all_scope)
+    found: tuple[list[int], Sequence[int]] | None = ctx.memo.get(key)
+    if found is None:
+        if reached == FULL:
+            tried: Iterable[int] = range(len(ctx.table))
+        else:
+            landings = _landings(ctx)
+            tried = sorted({q for sq in iter_squares(reached) for q in landings[sq]})
+        listed = [q for q in tried if necessity(ctx, q)]
+        found = ctx.memo[key] = (listed, _reachable_ends(ctx))
+    return found
+
+
+def _reachable_ends(ctx: Context) -> Sequence[int]:
+    """Per position, the end of the positions reachable from it in scope (once per game
+    and scope)."""
+    key = (_reachable_ends, ctx.all_scope)
+    found: Sequence[int] | None = ctx.memo.get(key)
+    if found is None:
+        table = ctx.table
+        found = table.subtree_end if ctx.all_scope else [e + 1 for e in _main_chain_ends(table)]
+        ctx.memo[key] = found
+    return found
+
+
+def _landings(ctx: Context) -> list[list[int]]:
+    """Per square, the positions (in order) with a continuation in scope that lands
+    there: its move's target square, and for a king's move the castling landings on its
+    rank (:func:`destination_keyed`)."""
+    key = (_landings, ctx.all_scope)
+    found: list[list[int]] | None = ctx.memo.get(key)
+    if found is None:
+        found = [[] for _ in range(64)]
+        boards, moves = ctx.boards, ctx.moves
+        for q in range(len(ctx.table)):
+            squares = 0
+            for r in ctx.next[q]:
+                move = moves[r]
+                if move:
+                    squares |= 1 << move.to_square
+                    if boards[q].kings >> move.from_square & 1:
+                        squares |= _LANDINGS_ON_RANK[move.from_square >> 3]
+            for sq in iter_squares(squares):
+                found[sq].append(q)
+        ctx.memo[key] = found
+    return found
+
+
+def gated(necessity: TruthFn, test: TruthFn) -> TruthFn:
+    """``test`` where ``necessity`` (a test that holds wherever it holds and reads no
+    binding) holds: the necessity is decided once per position of a game, for every
+    binding of the tags."""
     token = object()
 
-    def candidates(ctx: Context) -> tuple[list[int], Sequence[int]]:
-        key = (token, ctx.all_scope)
-        found: tuple[list[int], Sequence[int]] | None = ctx.memo.get(key)
-        if found is None:
-            table = ctx.table
-            listed = [q for q in range(len(table)) if necessity(ctx, q)]
-            if ctx.all_scope:
-                found = (listed, table.subtree_end)
-            else:
-                found = (listed, [end + 1 for end in _main_chain_ends(table)])
-            ctx.memo[key] = found
-        return found
+    def gated_test(ctx: Context, p: int) -> bool:
+        known: dict[int, bool] | None = ctx.memo.get((token, None))
+        if known is None:
+            known = ctx.memo[(token, None)] = {}
+        holds = known.get(p)
+        if holds is None:
+            holds = known[p] = bool(necessity(ctx, p))
+        return holds and bool(test(ctx, p))
+
+    return gated_test
+
+
+def find_among(
+    necessity: TruthFn, test: TruthFn, shared: object = None, reached: int = FULL
+) -> TruthFn:
+    """``find X`` given a test that holds wherever X holds and reads no binding: the
+    positions where it holds are listed once per game and scope, and X is tried at
+    those from the current position on, along the continuations in scope.  The finds
+    given the same ``shared`` key (one per necessity) share the list."""
+    token = object() if shared is None else shared
 
     def find(ctx: Context, p: int) -> bool:
-        listed, ends = candidates(ctx)
+        listed, ends = _listed(ctx, token, necessity, reached)
         end = ends[p]
         for i in range(bisect.bisect_left(listed, p), len(listed)):
             q = listed[i]
@@ -885,3 +1046,25 @@ def find_among(necessity: TruthFn, test: TruthFn) -> TruthFn:
         return False
 
     return find
+
+
+def count_among(
+    necessity: TruthFn, test: TruthFn, shared: object, reached: int = FULL
+) -> NumberFn:
+    """``find all X`` (how many positions from the current one on, along the
+    continuations in scope, satisfy X) given a test that holds wherever X holds and reads
+    no binding: X is tried only where that test holds (:func:`find_among`'s list)."""
+
+    def count(ctx: Context, p: int) -> int:
+        listed, ends = _listed(ctx, shared, necessity, reached)
+        end = ends[p]
+        found = 0
+        for i in range(bisect.bisect_left(listed, p), len(listed)):
+            q = listed[i]
+            if q >= end:
+                break
+            if test(ctx, q):
+                found += 1
+        return found
+
+    return count

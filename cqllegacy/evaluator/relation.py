@@ -28,7 +28,6 @@ changed since are skipped (:class:`_LineChanges`, :func:`_skip`).
 from __future__ import annotations
 
 import bisect
-import itertools
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
@@ -75,6 +74,27 @@ def _kinds_union(kinds: Sequence[int], types: TypeSet) -> int:
         if types >> i & 1:
             out |= bb
     return out
+
+
+def _rarest_targets(
+    ones: Sequence[int], twos: Sequence[int], countable: int, count: int
+) -> list[tuple[int, int]]:
+    """``count`` squares of ``countable`` with their piece kinds in ``ones``, those of the
+    kinds ``twos`` holds fewest of first.
+
+    >>> ones = [1 << 8 | 1 << 9, 0, 0, 0, 0, 1 << 4] + [0] * 6  # pawns a2 b2, king e1
+    >>> twos = [1 << 16 | 1 << 17, 0, 0, 0, 0, 1 << 5] + [0] * 6
+    >>> _rarest_targets(ones, twos, 1 << 8 | 1 << 9 | 1 << 4, 2)
+    [(4, 5), (8, 0)]
+    """
+    found: list[tuple[int, int]] = []
+    kinds = sorted((twos[k].bit_count(), k) for k in range(len(ones)) if ones[k] & countable)
+    for _, kind in kinds:
+        for target in iter_squares(ones[kind] & countable):
+            found.append((target, kind))
+            if len(found) == count:
+                return found
+    return found
 
 
 def _differing(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> int:
@@ -371,8 +391,9 @@ class RelationOperator:
             yield from ((dx, dy) for dy in range(-7, 8) for dx in range(-7, 8))
             return
         tried: set[tuple[int, int]] = set()
-        for target in itertools.islice(iter_squares(countable), missing_hi + 1):
-            kind = next(i for i in range(12) if one.kinds[i] >> target & 1)
+        # Of any bound+1 countable P1 pieces at least one must be matched after the shift:
+        # those whose kind P2 holds fewest of give the fewest shifts to try.
+        for target, kind in _rarest_targets(one.kinds, two.kinds, countable, missing_hi + 1):
             for source in iter_squares(two.kinds[kind]):
                 offset = (file_of(target) - file_of(source), rank_of(target) - rank_of(source))
                 if offset not in tried:
@@ -392,6 +413,14 @@ class RelationOperator:
                     return True
                 continue
             for dx, dy in self.offsets(one, two):
+                # fits() with its cheapest parts first: the new and the missing counts
+                # need only the moved squares, the pieces on them all four planes.
+                occupied = translate(two.occupied, dx, dy)
+                counted = translate(two.counted, dx, dy)
+                if not self.new.admit((counted & self.allowable & ~one.occupied).bit_count()):
+                    continue
+                if not self.missing.admit((one.counted & ~occupied).bit_count()):
+                    continue
                 planes = two.planes
                 moved = (
                     translate(planes[0], dx, dy),
@@ -399,9 +428,7 @@ class RelationOperator:
                     translate(planes[2], dx, dy),
                     translate(planes[3], dx, dy),
                 )
-                if fits(
-                    one, translate(two.occupied, dx, dy), moved, translate(two.counted, dx, dy)
-                ):
+                if not one.occupied & occupied & _differing(one.planes, moved):
                     return True
         return False
 
@@ -499,6 +526,15 @@ class RelationOperator:
                 return True
         return False
 
+    def counted_pieces(self, ctx: Context) -> list[int]:
+        """Per position, how many pieces of the kinds counted as missing it holds
+        anywhere (turning and shifting P2 gives no more)."""
+        found: list[int] | None = ctx.memo.get((self._token, "counted"))
+        if found is None:
+            found = [self._missing_mask(board).bit_count() for board in ctx.boards]
+            ctx.memo[(self._token, "counted")] = found
+        return found
+
     def check(self, ctx: Context, p: int) -> bool:
         """Whether some later position in scope relates to ``p`` (remembered)."""
         firsts, turns, answers = self._tables(ctx)
@@ -513,6 +549,14 @@ class RelationOperator:
         boards = ctx.boards
         turn = boards[p].turn
         later = _later_in(ctx.table, p, params.main_chain, params.off_chain)
+        missing_hi = self.missing.hi
+        if missing_hi is not None:
+            # Each P1 piece counted as missing that is not missing stands under a P2 piece
+            # of its kind: a P2 with fewer pieces of the counted kinds cannot relate.
+            need = one.counted.bit_count() - missing_hi
+            if need > 0:
+                having = self.counted_pieces(ctx)
+                later = [q for q in later if having[q] >= need]
         same_side = params.same_side
         if same_side is not None:
             later = [q for q in later if (boards[q].turn == turn) == same_side]

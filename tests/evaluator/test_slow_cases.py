@@ -1,0 +1,238 @@
+"""The operators that made published scripts fast give exactly the reference's answers.
+
+Each case is run three ways on real games (``tests/evaluator/test_equivalence.py``'s
+``assert_same``): every node by its reference rule on the game tree, lowered on the game
+tree, and lowered on the stream the runner uses; and, where the naive legacy evaluator of
+``tests/support`` is quick enough, against that too.
+
+* Orbits whose members place a piece variable (``$piece[g2] … :shift :flip``) are filed by
+  the square the bound piece must stand on (``lowering.variable_key``,
+  ``operators.variable_keyed``).
+* ``find`` bodies with one binding-free necessity share its list of positions.
+* A relation with a missing-piece bound skips later positions with too few pieces of the
+  counted kinds, and pins its shifts by the P1 pieces P2 holds fewest of.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import chess.pgn
+import pytest
+from cqllegacy.translator import to_core
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cqllegacy.core import tree as ct
+from cqllegacy.evaluator.evaluate import compile_query
+from cqllegacy.evaluator.lowering import variable_key
+from cqllegacy.evaluator.testing import pd, position
+from cqllegacy.legacy.grammar import read_script
+from cqllegacy.runner.scripts import load_query, read_legacy, read_modern
+from cqllegacy.vocab.pieces import ANYTHING
+from cqllegacy.vocab.squares import FULL
+from tests.evaluator.test_equivalence import FEW, LONG, SETTINGS, SHORT, TREES, assert_same
+from tests.support import reference_legacy as ref
+
+ROOT = Path(__file__).resolve().parents[2]
+QUERIES = ROOT / "benchmarks" / "queries"
+
+# --------------------------------------------------------------------------------------
+# Orbits keyed by the square of a piece variable
+# --------------------------------------------------------------------------------------
+
+
+def test_rookrectangle_on_long_games() -> None:
+    """Appendix C #4: 913 members, each placing the tagged rook on its own square."""
+    assert_same(load_query(QUERIES / "real-04-rookrectangle.cql").query, LONG[:4])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # One square per member, members sharing the finds' necessities.
+        "(match :forany r [Rr] (position $r[d1] :gappedsequence ((position :movefrom $r"
+        " :moveto ?d4)) :shift))",
+        # A typed designator with the variable, several squares per member.
+        "(match :forany r [Rr] (position $r[a1-4] :and ((position :movefrom $r)) :shiftvertical"
+        " :flip))",
+        # Members that name no square of the variable are looked at everywhere.
+        "(match :forany n [Nn] (position :or ((position $n[e4]) (position Kg1 :movefrom $n))"
+        " :shifthorizontal))",
+        # Two variables: the members are filed under one of them.
+        "(match :forany a [Nn] :forany b [Nn] (position $a[c3] $b[e4] :shift))",
+        # A piece variable whose square meets none: that member never matches.
+        "(match :forany q [Qq] (position :or ((position $q[a1] Kg1) (position $q[h8]))"
+        " :shiftvertical))",
+    ],
+)
+def test_orbits_of_lists_that_place_a_piece_variable(text: str) -> None:
+    assert_same(read_legacy(text))
+    assert_same(read_legacy(text), variations=True)
+
+
+@settings(SETTINGS, max_examples=12)
+@given(
+    st.sampled_from(["[Rr]", "[Nn]", "[Pp]", "[Kk]", "A"]),
+    st.integers(0, 63),
+    st.sampled_from([":shift", ":flip", ":shift :flip", ":shifthorizontal :flipcolor"]),
+    st.sampled_from(
+        [
+            "(position :movefrom $x)",
+            "(position :gappedsequence ((position :movefrom $x :moveto ?[a-h4])))",
+            "(position :check)",
+        ]
+    ),
+)
+def test_generated_orbits_that_place_a_piece_variable(
+    types: str, square: int, transforms: str, rest: str
+) -> None:
+    name = chess.square_name(square)
+    text = f"(match :forany x {types} (position $x[{name}] :and ({rest}) {transforms}))"
+    assert_same(read_legacy(text), FEW)
+
+
+def test_the_key_of_a_member_is_where_its_variable_must_stand() -> None:
+    on_b2 = ct.Intersection((ct.PieceVariable("x"), pd("[a1,b2]"), pd("R[b2,c3]")))
+    assert variable_key(ct.Compound((pd("Kg1"), on_b2))) == ("x", 1 << chess.B2)
+    # A variable alone, or inside a disjunction, requires no square.
+    assert variable_key(ct.Compound((ct.PieceVariable("x"), pd("Kg1")))) is None
+    assert variable_key(ct.Or((on_b2, pd("Kg1")))) is None
+    assert variable_key(ct.Intersection((ct.PieceVariable("x"), pd("[a1-8]")))) == (
+        "x",
+        chess.BB_FILE_A & FULL,
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Relations with a shift and a missing-piece bound
+# --------------------------------------------------------------------------------------
+
+SHIFTED = [
+    "(match (position :relation (:shift :missingpiececount A 1)))",
+    "(match (position :markall :relation (:shift :missingpiececount [Pp] 0 1)))",
+    "(match (position :relation (:shift :flip :missingpiececount a 1 2 :newpiececount A 0)))",
+    "(match (position :relation (:shift :missingpiececount A 2 :changesidetomove)))",
+]
+
+
+@pytest.mark.parametrize("text", SHIFTED)
+def test_shifted_relations_on_long_games(text: str) -> None:
+    # A flip makes the reference rule try eight times as many placements.
+    assert_same(read_legacy(text), LONG[:2] if ":flip" in text else LONG[:5])
+
+
+@pytest.mark.parametrize("text", SHIFTED[:2])
+def test_shifted_relations_against_the_naive_evaluator(text: str) -> None:
+    script = read_script(text)
+    fast = compile_query(to_core(script))
+    for i in SHORT:
+        game: chess.pgn.Game = TREES[i]
+        assert fast.evaluate(game, i + 1).matched == ref.game_matches(script, game, i + 1), i
+
+
+# --------------------------------------------------------------------------------------
+# Orbits keyed by the square the next move must reach
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "script", ["real-10-unguarded-interposition.cql", "real-11-double-interposition.cql"]
+)
+def test_interpositions_on_long_games(script: str) -> None:
+    """Appendix C #10 and #11: ``:moveto .d4`` under ``:shift``, one member per square."""
+    assert_same(load_query(QUERIES / script).query, LONG)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(match (position :moveto .e4 :check :shift))",
+        # Castling lands the king on g1/c1 whatever the move's encoding names.
+        "(match (position :moveto ?g1 :movefrom K :shifthorizontal :flipcolor))",
+        "(match (position :moveto [Aa.]c1 :shift))",
+        # Several squares per member; a member that names none.
+        "(match (position :or ((position :moveto ?[d4,e5]) (position :mate)) :shift))",
+        "(match (position :moveto .d4 :shift :variations))",
+    ],
+)
+def test_orbits_of_lists_that_move_to_a_square(text: str) -> None:
+    assert_same(read_legacy(text))
+    assert_same(read_legacy(text), variations=True)
+
+
+def test_chess960_castling_reaches_the_kings_landing_in_a_keyed_orbit() -> None:
+    """O-O-O in Chess960 is encoded king takes rook (e1a1): the king lands on c1."""
+    node = position("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", chess960=True)
+    node.add_main_variation(node.board().parse_san("O-O-O"))
+    game = node.game()
+    members = [
+        ct.Compound((ct.Move(to=ct.PieceSet(ANYTHING, 1 << sq)), pd("Ke1"))) for sq in range(8)
+    ]
+    query = ct.Query(ct.Header(), (ct.TopList(ct.Or(tuple(members))),))
+    expected = compile_query(query, optimize=False).evaluate(game, 1)
+    assert expected.matched
+    assert compile_query(query).evaluate(game, 1) == expected
+
+
+# --------------------------------------------------------------------------------------
+# Binding-free necessities: disjunctions and finds that follow pieces
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("script", ["real-tagging-30-checks.cql", "real-15-knightchase.cql"])
+def test_tag_scripts_on_long_games(script: str) -> None:
+    assert_same(load_query(QUERIES / script).query, LONG)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The same piece checks again and again (matches on these games).
+        "(match :forany c A (position :btm :attackcount $c k 1 :matchcount 3 1000 :flipcolor))",
+        "(match :forany c [Aa] (position :attackcount $c [Kk] 1 :matchcount 2 100 :flipcolor))",
+        # Knights chasing each other, fewer times.
+        "(match :forany a [nN] :forany b [Nn] (position :tagmatch a n :tagmatch b N"
+        " :sequence ((position :attackcount $a $b 1 :movefrom $b) (position :movefrom $a))"
+        " :matchcount 1 100 :flipcolor))",
+        # A pawn of a colour (pawns attack one way) attacking a queen or a rook.
+        "(match :forany p [Pp] (position :tagmatch p P :attackcount $p [qr] 1 :matchcount 1 100"
+        " :flipcolor))",
+        # A tag attacked by something, and a move of it to an attacked square.
+        "(match :forany r [Rr] (position :or ((position :attackcount A $r 1)"
+        " (position :movefrom $r :moveto ?[a-h4-5])) :matchcount 2 100 :shifthorizontal))",
+    ],
+)
+def test_disjunctions_that_follow_pieces(text: str) -> None:
+    assert_same(read_legacy(text))
+    assert_same(read_legacy(text), variations=True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cql() piece x in [RrQq] {x & a-h1-8 find all {move to x}}",
+        "cql() piece x in [Nn] (find all {x attacks [Kk]}) >= 1",
+        "cql() piece x in [Pp] (find all {move from x promote [QqNn]}) == 1",
+        "cql() piece x in [Rr] (find all {move from x}) == 6",
+        "cql() piece x in [Nn] 4 <= (find all {x attacks a}) <= 9",
+    ],
+)
+def test_finds_all_that_follow_pieces(text: str) -> None:
+    assert_same(read_modern(text))
+    assert_same(read_modern(text), variations=True)
+
+
+def test_chess960_castling_reaches_the_kings_landing_in_a_listed_find() -> None:
+    """A find listing the positions whose move lands on c1 lists O-O-O played e1a1."""
+    node = position("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", chess960=True)
+    node.add_main_variation(node.board().parse_san("O-O-O"))
+    game = node.game()
+    for text in (
+        "cql() piece x in [Kk] find {move from x to c1}",
+        "cql() piece x in [Kk] (find all {move from x to [c1,g8]}) == 1",
+    ):
+        query = read_modern(text)
+        expected = compile_query(query, optimize=False).evaluate(game, 1)
+        assert expected.matched
+        assert compile_query(query).evaluate(game, 1) == expected
