@@ -205,12 +205,25 @@ class Query:
         options: ScanOptions = ScanOptions(),  # noqa: B008 (frozen)
         progress: Messages | None = None,
         engine: Engine | None = None,
+        index: bool | str | os.PathLike[str] | None = None,
     ) -> Summary:
         """Run on every game of ``inputs``; each matching game goes to every sink (see
-        :func:`cqllegacy.runner.scan`)."""
-        return scan(
-            self.compiled, inputs, options=options, sinks=sinks, progress=progress, engine=engine
-        )
+        :func:`cqllegacy.runner.scan`).  ``index``: None or True uses each input's fresh
+        index found beside it, a path that index (a file for one input, a folder
+        otherwise), False scans; the results are the same (see :mod:`cqllegacy.index`)."""
+        if index is False:
+            return scan(
+                self.compiled, inputs, options=options, sinks=sinks, progress=progress,
+                engine=engine,
+            )  # fmt: skip
+        from cqllegacy.index.scan import IndexChoice
+        from cqllegacy.index.scan import scan as indexed_scan
+
+        path = None if index is None or index is True else Path(index)
+        return indexed_scan(
+            self.compiled, self.core, inputs, choice=IndexChoice(True, path), options=options,
+            sinks=sinks, progress=progress, engine=engine,
+        )  # fmt: skip
 
     def search(
         self,
@@ -220,11 +233,12 @@ class Query:
         skip_initial: bool = False,
         variations: bool = False,
         progress: Messages | None = None,
+        index: bool | str | os.PathLike[str] | None = None,
     ) -> Iterator[Match]:
         """The matching games of the PGN files, in input order, as :class:`Match`
         objects.  ``jobs`` processes scan at once (the order is kept).  Games that
         cannot be read are reported through ``progress`` (standard error by default)
-        and skipped."""
+        and skipped.  ``index`` as for :meth:`scan` (made by :func:`cqllegacy.index`)."""
         if isinstance(pgn_paths, str | os.PathLike):
             pgn_paths = [pgn_paths]
         inputs = tuple(InputFile.of(os.fspath(path)) for path in pgn_paths)
@@ -238,7 +252,7 @@ class Query:
 
             engine = ProcessEngine(jobs, small_inputs=False)
         self.compiled  # noqa: B018 (compile here, so that errors come from this thread)
-        yield from _threaded_scan(self, inputs, options, progress, engine)
+        yield from _threaded_scan(self, inputs, options, progress, engine, index)
 
 
 # --------------------------------------------------------------------------------------
@@ -416,12 +430,16 @@ def _threaded_scan(
     options: ScanOptions,
     progress: Messages | None,
     engine: Engine | None,
+    index: bool | str | os.PathLike[str] | None = None,
 ) -> Iterator[Match]:
     sink = FoundQueue()
 
     def work() -> None:
         try:
-            query.scan(inputs, sinks=[sink], options=options, progress=progress, engine=engine)
+            query.scan(
+                inputs, sinks=[sink], options=options, progress=progress, engine=engine,
+                index=index,
+            )  # fmt: skip
             sink.items.put(("end", None))
         except _Stopped:
             pass

@@ -62,14 +62,14 @@ def scan(
             if engine is not None:
                 engine.close()
             for item in inputs:
-                _scan_file(state, item)
+                scan_file(state, item)
     finally:
         state.progress.close()
     state.summary.seconds = time.monotonic() - started
     return state.summary
 
 
-def _scan_file(state: GameScan, item: InputFile) -> None:
+def scan_file(state: GameScan, item: InputFile) -> None:
     with contextlib.ExitStack() as stack:
         try:
             source = stack.enter_context(open_pgn(item.path))
