@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Match", "Query", "TranslationError", "__version__", "load"]
+__all__ = ["Match", "Query", "TranslationError", "__version__", "index", "load"]
 
 if TYPE_CHECKING:
-    from cqllegacy.api import Match, Query, load
+    from cqllegacy.api import Match, Query, index, load
     from cqllegacy.translator import TranslationError
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("Match", "Query", "load"):
+    if name in ("Match", "Query", "index", "load"):
         from cqllegacy import api
 
         return getattr(api, name)

@@ -28,6 +28,7 @@ import importlib.resources
 import os
 import pickle
 import queue
+import sys
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -67,7 +68,7 @@ if TYPE_CHECKING:
     from cqllegacy.present.explain import Explanation
     from cqllegacy.runner.parallel import Engine
 
-__all__ = ["SAMPLE_GAMES", "Match", "Query", "load", "sample_games"]
+__all__ = ["SAMPLE_GAMES", "Match", "Query", "index", "load", "sample_games"]
 
 
 def sample_games() -> contextlib.AbstractContextManager[Path]:
@@ -210,14 +211,14 @@ class Query:
         """Run on every game of ``inputs``; each matching game goes to every sink (see
         :func:`cqllegacy.runner.scan`).  ``index``: None or True uses each input's fresh
         index found beside it, a path that index (a file for one input, a folder
-        otherwise), False scans; the results are the same (see :mod:`cqllegacy.index`)."""
+        otherwise), False scans; the results are the same (see :mod:`cqllegacy.indexing`)."""
         if index is False:
             return scan(
                 self.compiled, inputs, options=options, sinks=sinks, progress=progress,
                 engine=engine,
             )  # fmt: skip
-        from cqllegacy.index.scan import IndexChoice
-        from cqllegacy.index.scan import scan as indexed_scan
+        from cqllegacy.indexing.scan import IndexChoice
+        from cqllegacy.indexing.scan import scan as indexed_scan
 
         path = None if index is None or index is True else Path(index)
         return indexed_scan(
@@ -253,6 +254,33 @@ class Query:
             engine = ProcessEngine(jobs, small_inputs=False)
         self.compiled  # noqa: B018 (compile here, so that errors come from this thread)
         yield from _threaded_scan(self, inputs, options, progress, engine, index)
+
+
+def index(
+    pgn_paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    output: str | os.PathLike[str] | None = None,
+    *,
+    jobs: int = 1,
+    progress: Messages | None = None,
+) -> list[Path]:
+    """Build the position index of each PGN file (``cqllegacy index``): beside it
+    (``NAME.cqlidx``), or at ``output`` (a file for one input, else a folder).  Returns
+    the index files written; :meth:`Query.search` and :meth:`Query.scan` use them while
+    they are fresh.  A damaged input is indexed up to the damage, and runs on it scan."""
+    from cqllegacy.indexing.build import build
+    from cqllegacy.indexing.store import index_destination
+
+    if isinstance(pgn_paths, str | os.PathLike):
+        pgn_paths = [pgn_paths]
+    sources = [Path(path) for path in pgn_paths]
+    written = []
+    for source in sources:
+        if not source.is_file():
+            raise UsageError(f"input {source} is not a file")
+        target = index_destination(source, output, len(sources) > 1)
+        build(source, target, jobs=jobs, progress=progress or Messages(sys.stderr))
+        written.append(target)
+    return written
 
 
 # --------------------------------------------------------------------------------------

@@ -61,20 +61,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(func=run)
 
 
-def destination(source: Path, output: str | None, several: bool) -> Path:
-    """Where the index of ``source`` is written."""
-    from cqllegacy.index.store import default_index_path
-
-    if output is None:
-        return default_index_path(source)
-    out = Path(output)
-    if several or out.is_dir():
-        return out / default_index_path(source).name
-    return out
-
-
 def run(args: argparse.Namespace) -> int:
-    from cqllegacy.index.build import build
+    from cqllegacy.indexing.build import build
+    from cqllegacy.indexing.store import index_destination
     from cqllegacy.runner.progress import make_progress
 
     sources = [Path(name) for name in args.inputs]
@@ -86,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     several = len(sources) > 1
     if several and args.output is not None and not Path(args.output).is_dir():
         raise UsageError("with several inputs, -o names an existing folder")
-    targets = [destination(source, args.output, several) for source in sources]
+    targets = [index_destination(source, args.output, several) for source in sources]
     for source, target in zip(sources, targets, strict=True):
         if target.resolve() == source.resolve():
             raise UsageError(f"the index of {source} would replace it")

@@ -1,4 +1,4 @@
-"""Necessary conditions of a query, for a position index (:mod:`cqllegacy.index`).
+"""Necessary conditions of a query, for a position index (:mod:`cqllegacy.indexing`).
 
 :func:`necessity` says what a game must show for the query to match it, in terms an
 index of main-line positions can check without replaying anything: for each top-level

@@ -2,7 +2,7 @@
 worker processes (``jobs``).
 
 The main process reads and splits the file (as a scan does) and hands batches of game
-texts to the workers, which replay them (:func:`~cqllegacy.index.records.record_games`);
+texts to the workers, which replay them (:func:`~cqllegacy.indexing.records.record_games`);
 the batches are written in file order, a few under way per worker at most, so memory
 does not grow with the file.  The file's size and SHA-256 are taken before and after the
 build: a file that changed meanwhile gives no index.
@@ -17,8 +17,8 @@ from pathlib import Path
 import attrs
 
 from cqllegacy.errors import UsageError
-from cqllegacy.index.records import Columns, record_games
-from cqllegacy.index.store import file_facts, writing
+from cqllegacy.indexing.records import Columns, record_games
+from cqllegacy.indexing.store import file_facts, writing
 from cqllegacy.runner.pgn import DamagedInput, GameText, open_pgn, split_games
 from cqllegacy.runner.progress import Messages
 

@@ -1,6 +1,6 @@
 """A scan that uses the inputs' indexes (:func:`scan`), with the output of a scan.
 
-For each input file with a fresh index (:func:`~cqllegacy.index.store.open_index`), the
+For each input file with a fresh index (:func:`~cqllegacy.indexing.store.open_index`), the
 index is asked for the candidate games (those that may match, and every game that does
 not read cleanly); only they are evaluated, from the text the index keeps of them, by the
 same :class:`~cqllegacy.runner.game_scan.GameScan` a scan uses, with their ordinals as
@@ -28,7 +28,7 @@ import attrs
 
 from cqllegacy.core.tree import Query
 from cqllegacy.evaluator.necessary import Necessity, necessity
-from cqllegacy.index.store import Index, StaleIndex, default_index_path, open_index
+from cqllegacy.indexing.store import Index, StaleIndex, default_index_path, open_index
 from cqllegacy.runner import scanner
 from cqllegacy.runner.compiled import CompiledQueryLike
 from cqllegacy.runner.game_scan import GameScan

@@ -11,7 +11,7 @@ An index is one DuckDB database (the README says why DuckDB) beside its PGN file
 * ``games``: per game its number in the file, first line, whether it reads cleanly,
   its main-line moves, its tags (JSON) and its text (tags, movetext, encoding, problems);
 * ``positions``: per main-line position of a clean game (see
-  :mod:`~cqllegacy.index.records`) the placement, side to move, rights, flags and the
+  :mod:`~cqllegacy.indexing.records`) the placement, side to move, rights, flags and the
   move played from it;
 * ``summary``: per clean game, for each coloured piece type the squares it ever stands
   on, and the flags of any of its positions (a first, cheap rejection).
@@ -37,7 +37,7 @@ from cqllegacy import __version__
 from cqllegacy.errors import WriteError
 from cqllegacy.evaluator.necessary import Alternative, ListNeed, Necessity
 from cqllegacy.evaluator.operators import Atom
-from cqllegacy.index.records import (
+from cqllegacy.indexing.records import (
     BOARD_FIELDS,
     CHECK,
     MATE,
@@ -60,6 +60,7 @@ __all__ = [
     "StaleIndex",
     "default_index_path",
     "file_facts",
+    "index_destination",
     "open_index",
 ]
 
@@ -91,6 +92,19 @@ def default_index_path(pgn: str | os.PathLike[str]) -> Path:
     """
     path = Path(pgn)
     return path.with_name(path.name + SUFFIX)
+
+
+def index_destination(
+    source: Path, output: str | os.PathLike[str] | None, several: bool
+) -> Path:
+    """Where the index of ``source`` is written: beside it, or ``output`` (a file, or a
+    folder when there are ``several`` inputs or it is one)."""
+    if output is None:
+        return default_index_path(source)
+    out = Path(output)
+    if several or out.is_dir():
+        return out / default_index_path(source).name
+    return out
 
 
 @attrs.frozen
