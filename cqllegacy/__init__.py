@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["SAMPLE_GAMES", "Match", "Query", "TranslationError", "__version__", "load"]
+__all__ = ["SAMPLE_GAMES", "Match", "Query", "TranslationError", "__version__", "index", "load"]
 
 if TYPE_CHECKING:
-    from cqllegacy.api import SAMPLE_GAMES, Match, Query, load
+    from cqllegacy.api import SAMPLE_GAMES, Match, Query, index, load
     from cqllegacy.translator import TranslationError
 
-_API = ("SAMPLE_GAMES", "Match", "Query", "load")
+_API = ("SAMPLE_GAMES", "Match", "Query", "index", "load")
 
 
 def __dir__() -> list[str]:

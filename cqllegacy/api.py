@@ -28,6 +28,7 @@ import importlib.resources
 import os
 import pickle
 import queue
+import sys
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -68,7 +69,7 @@ if TYPE_CHECKING:
     from cqllegacy.present.explain import Explanation
     from cqllegacy.runner.parallel import Engine
 
-__all__ = ["SAMPLE_GAMES", "Match", "PgnSource", "Query", "load", "sample_games"]
+__all__ = ["SAMPLE_GAMES", "Match", "PgnSource", "Query", "index", "load", "sample_games"]
 
 
 def sample_games() -> contextlib.AbstractContextManager[Path]:
@@ -208,12 +209,25 @@ class Query:
         options: ScanOptions = ScanOptions(),  # noqa: B008 (frozen)
         progress: Messages | None = None,
         engine: Engine | None = None,
+        index: bool | str | os.PathLike[str] | None = None,
     ) -> Summary:
         """Run on every game of ``inputs``; each matching game goes to every sink (see
-        :func:`cqllegacy.runner.scan`)."""
-        return scan(
-            self.compiled, inputs, options=options, sinks=sinks, progress=progress, engine=engine
-        )
+        :func:`cqllegacy.runner.scan`).  ``index``: None or True uses each input's fresh
+        index found beside it, a path that index (a file for one input, a folder
+        otherwise), False scans; the results are the same (see :mod:`cqllegacy.indexing`)."""
+        if index is False:
+            return scan(
+                self.compiled, inputs, options=options, sinks=sinks, progress=progress,
+                engine=engine,
+            )  # fmt: skip
+        from cqllegacy.indexing.scan import IndexChoice
+        from cqllegacy.indexing.scan import scan as indexed_scan
+
+        path = None if index is None or index is True else Path(index)
+        return indexed_scan(
+            self.compiled, self.core, inputs, choice=IndexChoice(True, path), options=options,
+            sinks=sinks, progress=progress, engine=engine,
+        )  # fmt: skip
 
     def search(
         self,
@@ -223,6 +237,7 @@ class Query:
         skip_initial: bool = False,
         variations: bool = False,
         progress: Messages | None = None,
+        index: bool | str | os.PathLike[str] | None = None,
     ) -> Iterator[Match]:
         """The matching games, in input order, as :class:`Match` objects.
 
@@ -240,7 +255,34 @@ class Query:
                 from cqllegacy.runner.parallel import ProcessEngine
 
                 engine = ProcessEngine(jobs, small_inputs=False)
-            yield from _threaded_scan(self, inputs, options, progress, engine)
+            yield from _threaded_scan(self, inputs, options, progress, engine, index)
+
+
+def index(
+    pgn_paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    output: str | os.PathLike[str] | None = None,
+    *,
+    jobs: int = 1,
+    progress: Messages | None = None,
+) -> list[Path]:
+    """Build the position index of each PGN file (``cqllegacy index``): beside it
+    (``NAME.cqlidx``), or at ``output`` (a file for one input, else a folder).  Returns
+    the index files written; :meth:`Query.search` and :meth:`Query.scan` use them while
+    they are fresh.  A damaged input is indexed up to the damage, and runs on it scan."""
+    from cqllegacy.indexing.build import build
+    from cqllegacy.indexing.store import index_destination
+
+    if isinstance(pgn_paths, str | os.PathLike):
+        pgn_paths = [pgn_paths]
+    sources = [Path(path) for path in pgn_paths]
+    written = []
+    for source in sources:
+        if not source.is_file():
+            raise UsageError(f"input {source} is not a file")
+        target = index_destination(source, output, len(sources) > 1)
+        build(source, target, jobs=jobs, progress=progress or Messages(sys.stderr))
+        written.append(target)
+    return written
 
 
 # --------------------------------------------------------------------------------------
@@ -537,12 +579,16 @@ def _threaded_scan(
     options: ScanOptions,
     progress: Messages | None,
     engine: Engine | None,
+    index: bool | str | os.PathLike[str] | None = None,
 ) -> Iterator[Match]:
     sink = FoundQueue()
 
     def work() -> None:
         try:
-            query.scan(inputs, sinks=[sink], options=options, progress=progress, engine=engine)
+            query.scan(
+                inputs, sinks=[sink], options=options, progress=progress, engine=engine,
+                index=index,
+            )  # fmt: skip
             sink.items.put(("end", None))
         except _Stopped:
             pass

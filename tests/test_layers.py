@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("cqllegacy.cli", "cqllegacy.__main__"),
     ("cqllegacy.api",),
+    ("cqllegacy.indexing",),
     ("cqllegacy.migration", "cqllegacy.fixturekit", "cqllegacy.present"),
     ("cqllegacy.runner",),
     ("cqllegacy.evaluator",),

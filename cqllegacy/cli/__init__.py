@@ -18,7 +18,7 @@ from cqllegacy.errors import BROKEN_PIPE, CqlLegacyError, Interrupted, one_line,
 from cqllegacy.signals import interrupting_signals
 
 # Order here is the order of --help.
-SUBCOMMANDS = ("run", "explain", "translate", "check", "migrate", "fixtures")
+SUBCOMMANDS = ("run", "index", "explain", "translate", "check", "migrate", "fixtures")
 
 DESCRIPTION = """\
 Run legacy CQL 3.x scripts -- the parenthesised (match ... (position ...)) language

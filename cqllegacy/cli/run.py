@@ -200,6 +200,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="with --engine dask: the scheduler, e.g. tcp://host:8786 (default: a cluster "
         "of local processes started for the run)",
     )
+    add_index_options(parser)
     parser.add_argument(
         "-q",
         "--quiet",
@@ -246,6 +247,27 @@ def _game_range(numbers: list[str], parser: argparse.ArgumentParser) -> tuple[in
 def _looks_like_games(name: str) -> bool:
     """A PGN file's name, which is never the script (``-i a.pgn b.pgn`` lacks one)."""
     return name.lower().endswith((".pgn", ".gz", ".bz2", ".xz"))
+
+
+def add_index_options(parser: argparse.ArgumentParser) -> None:
+    """``--index PATH`` and ``--no-index`` (see ``cqllegacy index --help``)."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--index",
+        metavar="PATH",
+        help="the index to use (made by `cqllegacy index`): a file for one input, else a "
+        "folder; default: INPUT.cqlidx beside each input, used when it is fresh",
+    )
+    group.add_argument(
+        "--no-index", action="store_true", help="scan every game, even where an index is"
+    )
+
+
+def index_choice(args: argparse.Namespace) -> bool | str:
+    """The ``index`` argument of :meth:`cqllegacy.api.Query.scan` the options ask for."""
+    if getattr(args, "no_index", False):
+        return False
+    return getattr(args, "index", None) or True
 
 
 @attrs.frozen
@@ -410,8 +432,9 @@ def _carry_out(
         progress = make_progress(err, quiet=args.quiet, total_bytes=total_size(plan.inputs))
         engine = make_engine(args, compiled)
         summary = loaded.scan(
-            plan.inputs, options=options, sinks=sinks, progress=progress, engine=engine
-        )
+            plan.inputs, options=options, sinks=sinks, progress=progress, engine=engine,
+            index=index_choice(args),
+        )  # fmt: skip
     return summary, plan, why
 
 

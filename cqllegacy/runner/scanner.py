@@ -70,13 +70,10 @@ def scan(
             if engine is not None:
                 engine.close()
             for item in inputs:
-                _scan_file(state, item)
+                scan_file(state, item)
     except StopScan as stop:
         # A sink has all it wants (the engine's workers were stopped on the way here).
-        state.summary.stopped = stop.reason
-        state.summary.games = stop.games
-        if stop.matched is not None:
-            state.summary.matched = stop.matched
+        stopped(state, stop)
     finally:
         state.progress.close()
     state.summary.seconds = time.monotonic() - started
@@ -91,11 +88,19 @@ def last_game(compiled: CompiledQueryLike) -> int | None:
     return bounds[1] if isinstance(bounds, tuple) else None
 
 
-def _past_the_last_game(state: GameScan) -> StopScan:
+def stopped(state: GameScan, stop: StopScan) -> None:
+    """Record in the summary where and why the scan stopped early."""
+    state.summary.stopped = stop.reason
+    state.summary.games = stop.games
+    if stop.matched is not None:
+        state.summary.matched = stop.matched
+
+
+def past_the_last_game(state: GameScan) -> StopScan:
     return StopScan(f"stopped after game {state.last_game}", games=state.last_game or 0)
 
 
-def _scan_file(state: GameScan, item: InputFile) -> None:
+def scan_file(state: GameScan, item: InputFile) -> None:
     with contextlib.ExitStack() as stack:
         try:
             source = stack.enter_context(open_pgn(item.path))
@@ -141,7 +146,7 @@ def _scan_on(
         summary.damaged_files += result.damaged
         progress.update(summary.games, summary.matched, bytes_done)
         if state.last_game is not None and summary.games >= state.last_game:
-            raise _past_the_last_game(state)
+            raise past_the_last_game(state)
 
     # Not ``summary.damaged_files += run_units(...)``: emit counts damaged units meanwhile.
     damaged = run_units(engine, state.compiled, inputs, state.options, sinks, emit)

@@ -1,0 +1,109 @@
+"""``cqllegacy index``: build the position index of PGN files, for ``run`` to use."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from cqllegacy.cli.run import _positive as positive
+from cqllegacy.cli.run import default_jobs
+from cqllegacy.errors import IncompleteInput, UsageError, WriteError
+
+DESCRIPTION = """\
+Index PGN files, so that later runs on them read only the games that may match: for
+each game its text, tags and a summary (the squares each piece type ever stands on,
+the checks and mates), and for each position of its main line the placement, side to
+move, castling and en passant rights, check, mate and stalemate and the move played.
+`cqllegacy run` finds the index beside its input (GAMES.pgn -> GAMES.pgn.cqlidx) and
+uses it while it is fresh; its output is the same as without it.
+"""
+
+EPILOG = """\
+variations: positions inside variations are not indexed; a run that examines them
+  (--variations, or a script that looks into variations) scans instead.
+freshness: the index records the file's size, modification time and SHA-256, its
+  format and the cqllegacy version.  A run checks them and scans (saying so in one
+  line) when the file changed, the index is of another file or version, or damaged.
+atomic: the index is written under a temporary name and renamed when complete; an
+  interrupted or failed build leaves the previous index as it was.
+exit status: 0 indexed; 2 bad command line or unreadable input; 3 an input was not read
+  to its end (its index records that, and runs scan it); 4 writing the index failed.
+"""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "index",
+        help="index PGN files so that runs on them are faster",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("inputs", metavar="PGN", nargs="+", help="the PGN file(s) to index")
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="INDEX",
+        help="the index file (one input) or folder (several inputs); default: beside each "
+        "input, its name with .cqlidx",
+    )
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=positive,
+        default=None,
+        metavar="N",
+        help=f"processes that replay games at once (default: every core, {default_jobs()} here)",
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar and no summary")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from cqllegacy.indexing.build import build
+    from cqllegacy.indexing.store import index_destination
+    from cqllegacy.runner.progress import make_progress
+
+    sources = [Path(name) for name in args.inputs]
+    for source in sources:
+        if not source.is_file():
+            raise UsageError(f"input {source} is not a file")
+        if not os.access(source, os.R_OK):
+            raise UsageError(f"input {source} cannot be read (permission denied)")
+    several = len(sources) > 1
+    if several and args.output is not None and not Path(args.output).is_dir():
+        raise UsageError("with several inputs, -o names an existing folder")
+    targets = [index_destination(source, args.output, several) for source in sources]
+    for source, target in zip(sources, targets, strict=True):
+        if target.resolve() == source.resolve():
+            raise UsageError(f"the index of {source} would replace it")
+    jobs = args.jobs or default_jobs()
+    status = 0
+    for source, target in zip(sources, targets, strict=True):
+        progress = make_progress(sys.stderr, quiet=args.quiet, total_bytes=source.stat().st_size)
+        try:
+            result = build(source, target, jobs=jobs, progress=progress)
+        except OSError as exc:
+            raise WriteError(
+                f"cannot write the index {target}: {exc.strerror or exc}; "
+                "the previous index (if any) is unchanged"
+            ) from exc
+        finally:
+            progress.close()
+        if result.damaged:
+            print(f"warning: {source}: {result.damaged}; runs on it will scan", file=sys.stderr)
+            status = IncompleteInput.exit_status
+        if not args.quiet:
+            print(
+                f"indexed {source}: {result.games} games, {result.positions} positions; "
+                f"wrote {target} ({_size(target)})",
+                file=sys.stderr,
+            )
+    return status
+
+
+def _size(path: Path) -> str:
+    size = path.stat().st_size
+    return f"{size / 1e6:.1f} MB" if size >= 1e5 else f"{size} bytes"

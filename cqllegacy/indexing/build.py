@@ -1,0 +1,99 @@
+"""Building the index of a PGN file (:func:`build`), in this process or spread over
+worker processes (``jobs``).
+
+The main process reads and splits the file (as a scan does) and hands batches of game
+texts to the workers, which replay them (:func:`~cqllegacy.indexing.records.record_games`);
+the batches are written in file order, a few under way per worker at most, so memory
+does not grow with the file.  The file's size and SHA-256 are taken before and after the
+build: a file that changed meanwhile gives no index.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Iterator
+from pathlib import Path
+
+import attrs
+
+from cqllegacy.errors import UsageError
+from cqllegacy.indexing.records import Columns, record_games
+from cqllegacy.indexing.store import file_facts, writing
+from cqllegacy.runner.pgn import DamagedInput, GameText, open_pgn, split_games
+from cqllegacy.runner.progress import Messages
+
+__all__ = ["BuildResult", "build"]
+
+#: Games per batch handed to a worker and written at once.
+BATCH_GAMES = 500
+
+
+@attrs.frozen
+class BuildResult:
+    """What a build wrote: the index, the games and positions in it, and why reading
+    stopped early (None: the file was read to its end)."""
+
+    index: Path
+    games: int
+    positions: int
+    damaged: str | None
+
+
+def build(source: Path, index: Path, *, jobs: int = 1, progress: Messages) -> BuildResult:
+    """Index the PGN file ``source`` into ``index`` (replaced atomically)."""
+    before = file_facts(source)
+    damaged: str | None = None
+    with writing(index) as writer:
+        with open_pgn(source) as pgn:
+            try:
+                batches = _batches(split_games(pgn.lines()))
+                for columns in _recorded(batches, jobs):
+                    writer.add(columns)
+                    progress.update(writer.games, 0, pgn.bytes_read())
+            except DamagedInput as exc:
+                damaged = str(exc)
+        after = file_facts(source)
+        if (after.size, after.sha256) != (before.size, before.sha256):
+            raise UsageError(f"{source} changed while it was being indexed; no index written")
+        writer.finish(source.name, before, damaged)
+        result = BuildResult(index, writer.games, writer.positions, damaged)
+    return result
+
+
+def _batches(texts: Iterator[GameText]) -> Iterator[tuple[GameText, ...]]:
+    batch: list[GameText] = []
+    for text in texts:
+        batch.append(text)
+        if len(batch) >= BATCH_GAMES:
+            yield tuple(batch)
+            batch = []
+    if batch:
+        yield tuple(batch)
+
+
+def record_batch(texts: tuple[GameText, ...]) -> Columns:
+    """Replay one batch of games (a worker's task)."""
+    return record_games(texts)
+
+
+def _recorded(batches: Iterator[tuple[GameText, ...]], jobs: int) -> Iterator[Columns]:
+    """The batches recorded, in order: here, or on ``jobs`` worker processes."""
+    if jobs <= 1:
+        for batch in batches:
+            yield record_batch(batch)
+        return
+    from cqllegacy.runner.parallel import Future, ProcessEngine
+
+    engine = ProcessEngine(jobs)
+    pending: collections.deque[Future[Columns]] = collections.deque()
+    try:
+        for batch in batches:
+            pending.append(engine.submit(record_batch, batch))
+            while len(pending) > 2 * jobs:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    except BaseException:
+        engine.abort()
+        raise
+    engine.close()

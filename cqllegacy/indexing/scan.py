@@ -1,0 +1,161 @@
+"""A scan that uses the inputs' indexes (:func:`scan`), with the output of a scan.
+
+For each input file with a fresh index (:func:`~cqllegacy.indexing.store.open_index`), the
+index is asked for the candidate games (those that may match, and every game that does
+not read cleanly); only they are evaluated, from the text the index keeps of them, by the
+same :class:`~cqllegacy.runner.game_scan.GameScan` a scan uses, with their ordinals as
+in a scan.  The games left out cannot match and read cleanly, so the scan would neither
+write nor report them: the output, the report and the messages are the scan's, and the
+summary counts every game.
+
+A file without a usable index is scanned; a stale, foreign or damaged one is said so
+once, in one line.  A query that examines variations, or whose necessary conditions the
+index cannot check (:func:`~cqllegacy.evaluator.necessary.necessity` is None), is
+scanned as a whole: the index would only add its cost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import attrs
+
+from cqllegacy.core.tree import Query
+from cqllegacy.evaluator.necessary import Necessity, necessity
+from cqllegacy.indexing.store import Index, StaleIndex, default_index_path, open_index
+from cqllegacy.runner import scanner
+from cqllegacy.runner.compiled import CompiledQueryLike
+from cqllegacy.runner.game_scan import GameScan
+from cqllegacy.runner.progress import Messages
+from cqllegacy.runner.results import InputFile, MatchSink, ScanOptions, StopScan, Summary
+
+if TYPE_CHECKING:
+    from cqllegacy.runner.parallel import Engine
+
+__all__ = ["IndexChoice", "scan"]
+
+
+@attrs.frozen
+class IndexChoice:
+    """Which indexes a run uses: ``use`` False scans; ``path`` names the index (a file,
+    for one input, or a folder holding ``NAME.cqlidx`` per input) instead of the one
+    beside each input."""
+
+    use: bool = True
+    path: Path | None = None
+
+    def location(self, item: InputFile, inputs: int) -> Path:
+        if self.path is None:
+            return default_index_path(item.path)
+        if self.path.is_dir() or inputs > 1:
+            return self.path / default_index_path(item.path).name
+        return self.path
+
+
+def scan(
+    compiled: CompiledQueryLike,
+    query: Query,
+    inputs: Sequence[InputFile],
+    *,
+    choice: IndexChoice = IndexChoice(),
+    options: ScanOptions = ScanOptions(),  # noqa: B008 (frozen)
+    sinks: Sequence[MatchSink] = (),
+    progress: Messages | None = None,
+    engine: Engine | None = None,
+) -> Summary:
+    """Run ``compiled`` (the compiled ``query``) on ``inputs`` as
+    :func:`cqllegacy.runner.scan` does, using their indexes where they are fresh."""
+    progress = progress or Messages(sys.stderr)
+    need = necessity(query, variations=options.variations) if choice.use else None
+    if need is None:
+        if choice.use and choice.path is not None:
+            progress.message("note: the index cannot narrow this query; scanning")
+        return scanner.scan(
+            compiled, inputs, options=options, sinks=sinks, progress=progress, engine=engine
+        )
+    with contextlib.ExitStack() as stack:
+        indexes = [stack.enter_context(_opened(choice, item, inputs, progress)) for item in inputs]
+        if not any(indexes):
+            return scanner.scan(
+                compiled, inputs, options=options, sinks=sinks, progress=progress, engine=engine
+            )
+        if engine is not None:
+            engine.close()
+        return _scan_indexed(compiled, need, inputs, indexes, options, sinks, progress)
+
+
+@contextlib.contextmanager
+def _opened(
+    choice: IndexChoice, item: InputFile, inputs: Sequence[InputFile], progress: Messages
+) -> Iterator[Index | None]:
+    """The fresh index of ``item``, or None (said once when one is there but unusable)."""
+    where = choice.location(item, len(inputs))
+    index = None
+    if where.exists() or choice.path is not None:
+        try:
+            index = open_index(where, item.path)
+        except StaleIndex as exc:
+            progress.message(f"note: {exc}; scanning {item.name}")
+        except OSError as exc:
+            progress.message(f"note: index {where} cannot be read ({exc.strerror}); scanning")
+    try:
+        yield index
+    finally:
+        if index is not None:
+            index.close()
+
+
+def _scan_indexed(
+    compiled: CompiledQueryLike,
+    need: Necessity,
+    inputs: Sequence[InputFile],
+    indexes: Sequence[Index | None],
+    options: ScanOptions,
+    sinks: Sequence[MatchSink],
+    progress: Messages,
+) -> Summary:
+    started = time.monotonic()
+    state = GameScan(compiled, options, sinks, progress)
+    state.last_game = scanner.last_game(compiled)
+    try:
+        for item, index in zip(inputs, indexes, strict=True):
+            if index is None:
+                scanner.scan_file(state, item)
+            else:
+                _candidates_of(state, item, index, need)
+    except StopScan as stop:
+        # As the scan says it: a sink has all it wants, or the last game is passed.
+        scanner.stopped(state, stop)
+    finally:
+        progress.close()
+    state.summary.seconds = time.monotonic() - started
+    return state.summary
+
+
+def _candidates_of(state: GameScan, item: InputFile, index: Index, need: Necessity) -> None:
+    """Evaluate the candidate games of one indexed file, each with its scan ordinal."""
+    base = state.summary.games
+    size = _size(item.path)
+    numbers = index.candidates(need, base)
+    for text in index.texts(numbers):
+        state.summary.games = base + text.file_ordinal - 1
+        state.game(text, item.name)
+        state.progress.update(state.summary.games, state.summary.matched, state.bytes_before)
+    state.summary.games = base + index.games
+    state.bytes_before += size
+    state.progress.update(state.summary.games, state.summary.matched, state.bytes_before)
+    if state.last_game is not None and state.summary.games >= state.last_game:
+        raise scanner.past_the_last_game(state)
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0

@@ -1,0 +1,487 @@
+"""The index file of one PGN file: writing it (:func:`build`), opening it for a run
+(:func:`open_index`) and asking it for candidate games (:meth:`Index.candidates`).
+
+An index is one DuckDB database (the README says why DuckDB) beside its PGN file,
+``games.pgn`` → ``games.pgn.cqlidx``, with four tables:
+
+* ``meta``: the format version, the cqllegacy version that wrote it;
+* ``source``: what it was built from: the file's name, size, modification time and
+  SHA-256 of its bytes, its games and positions, and why reading stopped if the file is
+  damaged;
+* ``games``: per game its number in the file, first line, whether it reads cleanly,
+  its main-line moves, its tags (JSON) and its text (tags, movetext, encoding, problems);
+* ``positions``: per main-line position of a clean game (see
+  :mod:`~cqllegacy.indexing.records`) the placement, side to move, rights, flags and the
+  move played from it;
+* ``summary``: per clean game, for each coloured piece type the squares it ever stands
+  on, and the flags of any of its positions (a first, cheap rejection).
+
+Writing is atomic: the database is built under a temporary name in the same folder and
+renamed over the old index only when complete, so an interrupted or failed build leaves
+the previous index as it was.  Opening checks everything a stale, foreign or damaged
+index would get wrong (:class:`StaleIndex` says which, in one line); the run then scans.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from cqllegacy import __version__
+from cqllegacy.errors import WriteError
+from cqllegacy.evaluator.necessary import Alternative, ListNeed, Necessity
+from cqllegacy.evaluator.operators import Atom
+from cqllegacy.indexing.records import (
+    BOARD_FIELDS,
+    CHECK,
+    MATE,
+    MOVE_FIELDS,
+    PLACEMENT,
+    STALEMATE,
+    STATE_FIELDS,
+    WHITE_TO_MOVE,
+    Columns,
+    game_text,
+)
+from cqllegacy.runner.pgn import GameText
+from cqllegacy.vocab.pieces import EMPTY_BIT
+
+__all__ = [
+    "FORMAT",
+    "SUFFIX",
+    "Index",
+    "SourceFacts",
+    "StaleIndex",
+    "default_index_path",
+    "file_facts",
+    "index_destination",
+    "open_index",
+]
+
+#: The index format; an index of another format is not read.
+FORMAT = 1
+SUFFIX = ".cqlidx"
+
+#: The flag bit each flag name of :mod:`~cqllegacy.evaluator.necessary` asks for.
+_FLAG_BITS = {"check": CHECK, "mate": MATE, "stalemate": STALEMATE}
+
+_FULL = (1 << 64) - 1
+
+_COLUMNS = {
+    "b": "UBIGINT",
+    "s": "TINYINT",
+    "m": "SMALLINT",
+}
+
+
+class StaleIndex(Exception):
+    """An index that must not be used for an answer; the message says why, in one line."""
+
+
+def default_index_path(pgn: str | os.PathLike[str]) -> Path:
+    """Where the index of ``pgn`` is looked for: beside it, its name and ``.cqlidx``.
+
+    >>> default_index_path("db/games.pgn.bz2").as_posix()
+    'db/games.pgn.bz2.cqlidx'
+    """
+    path = Path(pgn)
+    return path.with_name(path.name + SUFFIX)
+
+
+def index_destination(
+    source: Path, output: str | os.PathLike[str] | None, several: bool
+) -> Path:
+    """Where the index of ``source`` is written: beside it, or ``output`` (a file, or a
+    folder when there are ``several`` inputs or it is one)."""
+    if output is None:
+        return default_index_path(source)
+    out = Path(output)
+    if several or out.is_dir():
+        return out / default_index_path(source).name
+    return out
+
+
+@attrs.frozen
+class SourceFacts:
+    """What identifies the content of a PGN file: size, modification time, SHA-256."""
+
+    size: int
+    mtime_ns: int
+    sha256: str
+
+
+def file_facts(path: Path) -> SourceFacts:
+    """Size, modification time and SHA-256 of the file at ``path``."""
+    with open(path, "rb") as handle:
+        stat = os.fstat(handle.fileno())
+        digest = hashlib.file_digest(handle, "sha256").hexdigest()
+    return SourceFacts(stat.st_size, stat.st_mtime_ns, digest)
+
+
+# --------------------------------------------------------------------------------------
+# Writing
+# --------------------------------------------------------------------------------------
+
+
+def _duckdb() -> Any:
+    import duckdb
+
+    return duckdb
+
+
+_SCHEMA = [
+    "CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR)",
+    """CREATE TABLE source (name VARCHAR, size UBIGINT, mtime_ns BIGINT, sha256 VARCHAR,
+       games UBIGINT, positions UBIGINT, damaged VARCHAR)""",
+    """CREATE TABLE games (game UINTEGER, line UBIGINT, clean BOOLEAN, plies INTEGER,
+       tags VARCHAR, tag_text VARCHAR, movetext VARCHAR, encoding VARCHAR,
+       problems VARCHAR)""",
+]
+
+
+@attrs.define
+class Writer:
+    """An index being written under a temporary name (see :func:`writing`)."""
+
+    connection: Any
+    games: int = 0
+    positions: int = 0
+
+    def add(self, columns: Columns) -> None:
+        """Append a batch of recorded games (in file order) and their positions."""
+        import numpy as np
+        import pyarrow as pa
+
+        if not columns.games:
+            return
+        games = pa.table(
+            {
+                "game": pa.array(columns.game, pa.uint32()),
+                "line": pa.array(columns.line, pa.uint64()),
+                "clean": pa.array(columns.clean, pa.bool_()),
+                "plies": pa.array(columns.plies, pa.int32()),
+                "tags": pa.array(columns.tags, pa.string()),
+                "tag_text": pa.array(columns.tag_text, pa.string()),
+                "movetext": pa.array(columns.movetext, pa.string()),
+                "encoding": pa.array(columns.encoding, pa.string()),
+                "problems": pa.array(columns.problems, pa.string()),
+            }
+        )
+        plies = np.frombuffer(columns.plies, dtype=np.int64)
+        numbers = np.frombuffer(columns.game, dtype=np.int64)
+        counts = np.where(plies >= 0, plies + 1, 0)
+        game = np.repeat(numbers, counts)
+        starts = np.repeat(np.cumsum(counts) - counts, counts)
+        ply = np.arange(len(game), dtype=np.int64) - starts
+        boards = np.frombuffer(columns.boards, dtype=np.uint64).reshape(-1, len(BOARD_FIELDS))
+        state = np.frombuffer(columns.state, dtype=np.int8).reshape(-1, len(STATE_FIELDS))
+        moves = np.frombuffer(columns.moves, dtype=np.int16).reshape(-1, len(MOVE_FIELDS))
+        data: dict[str, Any] = {
+            "game": pa.array(game.astype(np.uint32)),
+            "ply": pa.array(ply.astype(np.uint16)),
+        }
+        data.update({name: pa.array(boards[:, i]) for i, name in enumerate(BOARD_FIELDS)})
+        data.update({name: pa.array(state[:, i]) for i, name in enumerate(STATE_FIELDS)})
+        data.update({name: pa.array(moves[:, i]) for i, name in enumerate(MOVE_FIELDS)})
+        positions = pa.table(data)
+        con = self.connection
+        con.register("new_games", games)
+        con.execute("INSERT INTO games SELECT * FROM new_games")
+        con.unregister("new_games")
+        con.register("new_positions", positions)
+        if self.positions == 0 and self.games == 0:
+            con.execute("CREATE TABLE positions AS SELECT * FROM new_positions")
+        else:
+            con.execute("INSERT INTO positions SELECT * FROM new_positions")
+        con.unregister("new_positions")
+        self.games += columns.games
+        self.positions += len(game)
+
+    def finish(self, name: str, facts: SourceFacts, damaged: str | None) -> None:
+        """The summary and the record of what the index was built from, written last."""
+        con = self.connection
+        if self.games == 0:
+            self.add_empty_positions()
+        unions = ", ".join(f"bit_or({_coloured(bit)}) AS u{bit}" for bit in range(12))
+        con.execute(
+            f"CREATE TABLE summary AS SELECT game, {unions}, bit_or(flags) AS flags "
+            "FROM positions GROUP BY game ORDER BY game"
+        )
+        con.execute(
+            "INSERT INTO source VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [name, facts.size, facts.mtime_ns, facts.sha256, self.games, self.positions, damaged],
+        )
+        con.executemany(
+            "INSERT INTO meta VALUES (?, ?)",
+            [["format", str(FORMAT)], ["cqllegacy", __version__], ["complete", "yes"]],
+        )
+        con.execute("CHECKPOINT")
+
+    def add_empty_positions(self) -> None:
+        columns = [
+            "game UINTEGER",
+            "ply USMALLINT",
+            *(f"{name} UBIGINT" for name in BOARD_FIELDS),
+            *(f"{name} TINYINT" for name in STATE_FIELDS),
+            *(f"{name} SMALLINT" for name in MOVE_FIELDS),
+        ]
+        self.connection.execute(f"CREATE TABLE positions ({', '.join(columns)})")
+
+
+@contextlib.contextmanager
+def writing(path: Path) -> Iterator[Writer]:
+    """A :class:`Writer` on a temporary file beside ``path``, renamed to ``path`` when
+    the block ends normally; removed when it does not (an interrupt, a full disk …)."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    _remove(temporary)
+    duckdb = _duckdb()
+    connection = None
+    try:
+        try:
+            connection = duckdb.connect(str(temporary))
+            for statement in _SCHEMA:
+                connection.execute(statement)
+            yield Writer(connection)
+            connection.close()
+            connection = None
+        except duckdb.Error as exc:
+            # A full disk and the like, as DuckDB reports them.
+            raise WriteError(
+                f"writing the index {path} failed ({_first_line(exc)}); "
+                "the previous index (if any) is unchanged"
+            ) from exc
+        with open(temporary, "rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    finally:
+        if connection is not None:
+            with contextlib.suppress(Exception):
+                connection.close()
+        _remove(temporary)
+
+
+def _remove(temporary: Path) -> None:
+    for leftover in (temporary, temporary.with_name(temporary.name + ".wal")):
+        with contextlib.suppress(FileNotFoundError):
+            leftover.unlink()
+
+
+# --------------------------------------------------------------------------------------
+# Reading
+# --------------------------------------------------------------------------------------
+
+
+@attrs.define
+class Index:
+    """An open, fresh index of one PGN file."""
+
+    path: Path
+    connection: Any
+    games: int
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.connection.close()
+
+    def candidates(self, need: Necessity, games_before: int) -> list[int]:
+        """The numbers (in the file) of the games that may match: every game that does
+        not read cleanly, and the clean ones that meet ``need`` (the file's games are
+        numbered ``games_before + 1`` on in the whole input)."""
+        sql, parameters = candidate_query(need, games_before)
+        return [row[0] for row in self.connection.execute(sql, parameters).fetchall()]
+
+    def texts(self, numbers: Sequence[int], batch: int = 256) -> Iterator[GameText]:
+        """The texts of the games ``numbers`` (ascending), as the scan splits them."""
+        for start in range(0, len(numbers), batch):
+            part = list(numbers[start : start + batch])
+            rows = self.connection.execute(
+                "SELECT game, line, tag_text, movetext, encoding, problems FROM games "
+                "WHERE game IN (SELECT unnest(?)) ORDER BY game",
+                [part],
+            ).fetchall()
+            for row in rows:
+                yield game_text(row)
+
+
+def open_index(path: Path, source: Path) -> Index:
+    """The index at ``path`` of the PGN file ``source``, checked to be complete, of this
+    format and version, and built from exactly the bytes ``source`` holds now; raises
+    :class:`StaleIndex` otherwise."""
+    if not path.is_file():
+        raise StaleIndex(f"no index at {path}")
+    try:
+        connection = _duckdb().connect(str(path), read_only=True)
+    except Exception as exc:
+        raise StaleIndex(f"index {path} cannot be read ({_first_line(exc)})") from exc
+    try:
+        games = _check(connection, path, source)
+    except StaleIndex:
+        connection.close()
+        raise
+    except Exception as exc:
+        connection.close()
+        raise StaleIndex(f"index {path} is damaged ({_first_line(exc)})") from exc
+    return Index(path, connection, games)
+
+
+def _check(connection: Any, path: Path, source: Path) -> int:
+    meta = dict(connection.execute("SELECT key, value FROM meta").fetchall())
+    if meta.get("complete") != "yes":
+        raise StaleIndex(f"index {path} is incomplete")
+    if meta.get("format") != str(FORMAT) or meta.get("cqllegacy") != __version__:
+        raise StaleIndex(
+            f"index {path} was written by cqllegacy {meta.get('cqllegacy')} "
+            f"(format {meta.get('format')}), not by this one"
+        )
+    rows = connection.execute(
+        "SELECT size, sha256, games, positions, damaged FROM source"
+    ).fetchall()
+    if len(rows) != 1:
+        raise StaleIndex(f"index {path} is damaged (no record of its source)")
+    size, sha256, games, positions, damaged = rows[0]
+    facts = file_facts(source)
+    if facts.size != size or facts.sha256 != sha256:
+        raise StaleIndex(f"index {path} was not built from {source} as it is now")
+    if damaged:
+        raise StaleIndex(f"index {path} is of a damaged file")
+    counted = connection.execute(
+        "SELECT (SELECT count(*) FROM games), (SELECT count(*) FROM positions), "
+        "(SELECT coalesce(sum(plies + 1), 0) FROM games WHERE clean), "
+        "(SELECT coalesce(max(game), 0) FROM games)"
+    ).fetchone()
+    if counted != (games, positions, positions, games):
+        raise StaleIndex(f"index {path} is damaged (its tables do not add up)")
+    return int(games)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+# --------------------------------------------------------------------------------------
+# The question
+# --------------------------------------------------------------------------------------
+
+
+def _coloured(bit: int) -> str:
+    """The squares of the coloured piece type of TypeSet bit ``bit``."""
+    return f"({PLACEMENT[bit % 6]} & {'white' if bit < 6 else 'black'})"
+
+
+def _type_squares(types: int) -> str | None:
+    """The squares whose content is in ``types`` (None: every square)."""
+    parts: list[str] = []
+    for colour, offset in (("white", 0), ("black", 6)):
+        bits = [bit for bit in range(offset, offset + 6) if types >> bit & 1]
+        if len(bits) == 6:
+            parts.append(colour)
+        elif bits:
+            kinds = " | ".join(PLACEMENT[bit % 6] for bit in bits)
+            parts.append(f"(({kinds}) & {colour})")
+    if types & EMPTY_BIT:
+        if len(parts) == 2 and parts == ["white", "black"]:
+            return None
+        parts.append("(~(white | black))")
+    return " | ".join(parts) if parts else "0::UBIGINT"
+
+
+def _literal(squares: int) -> str:
+    return f"{squares & _FULL}::UBIGINT"
+
+
+def atom_sql(atom: Atom) -> str:
+    """The atom as a condition on a position row."""
+    present = _type_squares(atom.types)
+    squares = atom.squares & _FULL
+    if present is None:
+        found = _literal(squares)
+    elif squares == _FULL:
+        found = f"({present})"
+    else:
+        found = f"(({present}) & {_literal(squares)})"
+    lo, hi = max(atom.lo, 0), atom.hi
+    if lo == 1 and hi is None:
+        return f"{found} <> 0"
+    if lo == 0 and hi == 0:
+        return f"{found} = 0"
+    if hi is None:
+        return f"bit_count({found}) >= {lo}"
+    return f"bit_count({found}) BETWEEN {lo} AND {hi}"
+
+
+def _flags_sql(flags: frozenset[str], column: str = "flags") -> list[str]:
+    out = []
+    for flag in sorted(flags):
+        if flag == "wtm":
+            out.append(f"({column} & {WHITE_TO_MOVE}) <> 0")
+        elif flag == "btm":
+            out.append(f"({column} & {WHITE_TO_MOVE}) = 0")
+        else:
+            out.append(f"({column} & {_FLAG_BITS[flag]}) <> 0")
+    return out
+
+
+def alternative_sql(alternative: Alternative) -> str:
+    parts = [atom_sql(atom) for atom in alternative.atoms] + _flags_sql(alternative.flags)
+    return "(" + " AND ".join(parts) + ")" if parts else "TRUE"
+
+
+def summary_sql(alternative: Alternative) -> str:
+    """What the game's summary must show for ``alternative`` to hold at some position:
+    each piece it needs present stood somewhere on its squares, each flag but the side
+    to move was seen."""
+    parts = []
+    for atom in alternative.atoms:
+        if atom.lo < 1 or atom.types & EMPTY_BIT or not atom.types:
+            continue
+        union = " | ".join(f"u{bit}" for bit in range(12) if atom.types >> bit & 1)
+        parts.append(f"(({union}) & {_literal(atom.squares)}) <> 0")
+    parts += _flags_sql(alternative.flags - {"wtm", "btm"})
+    return "(" + " AND ".join(parts) + ")" if parts else "TRUE"
+
+
+def _any(conditions: Sequence[str]) -> str:
+    unique = list(dict.fromkeys(conditions))
+    if "TRUE" in unique:
+        return "TRUE"
+    return "(" + " OR ".join(unique) + ")"
+
+
+def candidate_query(need: Necessity, games_before: int) -> tuple[str, list[object]]:
+    """SQL (and its parameters) for the numbers of the candidate games, ascending."""
+    summary = [_any([summary_sql(alt) for alt in found.alternatives]) for found in need.lists]
+    where_games = " AND ".join(summary) if summary else "TRUE"
+    parameters: list[object] = []
+    if need.gamenumber is not None:
+        lo, hi = need.gamenumber
+        where_games += " AND game >= ?"
+        parameters.append(lo - games_before)
+        if hi is not None:
+            where_games += " AND game <= ?"
+            parameters.append(hi - games_before)
+    # The summary rejects most games; the positions of the others are asked, list by
+    # list, for a position where one of the list's alternatives holds.
+    parts = ["SELECT game FROM passed"]
+    parts += [_list_query(found) for found in need.lists]
+    clean = " INTERSECT ".join(f"({part})" for part in parts)
+    sql = (
+        f"WITH passed AS MATERIALIZED (SELECT game FROM summary WHERE {where_games}) "
+        f"SELECT game FROM (({clean}) UNION (SELECT game FROM games WHERE NOT clean)) "
+        "ORDER BY game"
+    )
+    return sql, parameters
+
+
+def _list_query(found: ListNeed) -> str:
+    condition = _any([alternative_sql(alt) for alt in found.alternatives])
+    return (
+        "SELECT DISTINCT positions.game FROM positions SEMI JOIN passed "
+        f"ON positions.game = passed.game WHERE {condition}"
+    )
