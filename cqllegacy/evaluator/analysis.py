@@ -115,19 +115,6 @@ def reads_tags_only(node: Filter) -> bool:
     return node.reads() is Reads.TAGS
 
 
-def conjuncts(node: Filter) -> list[Filter]:
-    """The filters that must all match wherever ``node`` matches (``node`` itself when it
-    is no conjunction); comments left out.  A list, as :meth:`Filter.conjuncts` gives.
-
-    >>> from cqllegacy.core.tree import And, Comment, Compound
-    >>> from cqllegacy.evaluator.testing import pd
-    >>> conjuncts(Compound((pd("K"), Comment("x"), And((pd("Q"), pd("R")))))) == [
-    ...     pd("K"), pd("Q"), pd("R")]
-    True
-    """
-    return list(node.conjuncts())
-
-
 @functools.lru_cache(maxsize=256)
 def orbit_members(node: Transform) -> tuple[Filter, ...]:
     """The members of the orbit of ``node`` (semantics: S-orbits): the one expansion the

@@ -41,7 +41,7 @@ from cqllegacy.core.tree import (
     Query,
     Simple,
 )
-from cqllegacy.evaluator.analysis import analyse, conjuncts
+from cqllegacy.evaluator.analysis import analyse
 from cqllegacy.evaluator.lowering import disjunction_members, necessary_atoms
 from cqllegacy.evaluator.operators import Atom
 
@@ -127,7 +127,7 @@ def _alternatives(node: Filter) -> tuple[Alternative, ...]:
     """As :func:`position_alternatives`, ``_ANYTHING`` standing for "nothing known"."""
     common = Alternative()
     choices: list[tuple[Alternative, ...]] = []
-    for part in conjuncts(node):
+    for part in node.conjuncts():
         flag = _flag(part)
         if flag is not None:
             common = common & Alternative(flags=frozenset({flag}))
