@@ -703,6 +703,55 @@ class PieceLoop(Filter):
 
 
 @attrs.frozen(slots=True, cache_hash=True)
+class SquareVariable(Filter):
+    """CQL 6.1 ``x`` bound by ``square x in …``: the one square bound to x (a set filter).
+
+    Unlike a :class:`PieceVariable` it names a square, not a piece: its value is the same
+    square at every position the body looks at (semantics: S-square-variables).  Its value
+    is given per binding by the loop around it, at a position: declared to read the
+    position so that nothing takes it for a constant of the game.
+    """
+
+    WORD = "a square variable"
+    CQL_WORDS = ()
+    KIND = Kind.SET
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.POSITION
+
+    name: str
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class SquareLoop(Filter):
+    """CQL 6.1 ``square x in DOMAIN BODY``: the squares of DOMAIN that, bound to x, make
+    BODY match (a set filter; it matches when some square does).
+
+    ``all`` (``square all x in DOMAIN BODY``) is logical: BODY matches for every square of
+    DOMAIN, so also when DOMAIN is empty (CQL 6.1 square.html: "body is never false").
+    Only in CQL 6 scripts.  A transform maps DOMAIN and BODY; x takes the images' squares.
+    """
+
+    WORD = "`square`"
+    CQL_WORDS = ("square", "all", "in")
+    KIND = None
+    OPERANDS = by_field(domain=SETS, body=ANY_FILTER)
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.POSITION
+
+    name: str
+    domain: Filter
+    body: Filter
+    all: bool = False
+
+    def value_kind(self) -> Kind:
+        return Kind.LOGICAL if self.all else Kind.SET
+
+    def word(self) -> str:
+        return "`square all`" if self.all else "`square`"
+
+
+@attrs.frozen(slots=True, cache_hash=True)
 class InSet(Filter):
     """``X in Y`` for two square sets: X is a subset of Y (an empty X is in anything).
 
@@ -1260,6 +1309,11 @@ class PositionVariable(Filter):
     READS = Reads.GAME
 
     name: str
+
+
+#: The node classes whose value is what a loop or ``echo`` around them bound: a filter
+#: holding one of them is no constant of the bindings (the evaluator's caches ask).
+VARIABLES: tuple[type[Filter], ...] = (PieceVariable, SquareVariable, PositionVariable)
 
 
 @attrs.frozen(slots=True, cache_hash=True)

@@ -98,7 +98,6 @@ from cqllegacy.core.tree import (
     PieceLoop,
     PieceSet,
     PieceVariable,
-    PositionVariable,
     Query,
     Ray,
     Reads,
@@ -243,9 +242,9 @@ def necessary_atoms(node: Filter) -> tuple[op.Atom, ...]:
 
 
 def _reads_bindings(node: Filter) -> bool:
-    """Whether ``node`` names a piece or position variable anywhere, even one it binds
-    itself (kept simple: such a node is never taken as binding-free)."""
-    return any(isinstance(n, PieceVariable | PositionVariable) for n in node.walk())
+    """Whether ``node`` names a variable (piece, square or position) anywhere, even one it
+    binds itself (kept simple: such a node is never taken as binding-free)."""
+    return any(isinstance(n, ct.VARIABLES) for n in node.walk())
 
 
 def binding_free_necessity(node: Filter) -> Filter | None:

@@ -55,6 +55,8 @@ from cqllegacy.core.tree import (
     SideToMove,
     Simple,
     SquareColor,
+    SquareLoop,
+    SquareVariable,
     TagContains,
     TagName,
     Transform,
@@ -92,7 +94,7 @@ from cqllegacy.vocab.pieces import (
 from cqllegacy.vocab.rays import BASIC_VECTORS, between_squares, is_diagonal, ray_ends, translate
 from cqllegacy.vocab.squares import FULL, LIGHT_SQUARES, iter_squares
 
-__all__ = ["sorted_vectors"]
+__all__ = ["sorted_vectors", "square_key"]
 
 #: Files a reference rule of this module under its node class.
 _rule = REFERENCE_RULES.register
@@ -319,6 +321,66 @@ def _piece_loop(c: Compiler, node: PieceLoop) -> Compiled:
         return piece_loop(ctx, p) == squares
 
     return as_logical(every_piece)
+
+
+def square_key(name: str) -> str:
+    """The key of square variable ``name`` among the context's bindings (piece variables
+    use their bare names, positions ``:name``: a square is no piece identity)."""
+    return "@" + name
+
+
+@_rule(SquareVariable)
+def _square_variable(c: Compiler, node: SquareVariable) -> Compiled:
+    key, name = square_key(node.name), node.name
+
+    def variable(ctx: Context, p: int) -> int:
+        # The same square wherever the body looks (semantics: S-square-variables).
+        sq = ctx.bindings.get(key)
+        if sq is None:
+            raise QueryError(f"square variable {name!r} is not bound here")
+        return 1 << sq
+
+    return as_set(variable)
+
+
+@_rule(SquareLoop)
+def _square_loop(c: Compiler, node: SquareLoop) -> Compiled:
+    domain, body, key = c.set_fn(node.domain), c.truth(node.body), square_key(node.name)
+
+    def square_loop(ctx: Context, p: int) -> int:
+        squares = domain(ctx, p)
+        if not squares:
+            return 0
+        saved = ctx.bindings.get(key)
+        out = 0
+        try:
+            for sq in iter_squares(squares):
+                ctx.bind(key, sq)
+                if body(ctx, p):
+                    out |= 1 << sq
+        finally:
+            ctx.bind(key, saved)
+        return out
+
+    if not node.all:
+        return as_set(square_loop)
+
+    def every_square(ctx: Context, p: int) -> bool:
+        # CQL 6.1 square.html: matches when the body is never false (an empty domain too).
+        squares = domain(ctx, p)
+        if not squares:
+            return True
+        saved = ctx.bindings.get(key)
+        try:
+            for sq in iter_squares(squares):
+                ctx.bind(key, sq)
+                if not body(ctx, p):
+                    return False
+        finally:
+            ctx.bind(key, saved)
+        return True
+
+    return as_logical(every_square)
 
 
 @_rule(InSet)

@@ -145,6 +145,13 @@ _TOKEN = re.compile(
 _SPACE = re.compile(r"(?:\s+|/\*.*?\*/)*", re.DOTALL)
 _SPACE_AND_COMMENTS = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.DOTALL)
 _NAME = re.compile(_NAME_TEXT)
+#: What declares a variable, in the order messages name them: (as "names both … and …"
+#: says it, as "… is unbound here" says it).
+_VARIABLE_KINDS = {
+    "piece": ("a piece variable", "piece variable"),
+    "square": ("a square variable", "square variable"),
+    "position": ("an echo position", "position"),
+}
 _WORD_AT = re.compile(r"[A-Za-z_$][\w$-]*")
 _DESIGNATOR_PARTS = re.compile(rf"(?P<types>{TYPE_PATTERN})?(?P<squares>{SQUARES_PATTERN})?")
 _TYPES_ONLY = re.compile(TYPE_PATTERN)
@@ -345,11 +352,11 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.lex = _Lexer(text)
-        #: The variables bound around the place being read: name → "piece"/"position".
+        #: The variables bound around the place being read: name → "piece"/"square"/"position".
         self.bound: dict[str, str] = {}
         self.nesting = 0
         self.depth = 0
-        self._declared: tuple[frozenset[str], frozenset[str]] | None = None
+        self._declared: dict[str, frozenset[str]] | None = None
 
     # -- tokens ------------------------------------------------------------------------
 
@@ -438,39 +445,43 @@ class _Parser:
 
     # -- variables ---------------------------------------------------------------------
 
-    def declared(self) -> tuple[frozenset[str], frozenset[str]]:
-        """The names some ``piece … in`` and some ``echo ( … )`` declare in the script
-        (read from its tokens: never from a comment or a string)."""
+    def declared(self) -> dict[str, frozenset[str]]:
+        """The names some ``piece … in``, ``square … in`` and ``echo ( … )`` declare in the
+        script, each with what declares it ("piece", "square", "position"; read from its
+        tokens: never from a comment or a string)."""
         if self._declared is None:
-            pieces: set[str] = set()
-            positions: set[str] = set()
+            found: dict[str, set[str]] = {}
             tokens = list(self.lex.tokens())
             for i, token in enumerate(tokens):
                 following = [t.text for t in tokens[i + 1 : i + 6]]
-                if token.is_("piece"):
+                if token.is_("piece", "square"):
                     names = following[1:3] if following[:1] == ["all"] else following[:2]
                     if len(names) == 2 and names[1] == "in":
-                        pieces.add(names[0])
+                        found.setdefault(names[0], set()).add(token.text)
                 elif token.is_("echo"):
                     words = following[1:] if following[:1] == ["quiet"] else following
                     if len(words) >= 4 and words[0] == "(" and words[3] == ")":
-                        positions.update(words[1:3])
-            self._declared = frozenset(pieces), frozenset(positions)
+                        for name in words[1:3]:
+                            found.setdefault(name, set()).add("position")
+            self._declared = {name: frozenset(what) for name, what in found.items()}
         return self._declared
 
     def variable(self, token: _Token) -> _Read:
         name = token.text
-        pieces, positions = self.declared()
-        if name in pieces and name in positions:
-            self.fail(f"{name!r} names both a piece variable and an echo position", token.start)
+        declared = [what for what in _VARIABLE_KINDS if what in self.declared().get(name, ())]
+        if len(declared) > 1:
+            first, second = (_VARIABLE_KINDS[what][0] for what in declared[:2])
+            self.fail(f"{name!r} names both {first} and {second}", token.start)
         what = self.bound.get(name)
         if what is None:
-            if name in pieces or name in positions:
-                kind = "piece variable" if name in pieces else "position"
+            if declared:
+                kind = _VARIABLE_KINDS[declared[0]][1]
                 self.fail(f"{kind} {name!r} is unbound here", token.start)
             self.unexpected(token, "a filter")
         if what == "piece":
             return _Read(ct.PieceVariable(name), token.start)
+        if what == "square":
+            return _Read(ct.SquareVariable(name), token.start)
         return _Read(ct.PositionVariable(name), token.start)
 
     def name(self) -> _Token:
@@ -791,6 +802,17 @@ class _Parser:
         node = ct.PieceLoop(name, self.node(domain), self.node(body), all=every)
         return self.made(node, token.start, [domain, body])
 
+    def square_loop(self, token: _Token) -> _Read:
+        """``square [all] x in DOMAIN BODY``: read as a piece loop is, x a square variable."""
+        every = self.accept("all") is not None
+        name = self.name().text
+        self.expect("in")
+        self.check_name(name, token.start)
+        domain = self.expression(UNION)
+        body = self.bound_body({name: "square"}, token.start)
+        node = ct.SquareLoop(name, self.node(domain), self.node(body), all=every)
+        return self.made(node, token.start, [domain, body])
+
     def echo(self, token: _Token) -> _Read:
         quiet = self.accept("quiet") is not None
         self.open("(")
@@ -1042,6 +1064,7 @@ _PREFIX_WORDS: dict[str, _Form] = {
     "find": _Parser.find,
     **dict.fromkeys(TRANSFORM_WORDS, _Parser.transform),
     "piece": _Parser.piece_loop,
+    "square": _Parser.square_loop,
     "echo": _Parser.echo,
     "sidetomove": _sidetomove,
     "ancestor": _pair(ct.Ancestor),

@@ -288,7 +288,14 @@ def _argument(node: ct.Filter, ctx: _Context) -> Printed:
     (semantics: S-modern-syntax)."""
     printed = _print(node, ctx)
     self_delimiting = isinstance(
-        node, ct.Compound | ct.Transform | ct.Find | ct.PieceLoop | ct.Echo | ct.DirectionSet
+        node,
+        ct.Compound
+        | ct.Transform
+        | ct.Find
+        | ct.PieceLoop
+        | ct.SquareLoop
+        | ct.Echo
+        | ct.DirectionSet,
     )
     if self_delimiting or (printed.level >= MOVE and not isinstance(node, ct.Number)):
         return printed
@@ -677,6 +684,23 @@ def _piece_loop(node: ct.PieceLoop, ctx: _Context) -> Printed:
     domain = _closed(node.domain, ctx)
     body = _argument(node.body, ctx.binding(node.name))
     word = "piece all" if node.all else "piece"
+    return _joined([f"{word} {node.name} in", domain, body], TRANSFORM)
+
+
+@_printer(ct.SquareVariable)
+def _square_variable(node: ct.SquareVariable, ctx: _Context) -> Printed:
+    if node.name not in ctx.bound:
+        raise NotExpressible(f"square variable {node.name}", "no enclosing square loop binds it")
+    return _text(node.name)
+
+
+@_printer(ct.SquareLoop)
+def _square_loop(node: ct.SquareLoop, ctx: _Context) -> Printed:
+    # Written as a piece loop is: the domain closed, the body braced or tight.
+    _variable_name(node.name, "square variable", ctx)
+    domain = _closed(node.domain, ctx)
+    body = _argument(node.body, ctx.binding(node.name))
+    word = "square all" if node.all else "square"
     return _joined([f"{word} {node.name} in", domain, body], TRANSFORM)
 
 

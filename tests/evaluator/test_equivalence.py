@@ -798,6 +798,7 @@ def _line(*steps: ct.Filter) -> ct.Line:
 
 
 _S, _T = ct.PositionVariable("s"), ct.PositionVariable("t")
+_Z = ct.SquareVariable("z")
 _ANY = ct.Simple(ct.Keyword.TRUE)
 #: A position that occurs again (every square the same).
 _ECHO_SAME_BOARD = ct.Echo("s", "t", ct.InRange(ct.Count(ct.PositionIntersection(_S, _T)), 64, 64))
@@ -865,6 +866,35 @@ NODE_SAMPLES: dict[type[ct.Filter], list[ct.Filter]] = {
         # ``piece all`` over a domain that is mostly empty: it holds there too.
         ct.PieceLoop("x", pd("Ka1"), ct.PieceVariable("x"), True),
     ],
+    ct.SquareLoop: [
+        # Central squares both a white knight and a black minor piece attack.
+        ct.InRange(
+            ct.Count(
+                ct.SquareLoop(
+                    "z",
+                    pd("[d-e4-5]"),
+                    ct.Compound((ct.AttackedBy(_Z, _N), ct.AttackedBy(_Z, pd("[nb]")))),
+                )
+            ),
+            1,
+            None,
+        ),
+        # ``square all`` over empty squares: none of the third rank attacked by black.
+        ct.SquareLoop("z", pd("_a-h3"), ct.Not(ct.AttackedBy(_Z, pd("a"))), True),
+        # A piece loop's disjunction inside: decided per square, never once for all.
+        ct.SquareLoop(
+            "z",
+            pd("[d-e4-5]"),
+            ct.PieceLoop(
+                "x",
+                _N,
+                ct.Or((ct.Attacks(ct.PieceVariable("x"), _Z), ct.Intersection((_Z, pd("a1"))))),
+            ),
+        ),
+        # The square stays while `find` moves on: a black knight later where a white one is.
+        ct.SquareLoop("z", _N, ct.Find(ct.Intersection((_Z, pd("n"))))),
+    ],
+    ct.SquareVariable: [ct.SquareLoop("z", _Q, _Z)],
     ct.PieceSet: [pd("Qd1"), pd("[Pp]d4-5")],
     ct.PieceVariable: [ct.PieceLoop("x", _Q, ct.PieceVariable("x"))],
     ct.Player: [ct.Player("Carlsen", None, True)],
