@@ -225,6 +225,9 @@ class _Context:
 
     approximate: bool
     bound: frozenset[str] = frozenset()
+    #: The names among ``bound`` that a square loop binds (the others name pieces or
+    #: positions): a variable of another kind under such a name would read back as it.
+    squares: frozenset[str] = frozenset()
 
     def refuse(
         self,
@@ -246,6 +249,9 @@ class _Context:
 
     def binding(self, name: str) -> _Context:
         return attrs.evolve(self, bound=self.bound | {name})
+
+    def binding_square(self, name: str) -> _Context:
+        return attrs.evolve(self, bound=self.bound | {name}, squares=self.squares | {name})
 
 
 F = TypeVar("F", bound=ct.Filter)
@@ -666,7 +672,7 @@ def _move(node: ct.Move, ctx: _Context) -> Printed:
 
 @_printer(ct.PieceVariable)
 def _piece_variable(node: ct.PieceVariable, ctx: _Context) -> Printed:
-    if node.name not in ctx.bound:
+    if node.name not in ctx.bound or node.name in ctx.squares:
         raise NotExpressible(f"piece variable {node.name}", "no enclosing piece loop binds it")
     return _text(node.name)
 
@@ -689,7 +695,7 @@ def _piece_loop(node: ct.PieceLoop, ctx: _Context) -> Printed:
 
 @_printer(ct.SquareVariable)
 def _square_variable(node: ct.SquareVariable, ctx: _Context) -> Printed:
-    if node.name not in ctx.bound:
+    if node.name not in ctx.squares:
         raise NotExpressible(f"square variable {node.name}", "no enclosing square loop binds it")
     return _text(node.name)
 
@@ -699,7 +705,7 @@ def _square_loop(node: ct.SquareLoop, ctx: _Context) -> Printed:
     # Written as a piece loop is: the domain closed, the body braced or tight.
     _variable_name(node.name, "square variable", ctx)
     domain = _closed(node.domain, ctx)
-    body = _argument(node.body, ctx.binding(node.name))
+    body = _argument(node.body, ctx.binding_square(node.name))
     word = "square all" if node.all else "square"
     return _joined([f"{word} {node.name} in", domain, body], TRANSFORM)
 

@@ -131,6 +131,11 @@ def test_a_square_variable_outside_its_loop_is_refused_by_the_printer() -> None:
         print_query(one(ct.Compound((x,))))
     with pytest.raises(NotExpressible, match="already binds"):
         print_query(one(square(pd("."), square(pd("A"), x))))
+    # A variable of the other kind under the loop's name would read back as the loop's.
+    with pytest.raises(NotExpressible, match="square variable x"):
+        print_query(one(ct.PieceLoop("x", pd("A"), x)))
+    with pytest.raises(NotExpressible, match="piece variable x"):
+        print_query(one(square(pd("A"), ct.PieceVariable("x"))))
 
 
 # --------------------------------------------------------------------------------------
@@ -209,6 +214,8 @@ GAMES = [
     "1. d4 d5 2. c4 e6 3. Nc3 Nf6 4. Bg5 Be7 5. e3 O-O 6. Nf3 h6 7. Bh4 b6 8. cxd5 Nxd5",
     "1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 Nc6 6. Nxc6 bxc6 7. e5 Nd5 8. Nxd5 cxd5",
     "1. f3 e5 2. g4 Qh4#",
+    # A black knight takes on the square a white knight stood on.
+    "1. Nf3 Nc6 2. Nc3 Nf6 3. Ne5 Nxe5 4. d4 Ng6",
     # Made for the purpose: a white knight reaches an outpost on d5 (no black pawn on the
     # c- or e-file above it), then leaves it.
     '[SetUp "1"]\n[FEN "4k3/pp4pp/8/8/4P3/2N5/8/4K3 w - - 0 1"]\n\n1. Nd5 Kd7 2. Nb6+ axb6',
@@ -243,10 +250,10 @@ def _fourth_rank_attacked_by_white_knights(node: chess.pgn.GameNode) -> int:
     return sum(1 << s for s in _squares(chess.BB_RANK_4) if _attacked_by(board, s, knights))
 
 
-def _every_white_piece_defended(node: chess.pgn.GameNode) -> bool:
+def _every_white_pawn_defended(node: chess.pgn.GameNode) -> bool:
     board = node.board()
     white = board.occupied_co[chess.WHITE]
-    return all(_attacked_by(board, s, white) for s in _squares(white))
+    return all(_attacked_by(board, s, white) for s in _squares(_white(board, chess.PAWN)))
 
 
 def _no_third_rank_square_attacked_by_black(node: chess.pgn.GameNode) -> bool:
@@ -283,6 +290,15 @@ def _later_black_knight_where_a_white_knight_stands(node: chess.pgn.GameNode) ->
     )
 
 
+def _white_pieces_taken_by_the_next_move(node: chess.pgn.GameNode) -> int:
+    # `line --> true --> x & a`: at the next position a black piece stands on the square.
+    after = node.next()
+    if after is None:
+        return 0
+    board, next_board = node.board(), after.board()
+    return board.occupied_co[chess.WHITE] & next_board.occupied_co[chess.BLACK]
+
+
 def _squares_a_white_knight_attacks(node: chess.pgn.GameNode) -> int:
     board = node.board()
     out = 0
@@ -295,11 +311,12 @@ def _squares_a_white_knight_attacks(node: chess.pgn.GameNode) -> int:
 
 CASES: list[tuple[str, Callable[[chess.pgn.GameNode], int | bool]]] = [
     ("square x in a-h4 {x attackedby N}", _fourth_rank_attacked_by_white_knights),
-    ("square all x in A x attackedby A", _every_white_piece_defended),
+    ("square all x in P x attackedby A", _every_white_pawn_defended),
     ("square all x in a-h3 not x attackedby a", _no_third_rank_square_attacked_by_black),
     ("square all x in Q x attackedby a", _every_white_queen_attacked),
     ("square x in light _ #(. attacks x) >= 2", _empty_light_squares_attacked_twice),
     ("square x in N find x & n", _later_black_knight_where_a_white_knight_stands),
+    ("square x in A line --> true --> x & a", _white_pieces_taken_by_the_next_move),
     # A disjunction that follows a piece inside a square loop: the lowering must not
     # decide `p attacks x` once for every square x.
     ("square x in . piece pc in N {pc attacks x or pc & a1}", _squares_a_white_knight_attacks),
