@@ -94,7 +94,7 @@ from cqllegacy.vocab.pieces import (
 from cqllegacy.vocab.rays import BASIC_VECTORS, between_squares, is_diagonal, ray_ends, translate
 from cqllegacy.vocab.squares import FULL, LIGHT_SQUARES, iter_squares
 
-__all__ = ["sorted_vectors", "square_key"]
+__all__ = ["sorted_vectors"]
 
 #: Files a reference rule of this module under its node class.
 _rule = REFERENCE_RULES.register
@@ -323,7 +323,7 @@ def _piece_loop(c: Compiler, node: PieceLoop) -> Compiled:
     return as_logical(every_piece)
 
 
-def square_key(name: str) -> str:
+def _square_key(name: str) -> str:
     """The key of square variable ``name`` among the context's bindings (piece variables
     use their bare names, positions ``:name``: a square is no piece identity)."""
     return "@" + name
@@ -331,7 +331,7 @@ def square_key(name: str) -> str:
 
 @_rule(SquareVariable)
 def _square_variable(c: Compiler, node: SquareVariable) -> Compiled:
-    key, name = square_key(node.name), node.name
+    key, name = _square_key(node.name), node.name
 
     def variable(ctx: Context, p: int) -> int:
         # The same square wherever the body looks (semantics: S-square-variables).
@@ -345,7 +345,7 @@ def _square_variable(c: Compiler, node: SquareVariable) -> Compiled:
 
 @_rule(SquareLoop)
 def _square_loop(c: Compiler, node: SquareLoop) -> Compiled:
-    domain, body, key = c.set_fn(node.domain), c.truth(node.body), square_key(node.name)
+    domain, body, key = c.set_fn(node.domain), c.truth(node.body), _square_key(node.name)
 
     def square_loop(ctx: Context, p: int) -> int:
         squares = domain(ctx, p)

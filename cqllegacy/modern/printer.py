@@ -1019,7 +1019,7 @@ def _echo(node: ct.Echo, ctx: _Context) -> Printed:
 
 @_printer(ct.PositionVariable)
 def _position_variable(node: ct.PositionVariable, ctx: _Context) -> Printed:
-    if node.name not in ctx.bound:
+    if node.name not in ctx.bound or node.name in ctx.squares:
         raise NotExpressible(f"position variable {node.name}", "no enclosing echo binds it")
     return _text(node.name)
 

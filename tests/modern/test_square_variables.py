@@ -136,6 +136,8 @@ def test_a_square_variable_outside_its_loop_is_refused_by_the_printer() -> None:
         print_query(one(ct.PieceLoop("x", pd("A"), x)))
     with pytest.raises(NotExpressible, match="piece variable x"):
         print_query(one(square(pd("A"), ct.PieceVariable("x"))))
+    with pytest.raises(NotExpressible, match="position variable x"):
+        print_query(one(square(pd("A"), ct.AtPosition(ct.PositionVariable("x"), pd("K")))))
 
 
 # --------------------------------------------------------------------------------------
@@ -349,6 +351,32 @@ def test_square_all_holds_for_an_empty_domain_and_square_fails_there() -> None:
         == chess.BB_RANK_3 | chess.BB_RANK_4 | chess.BB_RANK_5 | chess.BB_RANK_6
     )
     assert evaluate_filter(body("piece x in a-h3-6 true"), start) == 0
+
+
+# Square loops whose meaning CQL can also say without a variable: the same positions of
+# the same real games (the bundled fixture), by the plan `run` uses.
+SAME_AS = [
+    ("square x in a-h4 {x attackedby N}", "a-h4 attackedby N"),
+    ("square all x in P x attackedby A", "not (P & ~(P attackedby A))"),
+    (
+        "square x in d-e4-5 {x attackedby A x attackedby a}",
+        "d-e4-5 attackedby A & d-e4-5 attackedby a",
+    ),
+    ("square x in _ x attackedby k", "_ attackedby k"),
+]
+
+
+@pytest.mark.parametrize(("loop", "plain"), SAME_AS)
+def test_square_loops_match_where_their_square_free_forms_do(loop: str, plain: str) -> None:
+    from cqllegacy import api
+
+    games = ROOT / "fixtures" / "games.pgn"
+    found = [
+        [(match.ordinal, match.plies) for match in api.load(f"cql()\n{text}\n").search(games)]
+        for text in (loop, plain)
+    ]
+    assert found[0] == found[1]
+    assert found[0], "the fixture games should hold some"
 
 
 # --------------------------------------------------------------------------------------
