@@ -228,8 +228,9 @@ def necessary_atoms(node: Filter) -> tuple[op.Atom, ...]:
         return tuple(atom for arg in node.args for atom in necessary_atoms(arg))
     if isinstance(node, DirectionSet):
         return necessary_atoms(node.arg)
-    if isinstance(node, PieceLoop) and not node.all:
-        # ``piece all`` also matches when its domain holds no piece.
+    if isinstance(node, PieceLoop | ct.SquareLoop) and not node.all:
+        # ``piece all`` also matches when its domain holds no piece, ``square all`` when
+        # its domain is empty; without ``all`` some square of the domain is needed.
         return necessary_atoms(node.domain)
     if isinstance(node, InRange) and isinstance(node.value, Count) and (node.lo or 0) >= 1:
         return necessary_atoms(node.value.arg)

@@ -463,3 +463,12 @@ def _with_tags(number: int, movetext: str) -> str:
     tags = f'[Event "g{number}"]\n[Site "?"]\n[Date "????.??.??"]\n[Round "?"]\n'
     tags += '[White "w"]\n[Black "b"]\n[Result "*"]\n'
     return tags + (fen_tags + "\n" if fen_tags else "") + "\n" + moves + " *"
+
+
+def test_a_square_loop_needs_its_domain_and_square_all_needs_nothing() -> None:
+    from cqllegacy.evaluator.lowering import necessary_atoms
+
+    knights = ct.AttackedBy(pd("N"), pd("k"))
+    assert necessary_atoms(square(knights, ct.Attacks(x, pd("q")))) == necessary_atoms(knights)
+    assert necessary_atoms(knights)
+    assert necessary_atoms(square(knights, ct.Attacks(x, pd("q")), every=True)) == ()
