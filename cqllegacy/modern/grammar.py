@@ -9,9 +9,9 @@ CQL 6.1 precedence table:
 parameters < directions < ``:``.  Unary minus takes a ``|``-level argument, as chessql
 does (the 6.1 table puts it below ``#``; the printer always parenthesises around it).
 Prefix forms (transforms, ``find``, ``not``, ``#``, ``-``, ``power``, ``~``,
-directions, ``line``, ``piece``) may stand wherever an operand may and take as their
-argument everything that binds tighter than themselves, so ``4 == flip count [Rr]a1``
-reads as ``4 == (flip count [Rr]a1)``.
+directions, ``line``, ``piece``, ``square``) may stand wherever an operand may and take
+as their argument everything that binds tighter than themselves, so
+``4 == flip count [Rr]a1`` reads as ``4 == (flip count [Rr]a1)``.
 
 Comparisons with an integer literal on the right, ``X == n``, ``X >= n``, ``X <= n``,
 and the chain ``a <= X <= b`` read as :class:`~cqllegacy.core.tree.InRange`; every other
@@ -23,10 +23,10 @@ line; other comments are white space.  ``// cqllegacy: …`` pragmas are read as
 :class:`~cqllegacy.modern.encoding.Pragma` items, and
 :func:`~cqllegacy.modern.encoding.decode` makes the query of the header and the items.
 
-The reader is one pass over the text: a name is a variable exactly where a ``piece`` or
-``echo`` around it binds it (comments and strings are never names), and each filter's
-operands are kind-checked as it is built, so every message points at the place it is
-about.  Time is linear in the script's length.
+The reader is one pass over the text: a name is a variable exactly where a ``piece``,
+``square`` or ``echo`` around it binds it (comments and strings are never names), and
+each filter's operands are kind-checked as it is built, so every message points at the
+place it is about.  Time is linear in the script's length.
 
 >>> query = read_query("cql(input in.pgn)\\nflipcolor flip shift {Nd4 kf3}\\n")
 >>> query.header.inputs, type(query.lists[0].body).__name__
