@@ -55,6 +55,7 @@ from cqllegacy.modern.vocabulary import (
     AND,
     ARITH,
     ATTACK,
+    BARE_WORDS,
     BLACK_PAWN,
     COLON,
     COMPLEMENT,
@@ -1033,17 +1034,12 @@ def _square_color(parser: _Parser, token: _Token) -> _Read:
     return parser.made(node, token.start, [arg])
 
 
-def _sidetomove(parser: _Parser, token: _Token) -> _Read:
-    return _Read(ct.SideToMove(), token.start)
-
-
 _PREFIX_WORDS: dict[str, _Form] = {
     "line": _Parser.line,
     "find": _Parser.find,
     **dict.fromkeys(TRANSFORM_WORDS, _Parser.transform),
     "piece": _Parser.piece_loop,
     "echo": _Parser.echo,
-    "sidetomove": _sidetomove,
     "ancestor": _pair(ct.Ancestor),
     "not": _unary(ct.Not, NOT),
     "power": _unary(ct.Power, POWER),
@@ -1059,6 +1055,8 @@ _PREFIX_WORDS: dict[str, _Form] = {
     "elo": _Parser.elo,
     "light": _square_color,
     "dark": _square_color,
+    # Every class declaring SYNTAX = Syntax.WORD: its words, each alone one node.
+    **{word: _leaf(node) for word, node in BARE_WORDS.items()},
 }
 
 _PREFIX_SYMBOLS: dict[str, _Form] = {

@@ -94,6 +94,7 @@ from cqllegacy.modern.vocabulary import (
     ARITH,
     ATOM,
     ATTACK,
+    BARE_WORDS,
     BLACK_PAWN,
     COLON,
     COMPLEMENT,
@@ -260,6 +261,18 @@ PRINTED: Mapping[type, Callable[..., Printed]] = PRINTERS
 
 def _printer(cls: type[F]) -> Callable[[_Printer[F]], _Printer[F]]:
     return PRINTERS.register(cls)
+
+
+#: A bare word's text (the inverse of the reader's table, vocabulary.BARE_WORDS).
+_SPELLING: Mapping[ct.Filter, str] = {node: word for word, node in BARE_WORDS.items()}
+
+
+def _bare_word(node: ct.Filter, ctx: _Context) -> Printed:
+    return _text(_SPELLING[node])
+
+
+# Every class declaring SYNTAX = Syntax.WORD prints as its word: no entry of its own.
+PRINTERS.register(*{type(node) for node in BARE_WORDS.values()})(_bare_word)
 
 
 def _print(node: ct.Filter, ctx: _Context) -> Printed:
@@ -732,11 +745,6 @@ def _negate(node: ct.Negate, ctx: _Context) -> Printed:
 @_printer(ct.NumericValue)
 def _numeric_value(node: ct.NumericValue, ctx: _Context) -> Printed:
     return _text(node.keyword.value)
-
-
-@_printer(ct.SideToMove)
-def _side_to_move(node: ct.SideToMove, ctx: _Context) -> Printed:
-    return _text("sidetomove")
 
 
 @_printer(ct.Elo)

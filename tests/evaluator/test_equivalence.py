@@ -838,6 +838,12 @@ NODE_SAMPLES: dict[type[ct.Filter], list[ct.Filter]] = {
         ct.InRange(ct.Count(ct.SquareColor(False, pd("[Aa]"))), 16, None),
         ct.Transform(ct.TransformKind.SHIFT, ct.SquareColor(True, pd("Bc1"))),
     ],
+    ct.PawnStructure: [
+        ct.InRange(ct.Count(ct.PawnStructure(ct.PawnFeature.PASSED)), 1, None),
+        ct.Intersection((ct.PawnStructure(ct.PawnFeature.DOUBLED), pd("p"))),
+        ct.Transform(ct.TransformKind.SHIFT, ct.PawnStructure(ct.PawnFeature.ISOLATED)),
+        ct.Not(ct.Intersection((ct.PawnStructure(ct.PawnFeature.CONNECTED), pd("Pd4")))),
+    ],
     ct.Comment: [ct.Compound((ct.Comment("a note"), pd("Qd1")))],
     ct.Compare: [ct.Compare(ct.CompareOp.GT, ct.Count(_PAWNS), ct.Count(pd("p")))],
     ct.Complement: [ct.InRange(ct.Count(ct.Complement(pd("[Pp]"))), 50, None)],

@@ -216,6 +216,7 @@ def set_filters(depth: int = 2, names: tuple[str, ...] = ()) -> Strategy[ct.Filt
         st.builds(ct.XRay, _few(sets, 2, 3)),
         st.builds(ct.Between, sets, sets),
         st.builds(ct.SquareColor, st.booleans(), sets),
+        st.builds(ct.PawnStructure, st.sampled_from(list(ct.PawnFeature))),
         st.builds(ct.Transform, st.sampled_from(list(ct.TransformKind)), sets),
         st.builds(
             lambda first, last: ct.Compound((*first, last)),
