@@ -259,7 +259,7 @@ def test_a_bare_word_class_must_say_how_its_word_makes_a_node() -> None:
         a: int = 0
         b: int = 0
 
-    with pytest.raises(ct.DeclarationError, match="TwoFields declares SYNTAX = Syntax.WORD"):
+    with pytest.raises(ct.DeclarationError, match=r"TwoFields declares SYNTAX = Syntax\.WORD"):
         ct.bare_words((TwoFields,))
 
 
