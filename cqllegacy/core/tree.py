@@ -720,17 +720,35 @@ class Between(Filter):
     right: Filter
 
 
+class Castling(enum.Enum):
+    """The side a ``move`` must castle to; the values are the CQL 6.1 parameters."""
+
+    KINGSIDE = "o-o"
+    QUEENSIDE = "o-o-o"
+
+
 @attrs.frozen(slots=True, cache_hash=True)
 class Move(Filter):
-    """``move [previous] [from X] [to Y] [capture Z] [promote T] [enpassant]``.
+    """``move [previous] [o-o | o-o-o] [from X] [to Y] [capture Z] [promote T] [enpassant]``.
 
     Without ``previous`` it describes the move played from the current position in
     the line being traversed (the next move); with no such move it fails.
     ``promote`` is a type set (colours matter, as in the legacy ``:promote``).
+    ``castle`` (CQL 6.1 only): the move castles to that side, either colour (semantics:
+    S-castling).
     """
 
     WORD = "`move`"
-    CQL_WORDS = ("move", "from", "to", "capture", "promote", "enpassant", "previous")
+    CQL_WORDS = (
+        "move",
+        "from",
+        "to",
+        "capture",
+        "promote",
+        "enpassant",
+        "previous",
+        *(side.value for side in Castling),
+    )
     KIND = Kind.LOGICAL
     OPERANDS = SETS
     TRANSFORMS = Transforms.OWN
@@ -742,6 +760,7 @@ class Move(Filter):
     promote: TypeSet | None = None
     enpassant: bool = False
     previous: bool = False
+    castle: Castling | None = None
     origin: Origin | None = _origin_field()
 
     def reads_itself(self) -> Reads:

@@ -135,12 +135,14 @@ class _Token:
 
 
 _NAME_TEXT = r"[A-Za-z_$][\w$]*"
+# `o-o` and `o-o-o` (the move parameters) are words with hyphens, as CQL reads them.
+_CASTLING_TEXT = r"o-o(?:-o)?(?![\w$])"
 # Longer symbols first; `~~`, `&&` and `||` are chessql operators outside the subset,
 # `<-` starts no relation (`<--` is a mistake, not `<` and a negative number).
 _SYMBOLS = r"-->|<=|>=|==|!=|~~|&&|\|\||<-+|\[\]|[-+#~&|(){}:<>]|\.(?![\w$])"
 _TOKEN = re.compile(
     rf"(?P<COMMENT>//[^\n]*)|(?P<STRING>{STRING_PATTERN})|(?P<DESIGNATOR>{DESIGNATOR_PATTERN})"
-    rf"|(?P<WORD>{_NAME_TEXT})|(?P<NUMBER>\d+)|(?P<SYMBOL>{_SYMBOLS})|(?P<OTHER>\S)"
+    rf"|(?P<WORD>{_CASTLING_TEXT}|{_NAME_TEXT})|(?P<NUMBER>\d+)|(?P<SYMBOL>{_SYMBOLS})|(?P<OTHER>\S)"
 )
 #: White space and ``/* */`` comments; with ``//`` comments too where those are space.
 _SPACE = re.compile(r"(?:\s+|/\*.*?\*/)*", re.DOTALL)
@@ -277,7 +279,8 @@ class _Syntax(Exception):
 
 COLORS = {"white": ct.Color.WHITE, "black": ct.Color.BLACK}
 _COMPARE_OPS = {op.value: op for op in ct.CompareOp}
-_MOVE_PARAMETERS = ("from", "to", "capture", "promote", "previous", "enpassant")
+_CASTLING = {side.value: side for side in ct.Castling}
+_MOVE_PARAMETERS = ("from", "to", "capture", "promote", "previous", "enpassant", *_CASTLING)
 _HEADER_PARAMETERS = ("input", "output", "gamenumber", "matchcount", "result", "variations")
 
 
@@ -694,6 +697,12 @@ class _Parser:
                 params[word.text] = self.node(read)
             elif word.text == "promote":
                 params["promote"] = self.promote_types()
+            elif word.text in _CASTLING:
+                if "castle" in params:
+                    twice = params["castle"] is _CASTLING[word.text]
+                    both = "a move castles to one side: o-o and o-o-o never both"
+                    self.fail(f"move has two {word.text} parameters" if twice else both, word.start)
+                params["castle"] = _CASTLING[word.text]
             else:
                 params[word.text] = True
         from_ = params.get("from")
@@ -705,7 +714,8 @@ class _Parser:
                 promote, from_ = _promotion(promote, from_)
             except _Syntax as exc:
                 self.fail(exc.message, token.start)
-        to, capture = params.get("to"), params.get("capture")
+        to, capture, castle = params.get("to"), params.get("capture"), params.get("castle")
+        assert castle is None or isinstance(castle, ct.Castling)
         assert to is None or isinstance(to, ct.Filter)
         assert capture is None or isinstance(capture, ct.Filter)
         node = ct.Move(
@@ -715,6 +725,7 @@ class _Parser:
             promote=promote,
             enpassant="enpassant" in params,
             previous="previous" in params,
+            castle=castle,
         )
         return self.made(node, token.start, operands)
 
@@ -1034,6 +1045,16 @@ def _square_color(parser: _Parser, token: _Token) -> _Read:
     return parser.made(node, token.start, [arg])
 
 
+def _castling_alone(parser: _Parser, token: _Token) -> _Read:
+    """``o-o`` alone is a CQL 6.2 filter (the move just played); in CQL 6.1 it is a
+    parameter of ``move`` only (semantics: S-castling)."""
+    parser.fail(
+        f"`{token.text}` is a parameter of `move` in CQL 6.1: write `move {token.text}` (the"
+        f" next move) or `move previous {token.text}` (the move just played)",
+        token.start,
+    )
+
+
 _PREFIX_WORDS: dict[str, _Form] = {
     "line": _Parser.line,
     "find": _Parser.find,
@@ -1055,6 +1076,7 @@ _PREFIX_WORDS: dict[str, _Form] = {
     "elo": _Parser.elo,
     "light": _square_color,
     "dark": _square_color,
+    **dict.fromkeys(_CASTLING, _castling_alone),
     # Every class declaring SYNTAX = Syntax.WORD: its words, each alone one node.
     **{word: _leaf(node) for word, node in BARE_WORDS.items()},
 }

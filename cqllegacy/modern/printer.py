@@ -513,13 +513,14 @@ def _infix(items: Sequence[ct.Filter], word: str, level: int, ctx: _Context, emp
 
 
 def _ends_with_a_flag(node: ct.Filter) -> bool:
-    """A ``move`` printed with ``previous`` or ``enpassant`` last: chessql fails on such a
-    move followed by ``and``/``or`` inside parentheses or braces (``(move previous and
-    K)``), so it is parenthesised there."""
+    """A ``move`` printed with ``previous``, ``o-o``/``o-o-o`` or ``enpassant`` last:
+    chessql fails on such a move followed by ``and``/``or`` inside parentheses or braces
+    (``(move previous and K)``), so it is parenthesised there."""
     if not isinstance(node, ct.Move):
         return False
     arguments = (node.from_, node.to, node.capture, node.promote)
-    return node.enpassant or (node.previous and all(arg is None for arg in arguments))
+    flag_last = node.previous or node.castle is not None
+    return node.enpassant or (flag_last and all(arg is None for arg in arguments))
 
 
 def _too_long(printed: Printed) -> bool:
@@ -660,6 +661,8 @@ def _move(node: ct.Move, ctx: _Context) -> Printed:
     parts: list[Printed | str] = ["move"]
     if node.previous:
         parts.append("previous")
+    if node.castle is not None:
+        parts.append(node.castle.value)
     for word, arg in (("from", from_), ("to", node.to), ("capture", node.capture)):
         if arg is not None:
             parts += [word, _closed(arg, ctx)]

@@ -133,7 +133,7 @@ def test_the_supported_words_are_derived_from_the_node_classes() -> None:
         "from", "gamenumber", "in", "input", "line", "lowercase", "matchcount", "move", "not",
         "or", "output", "piece", "player", "power", "previous", "promote", "quiet", "ray",
         "result", "sidetomove", "site", "to", "variations", "white", "xray",
-        "light", "dark",
+        "light", "dark", "o-o", "o-o-o",
         "passedpawns", "isolatedpawns", "doubledpawns", "connectedpawns"))  # fmt: skip
     assert by_hand == v.SUPPORTED_WORDS
     for cls in ct.node_classes():

@@ -126,6 +126,7 @@ def _moves(sets: Strategy[ct.Filter]) -> Strategy[ct.Move]:
         promote=st.one_of(st.none(), promotions()),
         enpassant=st.booleans(),
         previous=st.booleans(),
+        castle=st.one_of(st.none(), st.sampled_from(list(ct.Castling))),
     ).filter(lambda m: m.promote is None or not _pawn_like(m.from_))
 
 
