@@ -916,6 +916,7 @@ class NumericKeyword(enum.Enum):
 class NumericValue(Filter):
     """``year``, ``movenumber``, ``ply``; ``year`` fails when the date has no year."""
 
+    SYNTAX = Syntax.WORD
     WORD = "a numeric filter"
     CQL_WORDS = tuple(keyword.value for keyword in NumericKeyword)
     KIND = Kind.NUMBER
@@ -1096,6 +1097,7 @@ class Keyword(enum.Enum):
 class Simple(Filter):
     """An argument-less filter: ``wtm``, ``check``, ``initial``, ``true`` …"""
 
+    SYNTAX = Syntax.WORD
     WORD = "a keyword filter"
     CQL_WORDS = tuple(keyword.value for keyword in Keyword)
     KIND = Kind.LOGICAL

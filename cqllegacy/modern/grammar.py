@@ -68,7 +68,6 @@ from cqllegacy.modern.vocabulary import (
     INTERSECTION,
     MOVE,
     NOT,
-    NUMERIC_WORDS,
     OR,
     POWER,
     PROMOTABLE,
@@ -78,7 +77,6 @@ from cqllegacy.modern.vocabulary import (
     REPETITIONS,
     RESERVED_WORDS,
     RESULT_PATTERN,
-    SIMPLE_WORDS,
     SQUARES_PATTERN,
     STRING_PATTERN,
     SUPPORTED_WORDS,
@@ -570,12 +568,6 @@ class _Parser:
                 return form(self, self.lex.take())
             if token.text in _DIRECTIONS:
                 return self.direction(self.lex.take())
-            if token.text in SIMPLE_WORDS:
-                self.lex.take()
-                return _Read(ct.Simple(SIMPLE_WORDS[token.text]), token.start)
-            if token.text in NUMERIC_WORDS:
-                self.lex.take()
-                return _Read(ct.NumericValue(NUMERIC_WORDS[token.text]), token.start)
             return self.variable(self.lex.take()) if token.text in self.bound else self.free(token)
         if kind is _Kind.DESIGNATOR:
             return _Read(_designator(self.lex.take().text), token.start)
@@ -1077,9 +1069,19 @@ _PREFIX_WORDS: dict[str, _Form] = {
     "light": _square_color,
     "dark": _square_color,
     **dict.fromkeys(_CASTLING, _castling_alone),
-    # Every class declaring SYNTAX = Syntax.WORD: its words, each alone one node.
-    **{word: _leaf(node) for word, node in BARE_WORDS.items()},
 }
+
+
+def _with_bare_words(written: dict[str, _Form]) -> dict[str, _Form]:
+    """The written forms and, for every class declaring ``SYNTAX = Syntax.WORD``, each of
+    its words alone as one node (a word with both is a declaration error, not a choice)."""
+    both = sorted(set(written) & set(BARE_WORDS))
+    if both:
+        raise ct.DeclarationError(f"bare words that also have a written form: {both}")
+    return {**written, **{word: _leaf(node) for word, node in BARE_WORDS.items()}}
+
+
+_PREFIX_WORDS = _with_bare_words(_PREFIX_WORDS)
 
 _PREFIX_SYMBOLS: dict[str, _Form] = {
     "(": _Parser.paren,

@@ -745,11 +745,6 @@ def _negate(node: ct.Negate, ctx: _Context) -> Printed:
     return _joined(["-", _closed(node.arg, ctx)], UNARY, sep="")
 
 
-@_printer(ct.NumericValue)
-def _numeric_value(node: ct.NumericValue, ctx: _Context) -> Printed:
-    return _text(node.keyword.value)
-
-
 @_printer(ct.Elo)
 def _elo(node: ct.Elo, ctx: _Context) -> Printed:
     return _text("elo" if node.color is None else f"elo {node.color.value}")
@@ -832,11 +827,6 @@ def _or(node: ct.Or, ctx: _Context) -> Printed:
 @_printer(ct.Not)
 def _not(node: ct.Not, ctx: _Context) -> Printed:
     return _joined(["not", _operand(node.arg, ctx, NOT)], NOT)
-
-
-@_printer(ct.Simple)
-def _simple(node: ct.Simple, ctx: _Context) -> Printed:
-    return _text(node.keyword.value)
 
 
 @_printer(ct.Result)
