@@ -194,8 +194,7 @@ class Filter:
 
     ``MODERN`` (False for nodes CQL 6.1 cannot express) defaults to True; ``SYNTAX``
     (:class:`Syntax`) defaults to ``OWN``: a form written in the reader and the printer.  A
-    class that
-    leaves a fact out is refused when it is created (:class:`DeclarationError`); the
+    class that leaves a fact out is refused when it is created (:class:`DeclarationError`); the
     tables other layers keep (kinds, words, transform rules, the reference-rule list) are
     derived from these declarations through :func:`node_classes`.
 

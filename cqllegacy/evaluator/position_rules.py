@@ -104,7 +104,6 @@ _rule = REFERENCE_RULES.register
 # Set filters
 # --------------------------------------------------------------------------------------
 
-
 @_rule(PieceSet)
 def _piece_set(c: Compiler, node: PieceSet) -> Compiled:
     squares = node.squares
