@@ -257,7 +257,7 @@ def binding_free_necessity(node: Filter) -> Filter | None:
 
     >>> from cqllegacy.core.tree import PieceVariable
     >>> binding_free_necessity(Move(from_=PieceVariable("x"), promote=2))
-    Move(from_=None, to=None, capture=None, promote=2, enpassant=False, previous=False)
+    Move(from_=None, to=None, capture=None, promote=2, enpassant=False, previous=False, castle=None)
     """
     if not _reads_bindings(node):
         return node

@@ -45,6 +45,8 @@ from cqllegacy.core.tree import (
     NumericKeyword,
     NumericValue,
     Or,
+    PawnFeature,
+    PawnStructure,
     PieceLoop,
     PieceSet,
     PieceVariable,
@@ -279,6 +281,63 @@ def _square_color(c: Compiler, node: SquareColor) -> Compiled:
     arg = c.set_fn(node.arg)
     mask = FULL & ~LIGHT_SQUARES if node.dark else LIGHT_SQUARES
     return as_set(lambda ctx, p: arg(ctx, p) & mask)
+
+
+# Pawn structure (semantics: S-pawn-structure).  The masks are facts of the board that
+# only this rule reads.
+
+#: The files either side of each file (a and h have one neighbour).
+_NEIGHBOUR_FILES = tuple(
+    (chess.BB_FILES[f - 1] if f > 0 else 0) | (chess.BB_FILES[f + 1] if f < 7 else 0)
+    for f in range(8)
+)
+
+
+def _ahead(color: chess.Color, square: int) -> int:
+    """The squares of the file of ``square`` and its neighbours on the ranks a pawn of
+    ``color`` on ``square`` has still to cross (towards rank 8 for White)."""
+    rank = chess.square_rank(square)
+    ranks = range(rank + 1, 8) if color == chess.WHITE else range(rank)
+    files = chess.BB_FILES[chess.square_file(square)] | _NEIGHBOUR_FILES[chess.square_file(square)]
+    return files & sum((chess.BB_RANKS[r] for r in ranks), 0)
+
+
+#: ``_AHEAD[color][square]``: see :func:`_ahead`.
+_AHEAD = {color: tuple(_ahead(color, sq) for sq in chess.SQUARES) for color in chess.COLORS}
+
+
+def _pawns_with(feature: PawnFeature, own: int, enemy: int, color: chess.Color) -> int:
+    """The pawns of ``own`` (of ``color``) that have ``feature``."""
+    out = 0
+    for sq in iter_squares(own):
+        file = chess.square_file(sq)
+        if feature is PawnFeature.PASSED:
+            has = not _AHEAD[color][sq] & enemy
+        elif feature is PawnFeature.DOUBLED:
+            has = bool(own & chess.BB_FILES[file] & ~(1 << sq))
+        else:
+            neighbours = bool(own & _NEIGHBOUR_FILES[file])
+            has = neighbours if feature is PawnFeature.CONNECTED else not neighbours
+        if has:
+            out |= 1 << sq
+    return out
+
+
+@_rule(PawnStructure)
+def _pawn_structure(c: Compiler, node: PawnStructure) -> Compiled:
+    feature = node.feature
+
+    def pawns(ctx: Context, p: int) -> int:
+        board = ctx.boards[p]
+        white, black = (
+            board.pawns & board.occupied_co[chess.WHITE],
+            board.pawns & board.occupied_co[chess.BLACK],
+        )
+        return _pawns_with(feature, white, black, chess.WHITE) | _pawns_with(
+            feature, black, white, chess.BLACK
+        )
+
+    return as_set(pawns)
 
 
 @_rule(PieceVariable)

@@ -55,6 +55,7 @@ from cqllegacy.modern.vocabulary import (
     AND,
     ARITH,
     ATTACK,
+    BARE_WORDS,
     BLACK_PAWN,
     COLON,
     COMPLEMENT,
@@ -67,7 +68,6 @@ from cqllegacy.modern.vocabulary import (
     INTERSECTION,
     MOVE,
     NOT,
-    NUMERIC_WORDS,
     OR,
     POWER,
     PROMOTABLE,
@@ -77,7 +77,6 @@ from cqllegacy.modern.vocabulary import (
     REPETITIONS,
     RESERVED_WORDS,
     RESULT_PATTERN,
-    SIMPLE_WORDS,
     SQUARES_PATTERN,
     STRING_PATTERN,
     SUPPORTED_WORDS,
@@ -134,12 +133,14 @@ class _Token:
 
 
 _NAME_TEXT = r"[A-Za-z_$][\w$]*"
+# `o-o` and `o-o-o` (the move parameters) are words with hyphens, as CQL reads them.
+_CASTLING_TEXT = r"o-o(?:-o)?(?![\w$])"
 # Longer symbols first; `~~`, `&&` and `||` are chessql operators outside the subset,
 # `<-` starts no relation (`<--` is a mistake, not `<` and a negative number).
 _SYMBOLS = r"-->|<=|>=|==|!=|~~|&&|\|\||<-+|\[\]|[-+#~&|(){}:<>]|\.(?![\w$])"
 _TOKEN = re.compile(
     rf"(?P<COMMENT>//[^\n]*)|(?P<STRING>{STRING_PATTERN})|(?P<DESIGNATOR>{DESIGNATOR_PATTERN})"
-    rf"|(?P<WORD>{_NAME_TEXT})|(?P<NUMBER>\d+)|(?P<SYMBOL>{_SYMBOLS})|(?P<OTHER>\S)"
+    rf"|(?P<WORD>{_CASTLING_TEXT}|{_NAME_TEXT})|(?P<NUMBER>\d+)|(?P<SYMBOL>{_SYMBOLS})|(?P<OTHER>\S)"
 )
 #: White space and ``/* */`` comments; with ``//`` comments too where those are space.
 _SPACE = re.compile(r"(?:\s+|/\*.*?\*/)*", re.DOTALL)
@@ -283,7 +284,8 @@ class _Syntax(Exception):
 
 COLORS = {"white": ct.Color.WHITE, "black": ct.Color.BLACK}
 _COMPARE_OPS = {op.value: op for op in ct.CompareOp}
-_MOVE_PARAMETERS = ("from", "to", "capture", "promote", "previous", "enpassant")
+_CASTLING = {side.value: side for side in ct.Castling}
+_MOVE_PARAMETERS = ("from", "to", "capture", "promote", "previous", "enpassant", *_CASTLING)
 _HEADER_PARAMETERS = ("input", "output", "gamenumber", "matchcount", "result", "variations")
 
 
@@ -577,12 +579,6 @@ class _Parser:
                 return form(self, self.lex.take())
             if token.text in _DIRECTIONS:
                 return self.direction(self.lex.take())
-            if token.text in SIMPLE_WORDS:
-                self.lex.take()
-                return _Read(ct.Simple(SIMPLE_WORDS[token.text]), token.start)
-            if token.text in NUMERIC_WORDS:
-                self.lex.take()
-                return _Read(ct.NumericValue(NUMERIC_WORDS[token.text]), token.start)
             return self.variable(self.lex.take()) if token.text in self.bound else self.free(token)
         if kind is _Kind.DESIGNATOR:
             return _Read(_designator(self.lex.take().text), token.start)
@@ -704,6 +700,12 @@ class _Parser:
                 params[word.text] = self.node(read)
             elif word.text == "promote":
                 params["promote"] = self.promote_types()
+            elif word.text in _CASTLING:
+                if "castle" in params:
+                    twice = params["castle"] is _CASTLING[word.text]
+                    both = "a move castles to one side: o-o and o-o-o never both"
+                    self.fail(f"move has two {word.text} parameters" if twice else both, word.start)
+                params["castle"] = _CASTLING[word.text]
             else:
                 params[word.text] = True
         from_ = params.get("from")
@@ -715,7 +717,8 @@ class _Parser:
                 promote, from_ = _promotion(promote, from_)
             except _Syntax as exc:
                 self.fail(exc.message, token.start)
-        to, capture = params.get("to"), params.get("capture")
+        to, capture, castle = params.get("to"), params.get("capture"), params.get("castle")
+        assert castle is None or isinstance(castle, ct.Castling)
         assert to is None or isinstance(to, ct.Filter)
         assert capture is None or isinstance(capture, ct.Filter)
         node = ct.Move(
@@ -725,6 +728,7 @@ class _Parser:
             promote=promote,
             enpassant="enpassant" in params,
             previous="previous" in params,
+            castle=castle,
         )
         return self.made(node, token.start, operands)
 
@@ -1055,8 +1059,14 @@ def _square_color(parser: _Parser, token: _Token) -> _Read:
     return parser.made(node, token.start, [arg])
 
 
-def _sidetomove(parser: _Parser, token: _Token) -> _Read:
-    return _Read(ct.SideToMove(), token.start)
+def _castling_alone(parser: _Parser, token: _Token) -> _Read:
+    """``o-o`` alone is a CQL 6.2 filter (the move just played); in CQL 6.1 it is a
+    parameter of ``move`` only (semantics: S-castling)."""
+    parser.fail(
+        f"`{token.text}` is a parameter of `move` in CQL 6.1: write `move {token.text}` (the"
+        f" next move) or `move previous {token.text}` (the move just played)",
+        token.start,
+    )
 
 
 _PREFIX_WORDS: dict[str, _Form] = {
@@ -1066,7 +1076,6 @@ _PREFIX_WORDS: dict[str, _Form] = {
     "piece": _Parser.piece_loop,
     "square": _Parser.square_loop,
     "echo": _Parser.echo,
-    "sidetomove": _sidetomove,
     "ancestor": _pair(ct.Ancestor),
     "not": _unary(ct.Not, NOT),
     "power": _unary(ct.Power, POWER),
@@ -1082,7 +1091,20 @@ _PREFIX_WORDS: dict[str, _Form] = {
     "elo": _Parser.elo,
     "light": _square_color,
     "dark": _square_color,
+    **dict.fromkeys(_CASTLING, _castling_alone),
 }
+
+
+def _with_bare_words(written: dict[str, _Form]) -> dict[str, _Form]:
+    """The written forms and, for every class declaring ``SYNTAX = Syntax.WORD``, each of
+    its words alone as one node (a word with both is a declaration error, not a choice)."""
+    both = sorted(set(written) & set(BARE_WORDS))
+    if both:
+        raise ct.DeclarationError(f"bare words that also have a written form: {both}")
+    return {**written, **{word: _leaf(node) for word, node in BARE_WORDS.items()}}
+
+
+_PREFIX_WORDS = _with_bare_words(_PREFIX_WORDS)
 
 _PREFIX_SYMBOLS: dict[str, _Form] = {
     "(": _Parser.paren,

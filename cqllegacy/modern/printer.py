@@ -94,6 +94,7 @@ from cqllegacy.modern.vocabulary import (
     ARITH,
     ATOM,
     ATTACK,
+    BARE_WORDS,
     BLACK_PAWN,
     COLON,
     COMPLEMENT,
@@ -266,6 +267,18 @@ PRINTED: Mapping[type, Callable[..., Printed]] = PRINTERS
 
 def _printer(cls: type[F]) -> Callable[[_Printer[F]], _Printer[F]]:
     return PRINTERS.register(cls)
+
+
+#: A bare word's text (the inverse of the reader's table, vocabulary.BARE_WORDS).
+_SPELLING: Mapping[ct.Filter, str] = {node: word for word, node in BARE_WORDS.items()}
+
+
+def _bare_word(node: ct.Filter, ctx: _Context) -> Printed:
+    return _text(_SPELLING[node])
+
+
+# Every class declaring SYNTAX = Syntax.WORD prints as its word: no entry of its own.
+PRINTERS.register(*{type(node) for node in BARE_WORDS.values()})(_bare_word)
 
 
 def _print(node: ct.Filter, ctx: _Context) -> Printed:
@@ -513,13 +526,14 @@ def _infix(items: Sequence[ct.Filter], word: str, level: int, ctx: _Context, emp
 
 
 def _ends_with_a_flag(node: ct.Filter) -> bool:
-    """A ``move`` printed with ``previous`` or ``enpassant`` last: chessql fails on such a
-    move followed by ``and``/``or`` inside parentheses or braces (``(move previous and
-    K)``), so it is parenthesised there."""
+    """A ``move`` printed with ``previous``, ``o-o``/``o-o-o`` or ``enpassant`` last:
+    chessql fails on such a move followed by ``and``/``or`` inside parentheses or braces
+    (``(move previous and K)``), so it is parenthesised there."""
     if not isinstance(node, ct.Move):
         return False
     arguments = (node.from_, node.to, node.capture, node.promote)
-    return node.enpassant or (node.previous and all(arg is None for arg in arguments))
+    flag_last = node.previous or node.castle is not None
+    return node.enpassant or (flag_last and all(arg is None for arg in arguments))
 
 
 def _too_long(printed: Printed) -> bool:
@@ -660,6 +674,8 @@ def _move(node: ct.Move, ctx: _Context) -> Printed:
     parts: list[Printed | str] = ["move"]
     if node.previous:
         parts.append("previous")
+    if node.castle is not None:
+        parts.append(node.castle.value)
     for word, arg in (("from", from_), ("to", node.to), ("capture", node.capture)):
         if arg is not None:
             parts += [word, _closed(arg, ctx)]
@@ -759,16 +775,6 @@ def _negate(node: ct.Negate, ctx: _Context) -> Printed:
     return _joined(["-", _closed(node.arg, ctx)], UNARY, sep="")
 
 
-@_printer(ct.NumericValue)
-def _numeric_value(node: ct.NumericValue, ctx: _Context) -> Printed:
-    return _text(node.keyword.value)
-
-
-@_printer(ct.SideToMove)
-def _side_to_move(node: ct.SideToMove, ctx: _Context) -> Printed:
-    return _text("sidetomove")
-
-
 @_printer(ct.Elo)
 def _elo(node: ct.Elo, ctx: _Context) -> Printed:
     return _text("elo" if node.color is None else f"elo {node.color.value}")
@@ -851,11 +857,6 @@ def _or(node: ct.Or, ctx: _Context) -> Printed:
 @_printer(ct.Not)
 def _not(node: ct.Not, ctx: _Context) -> Printed:
     return _joined(["not", _operand(node.arg, ctx, NOT)], NOT)
-
-
-@_printer(ct.Simple)
-def _simple(node: ct.Simple, ctx: _Context) -> Printed:
-    return _text(node.keyword.value)
 
 
 @_printer(ct.Result)

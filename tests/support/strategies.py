@@ -128,6 +128,7 @@ def _moves(sets: Strategy[ct.Filter]) -> Strategy[ct.Move]:
         promote=st.one_of(st.none(), promotions()),
         enpassant=st.booleans(),
         previous=st.booleans(),
+        castle=st.one_of(st.none(), st.sampled_from(list(ct.Castling))),
     ).filter(lambda m: m.promote is None or not _pawn_like(m.from_))
 
 
@@ -225,6 +226,7 @@ def set_filters(depth: int = 2, names: tuple[str, ...] = ()) -> Strategy[ct.Filt
         st.builds(ct.XRay, _few(sets, 2, 3)),
         st.builds(ct.Between, sets, sets),
         st.builds(ct.SquareColor, st.booleans(), sets),
+        st.builds(ct.PawnStructure, st.sampled_from(list(ct.PawnFeature))),
         st.builds(ct.Transform, st.sampled_from(list(ct.TransformKind)), sets),
         st.builds(
             lambda first, last: ct.Compound((*first, last)),
