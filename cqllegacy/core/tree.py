@@ -55,6 +55,44 @@ class Reads(enum.IntEnum):
     GAME = 3
 
 
+class Precedence(enum.IntEnum):
+    """How tightly a filter's CQL 6.1 text binds, higher binding tighter: the precedence
+    table of CQL 6.1 as the ``chessql`` parser reads it, adjusted where the two differ
+    (decision M10).  Each node class declares the level of its outer form
+    (``PRECEDENCE``); the printer parenthesises an operand whose level is below what its
+    place needs, and the modern reader climbs the same levels.
+
+    >>> Precedence.OR < Precedence.AND < Precedence.NOT < Precedence.ATOM
+    True
+    """
+
+    LINE = 10
+    #: Transforms, ``find``, piece loops, ``echo``: prefix forms whose argument reaches ``or``.
+    TRANSFORM = 30
+    OR = 40
+    AND = 50
+    NOT = 60
+    IN = 70
+    RELATION = 80
+    #: Unary minus: below ``#`` in the CQL 6.1 table, above ``* / %`` in chessql.
+    UNARY = 90
+    COUNT = 100
+    ARITH = 110
+    POWER = 150
+    UNION = 160
+    INTERSECTION = 170
+    COMPLEMENT = 180
+    ATTACK = 190
+    #: ``move`` parameters take their argument above this level.
+    MOVE = 200
+    #: A direction's argument (no class prints at this level).
+    DIRECTION = 210
+    #: ``POSITION : FILTER`` binds tighter than anything else.
+    COLON = 220
+    #: A single token, or a form closed by brackets or parentheses.
+    ATOM = 1000
+
+
 class Kind(enum.Enum):
     """The kind of value a filter has when it matches (semantics: S-modern-model, S-echo).
 
@@ -101,7 +139,7 @@ def by_field(**kinds: frozenset[Kind]) -> Mapping[str, frozenset[Kind]]:
 
 
 #: What every node class declares in its own body (not inherited): see :class:`Filter`.
-DECLARED_FACTS = ("WORD", "CQL_WORDS", "KIND", "OPERANDS", "TRANSFORMS", "READS")
+DECLARED_FACTS = ("WORD", "CQL_WORDS", "KIND", "OPERANDS", "TRANSFORMS", "READS", "PRECEDENCE")
 
 #: Every node class, by (module, name), in the order they were defined.
 _NODE_CLASSES: dict[tuple[str, str], type[Filter]] = {}
@@ -138,6 +176,9 @@ class Filter:
       mapping from field name to kinds; :meth:`operand_kinds` may refine it.
     - ``TRANSFORMS``: how a basic transform acts on it (:class:`Transforms`).
     - ``READS``: how far the node itself looks (its children add theirs, :meth:`reads`).
+    - ``PRECEDENCE``: the :class:`Precedence` level of its CQL 6.1 text's outer form (the
+      printer's table), or None when a field decides: then the class defines
+      :meth:`precedence` itself.
 
     ``MODERN`` (False for nodes CQL 6.1 cannot express) defaults to True.  A class that
     leaves a fact out is refused when it is created (:class:`DeclarationError`); the
@@ -164,6 +205,7 @@ class Filter:
     OPERANDS: ClassVar[frozenset[Kind] | Mapping[str, frozenset[Kind]]]
     TRANSFORMS: ClassVar[Transforms]
     READS: ClassVar[Reads] = Reads.GAME
+    PRECEDENCE: ClassVar[Precedence | None]
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -176,6 +218,10 @@ class Filter:
         if cls.KIND is None and "value_kind" not in vars(cls):
             raise DeclarationError(
                 f"node class {cls.__name__} declares KIND = None but defines no value_kind()"
+            )
+        if cls.PRECEDENCE is None and "precedence" not in vars(cls):
+            raise DeclarationError(
+                f"node class {cls.__name__} declares PRECEDENCE = None but defines no precedence()"
             )
         operands = cls.OPERANDS
         if not isinstance(operands, frozenset):
@@ -197,6 +243,12 @@ class Filter:
     def word(self) -> str:
         """How a message names this node: its CQL word or operator."""
         return self.WORD
+
+    def precedence(self) -> Precedence:
+        """The level of this node's CQL 6.1 text (``PRECEDENCE`` unless a field decides)."""
+        level = self.PRECEDENCE
+        assert level is not None  # a class declaring None defines precedence() (checked)
+        return level
 
     def operand_kinds(self) -> Iterator[tuple[Filter, frozenset[Kind]]]:
         """Each operand (child) of this node with the kinds it may have."""
@@ -469,6 +521,7 @@ class PieceSet(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.OWN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.ATOM
 
     types: TypeSet = ANYTHING
     squares: SquareSet = FULL
@@ -484,6 +537,7 @@ class Union(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.UNION
 
     items: tuple[Filter, ...]
 
@@ -498,6 +552,7 @@ class Intersection(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.INTERSECTION
 
     items: tuple[Filter, ...]
 
@@ -512,6 +567,7 @@ class Complement(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.COMPLEMENT
 
     arg: Filter
 
@@ -526,6 +582,7 @@ class Attacks(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.ATTACK
 
     left: Filter
     right: Filter
@@ -541,6 +598,7 @@ class AttackedBy(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.ATTACK
 
     left: Filter
     right: Filter
@@ -556,6 +614,7 @@ class DirectionSet(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.OWN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.COMPLEMENT
 
     direction: Direction
     arg: Filter
@@ -577,6 +636,7 @@ class SquareColor(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.OWN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.COMPLEMENT
 
     dark: bool
     arg: Filter
@@ -595,6 +655,7 @@ class Ray(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.OWN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.ATOM
 
     args: tuple[Filter, ...]
     direction: Direction = Direction.ANYDIRECTION
@@ -610,6 +671,7 @@ class XRay(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.ATOM
 
     args: tuple[Filter, ...]
 
@@ -624,6 +686,7 @@ class Between(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.ATOM
 
     left: Filter
     right: Filter
@@ -644,6 +707,7 @@ class Move(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.OWN
     READS = Reads.NEXT_MOVE
+    PRECEDENCE = Precedence.MOVE
 
     from_: Filter | None = None
     to: Filter | None = None
@@ -668,6 +732,7 @@ class PieceVariable(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
     READS = Reads.GAME
+    PRECEDENCE = Precedence.ATOM
 
     name: str
 
@@ -689,6 +754,7 @@ class PieceLoop(Filter):
     OPERANDS = by_field(domain=SETS, body=ANY_FILTER)
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.GAME
+    PRECEDENCE = Precedence.TRANSFORM
 
     name: str
     domain: Filter
@@ -715,6 +781,7 @@ class InSet(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.IN
 
     left: Filter
     right: Filter
@@ -733,8 +800,13 @@ class Number(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
     READS = Reads.TAGS
+    PRECEDENCE = None
 
     value: int
+
+    def precedence(self) -> Precedence:
+        # A negative number is written with a leading minus.
+        return Precedence.ATOM if self.value >= 0 else Precedence.UNARY
 
 
 @attrs.frozen(slots=True, cache_hash=True)
@@ -747,6 +819,7 @@ class Count(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.COUNT
 
     arg: Filter
 
@@ -761,6 +834,7 @@ class Power(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.POWER
 
     arg: Filter
 
@@ -778,6 +852,7 @@ class Arith(Filter):
     OPERANDS = NUMERIC
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.ARITH
 
     op: ArithOp
     left: Filter
@@ -792,6 +867,7 @@ class Negate(Filter):
     OPERANDS = NUMERIC
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.UNARY
 
     arg: Filter
 
@@ -812,6 +888,7 @@ class NumericValue(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.ATOM
 
     keyword: NumericKeyword
 
@@ -837,6 +914,7 @@ class Elo(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.OWN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.ATOM
 
     color: Color | None = None
 
@@ -854,6 +932,7 @@ class InRange(Filter):
     OPERANDS = NUMERIC
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.RELATION
 
     value: Filter
     lo: int | None
@@ -879,6 +958,7 @@ class Compare(Filter):
     OPERANDS = NUMERIC
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.RELATION
 
     op: CompareOp
     left: Filter
@@ -922,6 +1002,7 @@ class Compound(Filter):
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.ATOM
 
     items: tuple[Filter, ...]
 
@@ -939,6 +1020,7 @@ class And(Filter):
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.AND
 
     items: tuple[Filter, ...]
 
@@ -951,6 +1033,7 @@ class Or(Filter):
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.OR
 
     items: tuple[Filter, ...]
 
@@ -963,6 +1046,7 @@ class Not(Filter):
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.NOT
 
     arg: Filter
 
@@ -992,6 +1076,7 @@ class Simple(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.OWN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.ATOM
 
     keyword: Keyword
 
@@ -1023,6 +1108,7 @@ class SideToMove(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.ATOM
 
 
 @attrs.frozen(slots=True, cache_hash=True)
@@ -1035,6 +1121,7 @@ class Result(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.OWN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.ATOM
 
     result: GameResult
 
@@ -1052,6 +1139,8 @@ class Player(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.OWN
     READS = Reads.TAGS
+    # `player "x"`; the printer's other spelling, `"x" in player`, is InSet's form.
+    PRECEDENCE = Precedence.ATOM
 
     text: str
     color: Color | None = None
@@ -1074,6 +1163,8 @@ class TagContains(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
     READS = Reads.TAGS
+    # `event "x"`; the printer's other spelling, `"x" in event`, is InSet's form.
+    PRECEDENCE = Precedence.ATOM
 
     tag: TagName
     text: str
@@ -1096,6 +1187,7 @@ class Comment(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.ATOM
 
     text: str
     trailing: bool = False
@@ -1133,6 +1225,7 @@ class Line(Filter):
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.GAME
+    PRECEDENCE = Precedence.LINE
 
     steps: tuple[LineStep, ...]
 
@@ -1153,6 +1246,8 @@ class LineGroup(Filter):
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.GAME
+    # Printed only inside a line, as the parenthesised group `(C1 --> C2)`.
+    PRECEDENCE = Precedence.ATOM
 
     steps: tuple[LineStep, ...]
 
@@ -1170,6 +1265,7 @@ class Find(Filter):
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.GAME
+    PRECEDENCE = Precedence.TRANSFORM
 
     arg: Filter
     all: bool = False
@@ -1200,6 +1296,7 @@ class Transform(Filter):
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.TRANSFORM
 
     kind: TransformKind
     arg: Filter
@@ -1233,6 +1330,7 @@ class Echo(Filter):
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.GAME
+    PRECEDENCE = Precedence.TRANSFORM
 
     source: str
     target: str
@@ -1258,6 +1356,7 @@ class PositionVariable(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
     READS = Reads.GAME
+    PRECEDENCE = Precedence.ATOM
 
     name: str
 
@@ -1273,6 +1372,7 @@ class AtPosition(Filter):
     OPERANDS = by_field(position=POSITIONS, arg=ANY_FILTER)
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.GAME
+    PRECEDENCE = Precedence.COLON
 
     position: Filter
     arg: Filter
@@ -1292,6 +1392,7 @@ class PositionIntersection(Filter):
     OPERANDS = POSITIONS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.GAME
+    PRECEDENCE = Precedence.INTERSECTION
 
     left: Filter
     right: Filter
@@ -1308,6 +1409,7 @@ class Ancestor(Filter):
     OPERANDS = POSITIONS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.GAME
+    PRECEDENCE = Precedence.ATOM
 
     left: Filter
     right: Filter
@@ -1345,6 +1447,8 @@ class Relation(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.REFUSED
     READS = Reads.GAME
+    # Never CQL 6.1 text; written (approximately) as `true`.
+    PRECEDENCE = Precedence.ATOM
 
     MODERN: ClassVar[bool] = False
 
@@ -1378,6 +1482,8 @@ class RayCount(Filter):
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.OWN
     READS = Reads.POSITION
+    # Written (approximately) as `#ray (…)`.
+    PRECEDENCE = Precedence.COUNT
 
     MODERN: ClassVar[bool] = False
 
@@ -1398,6 +1504,7 @@ class LegacyOnly(Filter):
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = None
 
     MODERN: ClassVar[bool] = False
 
@@ -1406,6 +1513,10 @@ class LegacyOnly(Filter):
 
     def value_kind(self) -> Kind:
         return self.filter.value_kind()
+
+    def precedence(self) -> Precedence:
+        # Written (approximately) as the filter it wraps.
+        return self.filter.precedence()
 
 
 # --------------------------------------------------------------------------------------
