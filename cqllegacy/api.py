@@ -42,7 +42,7 @@ from cqllegacy.core import tree as core
 from cqllegacy.errors import ScriptError, UsageError, printable
 from cqllegacy.present.diagrams import diagram, inline_diagram, piece_sprites
 from cqllegacy.present.positions import MarkedPosition, marked_positions, scope_of
-from cqllegacy.present.witness import designator_texts, node_at, witness
+from cqllegacy.present.witness import designator_texts, node_at, plan_of, witness
 from cqllegacy.runner.compiled import CompiledQueryLike
 from cqllegacy.runner.movetext import PositionKey
 from cqllegacy.runner.pgn import GameText, read_game
@@ -433,6 +433,7 @@ class Match:
         """Which list matched at which positions and, where the list stands for several
         transformed lists, which one (shown as its designators)."""
         lines = [f"game {self.ordinal}: {self.white} - {self.black} ({self.file})"]
+        plan = plan_of(self._query)  # the plan the search ran, lowered once
         for index, found in enumerate(self.lists):
             lines.append(
                 f"list {index + 1}: matched at {found.count} position(s)"
@@ -442,7 +443,7 @@ class Match:
             scope = scope_of(self._query, index, self._options.variations)
             for key in found.positions[:MAX_WHY_POSITIONS]:
                 node = node_at(self.game, key)
-                texts = designator_texts(witness(body, node, scope=scope))
+                texts = designator_texts(witness(body, node, scope=scope, plan=plan))
                 member = " ".join(texts) if texts else "(no designator)"
                 lines.append(f"  position {key}: {member}")
             if found.count > MAX_WHY_POSITIONS:

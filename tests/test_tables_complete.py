@@ -8,6 +8,8 @@ checked when the class is created: tests/core/test_tree_api.py.)"""
 
 from __future__ import annotations
 
+import typing
+
 import pytest
 from cqllegacy.translator import rewrite
 from cqllegacy.translator.orbits import ITEM_MAPS
@@ -19,6 +21,7 @@ from cqllegacy.evaluator.evaluate import REFERENCE_RULES
 from cqllegacy.evaluator.lowering import LOWERING, REFERENCE_RULE
 from cqllegacy.evaluator.testing import pd
 from cqllegacy.legacy import tree as lt
+from cqllegacy.legacy.keywords import KEYWORDS
 from cqllegacy.modern import printer
 from cqllegacy.modern.errors import NotExpressible
 from cqllegacy.vocab.squares import Direction
@@ -51,9 +54,7 @@ def test_a_missing_entry_fails_loudly(dispatcher: Dispatcher[object]) -> None:
         dispatcher[Unknown]
 
 
-@pytest.mark.parametrize(
-    "dispatcher", (REFERENCE_RULES, printer.PRINTERS), ids=lambda d: d.name
-)
+@pytest.mark.parametrize("dispatcher", (REFERENCE_RULES, printer.PRINTERS), ids=lambda d: d.name)
 def test_only_the_lowering_leaves_classes_out(dispatcher: Dispatcher[object]) -> None:
     # Every node runs by a reference rule and prints (or is refused by name).
     assert not dispatcher.absent_classes()
@@ -108,8 +109,34 @@ def test_the_printer_refuses_what_cql_6_cannot_say(cls: type) -> None:
 
 
 def _position_items() -> list[type]:
-    names = str(lt.PositionItem).split("|")
-    return [getattr(lt, name.strip()) for name in names]
+    return list(typing.get_args(lt.PositionItem))
+
+
+#: Items of a list that are no keyword: designators, comments, the lists of `match`.
+NOT_KEYWORDS = {lt.Designator, lt.Comment, lt.PositionList}
+LEGACY_ITEMS = sorted(
+    {
+        cls
+        for alias in (lt.MatchItem, lt.PositionItem, lt.RelationItem)
+        for cls in typing.get_args(alias)
+    }
+    - NOT_KEYWORDS,
+    key=lambda cls: cls.__name__,
+)
+
+
+@pytest.mark.parametrize("cls", LEGACY_ITEMS, ids=lambda c: c.__name__)
+def test_every_legacy_keyword_item_declares_its_keyword(cls: type) -> None:
+    # The reader's keyword tables and the legacy printer are derived from it.
+    declared = getattr(cls, "KEYWORD", None)
+    assert isinstance(declared, lt.KeywordDeclaration), f"{cls.__name__} declares no KEYWORD"
+    homes = [kind for kind, table in KEYWORDS.items() for name in declared.names() if name in table]
+    assert homes, f"{cls.__name__}'s keywords are in no table"
+    for table in KEYWORDS.values():
+        for name in declared.names():
+            spec = table.get(name)
+            if spec is not None and spec.build is cls:
+                assert spec.shape is declared.shape
 
 
 @pytest.mark.parametrize("cls", _position_items(), ids=lambda c: c.__name__)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import typing
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
@@ -57,11 +58,8 @@ from cqllegacy.legacy.tree import (
     Flag,
     FlagKeyword,
     ListOfLists,
-    MoveTest,
-    PieceCount,
     PositionItem,
     PositionList,
-    Power,
     PowerDifference,
     Range,
     RangeKeyword,
@@ -71,8 +69,8 @@ from cqllegacy.legacy.tree import (
     Relation,
     ResultTest,
     SumRange,
-    TagMatch,
     Transform,
+    Transformed,
     TransformKeyword,
     designators,
 )
@@ -156,12 +154,15 @@ def _(item: Flag, t: LegacyTransform) -> PositionItem:
     return item
 
 
-@ITEM_MAPS.register(PieceCount)
-@ITEM_MAPS.register(Power)
-@ITEM_MAPS.register(MoveTest)
-@ITEM_MAPS.register(TagMatch)
-def _(item: PieceCount | Power | MoveTest | TagMatch, t: LegacyTransform) -> PositionItem:
-    return attrs.evolve(item, designator=transform_designator(t, item.designator))
+def _designator_mapped(item: Any, t: LegacyTransform) -> PositionItem:
+    mapped: PositionItem = attrs.evolve(item, designator=transform_designator(t, item.designator))
+    return mapped
+
+
+# Derived: every item that declares a transform maps its designator alone.
+for _item_class in typing.get_args(PositionItem):
+    if getattr(_item_class, "TRANSFORMED", None) is Transformed.DESIGNATOR:
+        ITEM_MAPS.register(_item_class)(_designator_mapped)
 
 
 @ITEM_MAPS.register(PowerDifference)

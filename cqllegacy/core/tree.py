@@ -56,6 +56,44 @@ class Reads(enum.IntEnum):
     GAME = 3
 
 
+class Precedence(enum.IntEnum):
+    """How tightly a filter's CQL 6.1 text binds, higher binding tighter: the precedence
+    table of CQL 6.1 as the ``chessql`` parser reads it, adjusted where the two differ
+    (decision M10).  Each node class declares the level of its outer form
+    (``PRECEDENCE``); the printer parenthesises an operand whose level is below what its
+    place needs, and the modern reader climbs the same levels.
+
+    >>> Precedence.OR < Precedence.AND < Precedence.NOT < Precedence.ATOM
+    True
+    """
+
+    LINE = 10
+    #: Transforms, ``find``, piece loops, ``echo``: prefix forms whose argument reaches ``or``.
+    TRANSFORM = 30
+    OR = 40
+    AND = 50
+    NOT = 60
+    IN = 70
+    RELATION = 80
+    #: Unary minus: below ``#`` in the CQL 6.1 table, above ``* / %`` in chessql.
+    UNARY = 90
+    COUNT = 100
+    ARITH = 110
+    POWER = 150
+    UNION = 160
+    INTERSECTION = 170
+    COMPLEMENT = 180
+    ATTACK = 190
+    #: ``move`` parameters take their argument above this level.
+    MOVE = 200
+    #: A direction's argument (no class prints at this level).
+    DIRECTION = 210
+    #: ``POSITION : FILTER`` binds tighter than anything else.
+    COLON = 220
+    #: A single token, or a form closed by brackets or parentheses.
+    ATOM = 1000
+
+
 class Kind(enum.Enum):
     """The kind of value a filter has when it matches (semantics: S-modern-model, S-echo).
 
@@ -115,7 +153,7 @@ def by_field(**kinds: frozenset[Kind]) -> Mapping[str, frozenset[Kind]]:
 
 
 #: What every node class declares in its own body (not inherited): see :class:`Filter`.
-DECLARED_FACTS = ("WORD", "CQL_WORDS", "KIND", "OPERANDS", "TRANSFORMS", "READS")
+DECLARED_FACTS = ("WORD", "CQL_WORDS", "KIND", "OPERANDS", "TRANSFORMS", "READS", "PRECEDENCE")
 
 #: Every node class, by (module, name), in the order they were defined.
 _NODE_CLASSES: dict[tuple[str, str], type[Filter]] = {}
@@ -191,6 +229,9 @@ class Filter:
       mapping from field name to kinds; :meth:`operand_kinds` may refine it.
     - ``TRANSFORMS``: how a basic transform acts on it (:class:`Transforms`).
     - ``READS``: how far the node itself looks (its children add theirs, :meth:`reads`).
+    - ``PRECEDENCE``: the :class:`Precedence` level of its CQL 6.1 text's outer form (the
+      printer's table), or None when a field decides: then the class defines
+      :meth:`precedence` itself.
 
     ``MODERN`` (False for nodes CQL 6.1 cannot express) defaults to True; ``SYNTAX``
     (:class:`Syntax`) defaults to ``OWN``: a form written in the reader and the printer.  A
@@ -219,6 +260,7 @@ class Filter:
     OPERANDS: ClassVar[frozenset[Kind] | Mapping[str, frozenset[Kind]]]
     TRANSFORMS: ClassVar[Transforms]
     READS: ClassVar[Reads] = Reads.GAME
+    PRECEDENCE: ClassVar[Precedence | None]
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -231,6 +273,10 @@ class Filter:
         if cls.KIND is None and "value_kind" not in vars(cls):
             raise DeclarationError(
                 f"node class {cls.__name__} declares KIND = None but defines no value_kind()"
+            )
+        if cls.PRECEDENCE is None and "precedence" not in vars(cls):
+            raise DeclarationError(
+                f"node class {cls.__name__} declares PRECEDENCE = None but defines no precedence()"
             )
         operands = cls.OPERANDS
         if not isinstance(operands, frozenset):
@@ -252,6 +298,12 @@ class Filter:
     def word(self) -> str:
         """How a message names this node: its CQL word or operator."""
         return self.WORD
+
+    def precedence(self) -> Precedence:
+        """The level of this node's CQL 6.1 text (``PRECEDENCE`` unless a field decides)."""
+        level = self.PRECEDENCE
+        assert level is not None  # a class declaring None defines precedence() (checked)
+        return level
 
     def operand_kinds(self) -> Iterator[tuple[Filter, frozenset[Kind]]]:
         """Each operand (child) of this node with the kinds it may have."""
@@ -524,6 +576,7 @@ class PieceSet(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.OWN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.ATOM
 
     types: TypeSet = ANYTHING
     squares: SquareSet = FULL
@@ -539,6 +592,7 @@ class Union(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.UNION
 
     items: tuple[Filter, ...]
 
@@ -553,6 +607,7 @@ class Intersection(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.INTERSECTION
 
     items: tuple[Filter, ...]
 
@@ -567,6 +622,7 @@ class Complement(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.COMPLEMENT
 
     arg: Filter
 
@@ -581,6 +637,7 @@ class Attacks(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.ATTACK
 
     left: Filter
     right: Filter
@@ -596,6 +653,7 @@ class AttackedBy(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.ATTACK
 
     left: Filter
     right: Filter
@@ -611,6 +669,7 @@ class DirectionSet(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.OWN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.COMPLEMENT
 
     direction: Direction
     arg: Filter
@@ -632,6 +691,7 @@ class SquareColor(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.OWN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.COMPLEMENT
 
     dark: bool
     arg: Filter
@@ -668,6 +728,7 @@ class PawnStructure(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.ATOM
 
     feature: PawnFeature
 
@@ -685,6 +746,7 @@ class Ray(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.OWN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.ATOM
 
     args: tuple[Filter, ...]
     direction: Direction = Direction.ANYDIRECTION
@@ -700,6 +762,7 @@ class XRay(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.ATOM
 
     args: tuple[Filter, ...]
 
@@ -714,6 +777,7 @@ class Between(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.ATOM
 
     left: Filter
     right: Filter
@@ -752,6 +816,7 @@ class Move(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.OWN
     READS = Reads.NEXT_MOVE
+    PRECEDENCE = Precedence.MOVE
 
     from_: Filter | None = None
     to: Filter | None = None
@@ -777,6 +842,7 @@ class PieceVariable(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
     READS = Reads.GAME
+    PRECEDENCE = Precedence.ATOM
 
     name: str
 
@@ -798,6 +864,7 @@ class PieceLoop(Filter):
     OPERANDS = by_field(domain=SETS, body=ANY_FILTER)
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.GAME
+    PRECEDENCE = Precedence.TRANSFORM
 
     name: str
     domain: Filter
@@ -827,6 +894,7 @@ class SquareVariable(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.ATOM
 
     name: str
 
@@ -847,6 +915,7 @@ class SquareLoop(Filter):
     OPERANDS = by_field(domain=SETS, body=ANY_FILTER)
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.TRANSFORM
 
     name: str
     domain: Filter
@@ -873,6 +942,7 @@ class InSet(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.IN
 
     left: Filter
     right: Filter
@@ -891,8 +961,13 @@ class Number(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
     READS = Reads.TAGS
+    PRECEDENCE = None
 
     value: int
+
+    def precedence(self) -> Precedence:
+        # A negative number is written with a leading minus.
+        return Precedence.ATOM if self.value >= 0 else Precedence.UNARY
 
 
 @attrs.frozen(slots=True, cache_hash=True)
@@ -905,6 +980,7 @@ class Count(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.COUNT
 
     arg: Filter
 
@@ -919,6 +995,7 @@ class Power(Filter):
     OPERANDS = SETS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.POWER
 
     arg: Filter
 
@@ -936,6 +1013,7 @@ class Arith(Filter):
     OPERANDS = NUMERIC
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.ARITH
 
     op: ArithOp
     left: Filter
@@ -950,6 +1028,7 @@ class Negate(Filter):
     OPERANDS = NUMERIC
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.UNARY
 
     arg: Filter
 
@@ -971,6 +1050,7 @@ class NumericValue(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.ATOM
 
     keyword: NumericKeyword
 
@@ -996,6 +1076,7 @@ class Elo(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.OWN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.ATOM
 
     color: Color | None = None
 
@@ -1013,6 +1094,7 @@ class InRange(Filter):
     OPERANDS = NUMERIC
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.RELATION
 
     value: Filter
     lo: int | None
@@ -1038,6 +1120,7 @@ class Compare(Filter):
     OPERANDS = NUMERIC
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.RELATION
 
     op: CompareOp
     left: Filter
@@ -1081,6 +1164,7 @@ class Compound(Filter):
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.ATOM
 
     items: tuple[Filter, ...]
 
@@ -1098,6 +1182,7 @@ class And(Filter):
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.AND
 
     items: tuple[Filter, ...]
 
@@ -1110,6 +1195,7 @@ class Or(Filter):
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.OR
 
     items: tuple[Filter, ...]
 
@@ -1122,6 +1208,7 @@ class Not(Filter):
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.NOT
 
     arg: Filter
 
@@ -1152,6 +1239,7 @@ class Simple(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.OWN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.ATOM
 
     keyword: Keyword
 
@@ -1184,6 +1272,7 @@ class SideToMove(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
     READS = Reads.POSITION
+    PRECEDENCE = Precedence.ATOM
 
 
 @attrs.frozen(slots=True, cache_hash=True)
@@ -1196,6 +1285,7 @@ class Result(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.OWN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.ATOM
 
     result: GameResult
 
@@ -1213,6 +1303,8 @@ class Player(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.OWN
     READS = Reads.TAGS
+    # `player "x"`; the printer's other spelling, `"x" in player`, is InSet's form.
+    PRECEDENCE = Precedence.ATOM
 
     text: str
     color: Color | None = None
@@ -1235,6 +1327,8 @@ class TagContains(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
     READS = Reads.TAGS
+    # `event "x"`; the printer's other spelling, `"x" in event`, is InSet's form.
+    PRECEDENCE = Precedence.ATOM
 
     tag: TagName
     text: str
@@ -1257,6 +1351,7 @@ class Comment(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.ATOM
 
     text: str
     trailing: bool = False
@@ -1294,6 +1389,7 @@ class Line(Filter):
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.GAME
+    PRECEDENCE = Precedence.LINE
 
     steps: tuple[LineStep, ...]
 
@@ -1314,6 +1410,8 @@ class LineGroup(Filter):
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.GAME
+    # Printed only inside a line, as the parenthesised group `(C1 --> C2)`.
+    PRECEDENCE = Precedence.ATOM
 
     steps: tuple[LineStep, ...]
 
@@ -1331,6 +1429,7 @@ class Find(Filter):
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.GAME
+    PRECEDENCE = Precedence.TRANSFORM
 
     arg: Filter
     all: bool = False
@@ -1361,6 +1460,7 @@ class Transform(Filter):
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = Precedence.TRANSFORM
 
     kind: TransformKind
     arg: Filter
@@ -1394,6 +1494,7 @@ class Echo(Filter):
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.GAME
+    PRECEDENCE = Precedence.TRANSFORM
 
     source: str
     target: str
@@ -1419,6 +1520,7 @@ class PositionVariable(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.NOTHING
     READS = Reads.GAME
+    PRECEDENCE = Precedence.ATOM
 
     name: str
 
@@ -1439,6 +1541,7 @@ class AtPosition(Filter):
     OPERANDS = by_field(position=POSITIONS, arg=ANY_FILTER)
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.GAME
+    PRECEDENCE = Precedence.COLON
 
     position: Filter
     arg: Filter
@@ -1458,6 +1561,7 @@ class PositionIntersection(Filter):
     OPERANDS = POSITIONS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.GAME
+    PRECEDENCE = Precedence.INTERSECTION
 
     left: Filter
     right: Filter
@@ -1474,6 +1578,7 @@ class Ancestor(Filter):
     OPERANDS = POSITIONS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.GAME
+    PRECEDENCE = Precedence.ATOM
 
     left: Filter
     right: Filter
@@ -1511,6 +1616,8 @@ class Relation(Filter):
     OPERANDS = NO_OPERANDS
     TRANSFORMS = Transforms.REFUSED
     READS = Reads.GAME
+    # Never CQL 6.1 text; written (approximately) as `true`.
+    PRECEDENCE = Precedence.ATOM
 
     MODERN: ClassVar[bool] = False
 
@@ -1544,6 +1651,8 @@ class RayCount(Filter):
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.OWN
     READS = Reads.POSITION
+    # Written (approximately) as `#ray (…)`.
+    PRECEDENCE = Precedence.COUNT
 
     MODERN: ClassVar[bool] = False
 
@@ -1564,6 +1673,7 @@ class LegacyOnly(Filter):
     OPERANDS = ANY_FILTER
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.TAGS
+    PRECEDENCE = None
 
     MODERN: ClassVar[bool] = False
 
@@ -1572,6 +1682,10 @@ class LegacyOnly(Filter):
 
     def value_kind(self) -> Kind:
         return self.filter.value_kind()
+
+    def precedence(self) -> Precedence:
+        # Written (approximately) as the filter it wraps.
+        return self.filter.precedence()
 
 
 # --------------------------------------------------------------------------------------

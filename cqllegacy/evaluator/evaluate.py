@@ -34,6 +34,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -75,7 +76,7 @@ from cqllegacy.evaluator.drivers import (
 )
 from cqllegacy.evaluator.gametree import GameInfo, PositionTable
 from cqllegacy.evaluator.needles import Needles
-from cqllegacy.evaluator.plan import Members, QueryPlan
+from cqllegacy.evaluator.plan import QueryPlan
 from cqllegacy.evaluator.stream import GameStream, Verdict
 from cqllegacy.recursion import room_for_deep_trees
 
@@ -88,7 +89,6 @@ __all__ = [
     "compile_query",
     "context_at",
     "evaluate_filter",
-    "lowered_members",
 ]
 
 #: The reference rules: every node evaluated as the language defines it (the three rule
@@ -191,8 +191,10 @@ class CompiledQuery:
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Closures do not pickle; the query does, and compiling it again is cheap (an
-        # engine sends the compiled query to each worker once, see cqllegacy.runner).
-        return (_recompile, (self.query, self.optimize))
+        # engine sends the compiled query to each worker once, see cqllegacy.runner).  A
+        # worker gets the one compiled query of its process for the query: its scan and
+        # the report entries it makes (present.witness) share one plan.
+        return (_compiled, (self.query, self.optimize))
 
     # ---- rejecting games from their tags -------------------------------------------
 
@@ -354,7 +356,8 @@ class CompiledQuery:
         return GameMatch(True, tuple(lists))
 
 
-def _recompile(query: Query, optimize: bool) -> CompiledQuery:
+@functools.lru_cache(maxsize=8)
+def _compiled(query: Query, optimize: bool) -> CompiledQuery:
     return CompiledQuery(query, optimize=optimize)
 
 
@@ -362,11 +365,15 @@ def compile_query(query: Query, *, optimize: bool = True) -> CompiledQuery:
     """Compile ``query`` once; raises ``ValueError`` for a tree the evaluator cannot run
     (a logical filter used as a number, an unbound piece variable, …).
 
+    Once per process: an equal query gets the same compiled query (the last few are
+    kept), so what shows a run's results (:mod:`cqllegacy.present.witness`) reads the
+    plan the run ran, lowered once.
+
     ``optimize=False`` gives the reference evaluator (every node compiled by its
     reference rule, every orbit member evaluated on its own, a game tree for every game):
     slow, and what the lowered one is tested against.
     """
-    return CompiledQuery(query, optimize=optimize)
+    return _compiled(query, optimize)
 
 
 def evaluate_filter(
@@ -400,9 +407,3 @@ def context_at(node: chess.pgn.GameNode, *, scope: Scope, identities: bool) -> t
     ctx = Context(table, GameInfo.from_headers(game.headers))
     ctx.set_scope(scope)
     return ctx, table.index_of(node)
-
-
-def lowered_members() -> Members:
-    """The members of disjunctions and their tests as the lowered plan compiles them
-    (what :mod:`cqllegacy.present.witness` shows), on a compiler of their own."""
-    return Members(_compiler(True))

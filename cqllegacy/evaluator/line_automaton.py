@@ -46,6 +46,7 @@ import chess
 
 from cqllegacy.core.tree import Filter, Or
 from cqllegacy.evaluator.compiler import Compiler, Context, Fn
+from cqllegacy.evaluator.line_rules import step_holds, step_test
 from cqllegacy.evaluator.masks import mask_function
 from cqllegacy.vocab.pieces import ANYTHING, TypeSet, piece_bit
 from cqllegacy.vocab.squares import FULL, iter_squares
@@ -97,7 +98,7 @@ class _Builder:
             node = _Node()
             node.terminal = builder.terminal
             if not builder.terminal:
-                node.children = tuple((c.truth(s), n) for s, n in builder.freeze(c).items())
+                node.children = tuple((step_test(c, s), n) for s, n in builder.freeze(c).items())
             out[step] = node
         return out
 
@@ -157,7 +158,7 @@ class LineAutomaton:
         for steps in members:
             root.add(steps)
         first_steps = root.freeze(c)
-        self._every = tuple((c.truth(step), node) for step, node in first_steps.items())
+        self._every = tuple((step_test(c, step), node) for step, node in first_steps.items())
         always: list[tuple[Fn, _Node]] = []
         always_steps: list[Filter] = []
         slots: list[list[tuple[Filter, _Node]]] = [[] for _ in range(_SLOTS)]
@@ -259,7 +260,7 @@ class LineAutomaton:
                 # Written out: with a first step such as ``check`` this runs at every
                 # position.
                 for test, node in roots:
-                    if test(ctx, p):
+                    if step_holds(test, ctx, p):
                         if node.terminal:
                             found.append(p)
                             return
@@ -282,7 +283,7 @@ def _compile_slot(
     tests: list[tuple[Fn, _Node]] = []
     for step, node in entries:
         if not by_moving_piece(step):
-            tests.append((c.truth(step), node))
+            tests.append((step_test(c, step), node))
         elif node.terminal:
             hit = True
         else:
@@ -294,7 +295,7 @@ def _start(ctx: Context, p: int, tests: tuple[tuple[Fn, _Node], ...], started: s
     """Add the nodes whose first step holds at ``p`` to ``started``; True when one of
     them is a whole member."""
     for test, node in tests:
-        if test(ctx, p):
+        if step_holds(test, ctx, p):
             if node.terminal:
                 return True
             started.add(node)
@@ -308,7 +309,7 @@ def _held(ctx: Context, p: int, state: _State, known: dict[Fn, bool]) -> int:
     for test, whole, _ in state.steps:
         holds = known.get(test)
         if holds is None:
-            holds = known[test] = bool(test(ctx, p))
+            holds = known[test] = step_holds(test, ctx, p)
         if holds:
             if whole:
                 return -1

@@ -13,7 +13,7 @@ True
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import attrs
@@ -43,6 +43,7 @@ from cqllegacy.evaluator.compiler import (
     Kind,
     QueryError,
     SetFn,
+    TruthFn,
     as_logical,
     as_number,
     as_set,
@@ -52,10 +53,44 @@ from cqllegacy.evaluator.gametree import piece_moves
 from cqllegacy.vocab.pieces import TypeSet, piece_bit
 from cqllegacy.vocab.squares import FULL, rank_of, square
 
-__all__ = ["CASTLING_LANDINGS", "MoveTest"]
+__all__ = ["CASTLING_LANDINGS", "END", "MoveTest", "after_step", "step_holds", "step_test"]
 
 #: Files a reference rule of this module under its node class.
 _rule = REFERENCE_RULES.register
+
+
+# --------------------------------------------------------------------------------------
+# A line step: what every engine that follows a line reads (the reference automaton
+# below, the lowering's walker, operators.single_step_line, and the tries of lines,
+# line_automaton.LineAutomaton)
+# --------------------------------------------------------------------------------------
+
+#: The position "past the last one" a line reaches after a step at a position without
+#: continuation: no step holds there, so only constituents that may be left out follow.
+END = -1
+_PAST_THE_END = (END,)
+
+
+def step_test(c: Compiler, step: Filter) -> TruthFn:
+    """Does a position advance a line by the constituent ``step``: the truth of its
+    filter there.  A group of constituents is no step (only its line's automaton
+    follows it)."""
+    if isinstance(step, LineGroup):
+        raise QueryError("a group of line constituents can only stand in a line")
+    return c.truth(step)
+
+
+def step_holds(test: Fn, ctx: Context, p: int) -> bool:
+    """Whether the step whose test is ``test`` (made by :func:`step_test`) holds at
+    ``p`` (never past the end, :data:`END`)."""
+    return p != END and bool(test(ctx, p))
+
+
+def after_step(ctx: Context, p: int) -> Sequence[int]:
+    """What a step that holds at ``p`` consumes: ``p`` itself; the line goes on at each
+    continuation of ``p`` in the list's scope, or past the end (``(END,)``) when there
+    is none."""
+    return ctx.next[p] or _PAST_THE_END
 
 
 # --------------------------------------------------------------------------------------
@@ -216,7 +251,7 @@ class _Automaton:
                 raise QueryError("a group of line constituents needs at least one")
             return self.sequence(c, node.steps, start)
         end = self.state()
-        self.reads[start].append((c.truth(node), end))
+        self.reads[start].append((step_test(c, node), end))
         return end
 
 
@@ -233,11 +268,10 @@ def _line(c: Compiler, node: Line) -> Compiled:
         s, p = state
         for t in skips[s]:
             yield (t, p)
-        if p >= 0:
-            for test, t in reads[s]:
-                if test(ctx, p):
-                    for q in ctx.next[p] or (-1,):
-                        yield (t, q)
+        for test, t in reads[s]:
+            if step_holds(test, ctx, p):
+                for q in after_step(ctx, p):
+                    yield (t, q)
 
     def line(ctx: Context, p: int) -> bool:
         reach = _reach(ctx, token)

@@ -135,7 +135,7 @@ from cqllegacy.evaluator.compiler import (
 )
 from cqllegacy.evaluator.drivers import CompiledList
 from cqllegacy.evaluator.line_automaton import LineAutomaton
-from cqllegacy.evaluator.line_rules import CASTLING_LANDINGS, MoveTest
+from cqllegacy.evaluator.line_rules import CASTLING_LANDINGS, MoveTest, step_test
 from cqllegacy.evaluator.masks import designator_squares
 from cqllegacy.evaluator.plan import Gates, QueryPlan
 from cqllegacy.evaluator.relation import RelationParameters, relation
@@ -784,7 +784,7 @@ def _remembered(c: Compiler, node: Filter) -> TruthFn:
     key = ("remembered", node)
     known: TruthFn | None = c.extras.get(key)
     if known is None:
-        known = c.extras[key] = op.remembered(c.truth(node))
+        known = c.extras[key] = op.remembered(step_test(c, node))
     return known
 
 
@@ -810,7 +810,7 @@ def _line(c: Compiler, node: Line) -> Compiled | None:
     steps = single_steps(node)
     if steps is None:
         return None
-    tests = [c.truth(step) if i == 0 else _remembered(c, step) for i, step in enumerate(steps)]
+    tests = [step_test(c, step) if i == 0 else _remembered(c, step) for i, step in enumerate(steps)]
     return as_logical(op.single_step_line(tests))
 
 

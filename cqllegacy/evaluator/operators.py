@@ -68,6 +68,7 @@ from cqllegacy.core.tree import PieceSet
 from cqllegacy.evaluator.analysis import closed_range
 from cqllegacy.evaluator.compiler import BoardCheck, Context, Fn, NumberFn, SetFn, TruthFn
 from cqllegacy.evaluator.gametree import NO_PIECE
+from cqllegacy.evaluator.line_rules import after_step, step_holds
 from cqllegacy.evaluator.masks import Mask, kind_bit, kinds, mask_expression, mask_function
 from cqllegacy.vocab.pieces import (
     ANY_PIECE,
@@ -923,11 +924,11 @@ def single_step_line(tests: Sequence[TruthFn]) -> TruthFn:
 
     def walk(ctx: Context, p: int, i: int) -> bool:
         while True:
-            if not steps[i](ctx, p):
+            if not step_holds(steps[i], ctx, p):
                 return False
             if i == last:
                 return True
-            following = ctx.next[p]
+            following = after_step(ctx, p)
             if len(following) != 1:
                 return any(walk(ctx, q, i + 1) for q in following)
             p, i = following[0], i + 1

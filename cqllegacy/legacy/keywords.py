@@ -1,7 +1,9 @@
 """Keyword tables of the legacy language: which keywords each list kind takes, and how.
 
 Each standard keyword has a :class:`KeywordSpec`: its name (without the colon), the
-shape of its parameters and the tree node it builds.  The reader dispatches on the
+shape of its parameters and the tree node it builds, derived from the ``KEYWORD`` its item
+class declares in :mod:`cqllegacy.legacy.tree` (the item unions ``MatchItem``,
+``PositionItem``, ``RelationItem`` say which list takes it).  The reader dispatches on the
 shape; the tests cross-check these tables against the keyword list of the reference.
 Scidb and Chess Assistant extension keywords are only named here, so that the reader
 can refuse them precisely (decision L17).
@@ -18,12 +20,14 @@ from __future__ import annotations
 
 import enum
 import functools
+import typing
 from collections.abc import Callable, Iterable
 from typing import TypeAlias
 
 import attrs
 
 from cqllegacy.legacy import tree as t
+from cqllegacy.legacy.tree import Shape as Shape  # re-exported: the tables name it
 
 
 class ListKind(enum.Enum):
@@ -43,25 +47,6 @@ _LIST_EXAMPLES = {
     ListKind.POSITION: "(position …)",
     ListKind.RELATION: ":relation (…)",
 }
-
-
-class Shape(enum.Enum):
-    """Parameter shapes (semantics: S-legacy-grammar); the value describes them in messages."""
-
-    NONE = "no parameters"
-    PD = "a piece designator"
-    PD_RANGE = "a piece designator and a range"
-    PD_PD_RANGE = "two piece designators and a range"
-    RANGE = "a range"
-    RESULT = "a game result"
-    RAY = "a ray specifier list and an optional range"
-    LISTS = "a parenthesised list of position lists"
-    RELATION = "a parenthesised relation list"
-    NAME = "a name"
-    NAME_RANGE = "a name and a range"
-    NAME_PD = "a name and a piece designator"
-    FILE = "a file name"
-    WORD = "a word"
 
 
 class Parameter(enum.Enum):
@@ -119,50 +104,27 @@ def _specs(entries: Iterable[KeywordSpec]) -> dict[str, KeywordSpec]:
     return {spec.name: spec for spec in entries}
 
 
-def _keyed(enum_type: type[enum.Enum], node: Builder, shape: Shape) -> list[KeywordSpec]:
-    """Specs for a node class whose first field is the keyword enum member."""
-    return [
-        KeywordSpec(member.value, shape, functools.partial(node, member)) for member in enum_type
-    ]
+def _derived(items: object) -> dict[str, KeywordSpec]:
+    """The keywords of a list kind, from the ``KEYWORD`` each item class of its alias
+    (``t.PositionItem`` …) declares, in the alias's order."""
+    specs: list[KeywordSpec] = []
+    for cls in typing.get_args(items):
+        declared: t.KeywordDeclaration | None = getattr(cls, "KEYWORD", None)
+        if declared is None:
+            continue  # designators and comments: no keyword
+        if declared.keyed is None:
+            specs += [KeywordSpec(name, declared.shape, cls) for name in declared.names()]
+        else:
+            specs += [
+                KeywordSpec(member.value, declared.shape, functools.partial(cls, member))
+                for member in declared.keyed
+            ]
+    return _specs(specs)
 
 
-MATCH_KEYWORDS: dict[str, KeywordSpec] = _specs(
-    [
-        *_keyed(t.MatchPathKeyword, t.MatchPath, Shape.FILE),
-        *_keyed(t.MatchRangeKeyword, t.MatchRange, Shape.RANGE),
-        KeywordSpec("result", Shape.RESULT, t.MatchResult),
-        KeywordSpec("player", Shape.WORD, t.Player),
-        KeywordSpec("forany", Shape.NAME_PD, t.ForAny),
-    ]
-)
-
-POSITION_KEYWORDS: dict[str, KeywordSpec] = _specs(
-    [
-        *_keyed(t.FlagKeyword, t.Flag, Shape.NONE),
-        *_keyed(t.TransformKeyword, t.Transform, Shape.NONE),
-        KeywordSpec("piececount", Shape.PD_RANGE, t.PieceCount),
-        KeywordSpec("power", Shape.PD_RANGE, t.Power),
-        KeywordSpec("powerdifference", Shape.PD_RANGE, t.PowerDifference),
-        KeywordSpec("attackcount", Shape.PD_PD_RANGE, t.AttackCount),
-        *_keyed(t.MoveKeyword, t.MoveTest, Shape.PD),
-        *_keyed(t.RangeKeyword, t.RangeTest, Shape.RANGE),
-        KeywordSpec("result", Shape.RESULT, t.ResultTest),
-        *_keyed(t.RayKeyword, t.Ray, Shape.RAY),
-        *_keyed(t.ListKeyword, t.ListOfLists, Shape.LISTS),
-        KeywordSpec("relation", Shape.RELATION, t.Relation),
-        KeywordSpec("accumulate", Shape.NAME, t.Accumulate),
-        KeywordSpec("sumrange", Shape.NAME_RANGE, t.SumRange),
-        KeywordSpec("tagmatch", Shape.NAME_PD, t.TagMatch),
-    ]
-)
-
-RELATION_KEYWORDS: dict[str, KeywordSpec] = _specs(
-    [
-        *_keyed(t.RelationFlagKeyword, t.RelationFlag, Shape.NONE),
-        *_keyed(t.RelationCountKeyword, t.RelationPieceCount, Shape.PD_RANGE),
-        *_keyed(t.RelationRangeKeyword, t.RelationRange, Shape.RANGE),
-    ]
-)
+MATCH_KEYWORDS: dict[str, KeywordSpec] = _derived(t.MatchItem)
+POSITION_KEYWORDS: dict[str, KeywordSpec] = _derived(t.PositionItem)
+RELATION_KEYWORDS: dict[str, KeywordSpec] = _derived(t.RelationItem)
 
 KEYWORDS: dict[ListKind, dict[str, KeywordSpec]] = {
     ListKind.MATCH: MATCH_KEYWORDS,

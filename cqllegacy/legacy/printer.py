@@ -26,8 +26,11 @@ accepts.  A comment that followed an item on the same source line stays on that 
 
 from __future__ import annotations
 
+import enum
 import functools
 from collections.abc import Sequence
+
+import attrs
 
 from cqllegacy.legacy import tree as t
 from cqllegacy.vocab.pieces import format_legacy_types
@@ -124,7 +127,34 @@ def _(item: t.Relation, indent: str) -> list[str]:
 
 @functools.singledispatch
 def _text(item: object) -> str:
-    raise TypeError(f"not a legacy tree item: {item!r}")
+    """A keyword item: its keyword, then its parameters in field order (``KEYWORD``)."""
+    cls = type(item)
+    declared = getattr(cls, "KEYWORD", None)
+    if not isinstance(declared, t.KeywordDeclaration) or not attrs.has(cls):
+        raise TypeError(f"not a legacy tree item: {item!r}")
+    fields = [f.name for f in attrs.fields(cls) if f.name != "span"]
+    if declared.keyed is not None:
+        head, *fields = fields  # the first field holds the keyword
+        name = str(getattr(item, head).value)
+    else:
+        (name,) = declared.names()
+    parameters = (_parameter_text(getattr(item, field)) for field in fields)
+    return " ".join([":" + name, *(text for text in parameters if text)])
+
+
+def _parameter_text(value: object) -> str:
+    """One parameter of a keyword item ("" for an optional one left out)."""
+    if value is None:
+        return ""
+    if isinstance(value, tuple):  # a ray's designators
+        return "(" + " ".join(_parameter_text(item) for item in value) + ")"
+    if isinstance(value, t.Designator):
+        return designator_text(value)
+    if isinstance(value, t.Range):
+        return range_text(value)
+    if isinstance(value, enum.Enum):
+        return str(value.value)
+    return str(value)
 
 
 def designator_text(designator: t.Designator) -> str:
@@ -155,87 +185,3 @@ def _comment_text(comment: t.Comment) -> str:
 
 _text.register(t.Designator, designator_text)
 _text.register(t.Comment, _comment_text)
-
-
-@_text.register
-def _(item: t.Flag | t.Transform | t.RelationFlag) -> str:
-    return f":{item.keyword.value}"
-
-
-@_text.register
-def _(item: t.PieceCount) -> str:
-    return f":piececount {designator_text(item.designator)} {range_text(item.range)}"
-
-
-@_text.register
-def _(item: t.Power) -> str:
-    return f":power {designator_text(item.designator)} {range_text(item.range)}"
-
-
-@_text.register
-def _(item: t.PowerDifference) -> str:
-    return f":powerdifference {designator_text(item.designator)} {range_text(item.range)}"
-
-
-@_text.register
-def _(item: t.AttackCount) -> str:
-    designators = f"{designator_text(item.attackers)} {designator_text(item.targets)}"
-    return f":attackcount {designators} {range_text(item.range)}"
-
-
-@_text.register
-def _(item: t.MoveTest) -> str:
-    return f":{item.keyword.value} {designator_text(item.designator)}"
-
-
-@_text.register
-def _(item: t.RangeTest | t.MatchRange | t.RelationRange) -> str:
-    return f":{item.keyword.value} {range_text(item.range)}"
-
-
-@_text.register
-def _(item: t.ResultTest | t.MatchResult) -> str:
-    return f":result {item.result.value}"
-
-
-@_text.register
-def _(item: t.Ray) -> str:
-    designators = " ".join(designator_text(d) for d in item.designators)
-    text = f":{item.keyword.value} ({designators})"
-    return text if item.range is None else f"{text} {range_text(item.range)}"
-
-
-@_text.register
-def _(item: t.Accumulate) -> str:
-    return f":accumulate {item.name}"
-
-
-@_text.register
-def _(item: t.SumRange) -> str:
-    return f":sumrange {item.name} {range_text(item.range)}"
-
-
-@_text.register
-def _(item: t.TagMatch) -> str:
-    return f":tagmatch {item.name} {designator_text(item.designator)}"
-
-
-@_text.register
-def _(item: t.RelationPieceCount) -> str:
-    designator = designator_text(item.designator)
-    return f":{item.keyword.value} {designator} {range_text(item.range)}"
-
-
-@_text.register
-def _(item: t.MatchPath) -> str:
-    return f":{item.keyword.value} {item.path}"
-
-
-@_text.register
-def _(item: t.Player) -> str:
-    return f":player {item.name}"
-
-
-@_text.register
-def _(item: t.ForAny) -> str:
-    return f":forany {item.name} {designator_text(item.designator)}"

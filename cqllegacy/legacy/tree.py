@@ -81,6 +81,67 @@ def _span_field() -> Span:
     return attrs.field(default=NO_SPAN, eq=False, repr=False, kw_only=True)
 
 
+# --------------------------------------------------------------------------------------
+# What a keyword item declares: its keyword and the shape of its parameters
+# --------------------------------------------------------------------------------------
+
+
+class Shape(enum.Enum):
+    """Parameter shapes (semantics: S-legacy-grammar); the value describes them in messages."""
+
+    NONE = "no parameters"
+    PD = "a piece designator"
+    PD_RANGE = "a piece designator and a range"
+    PD_PD_RANGE = "two piece designators and a range"
+    RANGE = "a range"
+    RESULT = "a game result"
+    RAY = "a ray specifier list and an optional range"
+    LISTS = "a parenthesised list of position lists"
+    RELATION = "a parenthesised relation list"
+    NAME = "a name"
+    NAME_RANGE = "a name and a range"
+    NAME_PD = "a name and a piece designator"
+    FILE = "a file name"
+    WORD = "a word"
+
+
+@attrs.frozen
+class KeywordDeclaration:
+    """A keyword item's ``KEYWORD``: its keyword (``name``), or one keyword per member of
+    the enum its first field holds (``keyed``), and the shape of its parameters, which
+    follow in field order.  The reader's keyword tables (cqllegacy.legacy.keywords) and
+    the printer (cqllegacy.legacy.printer) are derived from these declarations."""
+
+    shape: Shape
+    name: str | None = None
+    keyed: type[enum.Enum] | None = None
+
+    def names(self) -> tuple[str, ...]:
+        """The keywords, without the colon."""
+        if self.keyed is not None:
+            return tuple(str(member.value) for member in self.keyed)
+        assert self.name is not None
+        return (self.name,)
+
+
+class Transformed(enum.Enum):
+    """How a legacy transform (a flip, a shift, the colour flip) acts on a position-list
+    item that declares it (``TRANSFORMED``; translator/orbits.py reads it)."""
+
+    #: Its field ``designator`` is mapped; nothing else in it changes.
+    DESIGNATOR = "designator"
+
+
+def keyword(name: str, shape: Shape) -> KeywordDeclaration:
+    """``KEYWORD`` of an item with one keyword, ``:name`` followed by ``shape``."""
+    return KeywordDeclaration(shape, name=name)
+
+
+def keyed(keywords: type[enum.Enum], shape: Shape) -> KeywordDeclaration:
+    """``KEYWORD`` of an item whose first field is one of ``keywords`` (each ``:value``)."""
+    return KeywordDeclaration(shape, keyed=keywords)
+
+
 @attrs.frozen(slots=True)
 class Range:
     """An inclusive integer range; ``hi is None`` means unlimited (decision L16).
@@ -180,12 +241,16 @@ class TransformKeyword(enum.Enum):
 
 @attrs.frozen(slots=True)
 class Flag:
+    KEYWORD = keyed(FlagKeyword, Shape.NONE)
+
     keyword: FlagKeyword
     span: Span = _span_field()
 
 
 @attrs.frozen(slots=True)
 class Transform:
+    KEYWORD = keyed(TransformKeyword, Shape.NONE)
+
     keyword: TransformKeyword
     span: Span = _span_field()
 
@@ -193,6 +258,9 @@ class Transform:
 @attrs.frozen(slots=True)
 class PieceCount:
     """``:piececount PD R``."""
+
+    KEYWORD = keyword("piececount", Shape.PD_RANGE)
+    TRANSFORMED = Transformed.DESIGNATOR
 
     designator: Designator
     range: Range
@@ -203,6 +271,9 @@ class PieceCount:
 class Power:
     """``:power PD R``."""
 
+    KEYWORD = keyword("power", Shape.PD_RANGE)
+    TRANSFORMED = Transformed.DESIGNATOR
+
     designator: Designator
     range: Range
     span: Span = _span_field()
@@ -212,6 +283,8 @@ class Power:
 class PowerDifference:
     """``:powerdifference PD R``."""
 
+    KEYWORD = keyword("powerdifference", Shape.PD_RANGE)
+
     designator: Designator
     range: Range
     span: Span = _span_field()
@@ -220,6 +293,8 @@ class PowerDifference:
 @attrs.frozen(slots=True)
 class AttackCount:
     """``:attackcount PD1 PD2 R``: ordered (attacker, target) pairs (L6)."""
+
+    KEYWORD = keyword("attackcount", Shape.PD_PD_RANGE)
 
     attackers: Designator
     targets: Designator
@@ -236,6 +311,9 @@ class MoveKeyword(enum.Enum):
 @attrs.frozen(slots=True)
 class MoveTest:
     """``:movefrom PD``, ``:moveto PD`` or ``:promote PD`` (the next move, L7)."""
+
+    KEYWORD = keyed(MoveKeyword, Shape.PD)
+    TRANSFORMED = Transformed.DESIGNATOR
 
     keyword: MoveKeyword
     designator: Designator
@@ -257,16 +335,18 @@ class RangeKeyword(enum.Enum):
 class RangeTest:
     """``:movenumber R``, ``:matchcount R``, ``:elo R`` … (see :class:`RangeKeyword`)."""
 
+    KEYWORD = keyed(RangeKeyword, Shape.RANGE)
+
     keyword: RangeKeyword
     range: Range
     span: Span = _span_field()
 
 
-
-
 @attrs.frozen(slots=True)
 class ResultTest:
     """``:result R`` in a position list (flipped by ``:flipcolor``, L2)."""
+
+    KEYWORD = keyword("result", Shape.RESULT)
 
     result: GameResult
     span: Span = _span_field()
@@ -285,6 +365,8 @@ class RayKeyword(enum.Enum):
 class Ray:
     """``:ray (PD1 … PDk) [R]`` and its family; ``range is None`` means "at least one"."""
 
+    KEYWORD = keyed(RayKeyword, Shape.RAY)
+
     keyword: RayKeyword
     designators: tuple[Designator, ...]
     range: Range | None = None
@@ -301,6 +383,8 @@ class ListKeyword(enum.Enum):
 @attrs.frozen(slots=True)
 class ListOfLists:
     """``:and``, ``:or``, ``:sequence``, ``:gappedsequence`` with their position lists."""
+
+    KEYWORD = keyed(ListKeyword, Shape.LISTS)
 
     keyword: ListKeyword
     lists: tuple[PositionList, ...]
@@ -320,6 +404,8 @@ class RelationFlagKeyword(enum.Enum):
 
 @attrs.frozen(slots=True)
 class RelationFlag:
+    KEYWORD = keyed(RelationFlagKeyword, Shape.NONE)
+
     keyword: RelationFlagKeyword
     span: Span = _span_field()
 
@@ -332,6 +418,8 @@ class RelationCountKeyword(enum.Enum):
 @attrs.frozen(slots=True)
 class RelationPieceCount:
     """``:missingpiececount PD R`` / ``:newpiececount PD R`` (never transformed)."""
+
+    KEYWORD = keyed(RelationCountKeyword, Shape.PD_RANGE)
 
     keyword: RelationCountKeyword
     designator: Designator
@@ -346,18 +434,22 @@ class RelationRangeKeyword(enum.Enum):
 
 @attrs.frozen(slots=True)
 class RelationRange:
+    KEYWORD = keyed(RelationRangeKeyword, Shape.RANGE)
+
     keyword: RelationRangeKeyword
     range: Range
     span: Span = _span_field()
 
 
-RelationItem: TypeAlias = "RelationFlag | RelationPieceCount | RelationRange | Comment"
+RelationItem: TypeAlias = RelationFlag | RelationPieceCount | RelationRange | Comment
 
 
 @attrs.frozen(slots=True)
 class Relation:
     """``:relation ( … )``: a later position P2 relates to the current one (L18; semantics:
     S-relation)."""
+
+    KEYWORD = keyword("relation", Shape.RELATION)
 
     items: tuple[RelationItem, ...]
     span: Span = _span_field()
@@ -367,6 +459,8 @@ class Relation:
 class Accumulate:
     """``:accumulate NAME``."""
 
+    KEYWORD = keyword("accumulate", Shape.NAME)
+
     name: str
     span: Span = _span_field()
 
@@ -374,6 +468,8 @@ class Accumulate:
 @attrs.frozen(slots=True)
 class SumRange:
     """``:sumrange NAME R``."""
+
+    KEYWORD = keyword("sumrange", Shape.NAME_RANGE)
 
     name: str
     range: Range
@@ -384,15 +480,34 @@ class SumRange:
 class TagMatch:
     """``:tagmatch NAME PD``: the tagged piece is now described by PD."""
 
+    KEYWORD = keyword("tagmatch", Shape.NAME_PD)
+    TRANSFORMED = Transformed.DESIGNATOR
+
     name: str
     designator: Designator
     span: Span = _span_field()
 
 
+#: The items of a position list; the keyword table of position lists is derived from the
+#: classes named here that declare ``KEYWORD`` (cqllegacy.legacy.keywords), in this order.
 PositionItem: TypeAlias = (
-    "Designator | Flag | Transform | PieceCount | Power | PowerDifference | AttackCount"
-    " | MoveTest | RangeTest | ResultTest | Ray | ListOfLists | Relation | Accumulate"
-    " | SumRange | TagMatch | Comment"
+    Designator
+    | Flag
+    | Transform
+    | PieceCount
+    | Power
+    | PowerDifference
+    | AttackCount
+    | MoveTest
+    | RangeTest
+    | ResultTest
+    | Ray
+    | ListOfLists
+    | Relation
+    | Accumulate
+    | SumRange
+    | TagMatch
+    | Comment
 )
 
 
@@ -421,6 +536,8 @@ class MatchPathKeyword(enum.Enum):
 class MatchPath:
     """``:pgn FILE`` or ``:output FILE`` (relative to the script's folder)."""
 
+    KEYWORD = keyed(MatchPathKeyword, Shape.FILE)
+
     keyword: MatchPathKeyword
     path: str
     span: Span = _span_field()
@@ -435,6 +552,8 @@ class MatchRangeKeyword(enum.Enum):
 class MatchRange:
     """``:year R`` or ``:gamenumber R``."""
 
+    KEYWORD = keyed(MatchRangeKeyword, Shape.RANGE)
+
     keyword: MatchRangeKeyword
     range: Range
     span: Span = _span_field()
@@ -444,6 +563,8 @@ class MatchRange:
 class MatchResult:
     """``:result R`` in the match list."""
 
+    KEYWORD = keyword("result", Shape.RESULT)
+
     result: GameResult
     span: Span = _span_field()
 
@@ -451,6 +572,8 @@ class MatchResult:
 @attrs.frozen(slots=True)
 class Player:
     """``:player NAME``: case-insensitive substring of White or Black (L10)."""
+
+    KEYWORD = keyword("player", Shape.WORD)
 
     name: str
     span: Span = _span_field()
@@ -460,13 +583,15 @@ class Player:
 class ForAny:
     """``:forany NAME PD``: bind a tag to one physical piece (semantics: S-tags)."""
 
+    KEYWORD = keyword("forany", Shape.NAME_PD)
+
     name: str
     designator: Designator
     span: Span = _span_field()
 
 
 MatchItem: TypeAlias = (
-    "MatchPath | MatchRange | MatchResult | Player | ForAny | PositionList | Comment"
+    MatchPath | MatchRange | MatchResult | Player | ForAny | PositionList | Comment
 )
 
 

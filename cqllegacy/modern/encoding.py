@@ -89,6 +89,7 @@ class Pragma(ct.Filter):
     OPERANDS = ct.NO_OPERANDS
     TRANSFORMS = ct.Transforms.NOTHING
     READS = ct.Reads.TAGS
+    PRECEDENCE = ct.Precedence.ATOM
 
     text: str
     place: int = attrs.field(default=0, eq=False, repr=False)

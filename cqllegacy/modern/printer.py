@@ -90,32 +90,17 @@ from cqllegacy.modern.encoding import (
 )
 from cqllegacy.modern.errors import NotExpressible
 from cqllegacy.modern.vocabulary import (
-    AND,
-    ARITH,
     ATOM,
-    ATTACK,
     BARE_WORDS,
     BLACK_PAWN,
-    COLON,
-    COMPLEMENT,
-    COUNT,
     DIRECTION,
-    IN,
-    INTERSECTION,
-    LINE,
     MOVE,
-    NOT,
-    OR,
-    POWER,
     PRAGMA_PREFIX,
     PROMOTABLE,
     RANGE_OPS,
-    RELATION,
     REPETITIONS,
     STRING_PATTERN,
     TRANSFORM,
-    UNARY,
-    UNION,
     WHITE_PAWN,
     implicit_search_ok,
     is_pragma_text,
@@ -339,7 +324,7 @@ def _comment_line(text: str, ctx: _Context) -> str:
 
 def _item(node: ct.Filter, ctx: _Context) -> Printed:
     if isinstance(node, ct.Comment):
-        return Printed(tuple(_comment_line(node.text, ctx).split("\n")), ATOM)
+        return Printed(tuple(_comment_line(node.text, ctx).split("\n")), node.precedence())
     if isinstance(node, Pragma):
         return _text("//" + node.comment())
     return _print(node, ctx)
@@ -553,32 +538,34 @@ def _one_per_line(operands: Sequence[Printed], word: str, level: int) -> Printed
 
 @_printer(ct.Union)
 def _union(node: ct.Union, ctx: _Context) -> Printed:
-    return _infix(node.items, "|", UNION, ctx, empty="([])")
+    return _infix(node.items, "|", node.precedence(), ctx, empty="([])")
 
 
 @_printer(ct.Intersection)
 def _intersection(node: ct.Intersection, ctx: _Context) -> Printed:
-    return _infix(node.items, "&", INTERSECTION, ctx, empty=".")
+    return _infix(node.items, "&", node.precedence(), ctx, empty=".")
 
 
 @_printer(ct.Complement)
 def _complement(node: ct.Complement, ctx: _Context) -> Printed:
     # `~~` is the regex-match operator: a nested complement is always parenthesised.
-    return _joined(["~", _closed(node.arg, ctx)], COMPLEMENT, sep="")
+    return _joined(["~", _closed(node.arg, ctx)], node.precedence(), sep="")
 
 
-def _attack(left: ct.Filter, word: str, right: ct.Filter, ctx: _Context) -> Printed:
-    return _joined([_operand(left, ctx, ATTACK), word, _operand(right, ctx, ATTACK + 1)], ATTACK)
+def _attack(node: ct.Attacks | ct.AttackedBy, word: str, ctx: _Context) -> Printed:
+    level = node.precedence()
+    left, right = _operand(node.left, ctx, level), _operand(node.right, ctx, level + 1)
+    return _joined([left, word, right], level)
 
 
 @_printer(ct.Attacks)
 def _attacks(node: ct.Attacks, ctx: _Context) -> Printed:
-    return _attack(node.left, "attacks", node.right, ctx)
+    return _attack(node, "attacks", ctx)
 
 
 @_printer(ct.AttackedBy)
 def _attacked_by(node: ct.AttackedBy, ctx: _Context) -> Printed:
-    return _attack(node.left, "attackedby", node.right, ctx)
+    return _attack(node, "attackedby", ctx)
 
 
 @_printer(ct.DirectionSet)
@@ -600,7 +587,7 @@ def _direction_set(node: ct.DirectionSet, ctx: _Context) -> Printed:
     nested = isinstance(node.arg, ct.DirectionSet)  # its own argument is closed
     if (arg.level != ATOM and not nested) or isinstance(node.arg, ct.Number):
         arg = _parenthesised(arg)
-    return _joined([direction.word + steps, arg], COMPLEMENT)
+    return _joined([direction.word + steps, arg], node.precedence())
 
 
 def _argument_list(args: Sequence[ct.Filter], ctx: _Context) -> Printed:
@@ -609,21 +596,23 @@ def _argument_list(args: Sequence[ct.Filter], ctx: _Context) -> Printed:
     return _joined(["(", inner, ")"], ATOM, sep="")
 
 
-def _ray_like(keyword: str, args: tuple[ct.Filter, ...], ctx: _Context) -> Printed:
+def _ray_like(
+    keyword: str, args: tuple[ct.Filter, ...], ctx: _Context, level: ct.Precedence
+) -> Printed:
     if len(args) < 2:
         raise NotExpressible(keyword, "it needs at least two square sets")
-    return _joined([keyword, _argument_list(args, ctx)], ATOM)
+    return _joined([keyword, _argument_list(args, ctx)], level)
 
 
 @_printer(ct.Ray)
 def _ray(node: ct.Ray, ctx: _Context) -> Printed:
     word = "ray" if node.direction is Direction.ANYDIRECTION else f"ray {node.direction.word}"
-    return _ray_like(word, node.args, ctx)
+    return _ray_like(word, node.args, ctx, node.precedence())
 
 
 @_printer(ct.XRay)
 def _xray(node: ct.XRay, ctx: _Context) -> Printed:
-    return _ray_like("xray", node.args, ctx)
+    return _ray_like("xray", node.args, ctx, node.precedence())
 
 
 @_printer(ct.SquareColor)
@@ -632,12 +621,12 @@ def _square_color(node: ct.SquareColor, ctx: _Context) -> Printed:
     arg = _print(node.arg, ctx)
     if arg.level != ATOM or isinstance(node.arg, ct.Number):
         arg = _parenthesised(arg)
-    return _joined(["dark" if node.dark else "light", arg], COMPLEMENT)
+    return _joined(["dark" if node.dark else "light", arg], node.precedence())
 
 
 @_printer(ct.Between)
 def _between(node: ct.Between, ctx: _Context) -> Printed:
-    return _joined(["between", _argument_list((node.left, node.right), ctx)], ATOM)
+    return _joined(["between", _argument_list((node.left, node.right), ctx)], node.precedence())
 
 
 def _promotion(node: ct.Move, ctx: _Context) -> tuple[ct.Filter | None, str | None, str | None]:
@@ -683,7 +672,7 @@ def _move(node: ct.Move, ctx: _Context) -> Printed:
         parts += ["promote", letters]
     if node.enpassant:
         parts.append("enpassant")
-    return _noted(note, _joined(parts, MOVE))
+    return _noted(note, _joined(parts, node.precedence()))
 
 
 @_printer(ct.PieceVariable)
@@ -706,7 +695,7 @@ def _piece_loop(node: ct.PieceLoop, ctx: _Context) -> Printed:
     domain = _closed(node.domain, ctx)
     body = _argument(node.body, ctx.binding(node.name))
     word = "piece all" if node.all else "piece"
-    return _joined([f"{word} {node.name} in", domain, body], TRANSFORM)
+    return _joined([f"{word} {node.name} in", domain, body], node.precedence())
 
 
 @_printer(ct.SquareVariable)
@@ -723,13 +712,14 @@ def _square_loop(node: ct.SquareLoop, ctx: _Context) -> Printed:
     domain = _closed(node.domain, ctx)
     body = _argument(node.body, ctx.binding_square(node.name))
     word = "square all" if node.all else "square"
-    return _joined([f"{word} {node.name} in", domain, body], TRANSFORM)
+    return _joined([f"{word} {node.name} in", domain, body], node.precedence())
 
 
 @_printer(ct.InSet)
 def _in_set(node: ct.InSet, ctx: _Context) -> Printed:
-    left, right = _operand(node.left, ctx, IN + 1), _operand(node.right, ctx, IN + 1)
-    return _joined([left, "in", right], IN)
+    level = node.precedence()
+    left, right = _operand(node.left, ctx, level + 1), _operand(node.right, ctx, level + 1)
+    return _joined([left, "in", right], level)
 
 
 # --------------------------------------------------------------------------------------
@@ -739,17 +729,17 @@ def _in_set(node: ct.InSet, ctx: _Context) -> Printed:
 
 @_printer(ct.Number)
 def _number(node: ct.Number, ctx: _Context) -> Printed:
-    return _text(str(node.value), ATOM if node.value >= 0 else UNARY)
+    return _text(str(node.value), node.precedence())
 
 
 @_printer(ct.Count)
 def _count(node: ct.Count, ctx: _Context) -> Printed:
-    return _joined(["#", _closed(node.arg, ctx)], COUNT, sep="")
+    return _joined(["#", _closed(node.arg, ctx)], node.precedence(), sep="")
 
 
 @_printer(ct.Power)
 def _power(node: ct.Power, ctx: _Context) -> Printed:
-    return _joined(["power", _closed(node.arg, ctx)], POWER)
+    return _joined(["power", _closed(node.arg, ctx)], node.precedence())
 
 
 @_printer(ct.Arith)
@@ -757,22 +747,23 @@ def _arith(node: ct.Arith, ctx: _Context) -> Printed:
     left = _print(node.left, ctx)
     # chessql reads `power (A | K) - 1` as `power` of `(A | K) - 1`.
     power_of_group = isinstance(node.left, ct.Power) and left.lines[-1].endswith(")")
-    if left.level < ARITH or power_of_group:
+    level = node.precedence()
+    if left.level < level or power_of_group:
         left = _parenthesised(left)
-    right = _operand(node.right, ctx, ARITH + 1)
-    inline = _joined([left, node.op.value, right], ARITH)
+    right = _operand(node.right, ctx, level + 1)
+    inline = _joined([left, node.op.value, right], level)
     if node.op is ct.ArithOp.ADD and _too_long(inline):
         # A long sum (a legacy count split into parts): one term per line.
-        terms = [_operand(t, ctx, ARITH + 1) for t in node.sum_terms(regroup=False)]
+        terms = [_operand(t, ctx, level + 1) for t in node.sum_terms(regroup=False)]
         if all(len(t.lines) == 1 and not _is_comment(t.lines[0]) for t in terms):
-            return _one_per_line(terms, node.op.value, ARITH)
+            return _one_per_line(terms, node.op.value, level)
     return inline
 
 
 @_printer(ct.Negate)
 def _negate(node: ct.Negate, ctx: _Context) -> Printed:
     # `_closed` parenthesises every number: `-(3)` is not the number -3.
-    return _joined(["-", _closed(node.arg, ctx)], UNARY, sep="")
+    return _joined(["-", _closed(node.arg, ctx)], node.precedence(), sep="")
 
 
 @_printer(ct.Elo)
@@ -783,8 +774,9 @@ def _elo(node: ct.Elo, ctx: _Context) -> Printed:
 _ANY_PIECE_WORD = re.compile(r"\[Aa\][\w$]+$")
 
 
-def _relation_left(node: ct.Filter, ctx: _Context, op: str = "") -> Printed:
-    printed = _operand(node, ctx, RELATION + 1)
+def _relation_left(node: ct.Filter, level: int, ctx: _Context, op: str = "") -> Printed:
+    """The left operand of a comparison at ``level``."""
+    printed = _operand(node, ctx, level + 1)
     if op == "==" and _ANY_PIECE_WORD.search(printed.lines[-1]):
         # chessql reads `[Aa]a1 ==` as the piece assignment `[Aa]x = …`.
         return _parenthesised(printed)
@@ -795,14 +787,15 @@ def _relation_left(node: ct.Filter, ctx: _Context, op: str = "") -> Printed:
 def _in_range(node: ct.InRange, ctx: _Context) -> Printed:
     if node.lo is None and node.hi is None:
         raise NotExpressible("range", f"{node!r} has no bound")
-    value = _relation_left(node.value, ctx, "==" if node.lo == node.hi else "")
+    level = node.precedence()
+    value = _relation_left(node.value, level, ctx, "==" if node.lo == node.hi else "")
     if node.lo == node.hi:
-        return _joined([value, f"== {node.lo}"], RELATION)
+        return _joined([value, f"== {node.lo}"], level)
     if node.hi is None:
-        return _joined([value, f">= {node.lo}"], RELATION)
+        return _joined([value, f">= {node.lo}"], level)
     if node.lo is None:
-        return _joined([value, f"<= {node.hi}"], RELATION)
-    return _joined([f"{node.lo} <=", value, f"<= {node.hi}"], RELATION)
+        return _joined([value, f"<= {node.hi}"], level)
+    return _joined([f"{node.lo} <=", value, f"<= {node.hi}"], level)
 
 
 def _reads_as_range(node: ct.Compare) -> bool:
@@ -825,11 +818,12 @@ def _compare(node: ct.Compare, ctx: _Context) -> Printed:
         raise NotExpressible(
             "!=", "chessql reads no `!=` between two positions; write not (S == T)"
         )
-    left = _relation_left(node.left, ctx, node.op.value)
-    right = _operand(node.right, ctx, RELATION)
+    level = node.precedence()
+    left = _relation_left(node.left, level, ctx, node.op.value)
+    right = _operand(node.right, ctx, level)
     if _reads_as_range(node):
         right = _parenthesised(right)
-    return _joined([left, node.op.value, right], RELATION)
+    return _joined([left, node.op.value, right], level)
 
 
 # --------------------------------------------------------------------------------------
@@ -846,17 +840,18 @@ def _compound(node: ct.Compound, ctx: _Context) -> Printed:
 
 @_printer(ct.And)
 def _and(node: ct.And, ctx: _Context) -> Printed:
-    return _infix(node.items, "and", AND, ctx, empty="true")
+    return _infix(node.items, "and", node.precedence(), ctx, empty="true")
 
 
 @_printer(ct.Or)
 def _or(node: ct.Or, ctx: _Context) -> Printed:
-    return _infix(node.items, "or", OR, ctx, empty="false")
+    return _infix(node.items, "or", node.precedence(), ctx, empty="false")
 
 
 @_printer(ct.Not)
 def _not(node: ct.Not, ctx: _Context) -> Printed:
-    return _joined(["not", _operand(node.arg, ctx, NOT)], NOT)
+    level = node.precedence()
+    return _joined(["not", _operand(node.arg, ctx, level)], level)
 
 
 @_printer(ct.Result)
@@ -881,7 +876,7 @@ def _tag_search(
     literal, note = _string(text, construct, ctx, origin)
     if implicit_search_ok(text):
         return _noted(note, _text(f"{tag} {literal}"))
-    return _noted(note, _text(f"{literal} in {tag}", IN))
+    return _noted(note, _text(f"{literal} in {tag}", ct.InSet.PRECEDENCE))
 
 
 @_printer(ct.Player)
@@ -898,7 +893,7 @@ def _player(node: ct.Player, ctx: _Context) -> Printed:
         )
         return _noted(note, _tag_search(tag, node.text, ":player", ctx, node.origin))
     literal, string_note = _string(node.text.lower(), ":player", ctx, node.origin)
-    return _noted(string_note, _text(f"{literal} in lowercase {tag}", IN))
+    return _noted(string_note, _text(f"{literal} in lowercase {tag}", ct.InSet.PRECEDENCE))
 
 
 @_printer(ct.TagContains)
@@ -965,7 +960,7 @@ def _line(node: ct.Line, ctx: _Context) -> Printed:
     parts: list[Printed | str] = ["line"]
     for step in node.steps:
         parts += ["-->", _constituent(step, ctx)]
-    return _joined(parts, LINE)
+    return _joined(parts, node.precedence())
 
 
 def _group(node: ct.LineGroup, ctx: _Context) -> Printed:
@@ -987,7 +982,8 @@ def _line_group(node: ct.LineGroup, ctx: _Context) -> Printed:
 
 @_printer(ct.Find)
 def _find(node: ct.Find, ctx: _Context) -> Printed:
-    return _joined(["find all" if node.all else "find", _argument(node.arg, ctx)], TRANSFORM)
+    word = "find all" if node.all else "find"
+    return _joined([word, _argument(node.arg, ctx)], node.precedence())
 
 
 @_printer(ct.Transform)
@@ -995,7 +991,7 @@ def _transform(node: ct.Transform, ctx: _Context) -> Printed:
     if node.count and node.kind is ct.TransformKind.REVERSECOLOR:
         raise NotExpressible("reversecolor count", "CQL 6.1 reversecolor takes no count")
     word = node.kind.value + (" count" if node.count else "")
-    return _joined([word, _argument(node.arg, ctx)], TRANSFORM)
+    return _joined([word, _argument(node.arg, ctx)], node.precedence())
 
 
 # --------------------------------------------------------------------------------------
@@ -1015,7 +1011,7 @@ def _echo(node: ct.Echo, ctx: _Context) -> Printed:
     if node.in_all:
         parts.append("in all")
     parts.append(_argument(node.body, inner))
-    return _joined(parts, TRANSFORM)
+    return _joined(parts, node.precedence())
 
 
 @_printer(ct.PositionVariable)
@@ -1034,17 +1030,18 @@ def _at_position(node: ct.AtPosition, ctx: _Context) -> Printed:
     arg = _print(node.arg, ctx)
     if arg.level != ATOM or isinstance(node.arg, ct.Number):
         arg = _parenthesised(arg)
-    return _joined([position, ":", arg], COLON, sep="")
+    return _joined([position, ":", arg], node.precedence(), sep="")
 
 
 @_printer(ct.PositionIntersection)
 def _position_intersection(node: ct.PositionIntersection, ctx: _Context) -> Printed:
-    return _infix((node.left, node.right), "&", INTERSECTION, ctx, empty=".")
+    return _infix((node.left, node.right), "&", node.precedence(), ctx, empty=".")
 
 
 @_printer(ct.Ancestor)
 def _ancestor(node: ct.Ancestor, ctx: _Context) -> Printed:
-    return _joined(["ancestor", _argument_list((node.left, node.right), ctx)], ATOM, sep="")
+    arguments = _argument_list((node.left, node.right), ctx)
+    return _joined(["ancestor", arguments], node.precedence(), sep="")
 
 
 # --------------------------------------------------------------------------------------
@@ -1077,7 +1074,7 @@ def _ray_count(node: ct.RayCount, ctx: _Context) -> Printed:
         node.origin,
     )
     if node.attack:
-        ray = _ray_like("xray", node.args, ctx)
+        ray = _ray_like("xray", node.args, ctx, ct.XRay.PRECEDENCE)
     else:
         vectors = frozenset(v for d in node.directions for v in d.vectors)
         try:
@@ -1085,7 +1082,7 @@ def _ray_count(node: ct.RayCount, ctx: _Context) -> Printed:
         except KeyError:
             direction = Direction.ANYDIRECTION
         ray = _print(ct.Ray(node.args, direction), ctx)
-    return _noted(note, _joined(["#", ray], COUNT, sep=""))
+    return _noted(note, _joined(["#", ray], node.precedence(), sep=""))
 
 
 @_printer(ct.LegacyOnly)

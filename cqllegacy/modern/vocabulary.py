@@ -1,8 +1,10 @@
 """The vocabulary of CQL 6.1 as cqllegacy reads and writes it.
 
 The reader (:mod:`cqllegacy.modern.grammar`) and the printer
-(:mod:`cqllegacy.modern.printer`) take their words, token patterns, precedence levels
-and shared tables from here, so each fact is stated once; neither imports the other.
+(:mod:`cqllegacy.modern.printer`) take their words, token patterns and shared tables from
+here, so each fact is stated once; neither imports the other.  The precedence levels are the
+core's (:class:`cqllegacy.core.tree.Precedence`, each node class declaring its own), named
+here for the reader's operator table.
 
 >>> is_variable_name("x"), is_variable_name("find"), is_variable_name("Ka1")
 (True, False, False)
@@ -209,25 +211,12 @@ BLACK_PAWN: TypeSet = types_of("p")
 RANGE_OPS = frozenset((ct.CompareOp.EQ, ct.CompareOp.GE, ct.CompareOp.LE))
 
 # --------------------------------------------------------------------------------------
-# Precedence levels (higher binds tighter); chessql's table, adjusted where sources differ
+# Precedence levels (higher binds tighter): the core's, where each node class declares the
+# level of its form (``PRECEDENCE``); the reader's operator table names them here
 # --------------------------------------------------------------------------------------
 
-LINE = 10
-TRANSFORM = 30  # transforms, find, piece loops: prefix forms whose argument reaches `or`
-OR = 40
-AND = 50
-NOT = 60
-IN = 70
-RELATION = 80
-UNARY = 90  # unary minus: below `#` in the CQL 6.1 table, above `* / %` in chessql
-COUNT = 100
-ARITH = 110
-POWER = 150
-UNION = 160
-INTERSECTION = 170
-COMPLEMENT = 180
-ATTACK = 190
-MOVE = 200  # `move` parameters take their argument above this level
-DIRECTION = 210
-COLON = 220  # `POSITION : FILTER` binds tighter than anything else
-ATOM = 1000
+_P = ct.Precedence
+LINE, TRANSFORM, OR, AND, NOT, IN = _P.LINE, _P.TRANSFORM, _P.OR, _P.AND, _P.NOT, _P.IN
+RELATION, UNARY, COUNT, ARITH, POWER = _P.RELATION, _P.UNARY, _P.COUNT, _P.ARITH, _P.POWER
+UNION, INTERSECTION, COMPLEMENT, ATTACK = _P.UNION, _P.INTERSECTION, _P.COMPLEMENT, _P.ATTACK
+MOVE, DIRECTION, COLON, ATOM = _P.MOVE, _P.DIRECTION, _P.COLON, _P.ATOM

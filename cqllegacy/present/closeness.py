@@ -30,7 +30,7 @@ import chess.pgn
 from cqllegacy.core import tree as core
 from cqllegacy.core.transforms import orbit
 from cqllegacy.evaluator.compiler import Context
-from cqllegacy.evaluator.evaluate import context_at, lowered_members
+from cqllegacy.evaluator.evaluate import compile_query, context_at
 from cqllegacy.evaluator.plan import Members
 from cqllegacy.present.witness import designator_texts, designators, square_value
 from cqllegacy.runner.movetext import PositionKey
@@ -139,7 +139,11 @@ class _Judge:
 
 
 def _closest_in_list(
-    top: core.TopList, game: chess.pgn.Game, scope: core.Scope, skip_initial: bool
+    top: core.TopList,
+    members: Members,
+    game: chess.pgn.Game,
+    scope: core.Scope,
+    skip_initial: bool,
 ) -> Closest:
     candidates = _candidates(top.body)
     best = Closest(None, 0, len(candidates[0][0]), ())
@@ -147,7 +151,6 @@ def _closest_in_list(
     # The game laid out once: every examined position is judged in the same context.
     identities = top.body.find(core.PieceVariable, core.PieceLoop) is not None
     ctx, _ = context_at(game, scope=scope, identities=identities)
-    members = lowered_members()
     for node in _examined(game, scope, skip_initial):
         judge = _Judge(members, ctx, ctx.table.index_of(node), node.board())
         here = False
@@ -189,9 +192,13 @@ def closest(
     skip_initial: bool = False,
 ) -> list[Closest]:
     """For each top-level list of ``query``, where in ``game`` it came closest to
-    matching, and at how many positions it matched."""
+    matching, and at how many positions it matched.  The parts are judged by the run's
+    own plan (``compile_query`` gives the run's compiled query again)."""
+    members = compile_query(query).plan.members
     return [
-        _closest_in_list(top, game, core.Scope.ALL if variations else top.scope, skip_initial)
+        _closest_in_list(
+            top, members, game, core.Scope.ALL if variations else top.scope, skip_initial
+        )
         for top in query.lists
     ]
 

@@ -21,7 +21,14 @@ import chess
 import chess.pgn
 
 from cqllegacy.core.tree import Query, Scope
-from cqllegacy.present.witness import designator_texts, highlighted_squares, node_at, witness
+from cqllegacy.evaluator.plan import QueryPlan
+from cqllegacy.present.witness import (
+    designator_texts,
+    highlighted_squares,
+    node_at,
+    plan_of,
+    witness,
+)
 from cqllegacy.runner.movetext import PositionKey
 from cqllegacy.vocab.squares import SquareSet
 
@@ -118,11 +125,17 @@ def marked_positions(
     for index, keys in enumerate(marked):
         for key in keys:
             owners.setdefault(key, []).append(index)
-    return [_marked(game, query, key, lists, variations) for key, lists in owners.items()]
+    plan = plan_of(query)  # the run's own plan, lowered once
+    return [_marked(game, query, plan, key, lists, variations) for key, lists in owners.items()]
 
 
 def _marked(
-    game: chess.pgn.Game, query: Query, key: PositionKey, lists: list[int], variations: bool
+    game: chess.pgn.Game,
+    query: Query,
+    plan: QueryPlan,
+    key: PositionKey,
+    lists: list[int],
+    variations: bool,
 ) -> MarkedPosition:
     node = node_at(game, key)
     board = node.board()
@@ -130,7 +143,7 @@ def _marked(
     texts: list[str] = []
     for index in lists:
         scope = scope_of(query, index, variations)
-        found = witness(query.lists[index].body, node, scope=scope, board=board)
+        found = witness(query.lists[index].body, node, scope=scope, board=board, plan=plan)
         highlighted |= highlighted_squares(found, board)
         texts += designator_texts(found)
     move = san = move_text = None

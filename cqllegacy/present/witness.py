@@ -8,9 +8,11 @@ there, so the result is the filter *as transformed*: ``Nd4 k[b3,…]`` shifted t
 ``Ne5 k[c4,…]``.  :func:`highlighted_squares` then gives the squares its designators
 stand for on the board, which is what a diagram highlights.
 
-The members are those the lowering expands, each judged by the test the lowered plan
-compiles of it (:class:`~cqllegacy.evaluator.plan.Members`) on the game laid out once,
-so a member matches here exactly when the run would say so.
+The members are those the lowering expands, each judged by the test the run's own plan
+compiles of it (:class:`~cqllegacy.evaluator.plan.Members` of the query's
+:class:`~cqllegacy.evaluator.plan.QueryPlan`, lowered once: ``compile_query`` gives the
+run's compiled query again) on the game laid out once, so a member matches here exactly
+when the run would say so.
 
 >>> import io, chess.pgn
 >>> from cqllegacy.core.tree import Compound, PieceSet, Transform, TransformKind
@@ -27,7 +29,6 @@ so a member matches here exactly when the run would say so.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator
 
 import chess
@@ -39,17 +40,20 @@ from cqllegacy.core.tree import (
     Compound,
     Filter,
     Find,
+    Header,
     Line,
     Not,
     PieceLoop,
     PieceSet,
     PieceVariable,
+    Query,
     Relation,
     Scope,
+    TopList,
 )
-from cqllegacy.evaluator.evaluate import context_at, lowered_members
+from cqllegacy.evaluator.evaluate import compile_query, context_at
 from cqllegacy.evaluator.masks import designator_squares
-from cqllegacy.evaluator.plan import Members
+from cqllegacy.evaluator.plan import Members, QueryPlan
 from cqllegacy.runner.movetext import PositionKey
 from cqllegacy.vocab.pieces import format_legacy_types
 from cqllegacy.vocab.squares import SquareSet, format_squares
@@ -59,6 +63,7 @@ __all__ = [
     "designators",
     "highlighted_squares",
     "node_at",
+    "plan_of",
     "witness",
 ]
 
@@ -111,21 +116,27 @@ def square_value(piece_set: PieceSet, board: chess.Board) -> SquareSet:
     return designator_squares(piece_set.types, piece_set.squares)(board)
 
 
-@functools.lru_cache(maxsize=16)
-def _members(body: Filter) -> Members:
-    """The members of the disjunctions of ``body`` and their tests, as the lowered plan
-    compiles them (one compiler per body, kept while it is being explained)."""
-    return lowered_members()
+def plan_of(query: Query) -> QueryPlan:
+    """The plan a run of ``query`` runs: the run's own compiled query (``compile_query``
+    gives one per query in a process), not a second lowering."""
+    return compile_query(query).plan
+
+
+def _plan_of_body(body: Filter, scope: Scope) -> QueryPlan:
+    """The plan of ``body`` run alone as a list (a witness asked of a bare filter)."""
+    return plan_of(Query(Header(), (TopList(body, scope=scope),)))
 
 
 class _Place:
     """The position where members are judged: a context of the game laid out once, and
     the position's index in it."""
 
-    def __init__(self, node: chess.pgn.GameNode, body: Filter, scope: Scope) -> None:
+    def __init__(
+        self, node: chess.pgn.GameNode, body: Filter, scope: Scope, plan: QueryPlan
+    ) -> None:
         identities = body.find(PieceVariable, PieceLoop) is not None
         self.ctx, self.p = context_at(node, scope=scope, identities=identities)
-        self.members = _members(body)
+        self.members = plan.members
 
     def matches(self, member: Filter) -> bool:
         return self.members.holds(member, self.ctx, self.p)
@@ -137,13 +148,18 @@ def witness(
     *,
     scope: Scope = Scope.MAINLINE,
     board: chess.Board | None = None,
+    plan: QueryPlan | None = None,
 ) -> Filter:
     """``body`` with each OR and transform replaced by its first member that matches at
     ``node`` (conjunctions are followed into; other nodes stay as they are).  When no
     member can be shown to match, the OR stays whole.  The members and whether they
-    hold are the lowered plan's (:class:`~cqllegacy.evaluator.plan.Members`); ``board``
-    (the node's board, when the caller has it) is accepted and not needed."""
-    return _witness(body, _Place(node, body, scope))
+    hold are ``plan``'s (:class:`~cqllegacy.evaluator.plan.Members`): the plan of the
+    query whose list ``body`` is (:func:`plan_of`), or, without one, of ``body`` run
+    alone; ``board`` (the node's board, when the caller has it) is accepted and not
+    needed."""
+    if plan is None:
+        plan = _plan_of_body(body, scope)
+    return _witness(body, _Place(node, body, scope, plan))
 
 
 def _witness(body: Filter, place: _Place) -> Filter:

@@ -195,3 +195,35 @@ def test_check_help_says_both_languages_and_check_reads_both(
     legacy = write(tmp_path, "a.cql", "(match (position Qd1))\n")
     modern = write(tmp_path, "b.cql", "cql() Qd1\n")
     assert main(["check", legacy, modern, "-q"]) == 0
+
+
+# A count glued to a transform word is no number followed by a transform: CQL needs a
+# boundary before a keyword (`3shift` would otherwise read as `3` and `shift {…}`).  The
+# legacy language has no such form: a glued `:3shift` is an unknown keyword.
+GLUED_TRANSFORMS = [
+    ("q.cql", "cql()\n{K 3shift {Ra1}}\n", 2, 4, "unexpected '3shift'"),
+    ("q.cql", "cql()\n2flipcolor {K}\n", 2, 1, "unexpected '2flipcolor'"),
+    ("q.cql", "cql()\nK\n10rotate90 {Ra1}\n", 3, 1, "unexpected '10rotate90'"),
+    ("q.cql", "(match (position :3shift Ka1))\n", 1, 18, "unknown keyword :3shift"),
+    ("q.cql", "(match (position :shift3 Ka1))\n", 1, 18, "unknown keyword :shift3"),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "line", "column", "message"), GLUED_TRANSFORMS)
+def test_a_count_glued_to_a_transform_keyword_is_refused_at_its_place(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    text: str,
+    line: int,
+    column: int,
+    message: str,
+) -> None:
+    script = write(tmp_path, name, text)
+    assert main(["check", script]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == f"{script}:{line}:{column}: error: {message}"
+    # The excerpt shows the line, and the caret stands under the column.
+    caret = next(i for i, text_line in enumerate(err) if text_line.strip() == "^")
+    assert err[caret - 1].strip() == text.splitlines()[line - 1].strip()
+    assert err[caret].index("^") - err[caret - 1].index(err[caret - 1].strip()[0]) == column - 1

@@ -42,6 +42,20 @@ def test_a_class_that_leaves_a_fact_out_is_refused_when_it_is_created() -> None:
             arg: ct.Filter
 
 
+def test_a_class_without_its_printing_precedence_is_refused_naming_it() -> None:
+    with pytest.raises(ct.DeclarationError, match="Newcomer does not declare PRECEDENCE"):
+
+        @attrs.frozen(slots=True)
+        class Newcomer(ct.Filter):
+            WORD = "`new`"
+            CQL_WORDS = ("new",)
+            KIND = ct.Kind.SET
+            OPERANDS = ct.SETS
+            TRANSFORMS = ct.Transforms.CHILDREN
+            READS = ct.Reads.GAME
+            arg: ct.Filter
+
+
 def test_a_class_whose_kind_depends_on_a_field_says_how() -> None:
     with pytest.raises(ct.DeclarationError, match="KIND = None but defines no value_kind"):
 
@@ -53,6 +67,22 @@ def test_a_class_whose_kind_depends_on_a_field_says_how() -> None:
             OPERANDS = ct.ANY_FILTER
             TRANSFORMS = ct.Transforms.CHILDREN
             READS = ct.Reads.GAME
+            PRECEDENCE = ct.Precedence.ATOM
+            arg: ct.Filter
+
+
+def test_a_class_whose_precedence_depends_on_a_field_says_how() -> None:
+    with pytest.raises(ct.DeclarationError, match="PRECEDENCE = None but defines no precedence"):
+
+        @attrs.frozen(slots=True)
+        class Newcomer(ct.Filter):
+            WORD = "`new`"
+            CQL_WORDS = ("new",)
+            KIND = ct.Kind.SET
+            OPERANDS = ct.SETS
+            TRANSFORMS = ct.Transforms.CHILDREN
+            READS = ct.Reads.GAME
+            PRECEDENCE = None
             arg: ct.Filter
 
 
@@ -67,6 +97,7 @@ def test_operands_by_field_name_only_existing_fields() -> None:
             OPERANDS = ct.by_field(nothing=ct.SETS)
             TRANSFORMS = ct.Transforms.CHILDREN
             READS = ct.Reads.GAME
+            PRECEDENCE = ct.Precedence.ATOM
             arg: ct.Filter
 
 
@@ -79,6 +110,7 @@ def test_a_declared_class_takes_part_in_the_tree_api() -> None:
         OPERANDS = ct.SETS
         TRANSFORMS = ct.Transforms.CHILDREN
         READS = ct.Reads.GAME
+        PRECEDENCE = ct.Precedence.ATOM
         arg: ct.Filter
 
     assert Newcomer(pd("K")).reads() is ct.Reads.GAME

@@ -255,6 +255,7 @@ def test_a_bare_word_class_must_say_how_its_word_makes_a_node() -> None:
         OPERANDS = ct.NO_OPERANDS
         TRANSFORMS = ct.Transforms.NOTHING
         READS = ct.Reads.POSITION
+        PRECEDENCE = ct.Precedence.ATOM
 
         a: int = 0
         b: int = 0

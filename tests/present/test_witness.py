@@ -7,18 +7,30 @@ from __future__ import annotations
 
 import bz2
 import io
+import pickle
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import chess.pgn
 import pytest
 
 from cqllegacy.core import tree as ct
 from cqllegacy.core.transforms import orbit
+from cqllegacy.evaluator import evaluate
 from cqllegacy.evaluator.evaluate import compile_query, evaluate_filter
 from cqllegacy.evaluator.testing import pd
-from cqllegacy.present.witness import MAX_MEMBERS, designator_texts, highlighted_squares, witness
+from cqllegacy.present.closeness import closest
+from cqllegacy.present.positions import marked_positions
+from cqllegacy.present.witness import (
+    MAX_MEMBERS,
+    designator_texts,
+    highlighted_squares,
+    plan_of,
+    witness,
+)
+from cqllegacy.runner.report import position_key
 from cqllegacy.runner.scripts import load_query
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -134,3 +146,44 @@ def test_the_examples_witnesses_are_the_members_judged_alone(script: Path) -> No
             assert highlighted_squares(found, board) == highlighted_squares(
                 _reference(top.body, node, top.scope), board
             )
+
+
+def test_showing_a_run_reads_its_plan_and_lowers_nothing_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The witness, the marked positions and `--why` judge members with the plan the
+    run compiled (one lowering per query in a process), never with a compiler of their
+    own."""
+    body = BODIES["shifted piece"]
+    query = ct.Query(ct.Header(), (ct.TopList(body, mark=ct.Mark.ALL),))
+    compiled = compile_query(query)  # what the run compiles
+    made: list[object] = []
+
+    class CountingCompiler(evaluate.Compiler):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            made.append(self)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(evaluate, "Compiler", CountingCompiler)
+    shown = 0
+    witnessed = []
+    for ordinal, game in enumerate(GAMES, 1):
+        match = compiled.evaluate(game, ordinal)
+        if not match.matched:
+            continue
+        keys = [position_key(node) for node in match.lists[0].marked]
+        for position in marked_positions(game, query, [keys]):
+            shown += bool(position.designators)
+        node = match.lists[0].marked[0]
+        witnessed.append((node, witness(body, node, plan=plan_of(query))))
+        closest(query, game)
+    assert made == []
+    monkeypatch.undo()
+    assert shown, "no position of the sample games was shown"
+    for node, found in witnessed:
+        assert found == _reference(body, node, ct.Scope.MAINLINE)
+    # An equal query (as a worker unpickles it) gets the same compiled query and plan.
+    again = ct.Query(ct.Header(), (ct.TopList(body, mark=ct.Mark.ALL),))
+    assert compile_query(again) is compiled
+    assert pickle.loads(pickle.dumps(compiled)) is compiled
+    assert plan_of(again) is compiled.plan
