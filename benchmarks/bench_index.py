@@ -170,17 +170,19 @@ def build_figures(pgn: Path, games: int, repeat: int, jobs: int) -> None:
     for j in sorted({1, jobs}):
         build, scan = [], []
         for _ in range(repeat):
-            build.append(measured(cqllegacy("index", str(pgn), "-q", "-j", str(j)))[1])
+            build.append(measured(cqllegacy("index", str(pgn), "-q", "-j", str(j))))
             scan.append(
                 measured(
                     cqllegacy("run", str(plain), "-i", str(pgn), "-o", str(OUT / "s.pgn"),
                               "-q", "--no-index", "-j", str(j))
-                )[1]
+                )
             )  # fmt: skip
-        b, s = median(build), median(scan)
+        b, s = median([m[1] for m in build]), median([m[1] for m in scan])
+        b_cpu, s_cpu = median([m[0] for m in build]), median([m[0] for m in scan])
         print(
-            f"index build --jobs {j}: {b:.1f} s wall, one scan --jobs {j}: {s:.1f} s: "
-            f"{b / s:.2f} x a scan ({games / b:.0f} games/s)",
+            f"index build --jobs {j}: {b:.1f} s wall ({b_cpu:.1f} s CPU), one scan --jobs {j}: "
+            f"{s:.1f} s wall ({s_cpu:.1f} s CPU): {b / s:.2f} x a scan's wall time, "
+            f"{b_cpu / s_cpu:.2f} x its CPU ({games / b:.0f} games/s)",
             flush=True,
         )
     half = OUT / f"half-{pgn.name}"
