@@ -3,6 +3,7 @@
     python benchmarks/bench_index.py                 # the bundled-data corpus (below)
     python benchmarks/bench_index.py --pgn BIG.pgn   # another plain PGN file
     python benchmarks/bench_index.py --quick         # World Championship games only
+    python benchmarks/bench_index.py --scale --pgn /work/corpus/games100k.pgn [--scan-sample 10000]
 
 The default corpus is every distinct game of the project's data folder, written as one
 plain PGN file under ``benchmarks/out/``: the 685 World Championship games, 6,605
@@ -15,8 +16,9 @@ process and its threads (user + system; the machine is shared, and CPU time is w
 busy machine does not inflate) and in wall seconds.  In rounds (``--repeat``), medians:
 
 * the **floor** (``benchmarks/floor.py``: python-chess replaying every game);
-* ``cqllegacy index`` (``--jobs N``) against one scan ``run --no-index --jobs N`` of the
-  plain benchmark query;
+* ``cqllegacy index`` against one scan ``run --no-index`` of the plain benchmark query,
+  both with ``--jobs 1`` and ``--jobs N``, and the build's peak memory on half the file
+  and on the whole;
 * each query of ``benchmarks/queries/`` and of the extra queries below, ``--jobs 1``, with
   ``--no-index`` and with the index: the outputs (PGN and report) must be identical;
 * ``pgn-extract -Tf`` on a FEN pattern (white pawns on d4 and e4) against the same
@@ -110,24 +112,12 @@ def bench(pgn: Path, repeat: int, jobs: int) -> None:
     scripts = [*QUERIES, *(script_for(name) for name in EXTRA)]
     print(f"corpus: {pgn} ({games} games, {pgn.stat().st_size / 1e6:.1f} MB)", flush=True)
 
-    # Index build against one scan, both with --jobs.
-    build, scan_j = [], []
-    plain = ROOT / "benchmarks" / "queries" / "plain.cql"
-    for _ in range(repeat):
-        build.append(measured(cqllegacy("index", str(pgn), "-q", "-j", str(jobs)))[1])
-        scan_j.append(
-            measured(
-                cqllegacy("run", str(plain), "-i", str(pgn), "-o", str(OUT / "s.pgn"),
-                          "-q", "--no-index", "-j", str(jobs))
-            )[1]
-        )  # fmt: skip
     index_path = pgn.with_name(pgn.name + ".cqlidx")
+    build_figures(pgn, games, repeat, jobs)
     size = index_path.stat().st_size
     print(
-        f"index: build {median(build):.1f} s wall with --jobs {jobs}, one scan "
-        f"{median(scan_j):.1f} s: {median(build) / median(scan_j):.2f} x a scan; "
-        f"{size / 1e6:.1f} MB, {size / games:.0f} bytes per game ({pgn.stat().st_size / games:.0f} "
-        "bytes of PGN)",
+        f"index size: {size / 1e6:.1f} MB, {size / games:.0f} bytes per game "
+        f"({pgn.stat().st_size / games:.0f} bytes of PGN per game)",
         flush=True,
     )
 
@@ -171,6 +161,65 @@ def bench(pgn: Path, repeat: int, jobs: int) -> None:
     pgn_extract(pgn, repeat)
 
 
+def build_figures(pgn: Path, games: int, repeat: int, jobs: int) -> None:
+    """``cqllegacy index`` against one scan (``run --no-index`` of the plain query), both
+    with ``--jobs 1`` and with ``--jobs N``, side by side in each round (wall seconds:
+    what the user waits); then the build's peak memory on the first half of the file
+    and on the whole (flat: about the same)."""
+    plain = ROOT / "benchmarks" / "queries" / "plain.cql"
+    for j in sorted({1, jobs}):
+        build, scan = [], []
+        for _ in range(repeat):
+            build.append(measured(cqllegacy("index", str(pgn), "-q", "-j", str(j))))
+            scan.append(
+                measured(
+                    cqllegacy("run", str(plain), "-i", str(pgn), "-o", str(OUT / "s.pgn"),
+                              "-q", "--no-index", "-j", str(j))
+                )
+            )  # fmt: skip
+        b, s = median([m[1] for m in build]), median([m[1] for m in scan])
+        b_cpu, s_cpu = median([m[0] for m in build]), median([m[0] for m in scan])
+        print(
+            f"index build --jobs {j}: {b:.1f} s wall ({b_cpu:.1f} s CPU), one scan --jobs {j}: "
+            f"{s:.1f} s wall ({s_cpu:.1f} s CPU): {b / s:.2f} x a scan's wall time, "
+            f"{b_cpu / s_cpu:.2f} x its CPU ({games / b:.0f} games/s)",
+            flush=True,
+        )
+    half = OUT / f"half-{pgn.name}"
+    half.write_bytes(first_half(pgn))
+    for part in (half, pgn):
+        out = str(OUT / "m.cqlidx")
+        peak = peak_kb(cqllegacy("index", str(part), "-q", "-j", str(jobs), "-o", out))
+        print(
+            f"index build peak memory ({part.stat().st_size / 1e6:.0f} MB of PGN): "
+            f"{peak / 1024:.0f} MB (largest process)",
+            flush=True,
+        )
+    half.unlink()
+
+
+def first_half(pgn: Path) -> bytes:
+    """The games of the first half of ``pgn`` (cut where a game's tags begin)."""
+    data = pgn.read_bytes()
+    cut = data.find(b"\n[Event ", len(data) // 2)
+    return data if cut < 0 else data[: cut + 1]
+
+
+def peak_kb(command: list[str]) -> int:
+    """The peak resident kB of the largest process of one run of ``command`` (measured
+    in a fresh wrapper: RUSAGE_CHILDREN keeps the maximum of every earlier child)."""
+    wrapper = (
+        "import resource, subprocess, sys; "
+        "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", wrapper, *command],
+        check=True, cwd=ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    return int(done.stdout.split()[-1])
+
+
 def pgn_extract(pgn: Path, repeat: int) -> None:
     tool = shutil.which("pgn-extract")
     if tool is None:
@@ -198,13 +247,73 @@ def pgn_extract(pgn: Path, repeat: int) -> None:
     )
 
 
+#: The selective query of the scale figure: a pawn wedge that random playouts seldom make.
+SCALE_QUERY = "pawns-d4-e4-c4"
+
+
+def scale(pgn: Path, jobs: int, sample: int) -> None:
+    """The scale figure: on a large indexed file (built here if it is not fresh), the
+    wall time of a selective query with the index, against a scan with ``--jobs N``, of
+    the whole file or (``--scan-sample``) of its first games, extrapolated by the
+    number of games (said so)."""
+    games = count_games(pgn)
+    print(f"corpus: {pgn} ({games} games, {pgn.stat().st_size / 1e6:.1f} MB)", flush=True)
+    _, build_wall, _ = measured(cqllegacy("index", str(pgn), "-q", "-j", str(jobs)))
+    size = pgn.with_name(pgn.name + ".cqlidx").stat().st_size
+    print(
+        f"index build --jobs {jobs}: {build_wall:.0f} s wall ({games / build_wall:.0f} games/s), "
+        f"{size / games:.0f} bytes per game",
+        flush=True,
+    )
+    script = str(script_for(SCALE_QUERY))
+    out = str(OUT / "scale.pgn")
+    cpu, wall, _ = measured(cqllegacy("run", script, "-i", str(pgn), "-o", out, "-q", "-j1"))
+    matched = count_games(OUT / "scale.pgn")
+    print(
+        f"{SCALE_QUERY} {EXTRA[SCALE_QUERY]} with the index: {matched} games "
+        f"({100 * matched / games:.2f} %), {wall:.1f} s wall ({cpu:.1f} s CPU), --jobs 1",
+        flush=True,
+    )
+    part, label = pgn, "the whole file"
+    if sample and sample < games:
+        part = OUT / f"sample-{pgn.name}"
+        data = pgn.read_bytes()
+        cut = [m.start() for m in re.finditer(rb"^\[Event ", data, flags=re.M)][sample]
+        part.write_bytes(data[:cut])
+        label = f"its first {sample} games, x {games / sample:.1f}: extrapolated"
+    scan_cpu, scan_wall, _ = measured(
+        cqllegacy("run", script, "-i", str(part), "-o", str(OUT / "scale-scan.pgn"), "-q",
+                  "--no-index", "-j", str(jobs))
+    )  # fmt: skip
+    if part is not pgn:
+        scan_wall *= games / sample
+        scan_cpu *= games / sample
+        part.unlink()
+    print(
+        f"the same query scanned --jobs {jobs} ({label}): {scan_wall:.0f} s wall "
+        f"({scan_cpu:.0f} s CPU); the index answers {scan_wall / wall:.0f} x sooner (wall), "
+        f"{scan_cpu / cpu:.0f} x less CPU",
+        flush=True,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pgn", type=Path, help="a plain PGN file to measure on")
     parser.add_argument("--quick", action="store_true", help="World Championship games only")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)))
+    parser.add_argument(
+        "--scale", action="store_true", help="only the scale figure (with --pgn: a large file)"
+    )
+    parser.add_argument(
+        "--scan-sample", type=int, default=0, metavar="GAMES",
+        help="with --scale: scan only the first GAMES games and extrapolate",
+    )  # fmt: skip
     args = parser.parse_args()
+    if args.scale:
+        scale(args.pgn or corpus(args.quick), args.jobs, args.scan_sample)
+        return
     bench(args.pgn or corpus(args.quick), args.repeat, args.jobs)
 
 

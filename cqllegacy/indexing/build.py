@@ -17,7 +17,7 @@ from pathlib import Path
 import attrs
 
 from cqllegacy.errors import UsageError
-from cqllegacy.indexing.records import Columns, record_games
+from cqllegacy.indexing.records import Columns, position_arrays, record_games
 from cqllegacy.indexing.store import file_facts, writing
 from cqllegacy.runner.pgn import DamagedInput, GameText, open_pgn, split_games
 from cqllegacy.runner.progress import Messages
@@ -72,8 +72,10 @@ def _batches(texts: Iterator[GameText]) -> Iterator[tuple[GameText, ...]]:
 
 
 def record_batch(texts: tuple[GameText, ...]) -> Columns:
-    """Replay one batch of games (a worker's task)."""
-    return record_games(texts)
+    """Replay one batch of games and make its position columns (a worker's task)."""
+    columns = record_games(texts)
+    position_arrays(columns)
+    return columns
 
 
 def _recorded(batches: Iterator[tuple[GameText, ...]], jobs: int) -> Iterator[Columns]:

@@ -16,9 +16,11 @@ comment) keeps no positions and is a candidate of every query: the scan reports 
 
 from __future__ import annotations
 
+import functools
 import json
 from array import array
 from collections.abc import Iterable
+from typing import Any
 
 import attrs
 import chess
@@ -26,7 +28,7 @@ import chess.pgn
 
 from cqllegacy.runner.pgn import GameText, read_stream, read_tags
 from cqllegacy.vocab import san
-from cqllegacy.vocab.pieces import content_bit
+from cqllegacy.vocab.pieces import BLACK_SHIFT, WHITE_SHIFT, piece_bit
 
 __all__ = [
     "BOARD_FIELDS",
@@ -35,6 +37,7 @@ __all__ = [
     "STATE_FIELDS",
     "Columns",
     "game_text",
+    "position_arrays",
     "record_games",
 ]
 
@@ -55,7 +58,9 @@ CHECK = 2
 MATE = 4
 STALEMATE = 8
 
-_NO_MOVE = (-1, -1, 0, -1, 0)
+#: What is recorded of a move while reading (the rest of MOVE_FIELDS is derived).
+_RECORDED_MOVE = 3
+_NO_MOVE = (-1, -1, -1)
 
 
 @attrs.define
@@ -77,10 +82,13 @@ class Columns:
     encoding: list[str] = attrs.Factory(list)
     problems: list[str] = attrs.Factory(list)
     tags: list[str] = attrs.Factory(list)
-    # Positions, interleaved.
+    # Positions, interleaved; a move is (from, to, promotion) until position_arrays
+    # derives the rest of MOVE_FIELDS.
     boards: array[int] = attrs.Factory(lambda: array("Q"))
     state: array[int] = attrs.Factory(lambda: array("b"))
     moves: array[int] = attrs.Factory(lambda: array("h"))
+    #: The positions as stored columns, once made (see :func:`position_arrays`).
+    arrays: dict[str, Any] | None = None
 
     @property
     def games(self) -> int:
@@ -129,15 +137,11 @@ class _PositionRecorder(chess.pgn.BaseVisitor["_PositionRecorder"]):
                 board.kings, white, black, board.castling_rights,
             )
         )  # fmt: skip
-        check = board.is_check()
-        # A position with a legal next move is neither mate nor stalemate; mate is
-        # decided here where the king is in check, stalemate at the end of the line and
-        # before a null move (visit_move, end_game).
-        flags = (WHITE_TO_MOVE if board.turn else 0) | (
-            (CHECK | (MATE if board.is_checkmate() else 0)) if check else 0
-        )
+        # Check is found for the whole batch at once (position_arrays).  Mate and
+        # stalemate need a position without a legal next move: only the last one of
+        # the line or one before a null move (_final) can be such.
         ep = board.ep_square
-        c.state.extend((flags, -1 if ep is None else ep))
+        c.state.extend((WHITE_TO_MOVE if board.turn else 0, -1 if ep is None else ep))
 
     def visit_move(self, board: chess.Board, move: chess.Move) -> None:
         if self.depth:
@@ -145,31 +149,20 @@ class _PositionRecorder(chess.pgn.BaseVisitor["_PositionRecorder"]):
         self.main_moves += 1
         if self.errors:
             return
-        c = self.columns
         if not move:
             self._final(board)
             return
-        if board.is_en_passant(move):
-            captured = content_bit(chess.Piece(chess.PAWN, not board.turn))
-        elif board.is_capture(move):
-            captured = content_bit(board.piece_at(move.to_square))
-        else:
-            captured = 0
-        c.moves.extend(
-            (
-                move.from_square,
-                move.to_square,
-                content_bit(board.piece_at(move.from_square)),
-                move.promotion or -1,
-                captured,
-            )
-        )
+        # The piece moved and the piece taken are read off the boards afterwards, for
+        # the whole batch at once (position_arrays): here only what the move says.
+        self.columns.moves.extend((move.from_square, move.to_square, move.promotion or -1))
 
     def _final(self, board: chess.Board) -> None:
         """The position ``board`` has no move after it (a null move or the end)."""
         c = self.columns
         c.moves.extend(_NO_MOVE)
-        if board.is_stalemate():
+        if board.is_checkmate():
+            c.state[-2] |= MATE
+        elif board.is_stalemate():
             c.state[-2] |= STALEMATE
 
     def end_game(self) -> None:
@@ -193,7 +186,7 @@ def _record_game(columns: Columns, text: GameText) -> None:
     before = (len(columns.boards), len(columns.state), len(columns.moves))
     recorder = _PositionRecorder(columns)
     clean = not problems and not text.problems and read_stream(text, recorder)
-    if clean and len(columns.moves) != len(columns.boards) // len(BOARD_FIELDS) * 5:
+    if clean and len(columns.moves) != len(columns.boards) // len(BOARD_FIELDS) * _RECORDED_MOVE:
         clean = False  # never seen; a game whose positions do not add up is not trusted
     if not clean:
         del columns.boards[before[0] :]
@@ -208,6 +201,179 @@ def _record_game(columns: Columns, text: GameText) -> None:
     columns.encoding.append(text.encoding)
     columns.problems.append("\n".join(text.problems))
     columns.tags.append(json.dumps(dict(headers), ensure_ascii=False))
+
+
+def position_arrays(columns: Columns) -> dict[str, Any]:
+    """The positions of ``columns`` as stored, one numpy array per column (``game``,
+    ``ply``, then BOARD_FIELDS, STATE_FIELDS and MOVE_FIELDS), made once and kept in
+    ``columns.arrays`` (a worker makes them, so the writing process need not).
+
+    The moved piece and the captured one are read off the position's boards, for every
+    position at once: the piece standing on the from-square, and the opponent's piece on
+    the to-square or, for an en passant capture (as python-chess decides it: a pawn
+    moving diagonally to the en passant square, which is empty), the opponent's pawn.
+    """
+    if columns.arrays is not None:
+        return columns.arrays
+    import numpy as np
+
+    plies = np.frombuffer(columns.plies, dtype=np.int64)
+    counts = np.where(plies >= 0, plies + 1, 0)
+    game = np.repeat(np.frombuffer(columns.game, dtype=np.int64), counts)
+    ply = np.arange(len(game), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    boards = np.frombuffer(columns.boards, dtype=np.uint64).reshape(-1, len(BOARD_FIELDS))
+    state = np.frombuffer(columns.state, dtype=np.int8).reshape(-1, len(STATE_FIELDS))
+    moves = np.frombuffer(columns.moves, dtype=np.int16).reshape(-1, _RECORDED_MOVE)
+    start, end, promotion = moves[:, 0], moves[:, 1], moves[:, 2]
+    start_bit, end_bit = _square_bits(start), _square_bits(end)
+    white, black = boards[:, PLACEMENT.index("white")], boards[:, PLACEMENT.index("black")]
+    white_moves = (state[:, 0] & WHITE_TO_MOVE) != 0
+    theirs = np.where(white_moves, black, white)
+    captured = _contents(boards, end_bit & theirs)
+    pawns = boards[:, PLACEMENT.index("pawns")]
+    en_passant = (
+        (state[:, 1] == end)
+        & (end >= 0)
+        & ((pawns & start_bit) != 0)
+        & np.isin(np.abs(end - start), (7, 9))
+        & (((white | black) & end_bit) == 0)
+    )
+    their_pawn = np.where(
+        white_moves,
+        piece_bit(chess.BLACK, chess.PAWN),
+        piece_bit(chess.WHITE, chess.PAWN),
+    )
+    captured = np.where(en_passant, their_pawn, captured)
+    arrays: dict[str, Any] = {"game": game.astype(np.uint32), "ply": ply.astype(np.uint16)}
+    arrays.update({name: boards[:, i] for i, name in enumerate(BOARD_FIELDS)})
+    flags = state[:, 0] | np.where(_in_check(boards, white_moves), CHECK, 0).astype(np.int8)
+    arrays.update({"flags": flags, "ep": state[:, 1]})
+    derived = (start, end, _contents(boards, start_bit), promotion, captured)
+    for name, values in zip(MOVE_FIELDS, derived, strict=True):
+        arrays[name] = np.asarray(values, dtype=np.int16)
+    columns.arrays = arrays
+    return arrays
+
+
+def _in_check(boards: Any, white_moves: Any) -> Any:
+    """Whether the side to move is in check, in each position: its king (the highest
+    one, as python-chess takes it; none, no check) attacked by an opponent's piece, the
+    sliding attacks found by occluded fills (Kogge-Stone) over every position at once."""
+    import numpy as np
+
+    field = {name: boards[:, i] for i, name in enumerate(PLACEMENT)}
+    white, black = field["white"], field["black"]
+    ours = np.where(white_moves, white, black)
+    theirs = np.where(white_moves, black, white)
+    king = _highest_bit(field["kings"] & ours)
+    square = np.clip(_bit_index(king), 0, 63)
+    tables = _attack_tables()
+    pawn_attacks = np.where(
+        white_moves, tables["on_white_king"][square], tables["on_black_king"][square]
+    )
+    empty = ~(white | black)
+    straight = np.zeros_like(king)
+    diagonal = np.zeros_like(king)
+    for step, wrap in _DIRECTIONS:
+        ray = _ray_attacks(king, empty, step, np.uint64(wrap))
+        if abs(step) in (1, 8):
+            straight |= ray
+        else:
+            diagonal |= ray
+    queens = field["queens"]
+    attackers = (
+        (tables["knight"][square] & field["knights"])
+        | (tables["king"][square] & field["kings"])
+        | (pawn_attacks & field["pawns"])
+        | (straight & (field["rooks"] | queens))
+        | (diagonal & (field["bishops"] | queens))
+    )
+    return (king != 0) & ((attackers & theirs) != 0)
+
+
+_NOT_A = 0xFEFEFEFEFEFEFEFE  # squares a step east can reach (no wrap onto the a-file)
+_NOT_H = 0x7F7F7F7F7F7F7F7F
+_FULL_BOARD = (1 << 64) - 1
+#: Ray directions as a shift of square numbers, and the squares a step can land on.
+_DIRECTIONS = (
+    (8, _FULL_BOARD), (-8, _FULL_BOARD), (1, _NOT_A), (-1, _NOT_H),
+    (9, _NOT_A), (7, _NOT_H), (-7, _NOT_A), (-9, _NOT_H),
+)  # fmt: skip
+
+
+def _shifted(bits: Any, step: int) -> Any:
+    import numpy as np
+
+    if step > 0:
+        return np.left_shift(bits, np.uint64(step))
+    return np.right_shift(bits, np.uint64(-step))
+
+
+def _ray_attacks(origin: Any, empty: Any, step: int, landing: Any) -> Any:
+    """The squares attacked from ``origin`` along one direction: the empty ones up to
+    and including the first occupied one."""
+    reach = empty & landing
+    filled = origin
+    for doubling in (1, 2, 4):
+        filled = filled | (reach & _shifted(filled, step * doubling))
+        reach = reach & _shifted(reach, step * doubling)
+    return _shifted(filled, step) & landing
+
+
+def _highest_bit(bits: Any) -> Any:
+    return _square_bits(_bit_index(bits))
+
+
+def _bit_index(bits: Any) -> Any:
+    """The index of the highest set bit of each value (-1 for 0), by halving."""
+    import numpy as np
+
+    index = np.zeros(len(bits), dtype=np.int64)
+    rest = bits.copy()
+    for width in (32, 16, 8, 4, 2, 1):
+        high = rest >= np.uint64(1 << width)
+        rest = np.where(high, np.right_shift(rest, np.uint64(width)), rest)
+        index += np.where(high, width, 0)
+    return np.where(bits != 0, index, -1)
+
+
+@functools.cache
+def _attack_tables() -> dict[str, Any]:
+    """python-chess's attack tables of the leapers and pawns, by square, as arrays."""
+    import numpy as np
+
+    def table(values: Iterable[int]) -> Any:
+        return np.array(list(values), dtype=np.uint64)
+
+    return {
+        "knight": table(chess.BB_KNIGHT_ATTACKS),
+        "king": table(chess.BB_KING_ATTACKS),
+        # The black pawns that attack a white king stand where a white pawn on the
+        # king's square would attack, and the other way round.
+        "on_white_king": table(chess.BB_PAWN_ATTACKS[chess.WHITE]),
+        "on_black_king": table(chess.BB_PAWN_ATTACKS[chess.BLACK]),
+    }
+
+
+def _square_bits(squares: Any) -> Any:
+    """The bitboard of each square (0 for -1, no square)."""
+    import numpy as np
+
+    bits = np.left_shift(np.uint64(1), np.clip(squares, 0, 63).astype(np.uint64))
+    return np.where(squares >= 0, bits, np.uint64(0))
+
+
+def _contents(boards: Any, squares: Any) -> Any:
+    """The content bit (:func:`~cqllegacy.vocab.pieces.piece_bit`) of the piece on each
+    position's square in ``squares`` (one bit or none; 0 where there is no piece)."""
+    import numpy as np
+
+    kind = np.full(len(boards), -1, dtype=np.int16)
+    for offset in range(6):  # pawns … kings, chess.PAWN - 1 … chess.KING - 1
+        kind = np.where((boards[:, offset] & squares) != 0, offset, kind)
+    is_black = (boards[:, PLACEMENT.index("black")] & squares) != 0
+    shift = kind + np.where(is_black, BLACK_SHIFT, WHITE_SHIFT)
+    return np.where(kind >= 0, np.left_shift(1, np.clip(shift, 0, None)), 0)
 
 
 def game_text(row: tuple[int, int, str, str, str, str]) -> GameText:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import shutil
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,7 @@ from cqllegacy.indexing.records import (
     WHITE_TO_MOVE,
     Columns,
     game_text,
+    position_arrays,
 )
 from cqllegacy.runner.pgn import GameText
 from cqllegacy.vocab.pieces import EMPTY_BIT
@@ -142,12 +144,28 @@ _SCHEMA = [
     """CREATE TABLE games (game UINTEGER, line UBIGINT, clean BOOLEAN, plies INTEGER,
        tags VARCHAR, tag_text VARCHAR, movetext VARCHAR, encoding VARCHAR,
        problems VARCHAR)""",
+    "CREATE TABLE positions (game UINTEGER, ply USMALLINT, "
+    + ", ".join(
+        [
+            *(f"{name} UBIGINT" for name in BOARD_FIELDS),
+            *(f"{name} TINYINT" for name in STATE_FIELDS),
+            *(f"{name} SMALLINT" for name in MOVE_FIELDS),
+        ]
+    )
+    + ")",
 ]
+
+
+#: DuckDB's memory limit while writing an index.
+WRITER_MEMORY = "192MB"
 
 
 @attrs.define
 class Writer:
-    """An index being written under a temporary name (see :func:`writing`)."""
+    """An index being written under a temporary name (see :func:`writing`).
+
+    Each batch is inserted as it comes.  (Holding batches until they made a row group
+    of positions gave a file 60 % larger, for the same CPU, on 10,000 corpus games.)"""
 
     connection: Any
     games: int = 0
@@ -155,59 +173,22 @@ class Writer:
 
     def add(self, columns: Columns) -> None:
         """Append a batch of recorded games (in file order) and their positions."""
-        import numpy as np
         import pyarrow as pa
 
         if not columns.games:
             return
-        games = pa.table(
-            {
-                "game": pa.array(columns.game, pa.uint32()),
-                "line": pa.array(columns.line, pa.uint64()),
-                "clean": pa.array(columns.clean, pa.bool_()),
-                "plies": pa.array(columns.plies, pa.int32()),
-                "tags": pa.array(columns.tags, pa.string()),
-                "tag_text": pa.array(columns.tag_text, pa.string()),
-                "movetext": pa.array(columns.movetext, pa.string()),
-                "encoding": pa.array(columns.encoding, pa.string()),
-                "problems": pa.array(columns.problems, pa.string()),
-            }
-        )
-        plies = np.frombuffer(columns.plies, dtype=np.int64)
-        numbers = np.frombuffer(columns.game, dtype=np.int64)
-        counts = np.where(plies >= 0, plies + 1, 0)
-        game = np.repeat(numbers, counts)
-        starts = np.repeat(np.cumsum(counts) - counts, counts)
-        ply = np.arange(len(game), dtype=np.int64) - starts
-        boards = np.frombuffer(columns.boards, dtype=np.uint64).reshape(-1, len(BOARD_FIELDS))
-        state = np.frombuffer(columns.state, dtype=np.int8).reshape(-1, len(STATE_FIELDS))
-        moves = np.frombuffer(columns.moves, dtype=np.int16).reshape(-1, len(MOVE_FIELDS))
-        data: dict[str, Any] = {
-            "game": pa.array(game.astype(np.uint32)),
-            "ply": pa.array(ply.astype(np.uint16)),
-        }
-        data.update({name: pa.array(boards[:, i]) for i, name in enumerate(BOARD_FIELDS)})
-        data.update({name: pa.array(state[:, i]) for i, name in enumerate(STATE_FIELDS)})
-        data.update({name: pa.array(moves[:, i]) for i, name in enumerate(MOVE_FIELDS)})
-        positions = pa.table(data)
         con = self.connection
-        con.register("new_games", games)
-        con.execute("INSERT INTO games SELECT * FROM new_games")
-        con.unregister("new_games")
-        con.register("new_positions", positions)
-        if self.positions == 0 and self.games == 0:
-            con.execute("CREATE TABLE positions AS SELECT * FROM new_positions")
-        else:
-            con.execute("INSERT INTO positions SELECT * FROM new_positions")
-        con.unregister("new_positions")
+        positions = pa.table(position_arrays(columns))
+        for table, name in ((_games_table(columns), "games"), (positions, "positions")):
+            con.register("new_rows", table)
+            con.execute(f"INSERT INTO {name} SELECT * FROM new_rows")
+            con.unregister("new_rows")
         self.games += columns.games
-        self.positions += len(game)
+        self.positions += columns.positions
 
     def finish(self, name: str, facts: SourceFacts, damaged: str | None) -> None:
         """The summary and the record of what the index was built from, written last."""
         con = self.connection
-        if self.games == 0:
-            self.add_empty_positions()
         unions = ", ".join(f"bit_or({_coloured(bit)}) AS u{bit}" for bit in range(12))
         con.execute(
             f"CREATE TABLE summary AS SELECT game, {unions}, bit_or(flags) AS flags "
@@ -223,15 +204,23 @@ class Writer:
         )
         con.execute("CHECKPOINT")
 
-    def add_empty_positions(self) -> None:
-        columns = [
-            "game UINTEGER",
-            "ply USMALLINT",
-            *(f"{name} UBIGINT" for name in BOARD_FIELDS),
-            *(f"{name} TINYINT" for name in STATE_FIELDS),
-            *(f"{name} SMALLINT" for name in MOVE_FIELDS),
-        ]
-        self.connection.execute(f"CREATE TABLE positions ({', '.join(columns)})")
+
+def _games_table(columns: Columns) -> Any:
+    import pyarrow as pa
+
+    return pa.table(
+        {
+            "game": pa.array(columns.game, pa.uint32()),
+            "line": pa.array(columns.line, pa.uint64()),
+            "clean": pa.array(columns.clean, pa.bool_()),
+            "plies": pa.array(columns.plies, pa.int32()),
+            "tags": pa.array(columns.tags, pa.string()),
+            "tag_text": pa.array(columns.tag_text, pa.string()),
+            "movetext": pa.array(columns.movetext, pa.string()),
+            "encoding": pa.array(columns.encoding, pa.string()),
+            "problems": pa.array(columns.problems, pa.string()),
+        }
+    )
 
 
 @contextlib.contextmanager
@@ -239,12 +228,17 @@ def writing(path: Path) -> Iterator[Writer]:
     """A :class:`Writer` on a temporary file beside ``path``, renamed to ``path`` when
     the block ends normally; removed when it does not (an interrupt, a full disk …)."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    spill = temporary.with_name(temporary.name + ".spill")
     _remove(temporary)
     duckdb = _duckdb()
     connection = None
     try:
         try:
-            connection = duckdb.connect(str(temporary))
+            # DuckDB keeps what was inserted in its buffers up to its memory limit (by
+            # default most of the machine's memory): a bound keeps the build's memory
+            # flat in the file's size; what exceeds it is written out or spilled.
+            config = {"memory_limit": WRITER_MEMORY, "temp_directory": str(spill)}
+            connection = duckdb.connect(str(temporary), config=config)
             for statement in _SCHEMA:
                 connection.execute(statement)
             yield Writer(connection)
@@ -270,6 +264,7 @@ def _remove(temporary: Path) -> None:
     for leftover in (temporary, temporary.with_name(temporary.name + ".wal")):
         with contextlib.suppress(FileNotFoundError):
             leftover.unlink()
+    shutil.rmtree(temporary.with_name(temporary.name + ".spill"), ignore_errors=True)
 
 
 # --------------------------------------------------------------------------------------
