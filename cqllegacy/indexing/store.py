@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,8 @@ SUFFIX = ".cqlidx"
 _FLAG_BITS = {"check": CHECK, "mate": MATE, "stalemate": STALEMATE}
 
 _FULL = (1 << 64) - 1
+#: The TypeSet bits of the twelve coloured piece types (the summary's unions).
+_PIECE_BITS = (1 << 12) - 1
 
 _COLUMNS = {
     "b": "UBIGINT",
@@ -289,12 +292,31 @@ class Index:
         with contextlib.suppress(Exception):
             self.connection.close()
 
-    def candidates(self, need: Necessity, games_before: int) -> list[int]:
+    def candidates(
+        self,
+        need: Necessity,
+        games_before: int,
+        accepts: Callable[[Mapping[str, str], int], bool] | None = None,
+    ) -> list[int]:
         """The numbers (in the file) of the games that may match: every game that does
         not read cleanly, and the clean ones that meet ``need`` (the file's games are
-        numbered ``games_before + 1`` on in the whole input)."""
+        numbered ``games_before + 1`` on in the whole input) and, where ``need.tags``,
+        whose stored tags ``accepts`` (the run's tag test, given the tags and the game's
+        number in the whole input)."""
         sql, parameters = candidate_query(need, games_before)
-        return [row[0] for row in self.connection.execute(sql, parameters).fetchall()]
+        if not (need.tags and accepts is not None):
+            return [row[0] for row in self.connection.execute(sql, parameters).fetchall()]
+        rows = self.connection.execute(
+            f"SELECT found.game, games.clean, CASE WHEN games.clean THEN games.tags END "
+            f"FROM ({sql}) AS found JOIN games ON found.game = games.game "
+            "ORDER BY found.game",
+            parameters,
+        ).fetchall()
+        return [
+            game
+            for game, clean, tags in rows
+            if not clean or accepts(json.loads(tags), games_before + game)
+        ]
 
     def texts(self, numbers: Sequence[int], batch: int = 256) -> Iterator[GameText]:
         """The texts of the games ``numbers`` (ascending), as the scan splits them."""
@@ -467,9 +489,10 @@ def candidate_query(need: Necessity, games_before: int) -> tuple[str, list[objec
             where_games += " AND game <= ?"
             parameters.append(hi - games_before)
     # The summary rejects most games; the positions of the others are asked, list by
-    # list, for a position where one of the list's alternatives holds.
+    # list, for a position where one of the list's alternatives holds (unless the
+    # summary alone already says so).
     parts = ["SELECT game FROM passed"]
-    parts += [_list_query(found) for found in need.lists]
+    parts += [_list_query(found) for found in need.lists if not summary_decides(found)]
     clean = " INTERSECT ".join(f"({part})" for part in parts)
     sql = (
         f"WITH passed AS MATERIALIZED (SELECT game FROM summary WHERE {where_games}) "
@@ -477,6 +500,25 @@ def candidate_query(need: Necessity, games_before: int) -> tuple[str, list[objec
         "ORDER BY game"
     )
     return sql, parameters
+
+
+def summary_decides(found: ListNeed) -> bool:
+    """Whether the summary alone tells the games where ``found`` holds at some position:
+    each alternative is one piece atom asking for at least one piece (or none) of some
+    types on some squares — the union of the squares those types ever stand on meets
+    those squares exactly then — or one flag but the side to move (seen at some position
+    exactly when the union of the flags has it)."""
+    return all(_summary_exact(alt) for alt in found.alternatives)
+
+
+def _summary_exact(alternative: Alternative) -> bool:
+    if not alternative.atoms:
+        return len(alternative.flags) == 1 and not alternative.flags & {"wtm", "btm"}
+    if alternative.flags or len(alternative.atoms) != 1:
+        return False
+    atom = alternative.atoms[0]
+    pieces = atom.types & _PIECE_BITS
+    return atom.lo <= 1 and atom.hi is None and bool(pieces) and pieces == atom.types
 
 
 def _list_query(found: ListNeed) -> str:
