@@ -156,3 +156,26 @@ def test_a_file_changed_while_its_candidates_are_read_is_an_error(tmp_path: Path
     gone = tmp_path / "gone.pgn"
     with pytest.raises(IncompleteInput, match="changed while it was read"):
         list(indexed_scan._from_the_file(gone, [1]))
+
+
+# ---- positions asked only where they pay ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [("(match (position Pc4 Pd4 Pe4 pd5 pe5))", True),
+     ("(match (position :wtm K))", False)],
+)  # fmt: skip
+def test_positions_are_asked_where_a_sample_says_they_narrow(
+    text: str, asked: bool, pgn: Path, opened: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a sample of 50 games, a pawn chain narrows (asked), a white king with
+    White to move does not (every game has one: the summary alone narrows); the
+    indexed run writes the scan's bytes either way."""
+    monkeypatch.setattr(store, "SAMPLE_GAMES", 50)
+    query = legacy(text)
+    need = necessity(query.core)
+    assert need is not None and store.asks_positions(need)
+    assert opened._worth_asking_positions(need, 0) is asked
+    scanned = in_process(query, pgn, False)
+    assert in_process(query, pgn, True) == scanned
