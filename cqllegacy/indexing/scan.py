@@ -2,16 +2,18 @@
 
 For each input file with a fresh index (:func:`~cqllegacy.indexing.store.open_index`), the
 index is asked for the candidate games (those that may match, and every game that does
-not read cleanly); only they are evaluated, from the text the index keeps of them, by the
+not read cleanly); only they are evaluated, from the text the index keeps of them (or,
+when they are many, from the file split as a scan splits it), by the
 same :class:`~cqllegacy.runner.game_scan.GameScan` a scan uses, with their ordinals as
 in a scan.  The games left out cannot match and read cleanly, so the scan would neither
 write nor report them: the output, the report and the messages are the scan's, and the
 summary counts every game.
 
 A file without a usable index is scanned; a stale, foreign or damaged one is said so
-once, in one line.  A query that examines variations, or whose necessary conditions the
-index cannot check (:func:`~cqllegacy.evaluator.necessary.necessity` is None), is
-scanned as a whole: the index would only add its cost.
+once, in one line.  A query whose necessary conditions the index cannot check
+(:func:`~cqllegacy.evaluator.necessary.necessity` is None) is scanned as a whole: the
+index would only add its cost.  A query that examines variations is narrowed by its tags
+and game numbers only (the positions of variations are not indexed).
 """
 
 from __future__ import annotations
