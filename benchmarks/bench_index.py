@@ -4,6 +4,7 @@
     python benchmarks/bench_index.py --pgn BIG.pgn   # another plain PGN file
     python benchmarks/bench_index.py --quick         # World Championship games only
     python benchmarks/bench_index.py --scale --pgn /work/corpus/games100k.pgn [--scan-sample 10000]
+    python benchmarks/bench_index.py --pgn BIG.pgn --no-build --only plain,tags
 
 The default corpus is every distinct game of the project's data folder, written as one
 plain PGN file under ``benchmarks/out/``: the 685 World Championship games, 6,605
@@ -21,8 +22,9 @@ busy machine does not inflate) and in wall seconds.  In rounds (``--repeat``), m
   and on the whole;
 * each query of ``benchmarks/queries/`` and of the extra queries below, ``--jobs 1``, with
   ``--no-index`` and with the index: the outputs (PGN and report) must be identical;
-* ``pgn-extract -Tf`` on a FEN pattern (white pawns on d4 and e4) against the same
-  question asked with the index: the same games must come out;
+* ``pgn-extract -Tf`` on FEN patterns (white pawns on d4 and e4; a pawn chain c4-d4-e4
+  against d5-e5) against the same questions asked with the index: the same games must
+  come out (compared by their tags);
 * the index's size per game, and the peak memory of an indexed run.
 
 The table it prints is the one in the README.
@@ -107,11 +109,22 @@ def median(values: list[float]) -> float:
     return statistics.median(values)
 
 
-def bench(pgn: Path, repeat: int, jobs: int) -> None:
+def bench(pgn: Path, repeat: int, jobs: int, only: set[str] | None, build_it: bool) -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
     games = count_games(pgn)
     scripts = [*QUERIES, *(script_for(name) for name in EXTRA)]
+    if only is not None:
+        scripts = [script for script in scripts if script.stem in only]
     print(f"corpus: {pgn} ({games} games, {pgn.stat().st_size / 1e6:.1f} MB)", flush=True)
+    if build_it:
+        measure_build(pgn, games, repeat, jobs)
+    queries(pgn, games, scripts, repeat)
+    pgn_extract(pgn, repeat)
 
+
+
+def measure_build(pgn: Path, games: int, repeat: int, jobs: int) -> None:
+    """Index build against one scan, with --jobs 1 and --jobs N, and its size."""
     index_path = pgn.with_name(pgn.name + ".cqlidx")
     build_figures(pgn, games, repeat, jobs)
     size = index_path.stat().st_size
@@ -121,6 +134,8 @@ def bench(pgn: Path, repeat: int, jobs: int) -> None:
         flush=True,
     )
 
+
+def queries(pgn: Path, games: int, scripts: list[Path], repeat: int) -> None:
     floor = [measured([sys.executable, "benchmarks/floor.py", str(pgn)])[0] for _ in range(repeat)]
     floor_cpu = median(floor)
     print(f"floor: {floor_cpu:.2f} s CPU ({games / floor_cpu:.0f} games/s)", flush=True)
@@ -157,8 +172,27 @@ def bench(pgn: Path, repeat: int, jobs: int) -> None:
             f"| {floor_cpu / i:.1f} | {s / i:.1f} | {peak / 1024:.0f} |",
             flush=True,
         )
-    print(f"\nmedian query with the index: {median(ratios):.1f} x the floor")
-    pgn_extract(pgn, repeat)
+    if ratios:
+        print(f"\nmedian query with the index: {median(ratios):.1f} x the floor")
+
+
+#: FEN patterns pgn-extract's -Tf can say, and the same question in legacy CQL.
+PATTERNS = [
+    ("*/*/*/*/???PP*/*/*/*", "(match (position Pd4 Pe4))"),
+    ("*/*/*/??ppp*/???PP*/*/*/*", "(match (position Pd4 Pe4 pc5 pd5 pe5))"),
+]
+
+
+def game_keys(path: Path) -> list[tuple[bytes, ...]]:
+    """The games of a PGN file, each named by its roster tags, sorted."""
+    text = path.read_bytes()
+    keys = []
+    for game in re.split(rb"(?m)^(?=\[Event )", text):
+        if game.strip():
+            tags = dict(re.findall(rb'(?m)^\[(\w+) "(.*)"\]', game))
+            keys.append(tuple(tags.get(name, b"") for name in (b"Event", b"Site", b"Date",
+                              b"Round", b"White", b"Black", b"Result")))  # fmt: skip
+    return sorted(keys)
 
 
 def build_figures(pgn: Path, games: int, repeat: int, jobs: int) -> None:
@@ -221,30 +255,35 @@ def peak_kb(command: list[str]) -> int:
 
 
 def pgn_extract(pgn: Path, repeat: int) -> None:
-    tool = shutil.which("pgn-extract")
+    tool = shutil.which("pgn-extract") or shutil.which("pgn-extract", path="/usr/games")
     if tool is None:
         print("pgn-extract: not installed")
         return
-    pattern = "*/*/*/*/???PP*/*/*/*"
-    theirs, ours = [], []
-    for _ in range(repeat):
-        theirs.append(
-            measured([tool, "-s", f"-Tf{pattern}", str(pgn), "-o", str(OUT / "pe.pgn")])
-        )
-        ours.append(
-            measured(
-                cqllegacy("run", str(script_for("pawns-d4-e4")), "-i", str(pgn),
-                          "-o", str(OUT / "cq.pgn"), "-q", "-j1")
+    for pattern, cql in PATTERNS:
+        script = OUT / "pattern.cql"
+        script.write_text(cql + "\n", encoding="utf-8")
+        theirs, ours = [], []
+        for _ in range(repeat):
+            theirs.append(
+                measured([tool, "-s", f"-Tf{pattern}", str(pgn), "-o", str(OUT / "pe.pgn")])
             )
-        )  # fmt: skip
-    found_theirs, found_ours = count_games(OUT / "pe.pgn"), count_games(OUT / "cq.pgn")
-    t_wall, o_wall = median([w for _, w, _ in theirs]), median([w for _, w, _ in ours])
-    t_cpu, o_cpu = median([c for c, _, _ in theirs]), median([c for c, _, _ in ours])
-    print(
-        f"pgn-extract -Tf'{pattern}': {found_theirs} games, {t_wall:.2f} s wall "
-        f"({t_cpu:.2f} s CPU); cqllegacy with the index: {found_ours} games, {o_wall:.2f} s "
-        f"wall ({o_cpu:.2f} s CPU): {t_wall / o_wall:.1f} x faster (wall)"
-    )
+            ours.append(
+                measured(
+                    cqllegacy("run", str(script), "-i", str(pgn),
+                              "-o", str(OUT / "cq.pgn"), "-q", "-j1")
+                )
+            )  # fmt: skip
+        found_theirs, found_ours = game_keys(OUT / "pe.pgn"), game_keys(OUT / "cq.pgn")
+        same = "the same games" if found_theirs == found_ours else "OTHER GAMES"
+        t_wall, o_wall = median([w for _, w, _ in theirs]), median([w for _, w, _ in ours])
+        t_cpu, o_cpu = median([c for c, _, _ in theirs]), median([c for c, _, _ in ours])
+        print(
+            f"pgn-extract -Tf'{pattern}': {len(found_theirs)} games, {t_wall:.2f} s wall "
+            f"({t_cpu:.2f} s CPU); cqllegacy with the index: {len(found_ours)} games "
+            f"({same}), {o_wall:.2f} s wall ({o_cpu:.2f} s CPU): {t_cpu / o_cpu:.1f} x "
+            "faster (CPU)",
+            flush=True,
+        )
 
 
 #: The selective query of the scale figure: a pawn wedge that random playouts seldom make.
@@ -310,11 +349,19 @@ def main() -> None:
         "--scan-sample", type=int, default=0, metavar="GAMES",
         help="with --scale: scan only the first GAMES games and extrapolate",
     )  # fmt: skip
+    parser.add_argument("--only", help="comma-separated query names (file stems) to measure")
+    parser.add_argument(
+        "--no-build", action="store_true", help="use the (fresh) index there is; no build"
+    )
     args = parser.parse_args()
     if args.scale:
         scale(args.pgn or corpus(args.quick), args.jobs, args.scan_sample)
         return
-    bench(args.pgn or corpus(args.quick), args.repeat, args.jobs)
+    only = set(args.only.split(",")) if args.only else None
+    pgn = args.pgn or corpus(args.quick)
+    if args.no_build and not pgn.with_name(pgn.name + ".cqlidx").exists():
+        subprocess.run(cqllegacy("index", str(pgn), "-q"), check=True, cwd=ROOT)
+    bench(pgn, args.repeat, args.jobs, only, not args.no_build)
 
 
 if __name__ == "__main__":

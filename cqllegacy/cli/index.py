@@ -22,7 +22,8 @@ uses it while it is fresh; its output is the same as without it.
 
 EPILOG = """\
 variations: positions inside variations are not indexed; a run that examines them
-  (--variations, or a script that looks into variations) scans instead.
+  (--variations, or a script that looks into variations) is narrowed by its tags and
+  game numbers only.
 freshness: the index records the file's size, modification time and SHA-256, its
   format and the cqllegacy version.  A run checks them and scans (saying so in one
   line) when the file changed, the index is of another file or version, or damaged.

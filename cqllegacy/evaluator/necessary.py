@@ -11,9 +11,11 @@ Everything here is conservative: a condition is only ever left out (which admits
 games), never guessed.  The atoms come from :func:`~cqllegacy.evaluator.lowering.
 necessary_atoms`, the orbits and other disjunctions from
 :func:`~cqllegacy.evaluator.lowering.disjunction_members` (the lowering relies on both
-for its own speed-ups); a node neither knows says nothing.  A query that examines
-variations, or whose lists need nothing the index can check, has no necessity (None):
-it is scanned.
+for its own speed-ups); a node neither knows says nothing.  A query whose lists read
+the tags (``tags``: a conjunct that reads the tags alone, which the run checks on the
+stored tags before a game is read) or the game numbers narrows by them even where it
+examines variations; its positions are narrowed only on the main line.  A query that
+needs nothing the index can check has no necessity (None): it is scanned.
 
 >>> from cqllegacy.core.tree import Header, Query, TopList, Transform, TransformKind
 >>> from cqllegacy.evaluator.testing import pd
@@ -85,11 +87,13 @@ class ListNeed:
 
 @attrs.frozen
 class Necessity:
-    """What a game must show to match: every list's need, and a game number in
-    ``gamenumber`` (``(lo, hi)``, hi None: no limit) when the header says so."""
+    """What a game must show to match: every list's need, a game number in
+    ``gamenumber`` (``(lo, hi)``, hi None: no limit) when the header says so, and
+    (``tags``) tags the query's tag conditions accept."""
 
     lists: tuple[ListNeed, ...]
     gamenumber: tuple[int, int | None] | None = None
+    tags: bool = False
 
 
 #: No condition at all: holds everywhere.
@@ -97,21 +101,23 @@ _ANYTHING = (Alternative(),)
 
 
 def necessity(query: Query, *, variations: bool = False) -> Necessity | None:
-    """The necessary conditions of ``query`` on the main line, or None when the index
-    cannot narrow it (it looks at variations, or needs nothing the index can check)."""
+    """The necessary conditions of ``query``, or None when the index cannot narrow it
+    (it needs nothing the index can check).  Positions narrow only where the query
+    looks at the main line alone (not ``variations``)."""
     analysis = analyse(query)
-    if variations or analysis.variations:
-        return None
-    lists = tuple(
-        ListNeed(alternatives)
-        for found in analysis.lists
-        if found.needs_a_match
-        and (alternatives := position_alternatives(found.source.body)) is not None
-    )
+    needing = [found for found in analysis.lists if found.needs_a_match]
+    lists: tuple[ListNeed, ...] = ()
+    if not (variations or analysis.variations):
+        lists = tuple(
+            ListNeed(alternatives)
+            for found in needing
+            if (alternatives := position_alternatives(found.source.body)) is not None
+        )
     gamenumber = query.header.gamenumber
-    if not lists and gamenumber is None:
+    tags = any(found.tag_conjuncts for found in needing)
+    if not lists and gamenumber is None and not tags:
         return None
-    return Necessity(lists, gamenumber)
+    return Necessity(lists, gamenumber, tags)
 
 
 def position_alternatives(node: Filter) -> tuple[Alternative, ...] | None:

@@ -7,7 +7,7 @@ the text the scan would read), its tags, and whether it reads cleanly; per main-
 position of a clean game its placement (one bitboard per coloured piece type), side to
 move, castling rights, en passant square, check, mate and stalemate, and the move played
 from it (from, to, piece, promotion, captured piece).  Positions inside variations are
-not kept: a query that examines variations is scanned.
+not kept: a query that examines variations is narrowed by its tags and game numbers only.
 
 A game that does not read cleanly (unreadable, a problem in its tags, an unterminated
 comment) keeps no positions and is a candidate of every query: the scan reports it, or

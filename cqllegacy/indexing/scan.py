@@ -2,16 +2,18 @@
 
 For each input file with a fresh index (:func:`~cqllegacy.indexing.store.open_index`), the
 index is asked for the candidate games (those that may match, and every game that does
-not read cleanly); only they are evaluated, from the text the index keeps of them, by the
+not read cleanly); only they are evaluated, from the text the index keeps of them (or,
+when they are many, from the file split as a scan splits it), by the
 same :class:`~cqllegacy.runner.game_scan.GameScan` a scan uses, with their ordinals as
 in a scan.  The games left out cannot match and read cleanly, so the scan would neither
 write nor report them: the output, the report and the messages are the scan's, and the
 summary counts every game.
 
 A file without a usable index is scanned; a stale, foreign or damaged one is said so
-once, in one line.  A query that examines variations, or whose necessary conditions the
-index cannot check (:func:`~cqllegacy.evaluator.necessary.necessity` is None), is
-scanned as a whole: the index would only add its cost.
+once, in one line.  A query whose necessary conditions the index cannot check
+(:func:`~cqllegacy.evaluator.necessary.necessity` is None) is scanned as a whole: the
+index would only add its cost.  A query that examines variations is narrowed by its tags
+and game numbers only (the positions of variations are not indexed).
 """
 
 from __future__ import annotations
@@ -27,18 +29,23 @@ from typing import TYPE_CHECKING
 import attrs
 
 from cqllegacy.core.tree import Query
+from cqllegacy.errors import IncompleteInput
 from cqllegacy.evaluator.necessary import Necessity, necessity
 from cqllegacy.indexing.store import Index, StaleIndex, default_index_path, open_index
 from cqllegacy.runner import scanner
 from cqllegacy.runner.compiled import CompiledQueryLike
 from cqllegacy.runner.game_scan import GameScan
+from cqllegacy.runner.pgn import DamagedInput, GameText, open_pgn, split_games
 from cqllegacy.runner.progress import Messages
 from cqllegacy.runner.results import InputFile, MatchSink, ScanOptions, StopScan, Summary
 
 if TYPE_CHECKING:
     from cqllegacy.runner.parallel import Engine
 
-__all__ = ["IndexChoice", "scan"]
+__all__ = ["FROM_THE_FILE", "IndexChoice", "scan"]
+
+#: Beyond this share of a file's games as candidates, they are read from the file.
+FROM_THE_FILE = 0.5
 
 
 @attrs.frozen
@@ -139,11 +146,22 @@ def _scan_indexed(
 
 
 def _candidates_of(state: GameScan, item: InputFile, index: Index, need: Necessity) -> None:
-    """Evaluate the candidate games of one indexed file, each with its scan ordinal."""
+    """Evaluate the candidate games of one indexed file, each with its scan ordinal.
+
+    Few candidates are read from the index (the rest of the file is never touched);
+    many (more than :data:`FROM_THE_FILE` of the games) are read from the file itself,
+    split as the scan splits it, the others left unread: a split costs little beside a
+    replay, and one pass over the file costs less than fetching most of it from the
+    index.
+    """
     base = state.summary.games
     size = _size(item.path)
-    numbers = index.candidates(need, base)
-    for text in index.texts(numbers):
+    numbers = index.candidates(need, base, state.compiled.prefilter)
+    if len(numbers) > FROM_THE_FILE * index.games:
+        texts = _from_the_file(item.path, numbers)
+    else:
+        texts = index.texts(numbers)
+    for text in texts:
         state.summary.games = base + text.file_ordinal - 1
         state.game(text, item.name)
         state.progress.update(state.summary.games, state.summary.matched, state.bytes_before)
@@ -152,6 +170,21 @@ def _candidates_of(state: GameScan, item: InputFile, index: Index, need: Necessi
     state.progress.update(state.summary.games, state.summary.matched, state.bytes_before)
     if state.last_game is not None and state.summary.games >= state.last_game:
         raise scanner.past_the_last_game(state)
+
+
+def _from_the_file(path: Path, numbers: Sequence[int]) -> Iterator[GameText]:
+    """The games ``numbers`` (ascending) of the file, split from it as the scan does.
+    The index is fresh (built from these very bytes), so the split gives the games the
+    index numbers."""
+    wanted = set(numbers)
+    try:
+        with open_pgn(path) as pgn:
+            for text in split_games(pgn.lines()):
+                if text.file_ordinal in wanted:
+                    yield text
+    except (OSError, DamagedInput) as exc:
+        # Only a file changed or lost since its index was checked gets here.
+        raise IncompleteInput(f"{path} changed while it was read ({exc}); run again") from exc
 
 
 def _size(path: Path) -> int:

@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +75,12 @@ SUFFIX = ".cqlidx"
 _FLAG_BITS = {"check": CHECK, "mate": MATE, "stalemate": STALEMATE}
 
 _FULL = (1 << 64) - 1
+#: The games of a file sampled to judge whether its positions are worth asking, and the
+#: share of the summary's games the positions must leave in at most to be asked.
+SAMPLE_GAMES = 200
+WORTH_ASKING = 0.5
+#: The TypeSet bits of the twelve coloured piece types (the summary's unions).
+_PIECE_BITS = (1 << 12) - 1
 
 _COLUMNS = {
     "b": "UBIGINT",
@@ -284,12 +291,54 @@ class Index:
         with contextlib.suppress(Exception):
             self.connection.close()
 
-    def candidates(self, need: Necessity, games_before: int) -> list[int]:
+    def candidates(
+        self,
+        need: Necessity,
+        games_before: int,
+        accepts: Callable[[Mapping[str, str], int], bool] | None = None,
+    ) -> list[int]:
         """The numbers (in the file) of the games that may match: every game that does
         not read cleanly, and the clean ones that meet ``need`` (the file's games are
-        numbered ``games_before + 1`` on in the whole input)."""
-        sql, parameters = candidate_query(need, games_before)
-        return [row[0] for row in self.connection.execute(sql, parameters).fetchall()]
+        numbered ``games_before + 1`` on in the whole input) and, where ``need.tags``,
+        whose stored tags ``accepts`` (the run's tag test, given the tags and the game's
+        number in the whole input)."""
+        sql, parameters = candidate_query(
+            need, games_before, positions=self._worth_asking_positions(need, games_before)
+        )
+        if not (need.tags and accepts is not None):
+            return [row[0] for row in self.connection.execute(sql, parameters).fetchall()]
+        rows = self.connection.execute(
+            f"SELECT found.game, games.clean, CASE WHEN games.clean THEN games.tags END "
+            f"FROM ({sql}) AS found JOIN games ON found.game = games.game "
+            "ORDER BY found.game",
+            parameters,
+        ).fetchall()
+        return [
+            game
+            for game, clean, tags in rows
+            if not clean or accepts(json.loads(tags), games_before + game)
+        ]
+
+    def _worth_asking_positions(self, need: Necessity, games_before: int) -> bool:
+        """Whether asking the positions pays: on a sample of about
+        :data:`SAMPLE_GAMES` games of a large file, they must leave out more than
+        ``1 - WORTH_ASKING`` of the games the summary lets through.  (A question that
+        leaves most games in costs a pass over every position and saves little: the
+        summary alone then narrows, which only admits more games.)"""
+        if not asks_positions(need):
+            return False
+        if self.games < 4 * SAMPLE_GAMES:
+            return True
+        sample = self.games // SAMPLE_GAMES
+        counts = []
+        for positions in (False, True):
+            sql, parameters = candidate_query(
+                need, games_before, positions=positions, sample=sample
+            )
+            found = self.connection.execute(f"SELECT count(*) FROM ({sql})", parameters)
+            counts.append(int(found.fetchone()[0]))
+        passed, narrowed = counts
+        return narrowed <= WORTH_ASKING * passed
 
     def texts(self, numbers: Sequence[int], batch: int = 256) -> Iterator[GameText]:
         """The texts of the games ``numbers`` (ascending), as the scan splits them."""
@@ -449,8 +498,15 @@ def _any(conditions: Sequence[str]) -> str:
     return "(" + " OR ".join(unique) + ")"
 
 
-def candidate_query(need: Necessity, games_before: int) -> tuple[str, list[object]]:
-    """SQL (and its parameters) for the numbers of the candidate games, ascending."""
+def candidate_query(
+    need: Necessity, games_before: int, *, positions: bool = True, sample: int = 1
+) -> tuple[str, list[object]]:
+    """SQL (and its parameters) for the numbers of the candidate games, ascending.
+
+    ``positions`` False leaves the positions out (the summary alone narrows, which admits
+    more games); ``sample`` above 1 asks about every ``sample``-th clean game only, and
+    leaves out the games that do not read cleanly.
+    """
     summary = [_any([summary_sql(alt) for alt in found.alternatives]) for found in need.lists]
     where_games = " AND ".join(summary) if summary else "TRUE"
     parameters: list[object] = []
@@ -461,17 +517,45 @@ def candidate_query(need: Necessity, games_before: int) -> tuple[str, list[objec
         if hi is not None:
             where_games += " AND game <= ?"
             parameters.append(hi - games_before)
+    if sample > 1:
+        where_games += f" AND game % {int(sample)} = 0"
     # The summary rejects most games; the positions of the others are asked, list by
-    # list, for a position where one of the list's alternatives holds.
+    # list, for a position where one of the list's alternatives holds (unless the
+    # summary alone already says so).
     parts = ["SELECT game FROM passed"]
-    parts += [_list_query(found) for found in need.lists]
+    if positions:
+        parts += [_list_query(found) for found in need.lists if not summary_decides(found)]
     clean = " INTERSECT ".join(f"({part})" for part in parts)
+    unclean = "" if sample > 1 else " UNION (SELECT game FROM games WHERE NOT clean)"
     sql = (
         f"WITH passed AS MATERIALIZED (SELECT game FROM summary WHERE {where_games}) "
-        f"SELECT game FROM (({clean}) UNION (SELECT game FROM games WHERE NOT clean)) "
-        "ORDER BY game"
+        f"SELECT game FROM (({clean}){unclean}) ORDER BY game"
     )
     return sql, parameters
+
+
+def asks_positions(need: Necessity) -> bool:
+    """Whether some list of ``need`` is asked of the positions (not of the summary)."""
+    return any(not summary_decides(found) for found in need.lists)
+
+
+def summary_decides(found: ListNeed) -> bool:
+    """Whether the summary alone tells the games where ``found`` holds at some position:
+    each alternative is one piece atom asking for at least one piece (or none) of some
+    types on some squares — the union of the squares those types ever stand on meets
+    those squares exactly then — or one flag but the side to move (seen at some position
+    exactly when the union of the flags has it)."""
+    return all(_summary_exact(alt) for alt in found.alternatives)
+
+
+def _summary_exact(alternative: Alternative) -> bool:
+    if not alternative.atoms:
+        return len(alternative.flags) == 1 and not alternative.flags & {"wtm", "btm"}
+    if alternative.flags or len(alternative.atoms) != 1:
+        return False
+    atom = alternative.atoms[0]
+    pieces = atom.types & _PIECE_BITS
+    return atom.lo <= 1 and atom.hi is None and bool(pieces) and pieces == atom.types
 
 
 def _list_query(found: ListNeed) -> str:

@@ -1,0 +1,181 @@
+"""The index's narrowings beyond piece atoms, and the two ways candidates are read.
+
+* the query's tag conditions, tested on the stored tags before a game is read, leave
+  out the games they reject (even where the query examines variations);
+* a list whose every alternative is one presence atom (or one flag) is decided by the
+  game summary alone: the candidates are those the positions would give;
+* many candidates are read from the file, few from the index: both give the scan's
+  bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cqllegacy.api import Query, index
+from cqllegacy.errors import IncompleteInput
+from cqllegacy.evaluator.necessary import Alternative, ListNeed, Necessity, necessity
+from cqllegacy.evaluator.operators import Atom
+from cqllegacy.indexing import scan as indexed_scan
+from cqllegacy.indexing import store
+from cqllegacy.indexing.store import Index, open_index
+from tests.indexing.test_equivalence import SETTINGS, corpus_text, in_process
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def pgn(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("narrowing") / "corpus.pgn"
+    path.write_bytes(corpus_text())
+    index(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def opened(pgn: Path) -> Iterator[Index]:
+    found = open_index(pgn.with_name(pgn.name + ".cqlidx"), pgn)
+    yield found
+    found.close()
+
+
+def legacy(text: str) -> Query:
+    return Query.from_text(text)
+
+
+# ---- tags -------------------------------------------------------------------------------
+
+TAG_QUERIES = [
+    "(match :player Lasker (position))",
+    "(match :result 1-0 (position :check))",
+    "(match :year 1900 1950 (position :variations Ke1))",
+    "(match :player Carlsen (position :variations))",
+]
+
+
+@pytest.mark.parametrize("text", TAG_QUERIES)
+def test_tag_conditions_narrow_on_the_stored_tags(text: str, pgn: Path, opened: Index) -> None:
+    """The tag test leaves out games (without it the tags would not narrow), keeps every
+    game the scan matches, and the indexed run writes the scan's bytes."""
+    query = legacy(text)
+    need = necessity(query.core)
+    assert need is not None and need.tags
+    without = opened.candidates(need, 0)
+    with_tags = opened.candidates(need, 0, query.compiled.prefilter)
+    assert set(with_tags) < set(without)
+    scanned = in_process(query, pgn, False)
+    assert in_process(query, pgn, True) == scanned
+
+
+def test_game_numbers_and_tags_narrow_a_query_that_examines_variations() -> None:
+    query = legacy("(match :gamenumber 3 9 :player Lasker (position :variations Ke1))")
+    need = necessity(query.core)
+    assert need is not None
+    assert need.lists == () and need.gamenumber == (3, 9) and need.tags
+
+
+# ---- the summary decides ----------------------------------------------------------------
+
+_ATOMS = st.builds(
+    Atom,
+    types=st.integers(1, (1 << 12) - 1),
+    squares=st.integers(1, (1 << 64) - 1),
+    lo=st.integers(0, 1),
+    hi=st.none(),
+)
+_FLAGS = st.sampled_from(["check", "mate", "stalemate"])
+_DECIDED = st.one_of(
+    _ATOMS.map(lambda atom: Alternative((atom,))),
+    _FLAGS.map(lambda flag: Alternative((), frozenset({flag}))),
+)
+
+
+def sql_candidates(opened: Index, need: Necessity) -> list[int]:
+    sql, parameters = store.candidate_query(need, 0)
+    return [row[0] for row in opened.connection.execute(sql, parameters).fetchall()]
+
+
+@SETTINGS
+@given(st.lists(_DECIDED, min_size=1, max_size=3))
+def test_the_summary_decides_presence_exactly(
+    opened: Index, alternatives: list[Alternative]
+) -> None:
+    need = Necessity((ListNeed(tuple(alternatives)),))
+    assert store.summary_decides(need.lists[0])
+    decided = sql_candidates(opened, need)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(store, "summary_decides", lambda found: False)
+        assert decided == sql_candidates(opened, need)
+
+
+def test_the_summary_does_not_decide_counts_or_conjunctions() -> None:
+    king = Atom(types=1 << 5, squares=1)
+    assert not store.summary_decides(ListNeed((Alternative((Atom(1, 1, 2, None),)),)))
+    assert not store.summary_decides(ListNeed((Alternative((Atom(1, 1, 0, 0),)),)))
+    assert not store.summary_decides(ListNeed((Alternative((king, king)),)))
+    assert not store.summary_decides(ListNeed((Alternative((king,), frozenset({"check"})),)))
+    assert not store.summary_decides(ListNeed((Alternative((), frozenset({"wtm"})),)))
+    assert not store.summary_decides(ListNeed((Alternative((Atom(1 << 12, 1),)),)))
+
+
+# ---- where candidates are read ----------------------------------------------------------
+
+SCRIPTS = [
+    ROOT / "benchmarks" / "queries" / name
+    for name in ("plain.cql", "attackcount.cql", "sequence.cql", "tags.cql")
+]
+
+
+@pytest.mark.parametrize("share", [0.0, 1.0])
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
+def test_candidates_from_the_file_or_the_index_give_the_scans_bytes(
+    script: Path, share: float, pgn: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``share`` 0: every candidate is read from the file; 1: from the index."""
+    query = Query.from_text(script.read_text(encoding="utf-8"))
+    read: list[str] = []
+    original = indexed_scan._from_the_file
+
+    def spy(path: Path, numbers: list[int]) -> Iterator[object]:
+        read.append("file")
+        return original(path, numbers)
+
+    monkeypatch.setattr(indexed_scan, "FROM_THE_FILE", share)
+    monkeypatch.setattr(indexed_scan, "_from_the_file", spy)
+    scanned = in_process(query, pgn, False)
+    assert in_process(query, pgn, True) == scanned
+    assert bool(read) == (share == 0.0)
+
+
+def test_a_file_changed_while_its_candidates_are_read_is_an_error(tmp_path: Path) -> None:
+    gone = tmp_path / "gone.pgn"
+    with pytest.raises(IncompleteInput, match="changed while it was read"):
+        list(indexed_scan._from_the_file(gone, [1]))
+
+
+# ---- positions asked only where they pay ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [("(match (position Pc4 Pd4 Pe4 pd5 pe5))", True),
+     ("(match (position :wtm K))", False)],
+)  # fmt: skip
+def test_positions_are_asked_where_a_sample_says_they_narrow(
+    text: str, asked: bool, pgn: Path, opened: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a sample of 50 games, a pawn chain narrows (asked), a white king with
+    White to move does not (every game has one: the summary alone narrows); the
+    indexed run writes the scan's bytes either way."""
+    monkeypatch.setattr(store, "SAMPLE_GAMES", 50)
+    query = legacy(text)
+    need = necessity(query.core)
+    assert need is not None and store.asks_positions(need)
+    assert opened._worth_asking_positions(need, 0) is asked
+    scanned = in_process(query, pgn, False)
+    assert in_process(query, pgn, True) == scanned
