@@ -6,7 +6,10 @@ not read cleanly); only they are evaluated, from the text the index keeps of the
 same :class:`~cqllegacy.runner.game_scan.GameScan` a scan uses, with their ordinals as
 in a scan.  The games left out cannot match and read cleanly, so the scan would neither
 write nor report them: the output, the report and the messages are the scan's, and the
-summary counts every game.
+summary counts every game.  With an engine of several workers (``--jobs``, ``--engine
+dask``) the candidates are sent to them in batches (:class:`IndexCandidates`,
+:mod:`cqllegacy.runner.parallel`), unindexed files split as a scan splits them, and the
+results are written here in input order.
 
 A file without a usable index is scanned; a stale, foreign or damaged one is said so
 once, in one line.  A query that examines variations, or whose necessary conditions the
@@ -32,13 +35,14 @@ from cqllegacy.indexing.store import Index, StaleIndex, default_index_path, open
 from cqllegacy.runner import scanner
 from cqllegacy.runner.compiled import CompiledQueryLike
 from cqllegacy.runner.game_scan import GameScan
+from cqllegacy.runner.pgn import GameText
 from cqllegacy.runner.progress import Messages
 from cqllegacy.runner.results import InputFile, MatchSink, ScanOptions, StopScan, Summary
 
 if TYPE_CHECKING:
     from cqllegacy.runner.parallel import Engine
 
-__all__ = ["IndexChoice", "scan"]
+__all__ = ["IndexCandidates", "IndexChoice", "scan"]
 
 
 @attrs.frozen
@@ -85,9 +89,35 @@ def scan(
             return scanner.scan(
                 compiled, inputs, options=options, sinks=sinks, progress=progress, engine=engine
             )
+        if engine is not None and scanner.spreads(engine, sinks, inputs):
+            # The candidates are the units of work of the engine's workers.
+            chosen = [None if index is None else IndexCandidates(index, need) for index in indexes]
+            return scanner.scan(
+                compiled, inputs, options=options, sinks=sinks, progress=progress,
+                engine=engine, candidates=chosen,
+            )  # fmt: skip
         if engine is not None:
             engine.close()
         return _scan_indexed(compiled, need, inputs, indexes, options, sinks, progress)
+
+
+@attrs.frozen
+class IndexCandidates:
+    """The candidate games of an indexed file, as a parallel scan takes them
+    (:class:`cqllegacy.runner.parallel.Candidates`)."""
+
+    index: Index
+    need: Necessity
+
+    @property
+    def games(self) -> int:
+        return self.index.games
+
+    def numbers(self, games_before: int) -> list[int]:
+        return self.index.candidates(self.need, games_before)
+
+    def texts(self, numbers: Sequence[int]) -> Iterator[GameText]:
+        return self.index.texts(numbers)
 
 
 @contextlib.contextmanager
