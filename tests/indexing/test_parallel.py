@@ -303,3 +303,36 @@ def test_a_copied_shard_and_index_with_new_times_are_used(
     err = capsys.readouterr().err
     assert "note:" not in err and "scanning" not in err, err
     assert spy == [1]
+
+
+class _Interrupting:
+    """A sink whose second write is interrupted (Ctrl-C while results are written)."""
+
+    renderer = staticmethod(str)
+
+    def __init__(self) -> None:
+        self.writes = 0
+
+    def __call__(self, found: object) -> None:
+        self.write(str(found))
+
+    def write(self, text: str) -> None:
+        self.writes += 1
+        if self.writes == 2:
+            raise KeyboardInterrupt
+
+
+def test_ctrl_c_during_an_indexed_parallel_run_stops_its_workers(
+    folder: Path, spy: list[int]
+) -> None:
+    import multiprocessing
+
+    engine = ProcessEngine(2, batch_games=1)
+    sink = _Interrupting()
+    with pytest.raises(KeyboardInterrupt):
+        load(SCRIPTS[0]).scan(
+            [InputFile.of(folder / "a.pgn")], sinks=[sink], progress=Messages(io.StringIO()),
+            engine=engine,
+        )  # fmt: skip
+    assert spy == [1] and sink.writes == 2
+    assert multiprocessing.active_children() == []
