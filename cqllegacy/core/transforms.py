@@ -281,14 +281,14 @@ def _rewrite_optional(node: Filter | None, tau: BasicTransform) -> Filter | None
 
 @REWRITE.register(Move)
 def _(node: Move, tau: BasicTransform) -> Filter:
-    return Move(
-        _rewrite_optional(node.from_, tau),
-        _rewrite_optional(node.to, tau),
-        _rewrite_optional(node.capture, tau),
-        None if node.promote is None else tau.map_types(node.promote),
-        node.enpassant,
-        node.previous,
-        origin=node.origin,
+    # Its other fields (enpassant, previous, castle) are the same in every image: `o-o` is
+    # no square designator, so CQL's transforms leave it as it is (semantics: S-castling).
+    return attrs.evolve(
+        node,
+        from_=_rewrite_optional(node.from_, tau),
+        to=_rewrite_optional(node.to, tau),
+        capture=_rewrite_optional(node.capture, tau),
+        promote=None if node.promote is None else tau.map_types(node.promote),
     )
 
 

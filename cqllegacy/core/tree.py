@@ -25,6 +25,7 @@ True
 from __future__ import annotations
 
 import enum
+import typing
 from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
 from typing import ClassVar, TypeVar
@@ -84,6 +85,19 @@ class Transforms(enum.Enum):
     REFUSED = "refused"
 
 
+class Syntax(enum.Enum):
+    """How CQL 6 text writes a node: by a form the modern reader and printer derive from
+    the class's declarations, or by one written for it there."""
+
+    #: The reader (modern/grammar.py) and the printer (modern/printer.py) each have a form
+    #: written for it.
+    OWN = "own"
+    #: A bare word: each of its ``CQL_WORDS`` alone is one node (:func:`bare_words`): the
+    #: class has no field, and one word, or one enum field whose values are its words.
+    #: The reader's entry and the printer's text are derived; neither file names it.
+    WORD = "word"
+
+
 #: The kinds an operand may have (``OPERANDS``).
 SETS: frozenset[Kind] = frozenset({Kind.SET})
 #: A number, or a set standing for its size.
@@ -123,6 +137,45 @@ def node_classes(module: str | None = __name__) -> tuple[type[Filter], ...]:
     )
 
 
+def bare_words(classes: tuple[type[Filter], ...] | None = None) -> dict[str, Filter]:
+    """The node each bare word stands for: every word of every ``Syntax.WORD`` class of
+    ``classes`` (by default every core node class).  The modern reader's entries and the
+    printer's text for these classes are this table and its inverse.
+
+    A ``Syntax.WORD`` class whose shape does not say how a word makes a node (more than
+    one field, a field that is not an enum of exactly its words) is a
+    :class:`DeclarationError` here, when the reader and the printer load.
+
+    >>> bare_words()["passedpawns"]
+    PawnStructure(feature=<PawnFeature.PASSED: 'passedpawns'>)
+    """
+    table: dict[str, Filter] = {}
+    for cls in node_classes() if classes is None else classes:
+        if cls.SYNTAX is Syntax.WORD:
+            for word, node in _words_of(cls).items():
+                if word in table:
+                    raise DeclarationError(f"the bare word {word!r} names two nodes")
+                table[word] = node
+    return table
+
+
+def _words_of(cls: type[Filter]) -> dict[str, Filter]:
+    fields = [name for name, _ in _node_fields(cls).init if name != "origin"]
+    words = set(cls.CQL_WORDS)
+    if not fields and len(words) == 1:
+        return {cls.CQL_WORDS[0]: cls()}
+    if len(fields) == 1:
+        choices = typing.get_type_hints(cls).get(fields[0])
+        if isinstance(choices, type) and issubclass(choices, enum.Enum):
+            made: dict[str, Filter] = {m.value: cls(m) for m in choices}  # type: ignore[call-arg]
+            if set(made) == words:
+                return made
+    raise DeclarationError(
+        f"node class {cls.__name__} declares SYNTAX = Syntax.WORD but is not a bare word:"
+        " no field and one word, or one enum field whose values are its CQL_WORDS"
+    )
+
+
 class Filter:
     """Base of every core node, and the tree API every node shares.
 
@@ -139,8 +192,9 @@ class Filter:
     - ``TRANSFORMS``: how a basic transform acts on it (:class:`Transforms`).
     - ``READS``: how far the node itself looks (its children add theirs, :meth:`reads`).
 
-    ``MODERN`` (False for nodes CQL 6.1 cannot express) defaults to True.  A class that
-    leaves a fact out is refused when it is created (:class:`DeclarationError`); the
+    ``MODERN`` (False for nodes CQL 6.1 cannot express) defaults to True; ``SYNTAX``
+    (:class:`Syntax`) defaults to ``OWN``: a form written in the reader and the printer.  A
+    class that leaves a fact out is refused when it is created (:class:`DeclarationError`); the
     tables other layers keep (kinds, words, transform rules, the reference-rule list) are
     derived from these declarations through :func:`node_classes`.
 
@@ -158,6 +212,7 @@ class Filter:
 
     __slots__ = ()
     MODERN: ClassVar[bool] = True
+    SYNTAX: ClassVar[Syntax] = Syntax.OWN
     WORD: ClassVar[str]
     CQL_WORDS: ClassVar[tuple[str, ...]]
     KIND: ClassVar[Kind | None]
@@ -585,6 +640,41 @@ class SquareColor(Filter):
         return "`dark`" if self.dark else "`light`"
 
 
+class PawnFeature(enum.Enum):
+    """What :class:`PawnStructure` asks of a pawn; the values are the CQL 6.1 words."""
+
+    #: No enemy pawn ahead of it (towards its promotion rank) on its file or an adjacent one.
+    PASSED = "passedpawns"
+    #: No pawn of its colour on an adjacent file (any rank).
+    ISOLATED = "isolatedpawns"
+    #: Another pawn of its colour on its file (every pawn of such a file counts).
+    DOUBLED = "doubledpawns"
+    #: A pawn of its colour on an adjacent file (any rank).
+    CONNECTED = "connectedpawns"
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class PawnStructure(Filter):
+    """CQL 6.1 ``passedpawns``, ``isolatedpawns``, ``doubledpawns``, ``connectedpawns``:
+    the squares of the pawns of either colour that have the feature, each pawn judged
+    against the pawns of its own colour (and, for passed, the enemy's) (semantics:
+    S-pawn-structure).  CQL defines them under ``notransform``: no transform changes them.
+    Only in CQL 6 scripts."""
+
+    SYNTAX = Syntax.WORD
+    WORD = "a pawn-structure filter"
+    CQL_WORDS = tuple(feature.value for feature in PawnFeature)
+    KIND = Kind.SET
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.POSITION
+
+    feature: PawnFeature
+
+    def word(self) -> str:
+        return f"`{self.feature.value}`"
+
+
 @attrs.frozen(slots=True, cache_hash=True)
 class Ray(Filter):
     """``ray [direction] (s1 s2 … sn)``; its value is the set of end squares."""
@@ -629,17 +719,35 @@ class Between(Filter):
     right: Filter
 
 
+class Castling(enum.Enum):
+    """The side a ``move`` must castle to; the values are the CQL 6.1 parameters."""
+
+    KINGSIDE = "o-o"
+    QUEENSIDE = "o-o-o"
+
+
 @attrs.frozen(slots=True, cache_hash=True)
 class Move(Filter):
-    """``move [previous] [from X] [to Y] [capture Z] [promote T] [enpassant]``.
+    """``move [previous] [o-o | o-o-o] [from X] [to Y] [capture Z] [promote T] [enpassant]``.
 
     Without ``previous`` it describes the move played from the current position in
     the line being traversed (the next move); with no such move it fails.
     ``promote`` is a type set (colours matter, as in the legacy ``:promote``).
+    ``castle`` (CQL 6.1 only): the move castles to that side, either colour (semantics:
+    S-castling).
     """
 
     WORD = "`move`"
-    CQL_WORDS = ("move", "from", "to", "capture", "promote", "enpassant", "previous")
+    CQL_WORDS = (
+        "move",
+        "from",
+        "to",
+        "capture",
+        "promote",
+        "enpassant",
+        "previous",
+        *(side.value for side in Castling),
+    )
     KIND = Kind.LOGICAL
     OPERANDS = SETS
     TRANSFORMS = Transforms.OWN
@@ -651,6 +759,7 @@ class Move(Filter):
     promote: TypeSet | None = None
     enpassant: bool = False
     previous: bool = False
+    castle: Castling | None = None
     origin: Origin | None = _origin_field()
 
     def reads_itself(self) -> Reads:
@@ -700,6 +809,55 @@ class PieceLoop(Filter):
 
     def word(self) -> str:
         return "`piece all`" if self.all else "`piece`"
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class SquareVariable(Filter):
+    """CQL 6.1 ``x`` bound by ``square x in …``: the one square bound to x (a set filter).
+
+    Unlike a :class:`PieceVariable` it names a square, not a piece: its value is the same
+    square at every position the body looks at (semantics: S-square-variables).  Its value
+    is given per binding by the loop around it, at a position: declared to read the
+    position so that nothing takes it for a constant of the game.
+    """
+
+    WORD = "a square variable"
+    CQL_WORDS = ()
+    KIND = Kind.SET
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.POSITION
+
+    name: str
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class SquareLoop(Filter):
+    """CQL 6.1 ``square x in DOMAIN BODY``: the squares of DOMAIN that, bound to x, make
+    BODY match (a set filter; it matches when some square does).
+
+    ``all`` (``square all x in DOMAIN BODY``) is logical: BODY matches for every square of
+    DOMAIN, so also when DOMAIN is empty (CQL 6.1 square.html: "body is never false").
+    Only in CQL 6 scripts.  A transform maps DOMAIN and BODY; x takes the images' squares.
+    """
+
+    WORD = "`square`"
+    CQL_WORDS = ("square", "all", "in")
+    KIND = None
+    OPERANDS = by_field(domain=SETS, body=ANY_FILTER)
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.POSITION
+
+    name: str
+    domain: Filter
+    body: Filter
+    all: bool = False
+
+    def value_kind(self) -> Kind:
+        return Kind.LOGICAL if self.all else Kind.SET
+
+    def word(self) -> str:
+        return "`square all`" if self.all else "`square`"
 
 
 @attrs.frozen(slots=True, cache_hash=True)
@@ -806,6 +964,7 @@ class NumericKeyword(enum.Enum):
 class NumericValue(Filter):
     """``year``, ``movenumber``, ``ply``; ``year`` fails when the date has no year."""
 
+    SYNTAX = Syntax.WORD
     WORD = "a numeric filter"
     CQL_WORDS = tuple(keyword.value for keyword in NumericKeyword)
     KIND = Kind.NUMBER
@@ -986,6 +1145,7 @@ class Keyword(enum.Enum):
 class Simple(Filter):
     """An argument-less filter: ``wtm``, ``check``, ``initial``, ``true`` …"""
 
+    SYNTAX = Syntax.WORD
     WORD = "a keyword filter"
     CQL_WORDS = tuple(keyword.value for keyword in Keyword)
     KIND = Kind.LOGICAL
@@ -1017,6 +1177,7 @@ class SideToMove(Filter):
 
     The colour swap of a transform leaves it alone (decision M9)."""
 
+    SYNTAX = Syntax.WORD
     WORD = "`sidetomove`"
     CQL_WORDS = ("sidetomove",)
     KIND = Kind.NUMBER
@@ -1260,6 +1421,11 @@ class PositionVariable(Filter):
     READS = Reads.GAME
 
     name: str
+
+
+#: The node classes whose value is what a loop or ``echo`` around them bound: a filter
+#: holding one of them is no constant of the bindings (the evaluator's caches ask).
+VARIABLES: tuple[type[Filter], ...] = (PieceVariable, SquareVariable, PositionVariable)
 
 
 @attrs.frozen(slots=True, cache_hash=True)

@@ -22,6 +22,7 @@ import chess
 from cqllegacy.core.tree import (
     Ancestor,
     AtPosition,
+    Castling,
     Echo,
     Filter,
     Find,
@@ -75,6 +76,13 @@ def _destination(board: chess.Board, move: chess.Move) -> int:
     return move.to_square
 
 
+def _castles(board: chess.Board, move: chess.Move, side: Castling) -> bool:
+    """Does ``move`` castle to ``side`` (either colour, either encoding of the move)?"""
+    if side is Castling.KINGSIDE:
+        return board.is_kingside_castling(move)
+    return board.is_queenside_castling(move)
+
+
 @attrs.frozen(slots=True)
 class MoveTest:
     """The compiled parameters of one ``move`` filter."""
@@ -84,6 +92,7 @@ class MoveTest:
     capture: SetFn | None
     promote: TypeSet | None
     enpassant: bool
+    castle: Castling | None = None
 
     @classmethod
     def of(cls, c: Compiler, node: Move) -> MoveTest:
@@ -96,6 +105,7 @@ class MoveTest:
             optional(node.capture),
             node.promote,
             node.enpassant,
+            node.castle,
         )
 
     def matches(self, ctx: Context, before: int, after: int) -> bool:
@@ -104,6 +114,8 @@ class MoveTest:
             # A null move moves nothing: only a bare ``move`` describes it.
             return self == _BARE_MOVE
         if self.enpassant and not board.is_en_passant(move):
+            return False
+        if self.castle is not None and not _castles(board, move, self.castle):
             return False
         if self.promote is not None and (
             move.promotion is None or not self.promote & piece_bit(board.turn, move.promotion)

@@ -98,7 +98,6 @@ from cqllegacy.core.tree import (
     PieceLoop,
     PieceSet,
     PieceVariable,
-    PositionVariable,
     Query,
     Ray,
     Reads,
@@ -229,8 +228,9 @@ def necessary_atoms(node: Filter) -> tuple[op.Atom, ...]:
         return tuple(atom for arg in node.args for atom in necessary_atoms(arg))
     if isinstance(node, DirectionSet):
         return necessary_atoms(node.arg)
-    if isinstance(node, PieceLoop) and not node.all:
-        # ``piece all`` also matches when its domain holds no piece.
+    if isinstance(node, PieceLoop | ct.SquareLoop) and not node.all:
+        # ``piece all`` also matches when its domain holds no piece, ``square all`` when
+        # its domain is empty; without ``all`` some square of the domain is needed.
         return necessary_atoms(node.domain)
     if isinstance(node, InRange) and isinstance(node.value, Count) and (node.lo or 0) >= 1:
         return necessary_atoms(node.value.arg)
@@ -243,9 +243,9 @@ def necessary_atoms(node: Filter) -> tuple[op.Atom, ...]:
 
 
 def _reads_bindings(node: Filter) -> bool:
-    """Whether ``node`` names a piece or position variable anywhere, even one it binds
-    itself (kept simple: such a node is never taken as binding-free)."""
-    return any(isinstance(n, PieceVariable | PositionVariable) for n in node.walk())
+    """Whether ``node`` names a variable (piece, square or position) anywhere, even one it
+    binds itself (kept simple: such a node is never taken as binding-free)."""
+    return any(isinstance(n, ct.VARIABLES) for n in node.walk())
 
 
 def binding_free_necessity(node: Filter) -> Filter | None:
@@ -257,7 +257,7 @@ def binding_free_necessity(node: Filter) -> Filter | None:
 
     >>> from cqllegacy.core.tree import PieceVariable
     >>> binding_free_necessity(Move(from_=PieceVariable("x"), promote=2))
-    Move(from_=None, to=None, capture=None, promote=2, enpassant=False, previous=False)
+    Move(from_=None, to=None, capture=None, promote=2, enpassant=False, previous=False, castle=None)
     """
     if not _reads_bindings(node):
         return node

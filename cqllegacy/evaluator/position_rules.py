@@ -45,6 +45,8 @@ from cqllegacy.core.tree import (
     NumericKeyword,
     NumericValue,
     Or,
+    PawnFeature,
+    PawnStructure,
     PieceLoop,
     PieceSet,
     PieceVariable,
@@ -55,6 +57,8 @@ from cqllegacy.core.tree import (
     SideToMove,
     Simple,
     SquareColor,
+    SquareLoop,
+    SquareVariable,
     TagContains,
     TagName,
     Transform,
@@ -279,6 +283,63 @@ def _square_color(c: Compiler, node: SquareColor) -> Compiled:
     return as_set(lambda ctx, p: arg(ctx, p) & mask)
 
 
+# Pawn structure (semantics: S-pawn-structure).  The masks are facts of the board that
+# only this rule reads.
+
+#: The files either side of each file (a and h have one neighbour).
+_NEIGHBOUR_FILES = tuple(
+    (chess.BB_FILES[f - 1] if f > 0 else 0) | (chess.BB_FILES[f + 1] if f < 7 else 0)
+    for f in range(8)
+)
+
+
+def _ahead(color: chess.Color, square: int) -> int:
+    """The squares of the file of ``square`` and its neighbours on the ranks a pawn of
+    ``color`` on ``square`` has still to cross (towards rank 8 for White)."""
+    rank = chess.square_rank(square)
+    ranks = range(rank + 1, 8) if color == chess.WHITE else range(rank)
+    files = chess.BB_FILES[chess.square_file(square)] | _NEIGHBOUR_FILES[chess.square_file(square)]
+    return files & sum((chess.BB_RANKS[r] for r in ranks), 0)
+
+
+#: ``_AHEAD[color][square]``: see :func:`_ahead`.
+_AHEAD = {color: tuple(_ahead(color, sq) for sq in chess.SQUARES) for color in chess.COLORS}
+
+
+def _pawns_with(feature: PawnFeature, own: int, enemy: int, color: chess.Color) -> int:
+    """The pawns of ``own`` (of ``color``) that have ``feature``."""
+    out = 0
+    for sq in iter_squares(own):
+        file = chess.square_file(sq)
+        if feature is PawnFeature.PASSED:
+            has = not _AHEAD[color][sq] & enemy
+        elif feature is PawnFeature.DOUBLED:
+            has = bool(own & chess.BB_FILES[file] & ~(1 << sq))
+        else:
+            neighbours = bool(own & _NEIGHBOUR_FILES[file])
+            has = neighbours if feature is PawnFeature.CONNECTED else not neighbours
+        if has:
+            out |= 1 << sq
+    return out
+
+
+@_rule(PawnStructure)
+def _pawn_structure(c: Compiler, node: PawnStructure) -> Compiled:
+    feature = node.feature
+
+    def pawns(ctx: Context, p: int) -> int:
+        board = ctx.boards[p]
+        white, black = (
+            board.pawns & board.occupied_co[chess.WHITE],
+            board.pawns & board.occupied_co[chess.BLACK],
+        )
+        return _pawns_with(feature, white, black, chess.WHITE) | _pawns_with(
+            feature, black, white, chess.BLACK
+        )
+
+    return as_set(pawns)
+
+
 @_rule(PieceVariable)
 def _piece_variable(c: Compiler, node: PieceVariable) -> Compiled:
     name = node.name
@@ -319,6 +380,66 @@ def _piece_loop(c: Compiler, node: PieceLoop) -> Compiled:
         return piece_loop(ctx, p) == squares
 
     return as_logical(every_piece)
+
+
+def _square_key(name: str) -> str:
+    """The key of square variable ``name`` among the context's bindings (piece variables
+    use their bare names, positions ``:name``: a square is no piece identity)."""
+    return "@" + name
+
+
+@_rule(SquareVariable)
+def _square_variable(c: Compiler, node: SquareVariable) -> Compiled:
+    key, name = _square_key(node.name), node.name
+
+    def variable(ctx: Context, p: int) -> int:
+        # The same square wherever the body looks (semantics: S-square-variables).
+        sq = ctx.bindings.get(key)
+        if sq is None:
+            raise QueryError(f"square variable {name!r} is not bound here")
+        return 1 << sq
+
+    return as_set(variable)
+
+
+@_rule(SquareLoop)
+def _square_loop(c: Compiler, node: SquareLoop) -> Compiled:
+    domain, body, key = c.set_fn(node.domain), c.truth(node.body), _square_key(node.name)
+
+    def square_loop(ctx: Context, p: int) -> int:
+        squares = domain(ctx, p)
+        if not squares:
+            return 0
+        saved = ctx.bindings.get(key)
+        out = 0
+        try:
+            for sq in iter_squares(squares):
+                ctx.bind(key, sq)
+                if body(ctx, p):
+                    out |= 1 << sq
+        finally:
+            ctx.bind(key, saved)
+        return out
+
+    if not node.all:
+        return as_set(square_loop)
+
+    def every_square(ctx: Context, p: int) -> bool:
+        # CQL 6.1 square.html: matches when the body is never false (an empty domain too).
+        squares = domain(ctx, p)
+        if not squares:
+            return True
+        saved = ctx.bindings.get(key)
+        try:
+            for sq in iter_squares(squares):
+                ctx.bind(key, sq)
+                if not body(ctx, p):
+                    return False
+        finally:
+            ctx.bind(key, saved)
+        return True
+
+    return as_logical(every_square)
 
 
 @_rule(InSet)

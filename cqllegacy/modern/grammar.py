@@ -9,9 +9,9 @@ CQL 6.1 precedence table:
 parameters < directions < ``:``.  Unary minus takes a ``|``-level argument, as chessql
 does (the 6.1 table puts it below ``#``; the printer always parenthesises around it).
 Prefix forms (transforms, ``find``, ``not``, ``#``, ``-``, ``power``, ``~``,
-directions, ``line``, ``piece``) may stand wherever an operand may and take as their
-argument everything that binds tighter than themselves, so ``4 == flip count [Rr]a1``
-reads as ``4 == (flip count [Rr]a1)``.
+directions, ``line``, ``piece``, ``square``) may stand wherever an operand may and take
+as their argument everything that binds tighter than themselves, so
+``4 == flip count [Rr]a1`` reads as ``4 == (flip count [Rr]a1)``.
 
 Comparisons with an integer literal on the right, ``X == n``, ``X >= n``, ``X <= n``,
 and the chain ``a <= X <= b`` read as :class:`~cqllegacy.core.tree.InRange`; every other
@@ -23,10 +23,10 @@ line; other comments are white space.  ``// cqllegacy: …`` pragmas are read as
 :class:`~cqllegacy.modern.encoding.Pragma` items, and
 :func:`~cqllegacy.modern.encoding.decode` makes the query of the header and the items.
 
-The reader is one pass over the text: a name is a variable exactly where a ``piece`` or
-``echo`` around it binds it (comments and strings are never names), and each filter's
-operands are kind-checked as it is built, so every message points at the place it is
-about.  Time is linear in the script's length.
+The reader is one pass over the text: a name is a variable exactly where a ``piece``,
+``square`` or ``echo`` around it binds it (comments and strings are never names), and
+each filter's operands are kind-checked as it is built, so every message points at the
+place it is about.  Time is linear in the script's length.
 
 >>> query = read_query("cql(input in.pgn)\\nflipcolor flip shift {Nd4 kf3}\\n")
 >>> query.header.inputs, type(query.lists[0].body).__name__
@@ -55,6 +55,7 @@ from cqllegacy.modern.vocabulary import (
     AND,
     ARITH,
     ATTACK,
+    BARE_WORDS,
     BLACK_PAWN,
     COLON,
     COMPLEMENT,
@@ -67,7 +68,6 @@ from cqllegacy.modern.vocabulary import (
     INTERSECTION,
     MOVE,
     NOT,
-    NUMERIC_WORDS,
     OR,
     POWER,
     PROMOTABLE,
@@ -77,7 +77,6 @@ from cqllegacy.modern.vocabulary import (
     REPETITIONS,
     RESERVED_WORDS,
     RESULT_PATTERN,
-    SIMPLE_WORDS,
     SQUARES_PATTERN,
     STRING_PATTERN,
     SUPPORTED_WORDS,
@@ -134,17 +133,26 @@ class _Token:
 
 
 _NAME_TEXT = r"[A-Za-z_$][\w$]*"
+# `o-o` and `o-o-o` (the move parameters) are words with hyphens, as CQL reads them.
+_CASTLING_TEXT = r"o-o(?:-o)?(?![\w$])"
 # Longer symbols first; `~~`, `&&` and `||` are chessql operators outside the subset,
 # `<-` starts no relation (`<--` is a mistake, not `<` and a negative number).
 _SYMBOLS = r"-->|<=|>=|==|!=|~~|&&|\|\||<-+|\[\]|[-+#~&|(){}:<>]|\.(?![\w$])"
 _TOKEN = re.compile(
     rf"(?P<COMMENT>//[^\n]*)|(?P<STRING>{STRING_PATTERN})|(?P<DESIGNATOR>{DESIGNATOR_PATTERN})"
-    rf"|(?P<WORD>{_NAME_TEXT})|(?P<NUMBER>\d+)|(?P<SYMBOL>{_SYMBOLS})|(?P<OTHER>\S)"
+    rf"|(?P<WORD>{_CASTLING_TEXT}|{_NAME_TEXT})|(?P<NUMBER>\d+)|(?P<SYMBOL>{_SYMBOLS})|(?P<OTHER>\S)"
 )
 #: White space and ``/* */`` comments; with ``//`` comments too where those are space.
 _SPACE = re.compile(r"(?:\s+|/\*.*?\*/)*", re.DOTALL)
 _SPACE_AND_COMMENTS = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.DOTALL)
 _NAME = re.compile(_NAME_TEXT)
+#: What declares a variable, in the order messages name them: (as "names both … and …"
+#: says it, as "… is unbound here" says it).
+_VARIABLE_KINDS = {
+    "piece": ("a piece variable", "piece variable"),
+    "square": ("a square variable", "square variable"),
+    "position": ("an echo position", "position"),
+}
 _WORD_AT = re.compile(r"[A-Za-z_$][\w$-]*")
 _DESIGNATOR_PARTS = re.compile(rf"(?P<types>{TYPE_PATTERN})?(?P<squares>{SQUARES_PATTERN})?")
 _TYPES_ONLY = re.compile(TYPE_PATTERN)
@@ -276,7 +284,8 @@ class _Syntax(Exception):
 
 COLORS = {"white": ct.Color.WHITE, "black": ct.Color.BLACK}
 _COMPARE_OPS = {op.value: op for op in ct.CompareOp}
-_MOVE_PARAMETERS = ("from", "to", "capture", "promote", "previous", "enpassant")
+_CASTLING = {side.value: side for side in ct.Castling}
+_MOVE_PARAMETERS = ("from", "to", "capture", "promote", "previous", "enpassant", *_CASTLING)
 _HEADER_PARAMETERS = ("input", "output", "gamenumber", "matchcount", "result", "variations")
 
 
@@ -345,11 +354,11 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.lex = _Lexer(text)
-        #: The variables bound around the place being read: name → "piece"/"position".
+        #: The variables bound around the place being read: name → "piece"/"square"/"position".
         self.bound: dict[str, str] = {}
         self.nesting = 0
         self.depth = 0
-        self._declared: tuple[frozenset[str], frozenset[str]] | None = None
+        self._declared: dict[str, frozenset[str]] | None = None
 
     # -- tokens ------------------------------------------------------------------------
 
@@ -438,39 +447,43 @@ class _Parser:
 
     # -- variables ---------------------------------------------------------------------
 
-    def declared(self) -> tuple[frozenset[str], frozenset[str]]:
-        """The names some ``piece … in`` and some ``echo ( … )`` declare in the script
-        (read from its tokens: never from a comment or a string)."""
+    def declared(self) -> dict[str, frozenset[str]]:
+        """The names some ``piece … in``, ``square … in`` and ``echo ( … )`` declare in the
+        script, each with what declares it ("piece", "square", "position"; read from its
+        tokens: never from a comment or a string)."""
         if self._declared is None:
-            pieces: set[str] = set()
-            positions: set[str] = set()
+            found: dict[str, set[str]] = {}
             tokens = list(self.lex.tokens())
             for i, token in enumerate(tokens):
                 following = [t.text for t in tokens[i + 1 : i + 6]]
-                if token.is_("piece"):
+                if token.is_("piece", "square"):
                     names = following[1:3] if following[:1] == ["all"] else following[:2]
                     if len(names) == 2 and names[1] == "in":
-                        pieces.add(names[0])
+                        found.setdefault(names[0], set()).add(token.text)
                 elif token.is_("echo"):
                     words = following[1:] if following[:1] == ["quiet"] else following
                     if len(words) >= 4 and words[0] == "(" and words[3] == ")":
-                        positions.update(words[1:3])
-            self._declared = frozenset(pieces), frozenset(positions)
+                        for name in words[1:3]:
+                            found.setdefault(name, set()).add("position")
+            self._declared = {name: frozenset(what) for name, what in found.items()}
         return self._declared
 
     def variable(self, token: _Token) -> _Read:
         name = token.text
-        pieces, positions = self.declared()
-        if name in pieces and name in positions:
-            self.fail(f"{name!r} names both a piece variable and an echo position", token.start)
+        declared = [what for what in _VARIABLE_KINDS if what in self.declared().get(name, ())]
+        if len(declared) > 1:
+            first, second = (_VARIABLE_KINDS[what][0] for what in declared[:2])
+            self.fail(f"{name!r} names both {first} and {second}", token.start)
         what = self.bound.get(name)
         if what is None:
-            if name in pieces or name in positions:
-                kind = "piece variable" if name in pieces else "position"
+            if declared:
+                kind = _VARIABLE_KINDS[declared[0]][1]
                 self.fail(f"{kind} {name!r} is unbound here", token.start)
             self.unexpected(token, "a filter")
         if what == "piece":
             return _Read(ct.PieceVariable(name), token.start)
+        if what == "square":
+            return _Read(ct.SquareVariable(name), token.start)
         return _Read(ct.PositionVariable(name), token.start)
 
     def name(self) -> _Token:
@@ -566,12 +579,6 @@ class _Parser:
                 return form(self, self.lex.take())
             if token.text in _DIRECTIONS:
                 return self.direction(self.lex.take())
-            if token.text in SIMPLE_WORDS:
-                self.lex.take()
-                return _Read(ct.Simple(SIMPLE_WORDS[token.text]), token.start)
-            if token.text in NUMERIC_WORDS:
-                self.lex.take()
-                return _Read(ct.NumericValue(NUMERIC_WORDS[token.text]), token.start)
             return self.variable(self.lex.take()) if token.text in self.bound else self.free(token)
         if kind is _Kind.DESIGNATOR:
             return _Read(_designator(self.lex.take().text), token.start)
@@ -693,6 +700,12 @@ class _Parser:
                 params[word.text] = self.node(read)
             elif word.text == "promote":
                 params["promote"] = self.promote_types()
+            elif word.text in _CASTLING:
+                if "castle" in params:
+                    twice = params["castle"] is _CASTLING[word.text]
+                    both = "a move castles to one side: o-o and o-o-o never both"
+                    self.fail(f"move has two {word.text} parameters" if twice else both, word.start)
+                params["castle"] = _CASTLING[word.text]
             else:
                 params[word.text] = True
         from_ = params.get("from")
@@ -704,7 +717,8 @@ class _Parser:
                 promote, from_ = _promotion(promote, from_)
             except _Syntax as exc:
                 self.fail(exc.message, token.start)
-        to, capture = params.get("to"), params.get("capture")
+        to, capture, castle = params.get("to"), params.get("capture"), params.get("castle")
+        assert castle is None or isinstance(castle, ct.Castling)
         assert to is None or isinstance(to, ct.Filter)
         assert capture is None or isinstance(capture, ct.Filter)
         node = ct.Move(
@@ -714,6 +728,7 @@ class _Parser:
             promote=promote,
             enpassant="enpassant" in params,
             previous="previous" in params,
+            castle=castle,
         )
         return self.made(node, token.start, operands)
 
@@ -789,6 +804,17 @@ class _Parser:
         domain = self.expression(UNION)
         body = self.bound_body({name: "piece"}, token.start)
         node = ct.PieceLoop(name, self.node(domain), self.node(body), all=every)
+        return self.made(node, token.start, [domain, body])
+
+    def square_loop(self, token: _Token) -> _Read:
+        """``square [all] x in DOMAIN BODY``: read as a piece loop is, x a square variable."""
+        every = self.accept("all") is not None
+        name = self.name().text
+        self.expect("in")
+        self.check_name(name, token.start)
+        domain = self.expression(UNION)
+        body = self.bound_body({name: "square"}, token.start)
+        node = ct.SquareLoop(name, self.node(domain), self.node(body), all=every)
         return self.made(node, token.start, [domain, body])
 
     def echo(self, token: _Token) -> _Read:
@@ -1033,8 +1059,14 @@ def _square_color(parser: _Parser, token: _Token) -> _Read:
     return parser.made(node, token.start, [arg])
 
 
-def _sidetomove(parser: _Parser, token: _Token) -> _Read:
-    return _Read(ct.SideToMove(), token.start)
+def _castling_alone(parser: _Parser, token: _Token) -> _Read:
+    """``o-o`` alone is a CQL 6.2 filter (the move just played); in CQL 6.1 it is a
+    parameter of ``move`` only (semantics: S-castling)."""
+    parser.fail(
+        f"`{token.text}` is a parameter of `move` in CQL 6.1: write `move {token.text}` (the"
+        f" next move) or `move previous {token.text}` (the move just played)",
+        token.start,
+    )
 
 
 _PREFIX_WORDS: dict[str, _Form] = {
@@ -1042,8 +1074,8 @@ _PREFIX_WORDS: dict[str, _Form] = {
     "find": _Parser.find,
     **dict.fromkeys(TRANSFORM_WORDS, _Parser.transform),
     "piece": _Parser.piece_loop,
+    "square": _Parser.square_loop,
     "echo": _Parser.echo,
-    "sidetomove": _sidetomove,
     "ancestor": _pair(ct.Ancestor),
     "not": _unary(ct.Not, NOT),
     "power": _unary(ct.Power, POWER),
@@ -1059,7 +1091,20 @@ _PREFIX_WORDS: dict[str, _Form] = {
     "elo": _Parser.elo,
     "light": _square_color,
     "dark": _square_color,
+    **dict.fromkeys(_CASTLING, _castling_alone),
 }
+
+
+def _with_bare_words(written: dict[str, _Form]) -> dict[str, _Form]:
+    """The written forms and, for every class declaring ``SYNTAX = Syntax.WORD``, each of
+    its words alone as one node (a word with both is a declaration error, not a choice)."""
+    both = sorted(set(written) & set(BARE_WORDS))
+    if both:
+        raise ct.DeclarationError(f"bare words that also have a written form: {both}")
+    return {**written, **{word: _leaf(node) for word, node in BARE_WORDS.items()}}
+
+
+_PREFIX_WORDS = _with_bare_words(_PREFIX_WORDS)
 
 _PREFIX_SYMBOLS: dict[str, _Form] = {
     "(": _Parser.paren,

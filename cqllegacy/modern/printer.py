@@ -94,6 +94,7 @@ from cqllegacy.modern.vocabulary import (
     ARITH,
     ATOM,
     ATTACK,
+    BARE_WORDS,
     BLACK_PAWN,
     COLON,
     COMPLEMENT,
@@ -225,6 +226,9 @@ class _Context:
 
     approximate: bool
     bound: frozenset[str] = frozenset()
+    #: The names among ``bound`` that a square loop binds (the others name pieces or
+    #: positions): a variable of another kind under such a name would read back as it.
+    squares: frozenset[str] = frozenset()
 
     def refuse(
         self,
@@ -247,6 +251,9 @@ class _Context:
     def binding(self, name: str) -> _Context:
         return attrs.evolve(self, bound=self.bound | {name})
 
+    def binding_square(self, name: str) -> _Context:
+        return attrs.evolve(self, bound=self.bound | {name}, squares=self.squares | {name})
+
 
 F = TypeVar("F", bound=ct.Filter)
 _Printer = Callable[[F, _Context], Printed]
@@ -260,6 +267,18 @@ PRINTED: Mapping[type, Callable[..., Printed]] = PRINTERS
 
 def _printer(cls: type[F]) -> Callable[[_Printer[F]], _Printer[F]]:
     return PRINTERS.register(cls)
+
+
+#: A bare word's text (the inverse of the reader's table, vocabulary.BARE_WORDS).
+_SPELLING: Mapping[ct.Filter, str] = {node: word for word, node in BARE_WORDS.items()}
+
+
+def _bare_word(node: ct.Filter, ctx: _Context) -> Printed:
+    return _text(_SPELLING[node])
+
+
+# Every class declaring SYNTAX = Syntax.WORD prints as its word: no entry of its own.
+PRINTERS.register(*{type(node) for node in BARE_WORDS.values()})(_bare_word)
 
 
 def _print(node: ct.Filter, ctx: _Context) -> Printed:
@@ -288,7 +307,14 @@ def _argument(node: ct.Filter, ctx: _Context) -> Printed:
     (semantics: S-modern-syntax)."""
     printed = _print(node, ctx)
     self_delimiting = isinstance(
-        node, ct.Compound | ct.Transform | ct.Find | ct.PieceLoop | ct.Echo | ct.DirectionSet
+        node,
+        ct.Compound
+        | ct.Transform
+        | ct.Find
+        | ct.PieceLoop
+        | ct.SquareLoop
+        | ct.Echo
+        | ct.DirectionSet,
     )
     if self_delimiting or (printed.level >= MOVE and not isinstance(node, ct.Number)):
         return printed
@@ -500,13 +526,14 @@ def _infix(items: Sequence[ct.Filter], word: str, level: int, ctx: _Context, emp
 
 
 def _ends_with_a_flag(node: ct.Filter) -> bool:
-    """A ``move`` printed with ``previous`` or ``enpassant`` last: chessql fails on such a
-    move followed by ``and``/``or`` inside parentheses or braces (``(move previous and
-    K)``), so it is parenthesised there."""
+    """A ``move`` printed with ``previous``, ``o-o``/``o-o-o`` or ``enpassant`` last:
+    chessql fails on such a move followed by ``and``/``or`` inside parentheses or braces
+    (``(move previous and K)``), so it is parenthesised there."""
     if not isinstance(node, ct.Move):
         return False
     arguments = (node.from_, node.to, node.capture, node.promote)
-    return node.enpassant or (node.previous and all(arg is None for arg in arguments))
+    flag_last = node.previous or node.castle is not None
+    return node.enpassant or (flag_last and all(arg is None for arg in arguments))
 
 
 def _too_long(printed: Printed) -> bool:
@@ -647,6 +674,8 @@ def _move(node: ct.Move, ctx: _Context) -> Printed:
     parts: list[Printed | str] = ["move"]
     if node.previous:
         parts.append("previous")
+    if node.castle is not None:
+        parts.append(node.castle.value)
     for word, arg in (("from", from_), ("to", node.to), ("capture", node.capture)):
         if arg is not None:
             parts += [word, _closed(arg, ctx)]
@@ -659,7 +688,7 @@ def _move(node: ct.Move, ctx: _Context) -> Printed:
 
 @_printer(ct.PieceVariable)
 def _piece_variable(node: ct.PieceVariable, ctx: _Context) -> Printed:
-    if node.name not in ctx.bound:
+    if node.name not in ctx.bound or node.name in ctx.squares:
         raise NotExpressible(f"piece variable {node.name}", "no enclosing piece loop binds it")
     return _text(node.name)
 
@@ -677,6 +706,23 @@ def _piece_loop(node: ct.PieceLoop, ctx: _Context) -> Printed:
     domain = _closed(node.domain, ctx)
     body = _argument(node.body, ctx.binding(node.name))
     word = "piece all" if node.all else "piece"
+    return _joined([f"{word} {node.name} in", domain, body], TRANSFORM)
+
+
+@_printer(ct.SquareVariable)
+def _square_variable(node: ct.SquareVariable, ctx: _Context) -> Printed:
+    if node.name not in ctx.squares:
+        raise NotExpressible(f"square variable {node.name}", "no enclosing square loop binds it")
+    return _text(node.name)
+
+
+@_printer(ct.SquareLoop)
+def _square_loop(node: ct.SquareLoop, ctx: _Context) -> Printed:
+    # Written as a piece loop is: the domain closed, the body braced or tight.
+    _variable_name(node.name, "square variable", ctx)
+    domain = _closed(node.domain, ctx)
+    body = _argument(node.body, ctx.binding_square(node.name))
+    word = "square all" if node.all else "square"
     return _joined([f"{word} {node.name} in", domain, body], TRANSFORM)
 
 
@@ -727,16 +773,6 @@ def _arith(node: ct.Arith, ctx: _Context) -> Printed:
 def _negate(node: ct.Negate, ctx: _Context) -> Printed:
     # `_closed` parenthesises every number: `-(3)` is not the number -3.
     return _joined(["-", _closed(node.arg, ctx)], UNARY, sep="")
-
-
-@_printer(ct.NumericValue)
-def _numeric_value(node: ct.NumericValue, ctx: _Context) -> Printed:
-    return _text(node.keyword.value)
-
-
-@_printer(ct.SideToMove)
-def _side_to_move(node: ct.SideToMove, ctx: _Context) -> Printed:
-    return _text("sidetomove")
 
 
 @_printer(ct.Elo)
@@ -821,11 +857,6 @@ def _or(node: ct.Or, ctx: _Context) -> Printed:
 @_printer(ct.Not)
 def _not(node: ct.Not, ctx: _Context) -> Printed:
     return _joined(["not", _operand(node.arg, ctx, NOT)], NOT)
-
-
-@_printer(ct.Simple)
-def _simple(node: ct.Simple, ctx: _Context) -> Printed:
-    return _text(node.keyword.value)
 
 
 @_printer(ct.Result)
@@ -989,7 +1020,7 @@ def _echo(node: ct.Echo, ctx: _Context) -> Printed:
 
 @_printer(ct.PositionVariable)
 def _position_variable(node: ct.PositionVariable, ctx: _Context) -> Printed:
-    if node.name not in ctx.bound:
+    if node.name not in ctx.bound or node.name in ctx.squares:
         raise NotExpressible(f"position variable {node.name}", "no enclosing echo binds it")
     return _text(node.name)
 

@@ -15,6 +15,7 @@ True
 from __future__ import annotations
 
 import re
+from types import MappingProxyType
 
 from cqllegacy.core import tree as ct
 from cqllegacy.vocab.pieces import TypeSet, types_of
@@ -26,6 +27,7 @@ __all__ = [
     "ARITH",
     "ATOM",
     "ATTACK",
+    "BARE_WORDS",
     "BLACK_PAWN",
     "BLOCK_COMMENT_PATTERN",
     "COLON",
@@ -122,6 +124,10 @@ TRANSFORM_WORDS = [kind.value for kind in ct.TransformKind]
 DIRECTION_WORDS = [d.word for d in Direction]
 SIMPLE_WORDS = {k.value: k for k in ct.Keyword}
 NUMERIC_WORDS = {k.value: k for k in ct.NumericKeyword}
+
+#: The node each bare word stands for (``passedpawns``, ``sidetomove`` …): the reader's
+#: entry and the printer's text of every class declaring ``SYNTAX = Syntax.WORD``.
+BARE_WORDS = MappingProxyType(ct.bare_words())
 
 #: Words of the ``cql( … )`` header, which no filter class declares.
 HEADER_WORDS = frozenset(("cql", "input", "output", "matchcount", "gamenumber", "variations"))

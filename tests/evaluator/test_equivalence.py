@@ -798,6 +798,7 @@ def _line(*steps: ct.Filter) -> ct.Line:
 
 
 _S, _T = ct.PositionVariable("s"), ct.PositionVariable("t")
+_Z = ct.SquareVariable("z")
 _ANY = ct.Simple(ct.Keyword.TRUE)
 #: A position that occurs again (every square the same).
 _ECHO_SAME_BOARD = ct.Echo("s", "t", ct.InRange(ct.Count(ct.PositionIntersection(_S, _T)), 64, 64))
@@ -838,6 +839,12 @@ NODE_SAMPLES: dict[type[ct.Filter], list[ct.Filter]] = {
         ct.InRange(ct.Count(ct.SquareColor(False, pd("[Aa]"))), 16, None),
         ct.Transform(ct.TransformKind.SHIFT, ct.SquareColor(True, pd("Bc1"))),
     ],
+    ct.PawnStructure: [
+        ct.InRange(ct.Count(ct.PawnStructure(ct.PawnFeature.PASSED)), 1, None),
+        ct.Intersection((ct.PawnStructure(ct.PawnFeature.DOUBLED), pd("p"))),
+        ct.Transform(ct.TransformKind.SHIFT, ct.PawnStructure(ct.PawnFeature.ISOLATED)),
+        ct.Not(ct.Intersection((ct.PawnStructure(ct.PawnFeature.CONNECTED), pd("Pd4")))),
+    ],
     ct.Comment: [ct.Compound((ct.Comment("a note"), pd("Qd1")))],
     ct.Compare: [ct.Compare(ct.CompareOp.GT, ct.Count(_PAWNS), ct.Count(pd("p")))],
     ct.Complement: [ct.InRange(ct.Count(ct.Complement(pd("[Pp]"))), 50, None)],
@@ -854,6 +861,10 @@ NODE_SAMPLES: dict[type[ct.Filter], list[ct.Filter]] = {
         ct.Move(from_=pd("N"), capture=pd("[qr]")),
         ct.Move(from_=pd("P"), previous=True),
         ct.Move(to=pd("[g1,c1]")),
+        ct.Move(castle=ct.Castling.KINGSIDE),
+        ct.Move(from_=pd("k"), castle=ct.Castling.QUEENSIDE),
+        ct.Move(previous=True, castle=ct.Castling.KINGSIDE),
+        ct.Transform(ct.TransformKind.FLIPCOLOR, ct.Move(to=pd("g1"), castle=ct.Castling.KINGSIDE)),
     ],
     ct.Negate: [ct.InRange(ct.Negate(ct.Count(_PAWNS)), -6, None)],
     ct.Not: [ct.Not(pd("Qd1")), ct.Not(ct.Simple(ct.Keyword.CHECK))],
@@ -865,6 +876,35 @@ NODE_SAMPLES: dict[type[ct.Filter], list[ct.Filter]] = {
         # ``piece all`` over a domain that is mostly empty: it holds there too.
         ct.PieceLoop("x", pd("Ka1"), ct.PieceVariable("x"), True),
     ],
+    ct.SquareLoop: [
+        # Central squares both a white knight and a black minor piece attack.
+        ct.InRange(
+            ct.Count(
+                ct.SquareLoop(
+                    "z",
+                    pd("[d-e4-5]"),
+                    ct.Compound((ct.AttackedBy(_Z, _N), ct.AttackedBy(_Z, pd("[nb]")))),
+                )
+            ),
+            1,
+            None,
+        ),
+        # ``square all`` over empty squares: none of the third rank attacked by black.
+        ct.SquareLoop("z", pd("_a-h3"), ct.Not(ct.AttackedBy(_Z, pd("a"))), True),
+        # A piece loop's disjunction inside: decided per square, never once for all.
+        ct.SquareLoop(
+            "z",
+            pd("[d-e4-5]"),
+            ct.PieceLoop(
+                "x",
+                _N,
+                ct.Or((ct.Attacks(ct.PieceVariable("x"), _Z), ct.Intersection((_Z, pd("a1"))))),
+            ),
+        ),
+        # The square stays while `find` moves on: a black knight later where a white one is.
+        ct.SquareLoop("z", _N, ct.Find(ct.Intersection((_Z, pd("n"))))),
+    ],
+    ct.SquareVariable: [ct.SquareLoop("z", _Q, _Z)],
     ct.PieceSet: [pd("Qd1"), pd("[Pp]d4-5")],
     ct.PieceVariable: [ct.PieceLoop("x", _Q, ct.PieceVariable("x"))],
     ct.Player: [ct.Player("Carlsen", None, True)],

@@ -133,7 +133,8 @@ def test_the_supported_words_are_derived_from_the_node_classes() -> None:
         "from", "gamenumber", "in", "input", "line", "lowercase", "matchcount", "move", "not",
         "or", "output", "piece", "player", "power", "previous", "promote", "quiet", "ray",
         "result", "sidetomove", "site", "to", "variations", "white", "xray",
-        "light", "dark"))  # fmt: skip
+        "light", "dark", "o-o", "o-o-o", "square",
+        "passedpawns", "isolatedpawns", "doubledpawns", "connectedpawns"))  # fmt: skip
     assert by_hand == v.SUPPORTED_WORDS
     for cls in ct.node_classes():
         assert set(cls.CQL_WORDS) <= v.RESERVED_WORDS, cls.__name__

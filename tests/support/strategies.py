@@ -26,6 +26,8 @@ PROMOTION_PIECES = types_of("QRBN")
 VARIABLE_NAMES = ("x", "y", "pc", "$p")
 #: Names of echo positions (never piece variables: one namespace).
 POSITION_NAMES = ("s", "t", "src", "tgt")
+#: Names of square variables (never piece variables or positions: one namespace).
+SQUARE_NAMES = ("z", "sq")
 COUNTING_TRANSFORMS = [k for k in ct.TransformKind if k is not ct.TransformKind.REVERSECOLOR]
 TEXT_ALPHABET = string.ascii_letters + string.digits + " .,-'+*?[]()"
 
@@ -126,6 +128,7 @@ def _moves(sets: Strategy[ct.Filter]) -> Strategy[ct.Move]:
         promote=st.one_of(st.none(), promotions()),
         enpassant=st.booleans(),
         previous=st.booleans(),
+        castle=st.one_of(st.none(), st.sampled_from(list(ct.Castling))),
     ).filter(lambda m: m.promote is None or not _pawn_like(m.from_))
 
 
@@ -150,7 +153,11 @@ def _few(strategy: Strategy[ct.Filter], lo: int = 2, hi: int = 3) -> Strategy[tu
 
 
 def _pieces(names: tuple[str, ...]) -> list[str]:
-    return [n for n in names if n not in POSITION_NAMES]
+    return [n for n in names if n not in POSITION_NAMES and n not in SQUARE_NAMES]
+
+
+def _squares_bound(names: tuple[str, ...]) -> list[str]:
+    return [n for n in names if n in SQUARE_NAMES]
 
 
 def _positions(names: tuple[str, ...]) -> list[str]:
@@ -191,6 +198,9 @@ def set_filters(depth: int = 2, names: tuple[str, ...] = ()) -> Strategy[ct.Filt
     leaves = piece_sets()
     if _pieces(names):
         leaves = st.one_of(leaves, st.builds(ct.PieceVariable, st.sampled_from(_pieces(names))))
+    if _squares_bound(names):
+        square_variable = st.builds(ct.SquareVariable, st.sampled_from(_squares_bound(names)))
+        leaves = st.one_of(leaves, square_variable)
     if _positions(names):
         position = st.sampled_from(_positions(names)).map(ct.PositionVariable)
         leaves = st.one_of(leaves, st.builds(ct.PositionIntersection, position, position))
@@ -216,6 +226,7 @@ def set_filters(depth: int = 2, names: tuple[str, ...] = ()) -> Strategy[ct.Filt
         st.builds(ct.XRay, _few(sets, 2, 3)),
         st.builds(ct.Between, sets, sets),
         st.builds(ct.SquareColor, st.booleans(), sets),
+        st.builds(ct.PawnStructure, st.sampled_from(list(ct.PawnFeature))),
         st.builds(ct.Transform, st.sampled_from(list(ct.TransformKind)), sets),
         st.builds(
             lambda first, last: ct.Compound((*first, last)),
@@ -285,6 +296,22 @@ def logical_filters(depth: int = 2, names: tuple[str, ...] = ()) -> Strategy[ct.
             ct.PieceLoop, st.just(name), sets, filters(depth - 1, (*names, name)), st.booleans()
         )
     )
+    free_squares = [n for n in SQUARE_NAMES if n not in names]
+    square_loops = (
+        [
+            st.sampled_from(free_squares).flatmap(
+                lambda name: st.builds(
+                    ct.SquareLoop,
+                    st.just(name),
+                    sets,
+                    filters(depth - 1, (*names, name)),
+                    st.booleans(),
+                )
+            )
+        ]
+        if free_squares
+        else []
+    )
     position_filters: list[Strategy[ct.Filter]] = [*_echoes(depth, names)]
     if _positions(names):
         position = st.sampled_from(_positions(names)).map(ct.PositionVariable)
@@ -314,6 +341,7 @@ def logical_filters(depth: int = 2, names: tuple[str, ...] = ()) -> Strategy[ct.
         ),
         st.builds(ct.Line, st.lists(_line_steps(anything), min_size=1, max_size=3).map(tuple)),
         loops,
+        *square_loops,
         st.builds(ct.InSet, sets, sets),
         _moves(sets),
         compounds(depth, names),
