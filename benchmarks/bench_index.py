@@ -27,6 +27,10 @@ busy machine does not inflate) and in wall seconds.  In rounds (``--repeat``), m
   come out (compared by their tags);
 * the index's size per game, and the peak memory of an indexed run.
 
+``--scale-out`` measures instead the indexed run with ``--jobs 1`` against ``--jobs N``
+(the candidate games spread over N processes), in wall seconds, on a few queries
+(:data:`SCALE_OUT`); the outputs must be identical.
+
 The table it prints is the one in the README.
 """
 
@@ -63,6 +67,10 @@ EXTRA = {
         ":piececount R 0 :piececount b 0 :piececount [Qq] 0))"
     ),
 }
+
+
+#: Queries for ``--scale-out``: many candidates and a costly evaluation, a selective one.
+SCALE_OUT = ("real-15-knightchase", "forany-pawn-promotes", "pawns-d4-e4-c4")
 
 
 def corpus(quick: bool) -> Path:
@@ -336,6 +344,66 @@ def scale(pgn: Path, jobs: int, sample: int) -> None:
     )
 
 
+def main_process_cpu(argv: list[str]) -> float:
+    """The CPU seconds of the process that runs ``cqllegacy argv`` alone, its workers left
+    out: the part of a parallel run no worker can take (with idle cores, the wall time is
+    at least this, and at least the total CPU time over the cores)."""
+    code = (
+        "import resource, sys\n"
+        "from cqllegacy.cli import main\n"
+        "main(sys.argv[1:])\n"
+        "usage = resource.getrusage(resource.RUSAGE_SELF)\n"
+        "print(usage.ru_utime + usage.ru_stime)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, *argv], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return float(done.stdout.split()[-1])
+
+
+def scale_out(pgn: Path, repeat: int, jobs: int) -> None:
+    """Indexed runs with one process against ``jobs`` processes, wall seconds."""
+    games = count_games(pgn)
+    index_path = pgn.with_name(pgn.name + ".cqlidx")
+    if not index_path.exists():
+        measured(cqllegacy("index", str(pgn), "-q", "-j", str(jobs)))
+    print(f"corpus: {pgn} ({games} games, {pgn.stat().st_size / 1e6:.1f} MB), indexed")
+    print(
+        f"| query | matched | -j1 wall s | -j{jobs} wall s | wall speed-up | -j1 CPU s "
+        f"| -j{jobs} CPU s (all processes) | -j{jobs} CPU s (main process) |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for name in SCALE_OUT:
+        queries = ROOT / "benchmarks" / "queries"
+        script = script_for(name) if name in EXTRA else queries / f"{name}.cql"
+        walls: dict[int, list[float]] = {1: [], jobs: []}
+        cpus: dict[int, list[float]] = {1: [], jobs: []}
+        own: list[float] = []
+        written: dict[int, bytes] = {}
+        for _ in range(repeat):
+            for count in walls:
+                out = OUT / f"scale{count}.pgn"
+                report = OUT / f"scale{count}.jsonl"
+                argv = ["run", str(script), "-i", str(pgn), "-o", str(out),
+                        "--report", str(report), "-q", "-j", str(count)]  # fmt: skip
+                cpu, wall, _rss = measured(cqllegacy(*argv))
+                if count == jobs:
+                    own.append(main_process_cpu(argv))
+                walls[count].append(wall)
+                cpus[count].append(cpu)
+                written[count] = out.read_bytes() + report.read_bytes()
+            if written[1] != written[jobs]:
+                raise SystemExit(f"{name}: --jobs {jobs} wrote other bytes than --jobs 1")
+        one, many = median(walls[1]), median(walls[jobs])
+        matched = count_games(OUT / "scale1.pgn")
+        print(
+            f"| {name} | {matched} | {one:.2f} | {many:.2f} | {one / many:.2f} "
+            f"| {median(cpus[1]):.2f} | {median(cpus[jobs]):.2f} | {median(own):.2f} |",
+            flush=True,
+        )
+    print(f"load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pgn", type=Path, help="a plain PGN file to measure on")
@@ -353,7 +421,13 @@ def main() -> None:
     parser.add_argument(
         "--no-build", action="store_true", help="use the (fresh) index there is; no build"
     )
+    parser.add_argument(
+        "--scale-out", action="store_true", help="the indexed run, --jobs 1 against --jobs N"
+    )
     args = parser.parse_args()
+    if args.scale_out:
+        scale_out(args.pgn or corpus(args.quick), args.repeat, args.jobs)
+        return
     if args.scale:
         scale(args.pgn or corpus(args.quick), args.jobs, args.scan_sample)
         return

@@ -7,7 +7,10 @@ when they are many, from the file split as a scan splits it), by the
 same :class:`~cqllegacy.runner.game_scan.GameScan` a scan uses, with their ordinals as
 in a scan.  The games left out cannot match and read cleanly, so the scan would neither
 write nor report them: the output, the report and the messages are the scan's, and the
-summary counts every game.
+summary counts every game.  With an engine of several workers (``--jobs``, ``--engine
+dask``) the candidates are sent to them in batches (:class:`IndexCandidates`,
+:mod:`cqllegacy.runner.parallel`), unindexed files split as a scan splits them, and the
+results are written here in input order.
 
 A file without a usable index is scanned; a stale, foreign or damaged one is said so
 once, in one line.  A query whose necessary conditions the index cannot check
@@ -22,7 +25,7 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,7 +45,7 @@ from cqllegacy.runner.results import InputFile, MatchSink, ScanOptions, StopScan
 if TYPE_CHECKING:
     from cqllegacy.runner.parallel import Engine
 
-__all__ = ["FROM_THE_FILE", "IndexChoice", "scan"]
+__all__ = ["FROM_THE_FILE", "IndexCandidates", "IndexChoice", "scan"]
 
 #: Beyond this share of a file's games as candidates, they are read from the file.
 FROM_THE_FILE = 0.5
@@ -92,9 +95,40 @@ def scan(
             return scanner.scan(
                 compiled, inputs, options=options, sinks=sinks, progress=progress, engine=engine
             )
+        if engine is not None and scanner.spreads(engine, sinks, inputs):
+            # The candidates are the units of work of the engine's workers.
+            chosen = [
+                None if index is None else IndexCandidates(index, need, compiled.prefilter)
+                for index in indexes
+            ]
+            return scanner.scan(
+                compiled, inputs, options=options, sinks=sinks, progress=progress,
+                engine=engine, candidates=chosen,
+            )  # fmt: skip
         if engine is not None:
             engine.close()
         return _scan_indexed(compiled, need, inputs, indexes, options, sinks, progress)
+
+
+@attrs.frozen
+class IndexCandidates:
+    """The candidate games of an indexed file, as a parallel scan takes them
+    (:class:`cqllegacy.runner.parallel.Candidates`)."""
+
+    index: Index
+    need: Necessity
+    #: The run's tag test (see :meth:`~cqllegacy.indexing.store.Index.candidates`).
+    accepts: Callable[[Mapping[str, str], int], bool] | None = None
+
+    @property
+    def games(self) -> int:
+        return self.index.games
+
+    def numbers(self, games_before: int) -> list[int]:
+        return self.index.candidates(self.need, games_before, self.accepts)
+
+    def texts(self, numbers: Sequence[int]) -> Iterator[GameText]:
+        return self.index.texts(numbers)
 
 
 @contextlib.contextmanager

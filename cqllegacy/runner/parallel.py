@@ -9,6 +9,11 @@ The input is cut into *units* at game boundaries:
   its first game and its first line: messages and ``{Original game: N}`` come out as in
   a one-process run.
 * a compressed file is read by the main process, which sends batches of games.
+* a file with a fresh index (:class:`Candidates`, from :mod:`cqllegacy.indexing.scan`):
+  the main process asks the index for the candidate games and sends them in batches,
+  each with the span of the file's games it covers (the games between candidates cannot
+  match, and only advance the count).  The texts come from the index the main process
+  opened and checked, so the workers need neither the index nor the PGN file.
 
 A worker scans its unit with a :class:`~cqllegacy.runner.game_scan.GameScan`, as a
 one-process scan does, and returns *events*, in order: the texts the sinks would write
@@ -61,6 +66,7 @@ from cqllegacy.runner.results import (
 from cqllegacy.signals import signals_blocked, worker_started
 
 __all__ = [
+    "Candidates",
     "DaskEngine",
     "Engine",
     "ProcessEngine",
@@ -99,6 +105,24 @@ class Engine(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+class Candidates(Protocol):
+    """The candidate games of one input file with a fresh index."""
+
+    @property
+    def games(self) -> int:
+        """The games of the file."""
+        ...
+
+    def numbers(self, games_before: int) -> Sequence[int]:
+        """The candidates' numbers in the file, ascending (the file's games are numbered
+        ``games_before + 1`` on in the whole input)."""
+        ...
+
+    def texts(self, numbers: Sequence[int]) -> Iterator[GameText]:
+        """The texts of the games ``numbers`` (ascending), as the scan splits them."""
+        ...
 
 
 # --------------------------------------------------------------------------------------
@@ -271,6 +295,31 @@ def scan_batch(
     """Scan games the main process read (a worker's task)."""
     start = Start(games_before, 0, 0)
     return _scan_texts(compiled, iter(texts), name, start, options, renderers)
+
+
+def scan_candidates(
+    compiled: CompiledQueryLike | Inherited,
+    name: str,
+    texts: tuple[GameText, ...],
+    games_before: int,
+    span: tuple[int, int],
+    options: ScanOptions,
+    renderers: Sequence[Renderer],
+) -> UnitResult:
+    """Scan candidate games of an indexed file (a worker's task).  The unit covers the
+    file's games ``span[0] + 1`` to ``span[1]`` (``games_before`` games of the input come
+    before the file); each candidate is evaluated with its ordinal as in a scan, the
+    games between candidates are counted and left alone (they cannot match)."""
+    if isinstance(compiled, Inherited):
+        compiled = compiled.value()
+    first, last = span
+    recorder = _Recorder(renderers)
+    state = GameScan(compiled, options, [recorder], recorder, Summary(games=games_before))
+    for text in texts:
+        state.summary.games = games_before + text.file_ordinal - 1
+        state.game(text, name)
+    summary = state.summary
+    return UnitResult(tuple(recorder.events), last - first, summary.matched, summary.skipped)
 
 
 # --------------------------------------------------------------------------------------
@@ -684,10 +733,12 @@ def run_units(
     options: ScanOptions,
     sinks: Sequence[RenderingSink],
     emit: Callable[[UnitResult, int], None],
+    candidates: Sequence[Candidates | None] | None = None,
 ) -> int:
     """Scan ``inputs`` on ``engine``; every unit's result goes to ``emit(result,
-    bytes_done)`` in input order.  Returns the number of input files that could not be
-    read to the end."""
+    bytes_done)`` in input order.  An input whose ``candidates`` are given (its index is
+    fresh) has only those games evaluated.  Returns the number of input files that could
+    not be read to the end."""
     shared = engine.share(compiled)
     renderers = tuple(sink.renderer for sink in sinks)
     pipeline = _Pipeline(engine, emit, window=2 * engine.workers)
@@ -702,8 +753,16 @@ def run_units(
     damaged = 0
     games_before = 0
     bytes_before = 0
+    indexed = list(candidates) if candidates is not None else [None] * len(inputs)
     try:
-        for item, size in zip(inputs, sizes, strict=True):
+        for item, size, chosen in zip(inputs, sizes, indexed, strict=True):
+            if chosen is not None:
+                games_before = _indexed_file(
+                    engine, pipeline, shared, item, chosen, games_before, bytes_before, size,
+                    options, renderers,
+                )  # fmt: skip
+                bytes_before += size
+                continue
             try:
                 with open(item.path, "rb") as handle:
                     head = handle.read(6)
@@ -802,3 +861,45 @@ def _compressed_file(
         if batch:
             send()
         return first, 0
+
+
+def _indexed_file(
+    engine: Engine,
+    pipeline: _Pipeline,
+    shared: object,
+    item: InputFile,
+    chosen: Candidates,
+    games_before: int,
+    bytes_before: int,
+    size: int,
+    options: ScanOptions,
+    renderers: tuple[Renderer, ...],
+) -> int:
+    """Send the candidate games of an indexed file in batches, a few per worker; the
+    last unit covers the file to its end (its games after the last candidate)."""
+    numbers = chosen.numbers(games_before)
+    games = chosen.games
+    batch = candidate_batch(len(numbers), engine.workers, engine.batch_games)
+    covered = 0
+    for start in range(0, len(numbers), batch):
+        texts = tuple(chosen.texts(numbers[start : start + batch]))
+        end = games if start + batch >= len(numbers) else numbers[start + batch - 1]
+        unit = f"{display_path(item.name)} games {covered + 1}-{end} of this file"
+        args = (shared, item.name, texts, games_before, (covered, end), options, renderers)
+        done = bytes_before + (size * end // games if games else size)
+        pipeline.submit(_Task(scan_candidates, args, unit), done)
+        covered = end
+    if covered < games:
+        pipeline.add(_Ready(UnitResult((), games - covered, 0, 0)), bytes_before + size)
+    return games_before + games
+
+
+def candidate_batch(candidates: int, workers: int, largest: int) -> int:
+    """Candidate games per unit: about :data:`_PARTS_PER_WORKER` units per worker, at
+    most ``largest`` games each.
+
+    >>> candidate_batch(10, 2, 200), candidate_batch(10_000, 2, 200), candidate_batch(0, 2, 200)
+    (1, 200, 1)
+    """
+    wanted = candidates // max(1, workers * _PARTS_PER_WORKER)
+    return max(1, min(largest, wanted))

@@ -32,7 +32,7 @@ from cqllegacy.runner.results import (
 if TYPE_CHECKING:
     # The parallel machinery is imported where a scan is spread: a scan in this process
     # (``--jobs 1``, small inputs) does not load it.
-    from cqllegacy.runner.parallel import Engine, UnitResult
+    from cqllegacy.runner.parallel import Candidates, Engine, UnitResult
 
 
 def total_size(inputs: Iterable[InputFile]) -> int | None:
@@ -51,6 +51,7 @@ def scan(
     sinks: Sequence[MatchSink] = (),
     progress: Messages | None = None,
     engine: Engine | None = None,
+    candidates: Sequence[Candidates | None] | None = None,
 ) -> Summary:
     """Run ``compiled`` on every game of ``inputs``; each matching game goes to every sink.
 
@@ -59,14 +60,18 @@ def scan(
     :mod:`cqllegacy.runner.parallel`) the games are scanned there, with the same
     results in the same order; that needs sinks that can render their text elsewhere
     (``renderer`` and ``write``, as the PGN and report writers), else the scan runs here.
+    ``candidates`` (given only when :func:`spreads`) are those of the inputs with a fresh
+    index (:mod:`cqllegacy.indexing.scan`): only they are evaluated there.
     """
     started = time.monotonic()
     state = GameScan(compiled, options, sinks, progress or Messages(sys.stderr))
     state.last_game = last_game(compiled)
     try:
         if engine is not None and _all_render(sinks) and _spread(engine, inputs):
-            _scan_on(engine, state, sinks, inputs)
+            _scan_on(engine, state, sinks, inputs, candidates)
         else:
+            if candidates is not None:
+                raise ValueError("candidates are evaluated on an engine that spreads")
             if engine is not None:
                 engine.close()
             for item in inputs:
@@ -112,6 +117,12 @@ def scan_file(state: GameScan, item: InputFile) -> None:
         state.file(source, item.name)
 
 
+def spreads(engine: Engine, sinks: Sequence[MatchSink], inputs: Sequence[InputFile]) -> bool:
+    """Whether a scan of ``inputs`` into ``sinks`` runs on the engine's workers: they can
+    render the sinks' texts, and they are worth their cost for these inputs."""
+    return _all_render(sinks) and _spread(engine, inputs)
+
+
 def _spread(engine: Engine, inputs: Sequence[InputFile]) -> bool:
     """Whether the engine's workers are worth their cost for these inputs."""
     if engine.workers < 2:
@@ -131,7 +142,11 @@ def _renders(sink: MatchSink) -> bool:
 
 
 def _scan_on(
-    engine: Engine, state: GameScan, sinks: Sequence[RenderingSink], inputs: Sequence[InputFile]
+    engine: Engine,
+    state: GameScan,
+    sinks: Sequence[RenderingSink],
+    inputs: Sequence[InputFile],
+    candidates: Sequence[Candidates | None] | None,
 ) -> None:
     """The scan on an engine's workers; results are written here, in input order."""
     from cqllegacy.runner.parallel import run_units
@@ -149,5 +164,5 @@ def _scan_on(
             raise past_the_last_game(state)
 
     # Not ``summary.damaged_files += run_units(...)``: emit counts damaged units meanwhile.
-    damaged = run_units(engine, state.compiled, inputs, state.options, sinks, emit)
+    damaged = run_units(engine, state.compiled, inputs, state.options, sinks, emit, candidates)
     summary.damaged_files += damaged
