@@ -284,9 +284,7 @@ class RelationOperator:
             kinds = ctx.piece_boards(p)
             occupied = _kinds_union(kinds, ANY_PIECE) & allowable
             counted = _kinds_union(kinds, self.params.missing[0]) & allowable
-            placement = known[p] = _Placement(
-                occupied, _planes(kinds), counted, kinds, ()
-            )
+            placement = known[p] = _Placement(occupied, _planes(kinds), counted, kinds, ())
         return placement
 
     def turned(
