@@ -281,10 +281,14 @@ class RelationOperator:
         placement = known.get(p)
         if placement is None:
             allowable = self.allowable
-            kinds = ctx.piece_boards(p)
-            occupied = _kinds_union(kinds, ANY_PIECE) & allowable
-            counted = _kinds_union(kinds, self.params.missing[0]) & allowable
-            placement = known[p] = _Placement(occupied, _planes(kinds), counted, kinds, ())
+            board = ctx.boards[p]
+            occupied = board.occupied & allowable
+            counted = self._missing_mask(board) & allowable
+            # P2's unturned placement at ``p`` has the same planes, often read already.
+            unturned = self._tables(ctx).turns.get((p, 0))
+            kinds = ctx.piece_boards(p) if unturned is None else unturned.kinds
+            planes = _planes(kinds) if unturned is None else unturned.planes
+            placement = known[p] = _Placement(occupied, planes, counted, kinds, ())
         return placement
 
     def turned(
@@ -293,10 +297,15 @@ class RelationOperator:
         """P2's placement at ``q`` turned by dihedral ``d``, read once."""
         placement = known.get((q, d))
         if placement is None:
-            turn = self.params.dihedrals[d]
-            kinds = tuple(turn(bb) for bb in ctx.piece_boards(q))
-            occupied = _kinds_union(kinds, ANY_PIECE)
-            counted = _kinds_union(kinds, self.params.new[0])
+            if d == 0:  # the identity
+                board = ctx.boards[q]
+                kinds = ctx.piece_boards(q)
+                occupied, counted = board.occupied, self._new_mask(board)
+            else:
+                turn = self.params.dihedrals[d]
+                kinds = tuple(turn(bb) for bb in ctx.piece_boards(q))
+                occupied = _kinds_union(kinds, ANY_PIECE)
+                counted = _kinds_union(kinds, self.params.new[0])
             placement = known[(q, d)] = _Placement(
                 occupied, _planes(kinds), counted, kinds, _rarest(kinds)
             )
@@ -567,7 +576,13 @@ class RelationOperator:
         one = self.first(ctx, firsts, p)
         boards = ctx.boards
         turn = boards[p].turn
-        later = _later_in(ctx.table, p, params.main_chain, params.off_chain)
+        on_main_line = p < ctx.table.mainline_length and not params.off_chain
+        # The chain from a main-line position is the rest of the main line.
+        later = (
+            list(range(p + 1, ctx.table.mainline_length))
+            if on_main_line
+            else _later_in(ctx.table, p, params.main_chain, params.off_chain)
+        )
         missing_hi = self.missing.hi
         if missing_hi is not None:
             # Each P1 piece counted as missing that is not missing stands under a P2 piece
