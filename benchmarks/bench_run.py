@@ -5,6 +5,7 @@ One command builds the corpus and measures everything::
     python benchmarks/bench_run.py            # the full corpus: WCC games x 15
     python benchmarks/bench_run.py --quick    # WCC games x 3, a 20 MB memory file
     python benchmarks/bench_run.py --sample --no-memory   # the 685 bundled games once
+    python benchmarks/bench_run.py --sample --no-memory --extra DIR   # and DIR's scripts
 
 The corpus is the bundled ``cqllegacy/data/wcc.pgn.bz2`` repeated, written as plain PGN
 under ``benchmarks/out/`` (git-ignored).  Every measurement is a fresh process, timed
@@ -264,6 +265,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--only", nargs="+", metavar="QUERY", help="measure these queries only")
     parser.add_argument("--no-memory", action="store_true", help="skip the large-file runs")
+    parser.add_argument(
+        "--extra",
+        nargs="+",
+        default=[],
+        metavar="DIR",
+        help="also measure the scripts of these folders (published scripts whose licence "
+        "keeps them out of the repository)",
+    )
     args = parser.parse_args(argv)
 
     compile_byte_code()
@@ -272,6 +281,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     corpus = build_file(OUT / f"{name}.pgn", copies)
     big_mb = 20 if args.quick else 100
     queries = sorted(QUERIES.glob("*.cql"))
+    for folder in args.extra:
+        queries.extend(sorted(Path(folder).resolve().glob("*.cql")))
     if args.only:
         queries = [q for q in queries if q.stem in args.only]
     games = count_games(corpus)

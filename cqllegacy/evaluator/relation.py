@@ -28,7 +28,7 @@ changed since are skipped (:class:`_LineChanges`, :func:`_skip`).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 import attrs
@@ -37,12 +37,15 @@ import chess
 from cqllegacy.evaluator.compiler import Context, TruthFn
 from cqllegacy.evaluator.masks import mask_function
 from cqllegacy.vocab.pieces import ANY_PIECE, TypeSet
-from cqllegacy.vocab.rays import translate
-from cqllegacy.vocab.squares import file_of, iter_squares, rank_of
+from cqllegacy.vocab.rays import KEEP_FILES as _KEEP
+from cqllegacy.vocab.squares import FULL
 
 __all__ = ["RelationOperator", "RelationParameters", "relation"]
 
 Board = chess.Board
+
+#: Every shift a board allows, files and ranks -7..7.
+_ALL_SHIFTS = tuple((dx, dy) for dy in range(-7, 8) for dx in range(-7, 8))
 
 
 class _Placement(NamedTuple):
@@ -57,15 +60,21 @@ class _Placement(NamedTuple):
     planes: tuple[int, int, int, int]
     counted: int  # squares of the kinds counted as missing (P1) or new (P2)
     kinds: tuple[int, ...]  # the 12 piece bitboards
+    rarest: tuple[int, ...]  # P2: the kinds, those it holds fewest of first
 
 
 def _planes(kinds: Sequence[int]) -> tuple[int, int, int, int]:
-    out = [0, 0, 0, 0]
-    for i, bb in enumerate(kinds):
-        for bit in range(4):
-            if i >> bit & 1:
-                out[bit] |= bb
-    return out[0], out[1], out[2], out[3]
+    _, k1, k2, k3, k4, k5, k6, k7, k8, k9, k10, k11 = kinds
+    return (
+        k1 | k3 | k5 | k7 | k9 | k11,
+        k2 | k3 | k6 | k7 | k10 | k11,
+        k4 | k5 | k6 | k7,
+        k8 | k9 | k10 | k11,
+    )
+
+
+def _rarest(kinds: Sequence[int]) -> tuple[int, ...]:
+    return tuple(k for _, k in sorted((bb.bit_count(), k) for k, bb in enumerate(kinds)))
 
 
 def _kinds_union(kinds: Sequence[int], types: TypeSet) -> int:
@@ -74,27 +83,6 @@ def _kinds_union(kinds: Sequence[int], types: TypeSet) -> int:
         if types >> i & 1:
             out |= bb
     return out
-
-
-def _rarest_targets(
-    ones: Sequence[int], twos: Sequence[int], countable: int, count: int
-) -> list[tuple[int, int]]:
-    """``count`` squares of ``countable`` with their piece kinds in ``ones``, those of the
-    kinds ``twos`` holds fewest of first.
-
-    >>> ones = [1 << 8 | 1 << 9, 0, 0, 0, 0, 1 << 4] + [0] * 6  # pawns a2 b2, king e1
-    >>> twos = [1 << 16 | 1 << 17, 0, 0, 0, 0, 1 << 5] + [0] * 6
-    >>> _rarest_targets(ones, twos, 1 << 8 | 1 << 9 | 1 << 4, 2)
-    [(4, 5), (8, 0)]
-    """
-    found: list[tuple[int, int]] = []
-    kinds = sorted((twos[k].bit_count(), k) for k in range(len(ones)) if ones[k] & countable)
-    for _, kind in kinds:
-        for target in iter_squares(ones[kind] & countable):
-            found.append((target, kind))
-            if len(found) == count:
-                return found
-    return found
 
 
 def _differing(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> int:
@@ -293,10 +281,14 @@ class RelationOperator:
         placement = known.get(p)
         if placement is None:
             allowable = self.allowable
-            kinds = ctx.piece_boards(p)
-            occupied = _kinds_union(kinds, ANY_PIECE) & allowable
-            counted = _kinds_union(kinds, self.params.missing[0]) & allowable
-            placement = known[p] = _Placement(occupied, _planes(kinds), counted, kinds)
+            board = ctx.boards[p]
+            occupied = board.occupied & allowable
+            counted = self._missing_mask(board) & allowable
+            # P2's unturned placement at ``p`` has the same planes, often read already.
+            unturned = self._tables(ctx).turns.get((p, 0))
+            kinds = ctx.piece_boards(p) if unturned is None else unturned.kinds
+            planes = _planes(kinds) if unturned is None else unturned.planes
+            placement = known[p] = _Placement(occupied, planes, counted, kinds, ())
         return placement
 
     def turned(
@@ -305,11 +297,18 @@ class RelationOperator:
         """P2's placement at ``q`` turned by dihedral ``d``, read once."""
         placement = known.get((q, d))
         if placement is None:
-            turn = self.params.dihedrals[d]
-            kinds = tuple(turn(bb) for bb in ctx.piece_boards(q))
-            occupied = _kinds_union(kinds, ANY_PIECE)
-            counted = _kinds_union(kinds, self.params.new[0])
-            placement = known[(q, d)] = _Placement(occupied, _planes(kinds), counted, kinds)
+            if d == 0:  # the identity
+                board = ctx.boards[q]
+                kinds = ctx.piece_boards(q)
+                occupied, counted = board.occupied, self._new_mask(board)
+            else:
+                turn = self.params.dihedrals[d]
+                kinds = tuple(turn(bb) for bb in ctx.piece_boards(q))
+                occupied = _kinds_union(kinds, ANY_PIECE)
+                counted = _kinds_union(kinds, self.params.new[0])
+            placement = known[(q, d)] = _Placement(
+                occupied, _planes(kinds), counted, kinds, _rarest(kinds)
+            )
         return placement
 
     def row(self, board: Board) -> _Row:
@@ -381,24 +380,35 @@ class RelationOperator:
             (counted & self.allowable & ~one.occupied).bit_count()
         )
 
-    def offsets(self, one: _Placement, two: _Placement) -> Iterator[tuple[int, int]]:
+    def offsets(self, one: _Placement, two: _Placement) -> Iterable[tuple[int, int]]:
         """The shifts worth trying: all 225, or with a missing bound only those that
         bring some of bound + 1 countable P1 pieces onto a piece of their kind (at least
         one of them must be matched after the shift)."""
         missing_hi = self.missing.hi
-        countable = one.counted
-        if missing_hi is None or countable.bit_count() <= missing_hi:
-            yield from ((dx, dy) for dy in range(-7, 8) for dx in range(-7, 8))
-            return
-        tried: set[tuple[int, int]] = set()
+        if missing_hi is None or one.counted.bit_count() <= missing_hi:
+            return _ALL_SHIFTS
         # Of any bound+1 countable P1 pieces at least one must be matched after the shift:
         # those whose kind P2 holds fewest of give the fewest shifts to try.
-        for target, kind in _rarest_targets(one.kinds, two.kinds, countable, missing_hi + 1):
-            for source in iter_squares(two.kinds[kind]):
-                offset = (file_of(target) - file_of(source), rank_of(target) - rank_of(source))
-                if offset not in tried:
-                    tried.add(offset)
-                    yield offset
+        left = missing_hi + 1
+        found: dict[tuple[int, int], None] = {}
+        countable, ones, twos = one.counted, one.kinds, two.kinds
+        for kind in two.rarest:
+            targets = ones[kind] & countable
+            while targets:
+                low = targets & -targets
+                targets ^= low
+                target = low.bit_length() - 1
+                tf, tr = target & 7, target >> 3
+                sources = twos[kind]
+                while sources:
+                    bit = sources & -sources
+                    sources ^= bit
+                    source = bit.bit_length() - 1
+                    found[(tf - (source & 7), tr - (source >> 3))] = None
+                left -= 1
+                if not left:
+                    return found
+        return found
 
     def related(
         self, one: _Placement, ctx: Context, known: dict[tuple[int, int], _Placement], q: int
@@ -406,29 +416,47 @@ class RelationOperator:
         """Whether P2 at ``q``, turned by some dihedral (and shifted, with ``shift``),
         fits P1."""
         fits = self.fits
+        new, missing, allowable = self.new, self.missing, self.allowable
+        one_occupied, one_counted, one_planes = one.occupied, one.counted, one.planes
         for d in range(len(self.params.dihedrals)):
             two = self.turned(ctx, known, q, d)
             if not self.params.shift:
                 if fits(one, two.occupied, two.planes, two.counted):
                     return True
                 continue
+            two_occupied, two_counted = two.occupied, two.counted
+            p0, p1, p2, p3 = two.planes
             for dx, dy in self.offsets(one, two):
                 # fits() with its cheapest parts first: the new and the missing counts
-                # need only the moved squares, the pieces on them all four planes.
-                occupied = translate(two.occupied, dx, dy)
-                counted = translate(two.counted, dx, dy)
-                if not self.new.admit((counted & self.allowable & ~one.occupied).bit_count()):
+                # need only the moved squares, the pieces on them all four planes.  The
+                # shift inlines translate(): keep the files that stay, move by ``step``.
+                keep, step = _KEEP[dx], dx + 8 * dy
+                if step >= 0:
+                    occupied = (two_occupied & keep) << step & FULL
+                    counted = (two_counted & keep) << step & FULL
+                else:
+                    occupied = (two_occupied & keep) >> -step
+                    counted = (two_counted & keep) >> -step
+                if not new.admit((counted & allowable & ~one_occupied).bit_count()):
                     continue
-                if not self.missing.admit((one.counted & ~occupied).bit_count()):
+                if not missing.admit((one_counted & ~occupied).bit_count()):
                     continue
-                planes = two.planes
-                moved = (
-                    translate(planes[0], dx, dy),
-                    translate(planes[1], dx, dy),
-                    translate(planes[2], dx, dy),
-                    translate(planes[3], dx, dy),
-                )
-                if not one.occupied & occupied & _differing(one.planes, moved):
+                both = one_occupied & occupied
+                if step >= 0:
+                    differ = (
+                        ((p0 & keep) << step ^ one_planes[0])
+                        | ((p1 & keep) << step ^ one_planes[1])
+                        | ((p2 & keep) << step ^ one_planes[2])
+                        | ((p3 & keep) << step ^ one_planes[3])
+                    )
+                else:
+                    differ = (
+                        ((p0 & keep) >> -step ^ one_planes[0])
+                        | ((p1 & keep) >> -step ^ one_planes[1])
+                        | ((p2 & keep) >> -step ^ one_planes[2])
+                        | ((p3 & keep) >> -step ^ one_planes[3])
+                    )
+                if not both & differ:
                     return True
         return False
 
@@ -548,7 +576,13 @@ class RelationOperator:
         one = self.first(ctx, firsts, p)
         boards = ctx.boards
         turn = boards[p].turn
-        later = _later_in(ctx.table, p, params.main_chain, params.off_chain)
+        on_main_line = p < ctx.table.mainline_length and not params.off_chain
+        # The chain from a main-line position is the rest of the main line.
+        later = (
+            list(range(p + 1, ctx.table.mainline_length))
+            if on_main_line
+            else _later_in(ctx.table, p, params.main_chain, params.off_chain)
+        )
         missing_hi = self.missing.hi
         if missing_hi is not None:
             # Each P1 piece counted as missing that is not missing stands under a P2 piece

@@ -50,7 +50,8 @@ def _files_kept(dx: int) -> int:
     return kept
 
 
-_KEEP = {dx: _files_kept(dx) for dx in range(-7, 8)}
+#: Per file shift (-7..7), the squares that stay on the board.
+KEEP_FILES = {dx: _files_kept(dx) for dx in range(-7, 8)}
 
 
 def translate(bb: int, dx: int, dy: int) -> int:
@@ -61,7 +62,7 @@ def translate(bb: int, dx: int, dy: int) -> int:
     if not -8 < dx < 8 or not -8 < dy < 8:
         return 0
     offset = dx + 8 * dy
-    bb &= _KEEP[dx]
+    bb &= KEEP_FILES[dx]
     return (bb << offset if offset >= 0 else bb >> -offset) & FULL
 
 
