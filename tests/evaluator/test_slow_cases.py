@@ -180,7 +180,19 @@ def test_chess960_castling_reaches_the_kings_landing_in_a_keyed_orbit() -> None:
 # --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("script", ["real-tagging-30-checks.cql", "real-15-knightchase.cql"])
+#: A tagging script of the published kind (one piece giving 30 checks, either colour),
+#: written here: the published one is GPL text and is measured only from a local folder.
+THIRTY_CHECKS = (
+    "(match :forany checker A (position :btm :attackcount $checker k 1"
+    " :matchcount 30 1000 :flipcolor))"
+)
+
+
+def test_a_piece_giving_thirty_checks_on_long_games() -> None:
+    assert_same(read_legacy(THIRTY_CHECKS), LONG)
+
+
+@pytest.mark.parametrize("script", ["real-15-knightchase.cql"])
 def test_tag_scripts_on_long_games(script: str) -> None:
     assert_same(load_query(QUERIES / script).query, LONG)
 
