@@ -525,7 +525,9 @@ def _conjunction(c: Compiler, items: Sequence[Filter]) -> tuple[BoardCheck | Non
     checks = ([first] if first is not None else []) + boards
     if not tests:
         board = op.all_of(checks)
-        return board, op.on_board(board)
+        # Items that ask nothing of the board (``true``) must not ask for one: the tags
+        # driver decides a list that reads nothing without a board.
+        return board, op.on_board(board) if checks else _always_true
     fns = [op.on_board(op.all_of(checks))] if checks else []
     fns.extend(tests)
     if len(fns) == 1:
@@ -589,6 +591,10 @@ def _any(c: Compiler, node: Filter) -> tuple[BoardCheck | None, TruthFn]:
     if necessity is None or _is_true(necessity):
         return board, test
     return None, op.gated(c.truth(necessity), test)
+
+
+def _always_true(ctx: Context, p: int) -> bool:
+    return True
 
 
 def _is_true(node: Filter) -> bool:
