@@ -340,6 +340,32 @@ def _pawn_structure(c: Compiler, node: PawnStructure) -> Compiled:
     return as_set(pawns)
 
 
+def _squares_where(
+    ctx: Context,
+    p: int,
+    squares: int,
+    key: str,
+    value: Callable[[int], int],
+    body: TruthFn,
+) -> int:
+    """The squares of ``squares`` where ``body`` holds with ``key`` bound to ``value(sq)``
+    (the binding restored after: loops nest and recurse)."""
+    saved = ctx.bindings.get(key)
+    out = 0
+    try:
+        for sq in iter_squares(squares):
+            ctx.bind(key, value(sq))
+            if body(ctx, p):
+                out |= 1 << sq
+    finally:
+        ctx.bind(key, saved)
+    return out
+
+
+def _the_square(sq: int) -> int:
+    return sq
+
+
 @_rule(PieceVariable)
 def _piece_variable(c: Compiler, node: PieceVariable) -> Compiled:
     name = node.name
@@ -359,17 +385,7 @@ def _piece_loop(c: Compiler, node: PieceLoop) -> Compiled:
         squares = domain(ctx, p) & ctx.boards[p].occupied
         if not squares:
             return 0
-        saved = ctx.bindings.get(name)
-        who = ctx.who[p]
-        out = 0
-        try:
-            for sq in iter_squares(squares):
-                ctx.bind(name, who[sq])
-                if body(ctx, p):
-                    out |= 1 << sq
-        finally:
-            ctx.bind(name, saved)
-        return out
+        return _squares_where(ctx, p, squares, name, ctx.who[p].__getitem__, body)
 
     if not node.all:
         return as_set(piece_loop)
@@ -410,16 +426,7 @@ def _square_loop(c: Compiler, node: SquareLoop) -> Compiled:
         squares = domain(ctx, p)
         if not squares:
             return 0
-        saved = ctx.bindings.get(key)
-        out = 0
-        try:
-            for sq in iter_squares(squares):
-                ctx.bind(key, sq)
-                if body(ctx, p):
-                    out |= 1 << sq
-        finally:
-            ctx.bind(key, saved)
-        return out
+        return _squares_where(ctx, p, squares, key, _the_square, body)
 
     if not node.all:
         return as_set(square_loop)
