@@ -40,9 +40,6 @@ import chess.pgn
 
 from cqllegacy.core import tree as core
 from cqllegacy.errors import ScriptError, UsageError, printable
-from cqllegacy.present.diagrams import diagram, inline_diagram, piece_sprites
-from cqllegacy.present.positions import MarkedPosition, marked_positions, scope_of
-from cqllegacy.present.witness import designator_texts, node_at, plan_of, witness
 from cqllegacy.runner.compiled import CompiledQueryLike
 from cqllegacy.runner.movetext import PositionKey
 from cqllegacy.runner.pgn import GameText, read_game
@@ -67,6 +64,7 @@ from cqllegacy.runner.scripts import (
 if TYPE_CHECKING:
     from cqllegacy.legacy.tree import Script
     from cqllegacy.present.explain import Explanation
+    from cqllegacy.present.positions import MarkedPosition
     from cqllegacy.runner.parallel import Engine
 
 __all__ = ["SAMPLE_GAMES", "Match", "PgnSource", "Query", "index", "load", "sample_games"]
@@ -414,6 +412,8 @@ class Match:
 
     def board(self, key: PositionKey) -> chess.Board:
         """The board at a position (a main-line ply or a report key)."""
+        from cqllegacy.present.witness import node_at  # only a match's inspection needs it
+
         return node_at(self.game, key).board()
 
     def boards(self) -> dict[PositionKey, chess.Board]:
@@ -422,6 +422,8 @@ class Match:
 
     @functools.cached_property
     def _marked_positions(self) -> list[MarkedPosition]:
+        from cqllegacy.present.positions import marked_positions  # not on `run`'s path
+
         marked = [item.marked for item in self.lists]
         return marked_positions(self.game, self._query, marked, variations=self._options.variations)
 
@@ -432,6 +434,10 @@ class Match:
     def why(self) -> str:
         """Which list matched at which positions and, where the list stands for several
         transformed lists, which one (shown as its designators)."""
+        # Imported here: explaining a match is not on `run`'s path (start-up time).
+        from cqllegacy.present.positions import scope_of
+        from cqllegacy.present.witness import designator_texts, node_at, plan_of, witness
+
         lines = [f"game {self.ordinal}: {self.white} - {self.black} ({self.file})"]
         plan = plan_of(self._query)  # the plan the search ran, lowered once
         for index, found in enumerate(self.lists):
@@ -451,6 +457,8 @@ class Match:
         return "\n".join(lines)
 
     def _repr_svg_(self) -> str:
+        from cqllegacy.present.diagrams import diagram  # Jupyter only
+
         positions = self._marked_positions
         if not positions:
             return diagram(self.game.end().board())
@@ -458,6 +466,8 @@ class Match:
         return diagram(first.board, highlighted=first.highlighted, move=first.move)
 
     def _repr_html_(self) -> str:
+        from cqllegacy.present.diagrams import inline_diagram, piece_sprites  # Jupyter only
+
         e = html.escape
         figures = "".join(
             f'<figure style="display:inline-block;margin:0 1em 1em 0">'

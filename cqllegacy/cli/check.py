@@ -13,12 +13,14 @@ import functools
 import re
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import attrs
 
 from cqllegacy.errors import CqlLegacyError, ScriptError, display_path, printable
-from cqllegacy.legacy import print_script, read_script
-from cqllegacy.runner.scripts import Language, read_script_file, refusals, script_language
+
+if TYPE_CHECKING:
+    from cqllegacy.runner.scripts import Language
 
 DESCRIPTION = """\
 Validate scripts of either language (legacy CQL 3.x and CQL 6) and print each one in
@@ -50,6 +52,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from cqllegacy.runner.scripts import refusals  # here: start-up of other commands
+
     status = 0
     several = len(args.scripts) > 1
     for number, path in enumerate(args.scripts):
@@ -77,10 +81,14 @@ def run(args: argparse.Namespace) -> int:
 
 def check_file(path: str) -> str:
     """The canonical text of the script in ``path``; raises a :class:`CqlLegacyError`."""
+    from cqllegacy.runner.scripts import read_script_file  # here: start-up of other commands
+
     return check_text(read_script_file(path), path)
 
 
 def check_text(text: str, path: str) -> str:
+    from cqllegacy.runner.scripts import script_language  # here: start-up of other commands
+
     return _CHECKERS[script_language(text)](text, path)
 
 
@@ -198,6 +206,9 @@ def _moved(error: ScriptError, place: tuple[int, int], original: str) -> ScriptE
 
 
 def _check_legacy(text: str, path: str) -> str:
+    # Imported here: the legacy grammar costs start-up that other commands need not pay.
+    from cqllegacy.legacy import print_script, read_script
+
     return print_script(read_script(text, path))
 
 

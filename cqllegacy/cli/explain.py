@@ -6,9 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cqllegacy.api import load
 from cqllegacy.errors import UsageError, WriteError, display_path
-from cqllegacy.runner.output import STDOUT, check_destinations, open_destination
 
 DESCRIPTION = """\
 Explain SCRIPT (legacy or CQL 6): for each top-level position list, what it looks for
@@ -42,6 +40,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here: every command builds this parser, and the API costs start-up.
+    from cqllegacy.api import load
+    from cqllegacy.runner.output import STDOUT, check_destinations, open_destination
+
     script = Path(args.script)
     if args.html is not None:
         if args.html == STDOUT:

@@ -7,8 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from cqllegacy.cli.run import _positive as positive
-from cqllegacy.cli.run import default_jobs
+from cqllegacy.cli.options import default_jobs, positive
 from cqllegacy.errors import IncompleteInput, UsageError, WriteError
 
 DESCRIPTION = """\

@@ -12,8 +12,8 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cqllegacy.core.tree import Comment, Compound, Filter, Relation
 from cqllegacy.errors import (
     CqlLegacyError,
     ScriptError,
@@ -22,14 +22,13 @@ from cqllegacy.errors import (
     display_path,
     printable,
 )
-from cqllegacy.runner.output import Replacement, make_folder
-from cqllegacy.runner.scripts import (
-    read_legacy,
-    read_script_file,
-    relocation,
-    script_language,
-    translate_legacy,
-)
+
+if TYPE_CHECKING:
+    from cqllegacy.core.tree import Filter
+    from cqllegacy.runner.output import Replacement
+
+# The readers, the core tree and the output modules are imported in the functions that
+# use them: every command builds this parser, and they cost start-up.
 
 DESCRIPTION = """\
 Translate legacy CQL 3.x scripts into CQL 6.1 text that matches exactly the same
@@ -79,6 +78,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from cqllegacy.runner.output import Replacement
+    from cqllegacy.runner.scripts import relocation
+
     targets = output_paths(args.scripts, args.output)
     status = 0
     several = len(args.scripts) > 1
@@ -127,6 +129,7 @@ def approximation_messages(path: str, modern: str) -> list[str]:
     ``// approximate:`` comments, and each top-level list it writes as ``true``
     (which then holds at every position: with nothing else, every game matches)."""
     from cqllegacy.migration import approximations_in
+    from cqllegacy.runner.scripts import read_legacy, read_script_file
 
     notes = approximations_in(modern)
     if not notes:
@@ -149,6 +152,8 @@ def approximation_messages(path: str, modern: str) -> list[str]:
 
 def _only_approximated_by_true(body: Filter) -> bool:
     """Whether ``body`` tests nothing but what the approximation writes as ``true``."""
+    from cqllegacy.core.tree import Comment, Compound, Relation
+
     items = body.items if isinstance(body, Compound) else (body,)
     tests = [i for i in items if not isinstance(i, Comment)]
     return bool(tests) and all(isinstance(i, Relation) for i in tests)
@@ -159,6 +164,8 @@ def translate_file(
 ) -> str:
     """The CQL 6.1 text of the legacy script in ``path`` (its header's file names
     rewritten by ``relocate``)."""
+    from cqllegacy.runner.scripts import read_script_file, script_language, translate_legacy
+
     text = read_script_file(path)
     if script_language(text) == "modern":
         raise UsageError(f"{path}: is already a CQL 6 script")
@@ -197,6 +204,8 @@ def write_atomically(target: Path, text: str, replacement: Replacement) -> None:
     """Write ``text`` for ``target`` into ``replacement`` (renamed into place when it
     commits), creating its folder first.  A folder that cannot be made is a usage error
     (2), a write that fails (a full disk) a :class:`~cqllegacy.errors.WriteError` (4)."""
+    from cqllegacy.runner.output import make_folder
+
     make_folder(target.parent, f"the folder {display_path(str(target.parent))}")
     try:
         replacement.write(target, text)

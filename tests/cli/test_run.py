@@ -20,7 +20,7 @@ import chess
 import chess.pgn
 import pytest
 
-import cqllegacy.cli.run as run_module
+import cqllegacy.cli.running as run_module
 from cqllegacy import api
 from cqllegacy.cli import main
 from cqllegacy.core.tree import Header, Mark, PieceSet, Query, TopList

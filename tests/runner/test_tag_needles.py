@@ -19,7 +19,7 @@ from cqllegacy.translator import to_core
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cqllegacy.cli.run import make_engine
+from cqllegacy.cli.running import make_engine
 from cqllegacy.core.tree import (
     And,
     Color,

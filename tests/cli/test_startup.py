@@ -1,0 +1,91 @@
+"""Start-up: a command imports only what its own path needs.
+
+Every ``cqllegacy run`` pays its imports before it reads a game, and with the position
+index a selective query is mostly start-up; so the legacy grammar (pyparsing), the CQL 6
+reader, the explanation and HTML modules, DuckDB and Dask are imported where they are
+used, and the command line (which every command, and ``--help``, builds) imports none
+of the run: no python-chess, no trees, no evaluator.  Each check runs a fresh interpreter and reads
+``sys.modules``; nothing here measures time.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Never imported by building the command line (what every command does first).
+NOT_FOR_THE_COMMAND_LINE = (
+    "chess",
+    "cqllegacy.api",
+    "cqllegacy.core",
+    "cqllegacy.evaluator",
+    "cqllegacy.runner",
+    "cqllegacy.present",
+    "cqllegacy.legacy.grammar",
+    "cqllegacy.modern.grammar",
+    "cqllegacy.translator",
+    "cqllegacy.indexing",
+    "cqllegacy.migration",
+    "cqllegacy.fixturekit",
+    "pyparsing",
+    "duckdb",
+    "dask",
+    "pyarrow",
+    "numpy",
+)
+
+#: Never imported by a run that writes only PGN (no --html, no --why).
+NOT_FOR_A_PLAIN_RUN = ("cqllegacy.present", "dask", "cqllegacy.migration", "cqllegacy.fixturekit")
+
+LEGACY = "(match (position :mate :attackcount N k 1 :flipcolor))\n"
+MODERN = "cql()\nflipcolor {mate #(N attacks k) == 1}\n"
+GAMES = ROOT / "examples" / "games" / "smothered-mate.pgn"
+
+
+def imported_after(code: str) -> list[str]:
+    """The names in ``sys.modules`` after a fresh interpreter runs ``code``."""
+    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    names: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return names
+
+
+def loaded_from(names: list[str], packages: tuple[str, ...]) -> list[str]:
+    return [n for n in names if any(n == p or n.startswith(p + ".") for p in packages)]
+
+
+def test_the_command_line_imports_no_reader_report_or_store() -> None:
+    names = imported_after("from cqllegacy.cli import build_parser\nbuild_parser()")
+    assert loaded_from(names, NOT_FOR_THE_COMMAND_LINE) == []
+
+
+def run_script(tmp_path: Path, text: str) -> list[str]:
+    script = tmp_path / "query.cql"
+    script.write_text(text, encoding="utf-8")
+    out = tmp_path / "found.pgn"
+    argv = ["run", str(script), "-i", str(GAMES), "-o", str(out), "--jobs", "1", "-q"]
+    code = f"from cqllegacy.cli import main\nassert main({argv!r}) == 0"
+    names = imported_after(code)
+    # Both games are puzzles themed "smotheredMate": a knight mates, so both match.
+    assert out.read_text(encoding="utf-8").count("[Event ") == 2
+    return names
+
+
+@pytest.mark.parametrize(
+    ("text", "other_reader"),
+    [(LEGACY, ("cqllegacy.modern.grammar",)), (MODERN, ("cqllegacy.legacy.grammar", "pyparsing"))],
+    ids=["legacy", "cql6"],
+)
+def test_a_run_imports_its_own_reader_only(
+    tmp_path: Path, text: str, other_reader: tuple[str, ...]
+) -> None:
+    names = run_script(tmp_path, text)
+    assert loaded_from(names, other_reader + NOT_FOR_A_PLAIN_RUN) == []
