@@ -22,7 +22,7 @@ import pytest
 
 from cqllegacy.cli import main
 from tests.cli.test_faults import KNIGHT_FORK, PREVIOUS, scratch  # noqa: F401 (a fixture)
-from tests.support.runner import WCC
+from tests.support.runner import WCC, dying_worker
 
 ENOSPC = os.strerror(errno.ENOSPC)
 
@@ -316,37 +316,12 @@ def test_an_input_removed_or_changed_during_a_parallel_run_exits_3(
     assert Path("out.pgn").exists()
 
 
-def _dying_worker(monkeypatch: pytest.MonkeyPatch, marker: Path | None) -> None:
-    """Workers die (SIGKILL) on game 300: every time, or once when ``marker`` is given."""
-    import cqllegacy.runner.parallel as parallel
-
-    real_game = parallel.GameScan.game
-    main_process = os.getpid()
-
-    def game(self: object, text: object, name: str) -> None:
-        ordinal = self.summary.games + 1  # type: ignore[attr-defined]
-        dies = ordinal == 300 and os.getpid() != main_process
-        if dies and (marker is None or _created(marker)):
-            os.kill(os.getpid(), signal.SIGKILL)
-        real_game(self, text, name)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(parallel.GameScan, "game", game)
-
-
-def _created(path: Path) -> bool:
-    try:
-        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-    except FileExistsError:
-        return False
-    return True
-
-
 def test_a_worker_killed_once_is_replaced_and_its_games_scanned_again(
     wcc_pgn: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     argv = ["run", "kf.cql", "-i", "wcc.pgn", "-q", "--report"]
     assert main([*argv, "one.jsonl", "-o", "one.pgn", "-j", "1"]) == 0
-    _dying_worker(monkeypatch, wcc_pgn.parent / "killed-once")
+    dying_worker(monkeypatch, wcc_pgn.parent / "killed-once", 300)
     assert main([*argv, "two.jsonl", "-o", "two.pgn", "-j", "2"]) == 0
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.count("\n") == 1, err
@@ -358,7 +333,7 @@ def test_a_worker_killed_once_is_replaced_and_its_games_scanned_again(
 def test_a_worker_that_always_dies_loses_its_range_and_exits_3(
     wcc_pgn: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _dying_worker(monkeypatch, None)
+    dying_worker(monkeypatch, None, 300)
     assert main(["run", "kf.cql", "-i", "wcc.pgn", "-o", "out.pgn", "-j", "2", "-q"]) == 3
     err = capsys.readouterr().err
     assert "Traceback" not in err, err

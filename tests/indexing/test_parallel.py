@@ -12,7 +12,6 @@ import io
 import os
 import re
 import shutil
-import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from cqllegacy.runner.progress import Messages
 from cqllegacy.runner.report import ReportWriter
 from cqllegacy.runner.results import InputFile
 from tests.indexing.test_equivalence import corpus_text
-from tests.support.runner import PGN
+from tests.support.runner import PGN, dying_worker
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = [
@@ -185,30 +184,6 @@ def test_dask_with_indexes_gives_what_one_process_gives(folder: Path, spy: list[
 # --------------------------------------------------------------------------------------
 
 
-def _dying_worker(monkeypatch: pytest.MonkeyPatch, marker: Path | None, ordinal: int) -> None:
-    """Workers die (SIGKILL) on game ``ordinal``: every time, or once with ``marker``."""
-    import cqllegacy.runner.parallel as parallel
-
-    real_game = parallel.GameScan.game
-    main_process = os.getpid()
-
-    def game(self: object, text: object, name: str) -> None:
-        dies = self.summary.games + 1 == ordinal and os.getpid() != main_process  # type: ignore[attr-defined]
-        if dies and (marker is None or _created(marker)):
-            os.kill(os.getpid(), signal.SIGKILL)
-        real_game(self, text, name)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(parallel.GameScan, "game", game)
-
-
-def _created(path: Path) -> bool:
-    try:
-        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-    except FileExistsError:
-        return False
-    return True
-
-
 def _a_candidate(folder: Path) -> int:
     """The ordinal of a candidate game of a.pgn for knight-fork (a worker evaluates it)."""
     from cqllegacy.evaluator.necessary import necessity
@@ -230,7 +205,7 @@ def test_a_worker_killed_once_is_replaced_and_its_candidates_evaluated_again(
 ) -> None:  # fmt: skip
     script = SCRIPTS[0]
     alone = run_cli(script, folder, tmp_path / "one", "-j", "1")
-    _dying_worker(monkeypatch, tmp_path / "killed-once", _a_candidate(folder))
+    dying_worker(monkeypatch, tmp_path / "killed-once", _a_candidate(folder))
     messages = capsys.readouterr().err.splitlines()
     out = tmp_path / "two"
     out.mkdir()
@@ -251,7 +226,7 @@ def test_a_worker_that_always_dies_loses_its_candidates_and_exits_3(
     folder: Path, tmp_path: Path, spy: list[int], monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
-    _dying_worker(monkeypatch, None, _a_candidate(folder))
+    dying_worker(monkeypatch, None, _a_candidate(folder))
     argv = ["run", str(SCRIPTS[0]), "-i", str(folder / "a.pgn"), "-o",
             str(tmp_path / "out.pgn"), "-j", "2", "-q"]  # fmt: skip
     assert main(argv) == 3

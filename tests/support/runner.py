@@ -8,12 +8,15 @@ evaluation from tags alone).
 
 from __future__ import annotations
 
+import os
+import signal
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import attrs
 import chess
 import chess.pgn
+import pytest
 
 from cqllegacy.core.tree import Mark
 
@@ -124,3 +127,28 @@ def read_all(path: Path) -> list[chess.pgn.Game]:
         while (game := chess.pgn.read_game(handle)) is not None:
             games.append(game)
     return games
+
+
+def dying_worker(monkeypatch: pytest.MonkeyPatch, marker: Path | None, ordinal: int) -> None:
+    """Workers die (SIGKILL) on game ``ordinal``: every time, or once when ``marker`` is
+    given (the first worker to create it dies; the main process never does)."""
+    import cqllegacy.runner.parallel as parallel
+
+    real_game = parallel.GameScan.game
+    main_process = os.getpid()
+
+    def game(self: object, text: object, name: str) -> None:
+        dies = self.summary.games + 1 == ordinal and os.getpid() != main_process  # type: ignore[attr-defined]
+        if dies and (marker is None or _created(marker)):
+            os.kill(os.getpid(), signal.SIGKILL)
+        real_game(self, text, name)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(parallel.GameScan, "game", game)
+
+
+def _created(path: Path) -> bool:
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    return True
