@@ -24,8 +24,11 @@ from cqllegacy.runner.progress import Messages
 
 __all__ = ["BuildResult", "build"]
 
-#: Games per batch handed to a worker and written at once.
+#: Games per batch handed to a worker and written at once, and the most text a batch
+#: holds (characters of tags and movetext; a longer game makes a batch of its own): what
+#: a batch costs to record and to write grows with its text, not only with its games.
 BATCH_GAMES = 500
+BATCH_TEXT = 4 * 1024 * 1024
 
 
 @attrs.frozen
@@ -62,13 +65,24 @@ def build(source: Path, index: Path, *, jobs: int = 1, progress: Messages) -> Bu
 
 def _batches(texts: Iterator[GameText]) -> Iterator[tuple[GameText, ...]]:
     batch: list[GameText] = []
+    size = 0
     for text in texts:
+        length = text_length(text)
+        if batch and size + length > BATCH_TEXT:
+            yield tuple(batch)
+            batch, size = [], 0
         batch.append(text)
+        size += length
         if len(batch) >= BATCH_GAMES:
             yield tuple(batch)
-            batch = []
+            batch, size = [], 0
     if batch:
         yield tuple(batch)
+
+
+def text_length(text: GameText) -> int:
+    """The characters of a game's text (tags and movetext)."""
+    return len(text.movetext) + sum(map(len, text.tag_lines))
 
 
 def record_batch(texts: tuple[GameText, ...]) -> Columns:

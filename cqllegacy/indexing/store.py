@@ -160,11 +160,26 @@ _SCHEMA = [
         ]
     )
     + ")",
+    "CREATE TABLE summary (game UINTEGER, "
+    + ", ".join(f"u{bit} UBIGINT" for bit in range(12))
+    + ", flags TINYINT)",
 ]
 
 
-#: DuckDB's memory limit while writing an index.
-WRITER_MEMORY = "192MB"
+#: DuckDB's memory limit while writing an index, in bytes.  What it keeps beyond what
+#: is being written is only a cache of blocks already on disk: a small limit keeps the
+#: build's memory flat in the file's size at no cost in time or size (measured by
+#: ``benchmarks/bench_index.py --build-memory``).  It must hold what waits for the next
+#: checkpoint (DuckDB's default of 16 MB of log) while that checkpoint writes it: 32 MB
+#: did not, on batches of long comments.
+WRITER_MEMORY = 64 * 1024 * 1024
+#: DuckDB pins a long text whole, more than once, while it writes it, and all the long
+#: texts of a table's last row group at each later checkpoint that rewrites it: once
+#: texts of over LONG_TEXT bytes (games of long comments) are written, the limit is
+#: WRITER_MEMORY, LONG_TEXT_ROOM times the longest and the total length of those texts.
+#: (Memory then grows with a file's long games, not with its ordinary ones.)
+LONG_TEXT = 1024 * 1024
+LONG_TEXT_ROOM = 2
 
 
 @attrs.define
@@ -175,8 +190,13 @@ class Writer:
     of positions gave a file 60 % larger, for the same CPU, on 10,000 corpus games.)"""
 
     connection: Any
+    #: DuckDB's memory limit now: WRITER_MEMORY, or more after long texts (the longest
+    #: and the total length of those written so far; see LONG_TEXT).
+    memory_limit: int
     games: int = 0
     positions: int = 0
+    longest: int = 0
+    long_texts: int = 0
 
     def add(self, columns: Columns) -> None:
         """Append a batch of recorded games (in file order) and their positions."""
@@ -185,22 +205,35 @@ class Writer:
         if not columns.games:
             return
         con = self.connection
-        positions = pa.table(position_arrays(columns))
-        for table, name in ((_games_table(columns), "games"), (positions, "positions")):
+        arrays = position_arrays(columns)
+        tables = (
+            (_games_table(columns), "games"),
+            (pa.table(arrays), "positions"),
+            (_summary_table(arrays), "summary"),
+        )
+        for table, _name in tables:
+            self._make_room(_long_texts(table))
+        for table, name in tables:
             con.register("new_rows", table)
             con.execute(f"INSERT INTO {name} SELECT * FROM new_rows")
             con.unregister("new_rows")
         self.games += columns.games
         self.positions += columns.positions
 
+    def _make_room(self, lengths: list[int]) -> None:
+        """Raise DuckDB's memory limit for the long texts of ``lengths``, if any."""
+        if not lengths:
+            return
+        self.long_texts += sum(lengths)
+        self.longest = max(self.longest, *lengths)
+        needed = WRITER_MEMORY + LONG_TEXT_ROOM * self.longest + self.long_texts
+        if needed > self.memory_limit:
+            self.memory_limit = needed
+            self.connection.execute(f"SET memory_limit = '{needed // 1024}KiB'")
+
     def finish(self, name: str, facts: SourceFacts, damaged: str | None) -> None:
-        """The summary and the record of what the index was built from, written last."""
+        """The record of what the index was built from, written last."""
         con = self.connection
-        unions = ", ".join(f"bit_or({_coloured(bit)}) AS u{bit}" for bit in range(12))
-        con.execute(
-            f"CREATE TABLE summary AS SELECT game, {unions}, bit_or(flags) AS flags "
-            "FROM positions GROUP BY game ORDER BY game"
-        )
         con.execute(
             "INSERT INTO source VALUES (?, ?, ?, ?, ?, ?, ?)",
             [name, facts.size, facts.mtime_ns, facts.sha256, self.games, self.positions, damaged],
@@ -230,6 +263,45 @@ def _games_table(columns: Columns) -> Any:
     )
 
 
+def _long_texts(table: Any) -> list[int]:
+    """The lengths in bytes of the strings of over LONG_TEXT bytes of a pyarrow table
+    (from the arrays' offsets: pyarrow.compute would cost 9 MB to import)."""
+    import numpy as np
+    import pyarrow as pa
+
+    lengths: list[int] = []
+    for column in table.columns:
+        if pa.types.is_string(column.type):
+            for chunk in column.chunks:
+                offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32)
+                length = np.diff(offsets[chunk.offset : chunk.offset + len(chunk) + 1])
+                lengths += length[length > LONG_TEXT].tolist()
+    return lengths
+
+
+def _summary_table(arrays: Mapping[str, Any]) -> Any:
+    """The summary rows of a batch's positions (``arrays``, grouped by game in file
+    order): per game with positions, the union of the squares of each coloured piece
+    type (``u0`` … ``u11``, TypeSet bit order) and of the flags.  Made per batch, so that
+    the build needs no pass over every position at its end."""
+    import numpy as np
+    import pyarrow as pa
+
+    game = arrays["game"]
+    # Where each game's positions begin (reduceat's segments; none are empty).
+    starts: Any = np.flatnonzero(np.r_[True, game[1:] != game[:-1]]) if len(game) else []
+
+    def union(values: Any) -> Any:
+        return np.bitwise_or.reduceat(values, starts) if len(starts) else values[:0]
+
+    columns = {"game": pa.array(game[starts], pa.uint32())}
+    for bit in range(12):
+        colour = arrays["white" if bit < 6 else "black"]
+        columns[f"u{bit}"] = pa.array(union(arrays[PLACEMENT[bit % 6]] & colour), pa.uint64())
+    columns["flags"] = pa.array(union(arrays["flags"]), pa.int8())
+    return pa.table(columns)
+
+
 @contextlib.contextmanager
 def writing(path: Path) -> Iterator[Writer]:
     """A :class:`Writer` on a temporary file beside ``path``, renamed to ``path`` when
@@ -242,13 +314,14 @@ def writing(path: Path) -> Iterator[Writer]:
     try:
         try:
             # DuckDB keeps what was inserted in its buffers up to its memory limit (by
-            # default most of the machine's memory): a bound keeps the build's memory
-            # flat in the file's size; what exceeds it is written out or spilled.
-            config = {"memory_limit": WRITER_MEMORY, "temp_directory": str(spill)}
+            # default most of the machine's memory): a small bound keeps the build's
+            # memory flat in the file's size; what exceeds it is written out or spilled.
+            limit = WRITER_MEMORY
+            config = {"memory_limit": f"{limit // 1024}KiB", "temp_directory": str(spill)}
             connection = duckdb.connect(str(temporary), config=config)
             for statement in _SCHEMA:
                 connection.execute(statement)
-            yield Writer(connection)
+            yield Writer(connection, limit)
             connection.close()
             connection = None
         except duckdb.Error as exc:
@@ -412,11 +485,6 @@ def _first_line(exc: BaseException) -> str:
 # --------------------------------------------------------------------------------------
 # The question
 # --------------------------------------------------------------------------------------
-
-
-def _coloured(bit: int) -> str:
-    """The squares of the coloured piece type of TypeSet bit ``bit``."""
-    return f"({PLACEMENT[bit % 6]} & {'white' if bit < 6 else 'black'})"
 
 
 def _type_squares(types: int) -> str | None:
