@@ -43,6 +43,15 @@ square (``:moveto .d4 :shift``)    (:func:`move_destination`)
 disjunctions that follow pieces    tried only where a necessity that names no variable holds
                                    (:func:`relaxed_necessity`: a tag's colours, what ``x &
                                    S`` beside it says), decided once per position
+filters that read one piece        read for every square of the piece at once
+variable at its own position       (:func:`variable_holders`): per position, the squares
+(``x & S``, ``#(x attacks R)``,    where the piece makes the filter hold, once for every
+``move from x``, their ``and``,    binding; a binding reads the bit of its piece's square;
+``or``, ``not``, orbits)           ``find``/``find all`` of one: per piece, the positions
+                                   where it holds, found once
+a list that follows pieces         per game, the positions where some binding may match (the
+                                   masks above, else a relaxed necessity) listed once, each
+                                   binding tried there only (:func:`list_sieve`)
 =================================  ==============================================================
 
 :func:`lower_query` lowers a whole analysed query into its plan
@@ -1118,6 +1127,15 @@ def _find(c: Compiler, node: Find) -> Compiled | None:
     # Finds with one necessity (the orbit of a list of finds has many) list it once.
     shared = c.extras.setdefault(("find necessity", necessity), object())
     reached = move_destination(necessity)
+    c.compile(node.arg)  # refused, when it is, as its reference rule refuses it
+    name = only_variable(node.arg)
+    holders = None if name is None else variable_holders(c, node.arg, name)
+    if name is not None and holders is not None:
+        # X reads one piece at its own position: where it holds is found once per piece.
+        truth_of_necessity = c.truth(necessity)
+        if node.all:
+            return as_number(op.count_bound(name, holders, truth_of_necessity, shared, reached))
+        return as_logical(op.find_bound(name, holders, truth_of_necessity, shared, reached))
     if node.all:
         return as_number(op.count_among(c.truth(necessity), c.truth(node.arg), shared, reached))
     found = op.find_among(c.truth(necessity), c.truth(node.arg), shared, reached)
@@ -1188,7 +1206,10 @@ def relaxed_necessity(node: Filter, bounds: Mapping[str, PieceSet] | None = None
             for name, bound in _bounds_said(part, bounds).items():
                 inner[name] = bound
         relaxed = [n for part in parts if (n := relaxed_necessity(part, inner)) is not None]
-        return None if not relaxed else relaxed[0] if len(relaxed) == 1 else And(tuple(relaxed))
+        if len(relaxed) < 2:
+            return relaxed[0] if relaxed else None
+        # One flat conjunction: its atoms and board checks are then decided together.
+        return And(tuple(part for found in relaxed for part in found.conjuncts()))
     if isinstance(node, InRange) and isinstance(node.value, Count) and (node.lo or 0) >= 1:
         return _relaxed_set(node.value.arg, bounds)
     if isinstance(node, Move) and not node.previous:
@@ -1319,10 +1340,16 @@ def _holders(c: Compiler, node: Filter, name: str) -> op.Holders | None:
         return _holders(c, node.filter, name)
     if isinstance(node, Compound | And):
         items = meaningful(node.items)
-        # The items that read no variable first: a failing ``btm`` spares the rest.
-        items.sort(key=_reads_bindings)
-        parts = [_holders(c, item, name) for item in items]
-        return _all_found(parts, op.holders_all)
+        inner = _all_found(
+            [_holders(c, item, name) for item in items if _reads_bindings(item)], op.holders_all
+        )
+        free = [item for item in items if not _reads_bindings(item)]
+        if inner is None or not free:
+            return inner
+        # The items that read no variable first, once for every square: a failing
+        # ``btm`` spares the rest.
+        board, guard = _conjunction(c, free)
+        return op.holders_guarded(board, guard, inner)
     if isinstance(node, Not):
         inner = _holders(c, node.arg, name)
         return None if inner is None else op.holders_not(inner)
@@ -1357,15 +1384,11 @@ def _all_found(
     return combine(found) if found and len(found) == len(parts) else None
 
 
-def _whole_square(ctx: Context, p: int) -> int:
-    return FULL
-
-
 def _unit_holders(c: Compiler, node: Filter, name: str) -> op.Holders | None:
     """Holders of a set filter whose value is the variable's square or nothing (``x``,
     ``x & S``, ``x attacks R``, ``x attackedby R``, R reading no variable)."""
     if isinstance(node, PieceVariable):
-        return _whole_square if node.name == name else None
+        return op.variable_squares if node.name == name else None
     if isinstance(node, LegacyOnly):
         return _unit_holders(c, node.filter, name)
     if isinstance(node, Intersection):

@@ -99,12 +99,15 @@ __all__ = [
     "attackers_of",
     "attacking",
     "attacks",
+    "count_bound",
     "find_among",
+    "find_bound",
     "holders_all",
     "holders_any",
     "holders_attacked",
     "holders_attacking",
     "holders_count",
+    "holders_guarded",
     "holders_moving",
     "holders_not",
     "holders_of_truth",
@@ -115,6 +118,7 @@ __all__ = [
     "remembered",
     "remembered_holders",
     "single_step_line",
+    "variable_squares",
 ]
 
 _V = TypeVar("_V")
@@ -1008,6 +1012,21 @@ def holders_any(parts: Sequence[Holders]) -> Holders:
     return any_holds
 
 
+def holders_guarded(board: BoardCheck | None, guard: TruthFn, inner: Holders) -> Holders:
+    """``inner`` where ``guard`` (filters that read no variable; ``board``, when given,
+    decides it on the board alone) holds, else nothing."""
+    if board is not None:
+        check = board
+        return lambda ctx, p: inner(ctx, p) if check(ctx.boards[p]) else 0
+    return lambda ctx, p: inner(ctx, p) if guard(ctx, p) else 0
+
+
+def variable_squares(ctx: Context, p: int) -> int:
+    """The unit holders of the variable itself: its value is its square wherever it
+    stands."""
+    return FULL
+
+
 def holders_not(part: Holders) -> Holders:
     """The filter does not hold."""
     return lambda ctx, p: EVERYWHERE & ~part(ctx, p)
@@ -1048,6 +1067,16 @@ def holders_within(units: Sequence[Holders], values: Sequence[SetFn]) -> Holders
 def holders_attacking(unit: Holders, targets: SetFn) -> Holders:
     """``x attacks R`` (and ``R attackedby x``): the squares of the unit whose piece
     attacks some square of R."""
+    if unit is variable_squares:
+
+        def attackers_holders(ctx: Context, p: int) -> int:
+            found = targets(ctx, p)
+            if not found:
+                return 0
+            board = ctx.boards[p]
+            return attacking(board, board.occupied, found)
+
+        return attackers_holders
 
     def attacking_holders(ctx: Context, p: int) -> int:
         squares = unit(ctx, p) & FULL
@@ -1239,6 +1268,70 @@ def find_among(
         return False
 
     return find
+
+
+def _bound_hits(
+    ctx: Context,
+    token: object,
+    name: str,
+    holders: Holders,
+    shared: object,
+    necessity: TruthFn,
+    reached: int,
+) -> list[int]:
+    """The positions where the filter whose masks ``holders`` gives holds for the piece
+    bound to ``name``, among those where ``necessity`` holds (listed under ``shared``):
+    found once per game, scope and piece."""
+    identity = ctx.bindings[name]
+    key = (token, (ctx.all_scope, identity))
+    hits: list[int] | None = ctx.memo.get(key)
+    if hits is None:
+        listed, _ = _listed(ctx, shared, necessity, reached)
+        where = ctx.where
+        hits = []
+        for q in listed:
+            sq = where[q][identity]
+            if holders(ctx, q) >> (64 if sq == NO_PIECE else sq) & 1:
+                hits.append(q)
+        ctx.memo[key] = hits
+    return hits
+
+
+def find_bound(
+    name: str, holders: Holders, necessity: TruthFn, shared: object, reached: int = FULL
+) -> TruthFn:
+    """``find X`` where X reads the piece variable ``name`` at its own position only (its
+    masks for every square: ``holders``) and holds only where ``necessity`` (which reads
+    no variable) holds: the positions where X holds for a piece are found once per game
+    and piece, and each ``find`` looks up the first of them from the current position."""
+    token = object()
+
+    def find(ctx: Context, p: int) -> bool:
+        hits = _bound_hits(ctx, token, name, holders, shared, necessity, reached)
+        if not hits:
+            return False
+        i = bisect.bisect_left(hits, p)
+        return i < len(hits) and hits[i] < _reachable_ends(ctx)[p]
+
+    return find
+
+
+def count_bound(
+    name: str, holders: Holders, necessity: TruthFn, shared: object, reached: int = FULL
+) -> NumberFn:
+    """``find all X`` as :func:`find_bound` finds X: how many of the positions where X
+    holds for the piece lie from the current position on, along the continuations in
+    scope."""
+    token = object()
+
+    def count(ctx: Context, p: int) -> int:
+        hits = _bound_hits(ctx, token, name, holders, shared, necessity, reached)
+        if not hits:
+            return 0
+        end = _reachable_ends(ctx)[p]
+        return bisect.bisect_left(hits, end) - bisect.bisect_left(hits, p)
+
+    return count
 
 
 def count_among(
