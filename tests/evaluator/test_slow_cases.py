@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from cqllegacy.core import tree as ct
 from cqllegacy.evaluator.evaluate import compile_query
 from cqllegacy.evaluator.lowering import variable_key
-from cqllegacy.evaluator.testing import pd, position
+from cqllegacy.evaluator.testing import game_from_pgn, pd, position
 from cqllegacy.legacy.grammar import read_script
 from cqllegacy.runner.scripts import load_query, read_legacy, read_modern
 from cqllegacy.vocab.pieces import ANYTHING
@@ -331,11 +331,25 @@ def test_generated_lists_read_for_every_binding(
         "cql() piece x in A (find all {btm #(x attacks k) == 1}) >= 2",
         "cql() piece x in [Rr] find {move from (x & [a-h1]) to [a-h8]}",
         "cql() piece x in [Qq] (find all {not (x & [a-h4-5])}) == 0",
+        # The count 0 holds where the piece attacks no king, and once it is captured.
+        "cql() piece x in [Rr] (find all {#(x attacks [Kk]) == 0}) >= 40",
     ],
 )
 def test_finds_read_for_every_binding(text: str) -> None:
     assert_same(read_modern(text))
     assert_same(read_modern(text), variations=True)
+
+
+def test_a_find_for_a_piece_ends_where_the_main_line_ends() -> None:
+    """The black knight of b8 moves only in a variation, numbered right after the main
+    line: a ``find`` along the main line does not reach it, one over every variation
+    does."""
+    game = game_from_pgn("1. e4 e5 2. Nf3 (2. Nc3 Nc6) Nf6 3. Bc4 *")
+    query = read_modern("cql() piece x in n {x & b8 find {move from x}}")
+    for variations in (False, True):
+        expected = compile_query(query, optimize=False).evaluate(game, 1, variations=variations)
+        assert expected.matched is variations
+        assert compile_query(query).evaluate(game, 1, variations=variations) == expected
 
 
 @pytest.mark.parametrize("text", [THIRTY_CHECKS.replace("30 1000", "2 1000"), EVERY_BINDING[2]])
