@@ -333,9 +333,12 @@ def test_generated_lists_read_for_every_binding(
         "cql() piece x in [Qq] (find all {not (x & [a-h4-5])}) == 0",
         # The count 0 holds where the piece attacks no king, and once it is captured.
         "cql() piece x in [Rr] (find all {#(x attacks [Kk]) == 0}) >= 40",
+        # A disjunction that reads the loop's piece.
+        "cql() piece x in [Rr] {#(x attacks [Kk]) == 0 or x & a-h7}",
+        "cql() piece x in [QR] {move from x to [a-h8] or not ((x & a-d1-8) attackedby a)}",
     ],
 )
-def test_finds_read_for_every_binding(text: str) -> None:
+def test_modern_filters_read_for_every_binding(text: str) -> None:
     assert_same(read_modern(text))
     assert_same(read_modern(text), variations=True)
 
