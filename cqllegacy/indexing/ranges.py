@@ -39,6 +39,7 @@ from cqllegacy.runner.pgn import (
     GameText,
     PgnSource,
     bounded_lines,
+    max_line_bytes,
     split_games,
 )
 
@@ -220,8 +221,25 @@ def split_range(data: bytes, game: int, line: int) -> list[GameText]:
     """The games :func:`split_games` makes of ``data`` (a range's bytes), decoded as
     :func:`~cqllegacy.runner.pgn.open_pgn` decodes a plain file, numbered from ``game``
     and line ``line``."""
-    text = io.TextIOWrapper(io.BytesIO(data), encoding="latin-1", newline=None)
-    return list(split_games(bounded_lines(text), first_ordinal=game, first_line=line))
+    return list(split_games(_lines(data), first_ordinal=game, first_line=line))
+
+
+def _lines(data: bytes) -> list[str] | Iterator[str]:
+    """The lines of ``data`` as :func:`~cqllegacy.runner.pgn.open_pgn` reads a plain
+    file: Latin-1, universal newlines, each line over the limit as LONG_LINE."""
+    text = data.decode("latin-1")
+    if len(text) > max_line_bytes():
+        # A line may be over the limit: read as the file is read.
+        wrapper = io.TextIOWrapper(io.BytesIO(data), encoding="latin-1", newline=None)
+        return bounded_lines(wrapper)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    last = lines.pop()
+    lines = [line + "\n" for line in lines]
+    if last:
+        lines.append(last)
+    return lines
 
 
 def read_range(descriptor: int, found: GameRange) -> GameText | None:

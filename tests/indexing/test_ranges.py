@@ -103,13 +103,23 @@ def assert_the_same_games(got: list[GameText], expected: list[GameText]) -> None
         assert ours == theirs
 
 
-@pytest.mark.usefixtures("small_limits")
+@pytest.mark.parametrize("limits", ["small", "default"])
 @pytest.mark.parametrize("chunk", [1, 7, 1 << 16])
 @pytest.mark.parametrize("name", sorted(HAND_MADE))
 def test_hand_made_files_read_back_as_the_split_gives_them(
-    name: str, chunk: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    name: str,
+    chunk: int,
+    limits: str,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Chunks of 1 and 7 bytes put a chunk's end inside every line end (``\\r|\\n``)."""
+    """Chunks of 1 and 7 bytes put a chunk's end inside every line end (``\\r|\\n``);
+    with the small limits (lines of at most 100 characters) most ranges are longer than
+    one line may be, and are read line by line as the file is (a longer line becomes
+    :data:`~cqllegacy.runner.pgn.LONG_LINE`); shorter ones are split at once."""
+    if limits == "small":
+        request.getfixturevalue("small_limits")
     monkeypatch.setattr(ranges, "_CHUNK", chunk)
     path = tmp_path / f"{name}.pgn"
     path.write_bytes(HAND_MADE[name])
