@@ -46,6 +46,7 @@ from cqllegacy.runner.pgn import (
 __all__ = [
     "GameRange",
     "LocatedText",
+    "RangeMismatch",
     "digest",
     "located",
     "ranges_kept",
@@ -254,6 +255,21 @@ def read_range(descriptor: int, found: GameRange) -> GameText | None:
     return games[0]
 
 
+class RangeMismatch(IncompleteInput):
+    """A range whose bytes are not those indexed (or do not split into its game)."""
+
+    def __init__(self, message: str, where: str = "") -> None:
+        super().__init__(message)
+        self.where = where  # which game, and where it was looked for
+
+
+def _mismatch(path: Path, found: GameRange) -> RangeMismatch:
+    where = (
+        f"game {found.game} is not at bytes {found.start}-{found.start + found.length} as indexed"
+    )
+    return RangeMismatch(f"{path} changed while it was read ({where}); run again", where)
+
+
 def read_ranges(path: Path, stored: Iterable[GameRange | GameText]) -> Iterator[GameText]:
     """The games ``stored`` (in the order given: ascending reads the file forward), each
     a range read from the file at ``path`` (opened at the first range) or a text kept
@@ -273,10 +289,7 @@ def read_ranges(path: Path, stored: Iterable[GameRange | GameText]) -> Iterator[
                     f"{path} cannot be read ({exc.strerror or exc}); run again"
                 ) from exc
             if text is None:
-                raise IncompleteInput(
-                    f"{path} changed while it was read (game {found.game} is not at bytes "
-                    f"{found.start}-{found.start + found.length} as indexed); run again"
-                )
+                raise _mismatch(path, found)
             yield text
 
 

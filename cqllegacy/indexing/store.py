@@ -39,10 +39,10 @@ from typing import Any
 import attrs
 
 from cqllegacy import __version__
-from cqllegacy.errors import WriteError
+from cqllegacy.errors import IncompleteInput, WriteError
 from cqllegacy.evaluator.necessary import Alternative, ListNeed, Necessity
 from cqllegacy.evaluator.operators import Atom
-from cqllegacy.indexing.ranges import GameRange, read_ranges
+from cqllegacy.indexing.ranges import GameRange, RangeMismatch, read_ranges
 from cqllegacy.indexing.records import (
     BOARD_FIELDS,
     CHECK,
@@ -352,8 +352,18 @@ class Index:
         from the file by their byte ranges, in file order, a batch of ranges asked of
         the index at a time (the text kept in the index where there is no range).
         :class:`~cqllegacy.errors.IncompleteInput` when the file changed since the
-        index was checked."""
-        yield from read_ranges(self.source, self._stored(numbers, batch))
+        index was checked, or (the file as it was) when the index is damaged."""
+        try:
+            yield from read_ranges(self.source, self._stored(numbers, batch))
+        except RangeMismatch as exc:
+            sha256 = self.connection.execute("SELECT sha256 FROM source").fetchone()[0]
+            with contextlib.suppress(OSError):
+                if file_facts(self.source).sha256 == sha256:
+                    raise IncompleteInput(
+                        f"index {self.path} is damaged ({exc.where}); "
+                        "build it again, or run with --no-index"
+                    ) from exc
+            raise
 
     def _stored(self, numbers: Sequence[int], batch: int) -> Iterator[GameRange | GameText]:
         """What the index keeps of the games ``numbers``: a range, or the text."""
@@ -415,9 +425,11 @@ def _check(connection: Any, path: Path, source: Path) -> int:
     counted = connection.execute(
         "SELECT (SELECT count(*) FROM games), (SELECT count(*) FROM positions), "
         "(SELECT coalesce(sum(plies + 1), 0) FROM games WHERE clean), "
-        "(SELECT coalesce(max(game), 0) FROM games)"
+        "(SELECT coalesce(max(game), 0) FROM games), "
+        "(SELECT coalesce(max(byte_start + byte_length), 0) <= ? FROM games)",
+        [size],
     ).fetchone()
-    if counted != (games, positions, positions, games):
+    if counted != (games, positions, positions, games, True):
         raise StaleIndex(f"index {path} is damaged (its tables do not add up)")
     return int(games)
 

@@ -7,7 +7,8 @@ Latin-1, comments over several lines (with blank lines and tag-like lines inside
 games with problems, a damaged tail.  Every game of a plain file is kept as a range (a
 game whose range would not give its text would keep the text: that must not happen
 here).  A file changed after its index was checked is an error in one line, never
-another game's text; an index of the previous format is not used.
+another game's text; so is a damaged index (named as such); an index of the previous
+format is not used.
 """
 
 from __future__ import annotations
@@ -348,3 +349,39 @@ def test_an_index_of_the_previous_format_is_stale(
     assert err.count("\n") == 1, err
     assert f"format {store.FORMAT - 1}" in err and "scanning" in err
     assert store.FORMAT == 2
+
+
+# ---- a damaged index: its ranges are checked, never trusted ------------------------------
+
+
+def _damage(path: Path, statement: str) -> None:
+    import duckdb
+
+    with duckdb.connect(str(default_index_path(path))) as connection:
+        connection.execute(statement)
+
+
+def test_ranges_beyond_the_file_are_a_damaged_index(tmp_path: Path) -> None:
+    path = tmp_path / "games.pgn"
+    path.write_bytes(HAND_MADE["crlf"])
+    index(path)
+    _damage(path, "UPDATE games SET byte_length = byte_length + 1 WHERE game = 2")
+    with pytest.raises(store.StaleIndex, match="damaged"):
+        open_index(default_index_path(path), path)
+
+
+def test_a_wrong_range_in_an_unchanged_file_is_said_to_be_the_index(tmp_path: Path) -> None:
+    """The file is as indexed, so the index is what is wrong: it is named, in one line."""
+    path = tmp_path / "games.pgn"
+    path.write_bytes(HAND_MADE["comments"])
+    index(path)
+    _damage(path, "UPDATE games SET digest = xor(digest, 1::UBIGINT) WHERE game = 2")
+    opened = open_index(default_index_path(path), path)
+    try:
+        with pytest.raises(IncompleteInput) as caught:
+            list(opened.texts([1, 2, 3]))
+    finally:
+        opened.close()
+    message = str(caught.value)
+    assert f"index {default_index_path(path)} is damaged (game 2 is not at bytes" in message
+    assert len(message.splitlines()) == 1
