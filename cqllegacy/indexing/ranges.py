@@ -116,7 +116,7 @@ class _LineStarts:
     """The byte offsets of line starts of a file, asked for in ascending order of line
     number, and the digest of the bytes between one asked offset and the next.
 
-    Memory holds one chunk (and a ``\r`` whose line end the next chunk completes): while
+    Memory holds one chunk (and a ``\\r`` whose line end the next chunk completes): while
     line ends are looked for up to the line asked, every byte passed belongs to the range
     that line ends, so it goes into the digest and is dropped (a long line costs no
     memory)."""
