@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bz2
 import lzma
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -107,7 +108,7 @@ def assert_the_same_games(got: list[GameText], expected: list[GameText]) -> None
 @pytest.mark.parametrize("limits", ["small", "default"])
 @pytest.mark.parametrize("chunk", [1, 7, 1 << 16])
 @pytest.mark.parametrize("name", sorted(HAND_MADE))
-def test_hand_made_files_read_back_as_the_split_gives_them(
+def test_the_ranges_of_hand_made_files_split_into_their_games(
     name: str,
     chunk: int,
     limits: str,
@@ -115,7 +116,8 @@ def test_hand_made_files_read_back_as_the_split_gives_them(
     request: pytest.FixtureRequest,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Chunks of 1 and 7 bytes put a chunk's end inside every line end (``\\r|\\n``);
+    """The ranges found while splitting, read back (without the build's own check).
+    Chunks of 1 and 7 bytes put a chunk's end inside every line end (``\\r|\\n``);
     with the small limits (lines of at most 100 characters) most ranges are longer than
     one line may be, and are read line by line as the file is (a longer line becomes
     :data:`~cqllegacy.runner.pgn.LONG_LINE`); shorter ones are split at once."""
@@ -124,11 +126,34 @@ def test_hand_made_files_read_back_as_the_split_gives_them(
     monkeypatch.setattr(ranges, "_CHUNK", chunk)
     path = tmp_path / f"{name}.pgn"
     path.write_bytes(HAND_MADE[name])
+    read: list[GameText | None] = []
+    with open_pgn(path) as pgn, open(path, "rb") as handle:
+        for text in ranges.located(pgn, split_games(pgn.lines())):
+            assert isinstance(text, ranges.LocatedText)
+            read.append(ranges.read_range(handle.fileno(), text.range()))
+            assert read[-1] == text.as_split()
+    assert_the_same_games([text for text in read if text is not None], split_whole(path))
+
+
+@pytest.mark.usefixtures("small_limits")
+@pytest.mark.parametrize("name", sorted(HAND_MADE))
+def test_hand_made_files_read_back_from_their_index_and_run_as_scanned(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every game is kept as a range and read back as the split gives it; runs with
+    every candidate read by its range (``FROM_THE_FILE`` 1), on queries that keep some
+    games and leave others out, write the scan's bytes."""
+    path = tmp_path / f"{name}.pgn"
+    path.write_bytes(HAND_MADE[name])
     index(path)
     expected = split_whole(path)
     texts, kept = stored(path)
     assert_the_same_games(texts, expected)
     assert kept == len(expected)
+    monkeypatch.setattr(indexed_scan, "FROM_THE_FILE", 1.0)
+    for text in ("(match (position Pe4))", "(match (position :wtm Pd4))"):
+        query = Query.from_text(text)
+        assert in_process(query, path, True) == in_process(query, path, False)
 
 
 def test_the_hand_made_files_reach_the_corners(small_limits: None, tmp_path: Path) -> None:
@@ -169,9 +194,27 @@ def test_every_range_of_the_bundled_data_splits_into_its_game(tmp_path: Path) ->
     assert games > 7000
 
 
-def test_the_world_championship_games_read_back_from_their_index(tmp_path: Path) -> None:
-    path = next(bundled(tmp_path))
+@pytest.fixture(scope="module")
+def indexed_wcc(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The World Championship games as a plain file, indexed (built once: tests that
+    change the file work on a copy, see :func:`wcc_copy`)."""
+    path = tmp_path_factory.mktemp("wcc") / "wcc.pgn"
+    path.write_bytes(bz2.decompress(WCC.read_bytes()))
     index(path)
+    return path
+
+
+def wcc_copy(indexed_wcc: Path, folder: Path) -> Path:
+    """A copy of the file and its index (the index stays fresh: it is checked by the
+    file's size and SHA-256)."""
+    path = folder / "games.pgn"
+    shutil.copyfile(indexed_wcc, path)
+    shutil.copyfile(default_index_path(indexed_wcc), default_index_path(path))
+    return path
+
+
+def test_the_world_championship_games_read_back_from_their_index(indexed_wcc: Path) -> None:
+    path = indexed_wcc
     texts, kept = stored(path)
     expected = split_whole(path)
     assert_the_same_games(texts, expected)
@@ -283,12 +326,14 @@ def split_whole_bytes(data: bytes, tmp_path: Path) -> list[GameText]:
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_run_whose_input_changes_after_the_check_stops_with_one_line(
-    jobs: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    jobs: str,
+    indexed_wcc: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    path = tmp_path / "games.pgn"
-    data = bz2.decompress(WCC.read_bytes())
-    path.write_bytes(data)
-    index(path)
+    path = wcc_copy(indexed_wcc, tmp_path)
+    data = path.read_bytes()
     real_open = indexed_scan.open_index
 
     def open_then_change(where: Path, source: Path) -> Index:
@@ -307,23 +352,7 @@ def test_a_run_whose_input_changes_after_the_check_stops_with_one_line(
     assert len(err.strip().splitlines()) == 1, err
 
 
-# ---- runs write the scan's bytes; the previous format is not used -----------------------
-
-
-@pytest.mark.usefixtures("small_limits")
-@pytest.mark.parametrize("name", sorted(HAND_MADE))
-def test_runs_on_hand_made_files_write_the_scans_bytes(
-    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Every candidate read by its range (``FROM_THE_FILE`` 1), on queries that keep
-    some games and leave others out."""
-    monkeypatch.setattr(indexed_scan, "FROM_THE_FILE", 1.0)
-    path = tmp_path / f"{name}.pgn"
-    path.write_bytes(HAND_MADE[name])
-    index(path)
-    for text in ("(match (position Pe4))", "(match (position :wtm Pd4))"):
-        query = Query.from_text(text)
-        assert in_process(query, path, True) == in_process(query, path, False)
+# ---- the previous format is not used ----------------------------------------------------
 
 
 def test_an_index_of_the_previous_format_is_stale(
