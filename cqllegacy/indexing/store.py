@@ -9,7 +9,10 @@ An index is one DuckDB database (the README says why DuckDB) beside its PGN file
   SHA-256 of its bytes, its games and positions, and why reading stopped if the file is
   damaged;
 * ``games``: per game its number in the file, first line, whether it reads cleanly,
-  its main-line moves, its tags (JSON) and its text (tags, movetext, encoding, problems);
+  its main-line moves, its tags (JSON) and where its text lies in the file (byte start,
+  length and digest, see :mod:`~cqllegacy.indexing.ranges`) or, for a compressed file
+  (or a game whose range would not give its text), the text itself (tags, movetext,
+  encoding, problems);
 * ``positions``: per main-line position of a clean game (see
   :mod:`~cqllegacy.indexing.records`) the placement, side to move, rights, flags and the
   move played from it;
@@ -36,9 +39,10 @@ from typing import Any
 import attrs
 
 from cqllegacy import __version__
-from cqllegacy.errors import WriteError
+from cqllegacy.errors import IncompleteInput, WriteError
 from cqllegacy.evaluator.necessary import Alternative, ListNeed, Necessity
 from cqllegacy.evaluator.operators import Atom
+from cqllegacy.indexing.ranges import GameRange, RangeMismatch, read_ranges
 from cqllegacy.indexing.records import (
     BOARD_FIELDS,
     CHECK,
@@ -67,8 +71,9 @@ __all__ = [
     "open_index",
 ]
 
-#: The index format; an index of another format is not read.
-FORMAT = 1
+#: The index format; an index of another format is not read.  (2: games kept as byte
+#: ranges of the file.)
+FORMAT = 2
 SUFFIX = ".cqlidx"
 
 #: The flag bit each flag name of :mod:`~cqllegacy.evaluator.necessary` asks for.
@@ -103,9 +108,7 @@ def default_index_path(pgn: str | os.PathLike[str]) -> Path:
     return path.with_name(path.name + SUFFIX)
 
 
-def index_destination(
-    source: Path, output: str | os.PathLike[str] | None, several: bool
-) -> Path:
+def index_destination(source: Path, output: str | os.PathLike[str] | None, several: bool) -> Path:
     """Where the index of ``source`` is written: beside it, or ``output`` (a file, or a
     folder when there are ``several`` inputs or it is one)."""
     if output is None:
@@ -149,8 +152,8 @@ _SCHEMA = [
     """CREATE TABLE source (name VARCHAR, size UBIGINT, mtime_ns BIGINT, sha256 VARCHAR,
        games UBIGINT, positions UBIGINT, damaged VARCHAR)""",
     """CREATE TABLE games (game UINTEGER, line UBIGINT, clean BOOLEAN, plies INTEGER,
-       tags VARCHAR, tag_text VARCHAR, movetext VARCHAR, encoding VARCHAR,
-       problems VARCHAR)""",
+       tags VARCHAR, byte_start UBIGINT, byte_length UBIGINT, digest UBIGINT,
+       tag_text VARCHAR, movetext VARCHAR, encoding VARCHAR, problems VARCHAR)""",
     "CREATE TABLE positions (game UINTEGER, ply USMALLINT, "
     + ", ".join(
         [
@@ -160,11 +163,26 @@ _SCHEMA = [
         ]
     )
     + ")",
+    "CREATE TABLE summary (game UINTEGER, "
+    + ", ".join(f"u{bit} UBIGINT" for bit in range(12))
+    + ", flags TINYINT)",
 ]
 
 
-#: DuckDB's memory limit while writing an index.
-WRITER_MEMORY = "192MB"
+#: DuckDB's memory limit while writing an index, in bytes.  What it keeps beyond what
+#: is being written is only a cache of blocks already on disk: a small limit keeps the
+#: build's memory flat in the file's size at no cost in time or size (measured by
+#: ``benchmarks/bench_index.py --build-memory``).  It must hold what waits for the next
+#: checkpoint (DuckDB's default of 16 MB of log) while that checkpoint writes it: 32 MB
+#: did not, on batches of long comments.
+WRITER_MEMORY = 64 * 1024 * 1024
+#: DuckDB pins a long text whole, more than once, while it writes it, and all the long
+#: texts of a table's last row group at each later checkpoint that rewrites it: once
+#: texts of over LONG_TEXT bytes (games of long comments) are written, the limit is
+#: WRITER_MEMORY, LONG_TEXT_ROOM times the longest and the total length of those texts.
+#: (Memory then grows with a file's long games, not with its ordinary ones.)
+LONG_TEXT = 1024 * 1024
+LONG_TEXT_ROOM = 2
 
 
 @attrs.define
@@ -175,8 +193,13 @@ class Writer:
     of positions gave a file 60 % larger, for the same CPU, on 10,000 corpus games.)"""
 
     connection: Any
+    #: DuckDB's memory limit now: WRITER_MEMORY, or more after long texts (the longest
+    #: and the total length of those written so far; see LONG_TEXT).
+    memory_limit: int
     games: int = 0
     positions: int = 0
+    longest: int = 0
+    long_texts: int = 0
 
     def add(self, columns: Columns) -> None:
         """Append a batch of recorded games (in file order) and their positions."""
@@ -185,22 +208,35 @@ class Writer:
         if not columns.games:
             return
         con = self.connection
-        positions = pa.table(position_arrays(columns))
-        for table, name in ((_games_table(columns), "games"), (positions, "positions")):
+        arrays = position_arrays(columns)
+        tables = (
+            (_games_table(columns), "games"),
+            (pa.table(arrays), "positions"),
+            (_summary_table(arrays), "summary"),
+        )
+        for table, _name in tables:
+            self._make_room(_long_texts(table))
+        for table, name in tables:
             con.register("new_rows", table)
             con.execute(f"INSERT INTO {name} SELECT * FROM new_rows")
             con.unregister("new_rows")
         self.games += columns.games
         self.positions += columns.positions
 
+    def _make_room(self, lengths: list[int]) -> None:
+        """Raise DuckDB's memory limit for the long texts of ``lengths``, if any."""
+        if not lengths:
+            return
+        self.long_texts += sum(lengths)
+        self.longest = max(self.longest, *lengths)
+        needed = WRITER_MEMORY + LONG_TEXT_ROOM * self.longest + self.long_texts
+        if needed > self.memory_limit:
+            self.memory_limit = needed
+            self.connection.execute(f"SET memory_limit = '{needed // 1024}KiB'")
+
     def finish(self, name: str, facts: SourceFacts, damaged: str | None) -> None:
-        """The summary and the record of what the index was built from, written last."""
+        """The record of what the index was built from, written last."""
         con = self.connection
-        unions = ", ".join(f"bit_or({_coloured(bit)}) AS u{bit}" for bit in range(12))
-        con.execute(
-            f"CREATE TABLE summary AS SELECT game, {unions}, bit_or(flags) AS flags "
-            "FROM positions GROUP BY game ORDER BY game"
-        )
         con.execute(
             "INSERT INTO source VALUES (?, ?, ?, ?, ?, ?, ?)",
             [name, facts.size, facts.mtime_ns, facts.sha256, self.games, self.positions, damaged],
@@ -222,12 +258,54 @@ def _games_table(columns: Columns) -> Any:
             "clean": pa.array(columns.clean, pa.bool_()),
             "plies": pa.array(columns.plies, pa.int32()),
             "tags": pa.array(columns.tags, pa.string()),
+            "byte_start": pa.array(columns.byte_start, pa.uint64()),
+            "byte_length": pa.array(columns.byte_length, pa.uint64()),
+            "digest": pa.array(columns.digest, pa.uint64()),
             "tag_text": pa.array(columns.tag_text, pa.string()),
             "movetext": pa.array(columns.movetext, pa.string()),
             "encoding": pa.array(columns.encoding, pa.string()),
             "problems": pa.array(columns.problems, pa.string()),
         }
     )
+
+
+def _long_texts(table: Any) -> list[int]:
+    """The lengths in bytes of the strings of over LONG_TEXT bytes of a pyarrow table
+    (from the arrays' offsets: pyarrow.compute would cost 9 MB to import)."""
+    import numpy as np
+    import pyarrow as pa
+
+    lengths: list[int] = []
+    for column in table.columns:
+        if pa.types.is_string(column.type):
+            for chunk in column.chunks:
+                offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32)
+                length = np.diff(offsets[chunk.offset : chunk.offset + len(chunk) + 1])
+                lengths += length[length > LONG_TEXT].tolist()
+    return lengths
+
+
+def _summary_table(arrays: Mapping[str, Any]) -> Any:
+    """The summary rows of a batch's positions (``arrays``, grouped by game in file
+    order): per game with positions, the union of the squares of each coloured piece
+    type (``u0`` … ``u11``, TypeSet bit order) and of the flags.  Made per batch, so that
+    the build needs no pass over every position at its end."""
+    import numpy as np
+    import pyarrow as pa
+
+    game = arrays["game"]
+    # Where each game's positions begin (reduceat's segments; none are empty).
+    starts: Any = np.flatnonzero(np.r_[True, game[1:] != game[:-1]]) if len(game) else []
+
+    def union(values: Any) -> Any:
+        return np.bitwise_or.reduceat(values, starts) if len(starts) else values[:0]
+
+    columns = {"game": pa.array(game[starts], pa.uint32())}
+    for bit in range(12):
+        colour = arrays["white" if bit < 6 else "black"]
+        columns[f"u{bit}"] = pa.array(union(arrays[PLACEMENT[bit % 6]] & colour), pa.uint64())
+    columns["flags"] = pa.array(union(arrays["flags"]), pa.int8())
+    return pa.table(columns)
 
 
 @contextlib.contextmanager
@@ -242,13 +320,14 @@ def writing(path: Path) -> Iterator[Writer]:
     try:
         try:
             # DuckDB keeps what was inserted in its buffers up to its memory limit (by
-            # default most of the machine's memory): a bound keeps the build's memory
-            # flat in the file's size; what exceeds it is written out or spilled.
-            config = {"memory_limit": WRITER_MEMORY, "temp_directory": str(spill)}
+            # default most of the machine's memory): a small bound keeps the build's
+            # memory flat in the file's size; what exceeds it is written out or spilled.
+            limit = WRITER_MEMORY
+            config = {"memory_limit": f"{limit // 1024}KiB", "temp_directory": str(spill)}
             connection = duckdb.connect(str(temporary), config=config)
             for statement in _SCHEMA:
                 connection.execute(statement)
-            yield Writer(connection)
+            yield Writer(connection, limit)
             connection.close()
             connection = None
         except duckdb.Error as exc:
@@ -281,11 +360,12 @@ def _remove(temporary: Path) -> None:
 
 @attrs.define
 class Index:
-    """An open, fresh index of one PGN file."""
+    """An open, fresh index of the PGN file ``source``."""
 
     path: Path
     connection: Any
     games: int
+    source: Path
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -341,16 +421,37 @@ class Index:
         return narrowed <= WORTH_ASKING * passed
 
     def texts(self, numbers: Sequence[int], batch: int = 256) -> Iterator[GameText]:
-        """The texts of the games ``numbers`` (ascending), as the scan splits them."""
+        """The texts of the games ``numbers`` (ascending), as the scan splits them: read
+        from the file by their byte ranges, in file order, a batch of ranges asked of
+        the index at a time (the text kept in the index where there is no range).
+        :class:`~cqllegacy.errors.IncompleteInput` when the file changed since the
+        index was checked, or (the file as it was) when the index is damaged."""
+        try:
+            yield from read_ranges(self.source, self._stored(numbers, batch))
+        except RangeMismatch as exc:
+            sha256 = self.connection.execute("SELECT sha256 FROM source").fetchone()[0]
+            with contextlib.suppress(OSError):
+                if file_facts(self.source).sha256 == sha256:
+                    raise IncompleteInput(
+                        f"index {self.path} is damaged ({exc.where}); "
+                        "build it again, or run with --no-index"
+                    ) from exc
+            raise
+
+    def _stored(self, numbers: Sequence[int], batch: int) -> Iterator[GameRange | GameText]:
+        """What the index keeps of the games ``numbers``: a range, or the text."""
         for start in range(0, len(numbers), batch):
             part = list(numbers[start : start + batch])
             rows = self.connection.execute(
-                "SELECT game, line, tag_text, movetext, encoding, problems FROM games "
-                "WHERE game IN (SELECT unnest(?)) ORDER BY game",
+                "SELECT game, line, byte_start, byte_length, digest, tag_text, movetext, "
+                "encoding, problems FROM games WHERE game IN (SELECT unnest(?)) ORDER BY game",
                 [part],
             ).fetchall()
-            for row in rows:
-                yield game_text(row)
+            for game, line, byte_start, length, digest, *text in rows:
+                if byte_start is None:
+                    yield game_text((game, line, *text))
+                else:
+                    yield GameRange(game, line, byte_start, length, digest)
 
 
 def open_index(path: Path, source: Path) -> Index:
@@ -371,7 +472,7 @@ def open_index(path: Path, source: Path) -> Index:
     except Exception as exc:
         connection.close()
         raise StaleIndex(f"index {path} is damaged ({_first_line(exc)})") from exc
-    return Index(path, connection, games)
+    return Index(path, connection, games, source)
 
 
 def _check(connection: Any, path: Path, source: Path) -> int:
@@ -397,9 +498,11 @@ def _check(connection: Any, path: Path, source: Path) -> int:
     counted = connection.execute(
         "SELECT (SELECT count(*) FROM games), (SELECT count(*) FROM positions), "
         "(SELECT coalesce(sum(plies + 1), 0) FROM games WHERE clean), "
-        "(SELECT coalesce(max(game), 0) FROM games)"
+        "(SELECT coalesce(max(game), 0) FROM games), "
+        "(SELECT coalesce(max(byte_start + byte_length), 0) <= ? FROM games)",
+        [size],
     ).fetchone()
-    if counted != (games, positions, positions, games):
+    if counted != (games, positions, positions, games, True):
         raise StaleIndex(f"index {path} is damaged (its tables do not add up)")
     return int(games)
 
@@ -412,11 +515,6 @@ def _first_line(exc: BaseException) -> str:
 # --------------------------------------------------------------------------------------
 # The question
 # --------------------------------------------------------------------------------------
-
-
-def _coloured(bit: int) -> str:
-    """The squares of the coloured piece type of TypeSet bit ``bit``."""
-    return f"({PLACEMENT[bit % 6]} & {'white' if bit < 6 else 'black'})"
 
 
 def _type_squares(types: int) -> str | None:
