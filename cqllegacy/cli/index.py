@@ -12,9 +12,10 @@ from cqllegacy.errors import IncompleteInput, UsageError, WriteError
 
 DESCRIPTION = """\
 Index PGN files, so that later runs on them read only the games that may match: for
-each game its text, tags and a summary (the squares each piece type ever stands on,
-the checks and mates), and for each position of its main line the placement, side to
-move, castling and en passant rights, check, mate and stalemate and the move played.
+each game where it lies in the file (its text, for a compressed file), its tags and a
+summary (the squares each piece type ever stands on, the checks and mates), and for
+each position of its main line the placement, side to move, castling and en passant
+rights, check, mate and stalemate and the move played.
 `cqllegacy run` finds the index beside its input (GAMES.pgn -> GAMES.pgn.cqlidx) and
 uses it while it is fresh; its output is the same as without it.
 """

@@ -33,7 +33,7 @@ from cqllegacy.evaluator.compiler import (
     in_bounds,
     truth,
 )
-from cqllegacy.evaluator.gametree import GameInfo, PositionTable
+from cqllegacy.evaluator.gametree import NO_PIECE, GameInfo, PositionTable
 from cqllegacy.evaluator.line_automaton import LineAutomaton
 from cqllegacy.evaluator.stream import (
     Candidates,
@@ -51,6 +51,7 @@ __all__ = [
     "CompiledList",
     "Gates",
     "LinesDriver",
+    "ListSieve",
     "LiveDriver",
     "SnapshotDriver",
     "StreamDriver",
@@ -59,24 +60,50 @@ __all__ = [
 ]
 
 
+@attrs.frozen(eq=False)
+class ListSieve:
+    """How the game tree tries a list whose body follows pieces, once per game for every
+    binding of the tags: ``holders`` gives at a position the squares where the piece
+    bound to ``variable`` makes the body hold (bit 64: off the board;
+    ``operators.holders_test``), so a binding's hits are read from those masks without
+    evaluating the body; else ``necessity`` (it reads no variable and holds wherever the
+    body holds) lists the positions the body is tried at."""
+
+    variable: str | None
+    holders: Callable[[Context, int], int] | None
+    necessity: TruthFn | None
+
+
 class CompiledList:
     """One top-level list: its analysis, its compiled body (``compile_body()``, called the
-    first time the body is needed) and the compiled conjuncts of the body that read the
-    tags alone."""
+    first time the body is needed), the compiled conjuncts of the body that read the
+    tags alone, and, for a body that follows pieces, how the game tree tries it for every
+    binding at once (``compile_sieve()``, called after the body is compiled)."""
 
-    __slots__ = ("_body", "_compile_body", "_test", "analysis", "game_checks")
+    __slots__ = (
+        "_body",
+        "_compile_body",
+        "_compile_sieve",
+        "_sieve",
+        "_test",
+        "analysis",
+        "game_checks",
+    )
 
     def __init__(
         self,
         analysis: ListAnalysis,
         compile_body: Callable[[], Compiled],
         game_checks: tuple[TruthFn, ...],
+        compile_sieve: Callable[[], ListSieve | None] | None = None,
     ) -> None:
         self.analysis = analysis
         self.game_checks = game_checks
         self._compile_body = compile_body
+        self._compile_sieve = compile_sieve
         self._body: Compiled | None = None
         self._test: TruthFn | None = None
+        self._sieve: ListSieve | None = None
 
     @property
     def source(self) -> TopList:
@@ -92,6 +119,17 @@ class CompiledList:
             with room_for_deep_trees():
                 self._body = self._compile_body()
         return self._body
+
+    @property
+    def sieve(self) -> ListSieve | None:
+        """How the game tree tries the body for every binding at once (None: binding by
+        binding, at every position)."""
+        if self._compile_sieve is not None:
+            self.compile()
+            with room_for_deep_trees():
+                self._sieve = self._compile_sieve()
+            self._compile_sieve = None
+        return self._sieve
 
     @property
     def test(self) -> TruthFn:
@@ -178,8 +216,39 @@ class TreeDriver:
         first = 1 if skip_initial else 0
         if compiled.analysis.start_only:
             end = min(end, 1)
+        sieve = compiled.sieve
+        if sieve is not None and only is None:
+            return _sieved_hits(ctx, sieve, body, first, end)
         examined = range(first, end) if only is None else (p for p in only if first <= p < end)
         return tuple(p for p in examined if body(ctx, p))
+
+
+def _sieved_hits(
+    ctx: Context, sieve: ListSieve, body: TruthFn, first: int, end: int
+) -> tuple[int, ...]:
+    """The positions of ``first .. end`` where the body holds for the current binding:
+    the positions where some binding may match are listed once per game and scope (with
+    their masks), and the binding's hits read from the masks or tried there only."""
+    key = ((sieve, ctx.all_scope), (first, end))
+    listed: list[tuple[int, int]] | None = ctx.memo.get(key)
+    if listed is None:
+        if sieve.holders is not None:
+            holders = sieve.holders
+            listed = [(p, mask) for p in range(first, end) if (mask := holders(ctx, p))]
+        else:
+            assert sieve.necessity is not None
+            necessity = sieve.necessity
+            listed = [(p, 0) for p in range(first, end) if necessity(ctx, p)]
+        ctx.memo[key] = listed
+    if sieve.variable is None:
+        return tuple(p for p, _ in listed if body(ctx, p))
+    where, identity = ctx.where, ctx.bindings[sieve.variable]
+    out = []
+    for p, mask in listed:
+        sq = where[p][identity]
+        if mask >> (64 if sq == NO_PIECE else sq) & 1:
+            out.append(p)
+    return tuple(out)
 
 
 class StreamDriver:

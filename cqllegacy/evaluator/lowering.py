@@ -43,6 +43,15 @@ square (``:moveto .d4 :shift``)    (:func:`move_destination`)
 disjunctions that follow pieces    tried only where a necessity that names no variable holds
                                    (:func:`relaxed_necessity`: a tag's colours, what ``x &
                                    S`` beside it says), decided once per position
+filters that read one piece        read for every square of the piece at once
+variable at its own position       (:func:`variable_holders`): per position, the squares
+(``x & S``, ``#(x attacks R)``,    where the piece makes the filter hold, once for every
+``move from x``, their ``and``,    binding; a binding reads the bit of its piece's square;
+``or``, ``not``, orbits)           ``find``/``find all`` of one: per piece, the positions
+                                   where it holds, found once
+a list that follows pieces         per game, the positions where some binding may match (the
+                                   masks above, else a relaxed necessity) listed once, each
+                                   binding tried there only (:func:`list_sieve`)
 =================================  ==============================================================
 
 :func:`lower_query` lowers a whole analysed query into its plan
@@ -130,10 +139,9 @@ from cqllegacy.evaluator.compiler import (
     TruthFn,
     as_logical,
     as_number,
-    as_set,
     truth,
 )
-from cqllegacy.evaluator.drivers import CompiledList
+from cqllegacy.evaluator.drivers import CompiledList, ListSieve
 from cqllegacy.evaluator.line_automaton import LineAutomaton
 from cqllegacy.evaluator.line_rules import CASTLING_LANDINGS, MoveTest, step_test
 from cqllegacy.evaluator.masks import designator_squares
@@ -154,11 +162,14 @@ __all__ = [
     "horizon",
     "line_members",
     "line_trie",
+    "list_sieve",
     "lower_query",
     "move_demand",
     "necessary_atoms",
+    "only_variable",
     "single_steps",
     "step_here",
+    "variable_holders",
 ]
 
 # --------------------------------------------------------------------------------------
@@ -462,11 +473,40 @@ def _not(c: Compiler, node: Not) -> Compiled | None:
 
 
 def _attacks(c: Compiler, node: Attacks) -> Compiled:
-    return as_set(op.attacks(c.set_fn(node.left), c.set_fn(node.right)))
+    value = op.attacks(c.set_fn(node.left), c.set_fn(node.right))
+    pair = _plain_attack(node.left, node.right)
+    # Between piece designators, whether some piece of L attacks R is on the board alone.
+    board = None if pair is None else op.attack_count_in_range(*pair, 1, None)
+    return Compiled(Kind.SET, value, board=board)
 
 
 def _attacked_by(c: Compiler, node: AttackedBy) -> Compiled:
-    return as_set(op.attacked_by(c.set_fn(node.left), c.set_fn(node.right)))
+    value = op.attacked_by(c.set_fn(node.left), c.set_fn(node.right))
+    # ``L attackedby R`` is not empty exactly where some piece of R attacks L.
+    pair = _plain_attack(node.right, node.left)
+    board = None if pair is None else op.attack_count_in_range(*pair, 1, None)
+    return Compiled(Kind.SET, value, board=board)
+
+
+def _plain_attack(left: Filter, right: Filter) -> tuple[PieceSet, PieceSet] | None:
+    if isinstance(left, PieceSet) and isinstance(right, PieceSet):
+        return (left, right) if _plain_pieces(left) and _plain_pieces(right) else None
+    return None
+
+
+#: The keywords the board alone decides.
+_BOARD_KEYWORDS: Mapping[Keyword, BoardCheck] = {
+    Keyword.WTM: lambda board: board.turn,
+    Keyword.BTM: lambda board: not board.turn,
+    Keyword.CHECK: lambda board: board.is_check(),
+    Keyword.MATE: lambda board: board.is_checkmate(),
+    Keyword.STALEMATE: lambda board: board.is_stalemate(),
+}
+
+
+def _simple(c: Compiler, node: Simple) -> Compiled | None:
+    check = _BOARD_KEYWORDS.get(node.keyword)
+    return None if check is None else attrs.evolve(c.reference(node), board=check)
 
 
 def _arith(c: Compiler, node: Arith) -> Compiled | None:
@@ -587,6 +627,11 @@ def _any(c: Compiler, node: Filter) -> tuple[BoardCheck | None, TruthFn]:
     board, test = _any_member(c, node)
     if board is not None or not _reads_bindings(node):
         return board, test
+    name = only_variable(node)
+    if name is not None:
+        holders = variable_holders(c, node, name)
+        if holders is not None:
+            return None, op.holders_test(name, holders)
     necessity = relaxed_necessity(node, _tag_bounds(c))
     if necessity is None or _is_true(necessity):
         return board, test
@@ -952,11 +997,13 @@ def lower_query(c: Compiler, analysis: QueryAnalysis) -> QueryPlan:
     followed).  A compiler without lowerings plans the reference evaluation: every game
     on the game tree."""
     query = analysis.query
+    tags = frozenset(tag.name for tag in query.tags)
     lists = tuple(
         CompiledList(
             found,
             functools.partial(c.compile, found.source.body),
             tuple(c.truth(conjunct) for conjunct in found.tag_conjuncts),
+            functools.partial(list_sieve, c, found.source.body, tags) if tags else None,
         )
         for found in analysis.lists
     )
@@ -971,6 +1018,24 @@ def lower_query(c: Compiler, analysis: QueryAnalysis) -> QueryPlan:
     # Following pieces needs every board: no gates then.
     gates = None if analysis.identities else _gates(c, query)
     return QueryPlan(analysis, lists, Driver.SNAPSHOT, c, gates=gates)
+
+
+def list_sieve(c: Compiler, body: Filter, tags: frozenset[str]) -> ListSieve | None:
+    """How the game tree tries a list's ``body`` for every binding of the ``tags`` at
+    once: read for every square of the one tag it reads (:func:`variable_holders`), else
+    only where a necessity that reads no variable holds (:func:`relaxed_necessity`);
+    None when it reads no tag or neither is found (binding by binding, everywhere)."""
+    if not c.lowers or not _reads_bindings(body):
+        return None
+    name = only_variable(body)
+    if name in tags:
+        holders = variable_holders(c, body, name)
+        if holders is not None:
+            return ListSieve(name, holders, None)
+    necessity = relaxed_necessity(body, _tag_bounds(c))
+    if necessity is None or _is_true(necessity):
+        return None
+    return ListSieve(None, None, c.truth(necessity))
 
 
 class LocalSteps:
@@ -1062,6 +1127,15 @@ def _find(c: Compiler, node: Find) -> Compiled | None:
     # Finds with one necessity (the orbit of a list of finds has many) list it once.
     shared = c.extras.setdefault(("find necessity", necessity), object())
     reached = move_destination(necessity)
+    c.compile(node.arg)  # refused, when it is, as its reference rule refuses it
+    name = only_variable(node.arg)
+    holders = None if name is None else variable_holders(c, node.arg, name)
+    if name is not None and holders is not None:
+        # X reads one piece at its own position: where it holds is found once per piece.
+        truth_of_necessity = c.truth(necessity)
+        if node.all:
+            return as_number(op.count_bound(name, holders, truth_of_necessity, shared, reached))
+        return as_logical(op.find_bound(name, holders, truth_of_necessity, shared, reached))
     if node.all:
         return as_number(op.count_among(c.truth(necessity), c.truth(node.arg), shared, reached))
     found = op.find_among(c.truth(necessity), c.truth(node.arg), shared, reached)
@@ -1132,7 +1206,10 @@ def relaxed_necessity(node: Filter, bounds: Mapping[str, PieceSet] | None = None
             for name, bound in _bounds_said(part, bounds).items():
                 inner[name] = bound
         relaxed = [n for part in parts if (n := relaxed_necessity(part, inner)) is not None]
-        return None if not relaxed else relaxed[0] if len(relaxed) == 1 else And(tuple(relaxed))
+        if len(relaxed) < 2:
+            return relaxed[0] if relaxed else None
+        # One flat conjunction: its atoms and board checks are then decided together.
+        return And(tuple(part for found in relaxed for part in found.conjuncts()))
     if isinstance(node, InRange) and isinstance(node.value, Count) and (node.lo or 0) >= 1:
         return _relaxed_set(node.value.arg, bounds)
     if isinstance(node, Move) and not node.previous:
@@ -1213,6 +1290,143 @@ def _relaxed_set(node: Filter, bounds: Mapping[str, PieceSet]) -> Filter | None:
 
 
 # --------------------------------------------------------------------------------------
+# Every binding at once: filters read for every square of a piece variable
+# --------------------------------------------------------------------------------------
+
+#: A disjunction with more members than this is not read for every binding at once (an
+#: orbit of hundreds that places the variable is filed by its square instead).
+MAX_HOLDERS_MEMBERS = 64
+
+
+def only_variable(node: Filter) -> str | None:
+    """The piece variable ``node`` reads, when it reads exactly one and no variable of
+    another kind (None otherwise).
+
+    >>> from cqllegacy.evaluator.testing import pd
+    >>> only_variable(Attacks(PieceVariable("x"), pd("k"))), only_variable(pd("k"))
+    ('x', None)
+    """
+    names = set()
+    for part in node.walk():
+        if isinstance(part, ct.VARIABLES):
+            if not isinstance(part, PieceVariable):
+                return None
+            names.add(part.name)
+    return names.pop() if len(names) == 1 else None
+
+
+def variable_holders(c: Compiler, node: Filter, name: str) -> op.Holders | None:
+    """At a position, the squares where the piece bound to ``name`` makes ``node`` hold
+    (:data:`~cqllegacy.evaluator.operators.OFF_BOARD`: when it is off the board), computed
+    once per position for every binding; None when ``node`` is not of the shapes read so
+    (a conjunction, disjunction or orbit of filters reading no variable, ``x & S``, ``x
+    attacks R``, ``R attacks x``, ``attackedby`` alike, ``#(x attacks R)`` in a range,
+    ``not``, ``move from x`` with other parts reading no variable), or reads another
+    variable.  Each of these reads the variable at the current position only: its value
+    there is the piece's square, or nothing.  One function per node and variable, so
+    every use of a node shares its masks."""
+    key = ("holders", node, name)
+    if key not in c.extras:
+        found = None if only_variable(node) != name else _holders(c, node, name)
+        c.extras[key] = None if found is None else op.remembered_holders(found)
+    known: op.Holders | None = c.extras[key]
+    return known
+
+
+def _holders(c: Compiler, node: Filter, name: str) -> op.Holders | None:
+    if not _reads_bindings(node):
+        return op.holders_of_truth(c.truth(node))
+    if isinstance(node, LegacyOnly):
+        return _holders(c, node.filter, name)
+    if isinstance(node, Compound | And):
+        items = meaningful(node.items)
+        inner = _all_found(
+            [_holders(c, item, name) for item in items if _reads_bindings(item)], op.holders_all
+        )
+        free = [item for item in items if not _reads_bindings(item)]
+        if inner is None or not free:
+            return inner
+        # The items that read no variable first, once for every square: a failing
+        # ``btm`` spares the rest.
+        board, guard = _conjunction(c, free)
+        return op.holders_guarded(board, guard, inner)
+    if isinstance(node, Not):
+        inner = _holders(c, node.arg, name)
+        return None if inner is None else op.holders_not(inner)
+    if isinstance(node, InRange) and isinstance(node.value, Count):
+        # A set at most the variable's square has size 1 or 0.
+        unit = _unit_holders(c, node.value.arg, name)
+        if unit is None:
+            return None
+        lo, hi = closed_range(node.lo, node.hi)
+        return op.holders_count(unit, lo <= 1 <= hi, lo <= 0 <= hi)
+    if isinstance(node, Move) and not node.previous:
+        return _move_holders(c, node, name)
+    if isinstance(node, Attacks) and not _reads_bindings(node.left):
+        unit = _unit_holders(c, node.right, name)
+        return None if unit is None else op.holders_attacked(unit, c.set_fn(node.left))
+    if isinstance(node, AttackedBy) and not _reads_bindings(node.left):
+        unit = _unit_holders(c, node.right, name)
+        return None if unit is None else op.holders_attacking(unit, c.set_fn(node.left))
+    unit = _unit_holders(c, node, name)
+    if unit is not None:
+        return unit
+    members = list(dict.fromkeys(disjunction_members(node)))
+    if members == [node] or len(members) > MAX_HOLDERS_MEMBERS:
+        return None
+    return _all_found([_holders(c, member, name) for member in members], op.holders_any)
+
+
+def _all_found(
+    parts: Sequence[op.Holders | None], combine: Callable[[Sequence[op.Holders]], op.Holders]
+) -> op.Holders | None:
+    found = [part for part in parts if part is not None]
+    return combine(found) if found and len(found) == len(parts) else None
+
+
+def _unit_holders(c: Compiler, node: Filter, name: str) -> op.Holders | None:
+    """Holders of a set filter whose value is the variable's square or nothing (``x``,
+    ``x & S``, ``x attacks R``, ``x attackedby R``, R reading no variable)."""
+    if isinstance(node, PieceVariable):
+        return op.variable_squares if node.name == name else None
+    if isinstance(node, LegacyOnly):
+        return _unit_holders(c, node.filter, name)
+    if isinstance(node, Intersection):
+        units, values = [], []
+        for item in meaningful(node.items):
+            if not _reads_bindings(item):
+                values.append(c.set_fn(item))
+            elif (unit := _unit_holders(c, item, name)) is not None:
+                units.append(unit)
+            else:
+                return None
+        return op.holders_within(units, values) if units else None
+    if isinstance(node, Attacks | AttackedBy) and not _reads_bindings(node.right):
+        unit = _unit_holders(c, node.left, name)
+        if unit is None:
+            return None
+        other = c.set_fn(node.right)
+        if isinstance(node, Attacks):
+            return op.holders_attacking(unit, other)
+        return op.holders_attacked(unit, other)
+    return None
+
+
+def _move_holders(c: Compiler, node: Move, name: str) -> op.Holders | None:
+    """``move from X …`` with X the variable's square or nothing, the rest reading no
+    variable: the squares of X that a continuation leaves by a move the rest accepts."""
+    if node.from_ is None or any(
+        _reads_bindings(part) for part in (node.to, node.capture) if part is not None
+    ):
+        return None
+    unit = _unit_holders(c, node.from_, name)
+    if unit is None:
+        return None
+    rest = MoveTest.of(c, attrs.evolve(node, from_=None))
+    return op.holders_moving(unit, rest.matches)
+
+
+# --------------------------------------------------------------------------------------
 # The tables
 # --------------------------------------------------------------------------------------
 
@@ -1237,6 +1451,7 @@ for _cls, _lowering in (
     (Line, _line),
     (Relation, _relation),
     (Find, _find),
+    (Simple, _simple),
 ):
     # Filed by exact class, each lowering is handed nodes of its own class only.
     LOWERING.register(_cls)(_lowering)

@@ -1,8 +1,9 @@
 """Building the index of a PGN file (:func:`build`), in this process or spread over
 worker processes (``jobs``).
 
-The main process reads and splits the file (as a scan does) and hands batches of game
-texts to the workers, which replay them (:func:`~cqllegacy.indexing.records.record_games`);
+The main process reads and splits the file (as a scan does), finds where each game lies
+in it (:func:`~cqllegacy.indexing.ranges.located`) and hands batches of game texts to
+the workers, which replay them (:func:`~cqllegacy.indexing.records.record_games`);
 the batches are written in file order, a few under way per worker at most, so memory
 does not grow with the file.  The file's size and SHA-256 are taken before and after the
 build: a file that changed meanwhile gives no index.
@@ -17,6 +18,7 @@ from pathlib import Path
 import attrs
 
 from cqllegacy.errors import UsageError
+from cqllegacy.indexing.ranges import located
 from cqllegacy.indexing.records import Columns, position_arrays, record_games
 from cqllegacy.indexing.store import file_facts, writing
 from cqllegacy.runner.pgn import DamagedInput, GameText, open_pgn, split_games
@@ -49,7 +51,7 @@ def build(source: Path, index: Path, *, jobs: int = 1, progress: Messages) -> Bu
     with writing(index) as writer:
         with open_pgn(source) as pgn:
             try:
-                batches = _batches(split_games(pgn.lines()))
+                batches = _batches(located(pgn, split_games(pgn.lines())))
                 for columns in _recorded(batches, jobs):
                     writer.add(columns)
                     progress.update(writer.games, 0, pgn.bytes_read())

@@ -2,8 +2,10 @@
 
 Each game is read as a scan reads it (:func:`~cqllegacy.runner.pgn.split_games`,
 :func:`~cqllegacy.runner.pgn.read_tags`, python-chess's reader with the fast SAN reader)
-into :class:`Columns`: per game its text (so that a candidate is evaluated from exactly
-the text the scan would read), its tags, and whether it reads cleanly; per main-line
+into :class:`Columns`: per game where its text lies in the file (its byte range, see
+:mod:`~cqllegacy.indexing.ranges`; for a compressed file, the text itself), so that a
+candidate is evaluated from exactly the text the scan would read, its tags, and whether
+it reads cleanly; per main-line
 position of a clean game its placement (one bitboard per coloured piece type), side to
 move, castling rights, en passant square, check, mate and stalemate, and the move played
 from it (from, to, piece, promotion, captured piece).  Positions inside variations are
@@ -16,6 +18,7 @@ comment) keeps no positions and is a candidate of every query: the scan reports 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 from array import array
@@ -26,6 +29,7 @@ import attrs
 import chess
 import chess.pgn
 
+from cqllegacy.indexing.ranges import LocatedText, resplits_alike
 from cqllegacy.runner.pgn import GameText, read_stream, read_tags
 from cqllegacy.vocab import san
 from cqllegacy.vocab.pieces import BLACK_SHIFT, WHITE_SHIFT, piece_bit
@@ -77,10 +81,15 @@ class Columns:
     clean: list[bool] = attrs.Factory(list)
     #: Main-line moves of a clean game (its positions are one more), -1 for the others.
     plies: array[int] = attrs.Factory(lambda: array("q"))
-    tag_text: list[str] = attrs.Factory(list)
-    movetext: list[str] = attrs.Factory(list)
-    encoding: list[str] = attrs.Factory(list)
-    problems: list[str] = attrs.Factory(list)
+    #: Where the game lies in the file (None: its text is kept instead, below).
+    byte_start: list[int | None] = attrs.Factory(list)
+    byte_length: list[int | None] = attrs.Factory(list)
+    digest: list[int | None] = attrs.Factory(list)
+    #: The game's text, for a game without a byte range (None for the others).
+    tag_text: list[str | None] = attrs.Factory(list)
+    movetext: list[str | None] = attrs.Factory(list)
+    encoding: list[str | None] = attrs.Factory(list)
+    problems: list[str | None] = attrs.Factory(list)
     tags: list[str] = attrs.Factory(list)
     # Positions, interleaved; a move is (from, to, promotion) until position_arrays
     # derives the rest of MOVE_FIELDS.
@@ -174,11 +183,50 @@ class _PositionRecorder(chess.pgn.BaseVisitor["_PositionRecorder"]):
 
 
 def record_games(texts: Iterable[GameText], columns: Columns | None = None) -> Columns:
-    """Record ``texts`` (the games of one file, in order) into ``columns``."""
+    """Record ``texts`` (the games of one file, in order) into ``columns``: a
+    :class:`~cqllegacy.indexing.ranges.LocatedText` by its byte range when its range,
+    read from the file and split again, gives exactly that text (checked for every
+    game), any other game by its text."""
     columns = columns if columns is not None else Columns()
-    for text in texts:
-        _record_game(columns, text)
+    with contextlib.ExitStack() as stack:
+        files: dict[str, int | None] = {}
+        for text in texts:
+            _record_game(columns, text)
+            if isinstance(text, LocatedText):
+                if text.path not in files:
+                    files[text.path] = _opened(stack, text.path)
+                descriptor = files[text.path]
+                if descriptor is not None and resplits_alike(text, descriptor):
+                    _keep_range(columns, text)
+                    continue
+            _keep_text(columns, text)
     return columns
+
+
+def _opened(stack: contextlib.ExitStack, path: str) -> int | None:
+    """The descriptor of ``path`` opened for the batch (None: it cannot be read, and
+    the games keep their text)."""
+    try:
+        return stack.enter_context(open(path, "rb")).fileno()
+    except OSError:
+        return None
+
+
+def _keep_range(columns: Columns, text: LocatedText) -> None:
+    columns.byte_start.append(text.start)
+    columns.byte_length.append(text.length)
+    columns.digest.append(text.digest)
+    for kept in (columns.tag_text, columns.movetext, columns.encoding, columns.problems):
+        kept.append(None)
+
+
+def _keep_text(columns: Columns, text: GameText) -> None:
+    for where in (columns.byte_start, columns.byte_length, columns.digest):
+        where.append(None)
+    columns.tag_text.append("".join(text.tag_lines))
+    columns.movetext.append(text.movetext)
+    columns.encoding.append(text.encoding)
+    columns.problems.append("\n".join(text.problems))
 
 
 def _record_game(columns: Columns, text: GameText) -> None:
@@ -196,10 +244,6 @@ def _record_game(columns: Columns, text: GameText) -> None:
     columns.line.append(text.line)
     columns.clean.append(clean)
     columns.plies.append(recorder.main_moves if clean else -1)
-    columns.tag_text.append("".join(text.tag_lines))
-    columns.movetext.append(text.movetext)
-    columns.encoding.append(text.encoding)
-    columns.problems.append("\n".join(text.problems))
     columns.tags.append(json.dumps(dict(headers), ensure_ascii=False))
 
 

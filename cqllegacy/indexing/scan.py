@@ -2,7 +2,7 @@
 
 For each input file with a fresh index (:func:`~cqllegacy.indexing.store.open_index`), the
 index is asked for the candidate games (those that may match, and every game that does
-not read cleanly); only they are evaluated, from the text the index keeps of them (or,
+not read cleanly); only they are evaluated, read by their byte ranges (or,
 when they are many, from the file split as a scan splits it), by the
 same :class:`~cqllegacy.runner.game_scan.GameScan` a scan uses, with their ordinals as
 in a scan.  The games left out cannot match and read cleanly, so the scan would neither
@@ -182,11 +182,10 @@ def _scan_indexed(
 def _candidates_of(state: GameScan, item: InputFile, index: Index, need: Necessity) -> None:
     """Evaluate the candidate games of one indexed file, each with its scan ordinal.
 
-    Few candidates are read from the index (the rest of the file is never touched);
-    many (more than :data:`FROM_THE_FILE` of the games) are read from the file itself,
-    split as the scan splits it, the others left unread: a split costs little beside a
-    replay, and one pass over the file costs less than fetching most of it from the
-    index.
+    Few candidates are read by their byte ranges (:meth:`Index.texts`; the rest of the
+    file is never touched); many (more than :data:`FROM_THE_FILE` of the games) by
+    splitting the whole file as the scan does, the others left unread: a split costs
+    little beside a replay.
     """
     base = state.summary.games
     size = _size(item.path)

@@ -9,7 +9,10 @@ An index is one DuckDB database (the README says why DuckDB) beside its PGN file
   SHA-256 of its bytes, its games and positions, and why reading stopped if the file is
   damaged;
 * ``games``: per game its number in the file, first line, whether it reads cleanly,
-  its main-line moves, its tags (JSON) and its text (tags, movetext, encoding, problems);
+  its main-line moves, its tags (JSON) and where its text lies in the file (byte start,
+  length and digest, see :mod:`~cqllegacy.indexing.ranges`) or, for a compressed file
+  (or a game whose range would not give its text), the text itself (tags, movetext,
+  encoding, problems);
 * ``positions``: per main-line position of a clean game (see
   :mod:`~cqllegacy.indexing.records`) the placement, side to move, rights, flags and the
   move played from it;
@@ -36,9 +39,10 @@ from typing import Any
 import attrs
 
 from cqllegacy import __version__
-from cqllegacy.errors import WriteError
+from cqllegacy.errors import IncompleteInput, WriteError
 from cqllegacy.evaluator.necessary import Alternative, ListNeed, Necessity
 from cqllegacy.evaluator.operators import Atom
+from cqllegacy.indexing.ranges import GameRange, RangeMismatch, read_ranges
 from cqllegacy.indexing.records import (
     BOARD_FIELDS,
     CHECK,
@@ -67,8 +71,9 @@ __all__ = [
     "open_index",
 ]
 
-#: The index format; an index of another format is not read.
-FORMAT = 1
+#: The index format; an index of another format is not read.  (2: games kept as byte
+#: ranges of the file.)
+FORMAT = 2
 SUFFIX = ".cqlidx"
 
 #: The flag bit each flag name of :mod:`~cqllegacy.evaluator.necessary` asks for.
@@ -103,9 +108,7 @@ def default_index_path(pgn: str | os.PathLike[str]) -> Path:
     return path.with_name(path.name + SUFFIX)
 
 
-def index_destination(
-    source: Path, output: str | os.PathLike[str] | None, several: bool
-) -> Path:
+def index_destination(source: Path, output: str | os.PathLike[str] | None, several: bool) -> Path:
     """Where the index of ``source`` is written: beside it, or ``output`` (a file, or a
     folder when there are ``several`` inputs or it is one)."""
     if output is None:
@@ -149,8 +152,8 @@ _SCHEMA = [
     """CREATE TABLE source (name VARCHAR, size UBIGINT, mtime_ns BIGINT, sha256 VARCHAR,
        games UBIGINT, positions UBIGINT, damaged VARCHAR)""",
     """CREATE TABLE games (game UINTEGER, line UBIGINT, clean BOOLEAN, plies INTEGER,
-       tags VARCHAR, tag_text VARCHAR, movetext VARCHAR, encoding VARCHAR,
-       problems VARCHAR)""",
+       tags VARCHAR, byte_start UBIGINT, byte_length UBIGINT, digest UBIGINT,
+       tag_text VARCHAR, movetext VARCHAR, encoding VARCHAR, problems VARCHAR)""",
     "CREATE TABLE positions (game UINTEGER, ply USMALLINT, "
     + ", ".join(
         [
@@ -255,6 +258,9 @@ def _games_table(columns: Columns) -> Any:
             "clean": pa.array(columns.clean, pa.bool_()),
             "plies": pa.array(columns.plies, pa.int32()),
             "tags": pa.array(columns.tags, pa.string()),
+            "byte_start": pa.array(columns.byte_start, pa.uint64()),
+            "byte_length": pa.array(columns.byte_length, pa.uint64()),
+            "digest": pa.array(columns.digest, pa.uint64()),
             "tag_text": pa.array(columns.tag_text, pa.string()),
             "movetext": pa.array(columns.movetext, pa.string()),
             "encoding": pa.array(columns.encoding, pa.string()),
@@ -354,11 +360,12 @@ def _remove(temporary: Path) -> None:
 
 @attrs.define
 class Index:
-    """An open, fresh index of one PGN file."""
+    """An open, fresh index of the PGN file ``source``."""
 
     path: Path
     connection: Any
     games: int
+    source: Path
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -414,16 +421,37 @@ class Index:
         return narrowed <= WORTH_ASKING * passed
 
     def texts(self, numbers: Sequence[int], batch: int = 256) -> Iterator[GameText]:
-        """The texts of the games ``numbers`` (ascending), as the scan splits them."""
+        """The texts of the games ``numbers`` (ascending), as the scan splits them: read
+        from the file by their byte ranges, in file order, a batch of ranges asked of
+        the index at a time (the text kept in the index where there is no range).
+        :class:`~cqllegacy.errors.IncompleteInput` when the file changed since the
+        index was checked, or (the file as it was) when the index is damaged."""
+        try:
+            yield from read_ranges(self.source, self._stored(numbers, batch))
+        except RangeMismatch as exc:
+            sha256 = self.connection.execute("SELECT sha256 FROM source").fetchone()[0]
+            with contextlib.suppress(OSError):
+                if file_facts(self.source).sha256 == sha256:
+                    raise IncompleteInput(
+                        f"index {self.path} is damaged ({exc.where}); "
+                        "build it again, or run with --no-index"
+                    ) from exc
+            raise
+
+    def _stored(self, numbers: Sequence[int], batch: int) -> Iterator[GameRange | GameText]:
+        """What the index keeps of the games ``numbers``: a range, or the text."""
         for start in range(0, len(numbers), batch):
             part = list(numbers[start : start + batch])
             rows = self.connection.execute(
-                "SELECT game, line, tag_text, movetext, encoding, problems FROM games "
-                "WHERE game IN (SELECT unnest(?)) ORDER BY game",
+                "SELECT game, line, byte_start, byte_length, digest, tag_text, movetext, "
+                "encoding, problems FROM games WHERE game IN (SELECT unnest(?)) ORDER BY game",
                 [part],
             ).fetchall()
-            for row in rows:
-                yield game_text(row)
+            for game, line, byte_start, length, digest, *text in rows:
+                if byte_start is None:
+                    yield game_text((game, line, *text))
+                else:
+                    yield GameRange(game, line, byte_start, length, digest)
 
 
 def open_index(path: Path, source: Path) -> Index:
@@ -444,7 +472,7 @@ def open_index(path: Path, source: Path) -> Index:
     except Exception as exc:
         connection.close()
         raise StaleIndex(f"index {path} is damaged ({_first_line(exc)})") from exc
-    return Index(path, connection, games)
+    return Index(path, connection, games, source)
 
 
 def _check(connection: Any, path: Path, source: Path) -> int:
@@ -470,9 +498,11 @@ def _check(connection: Any, path: Path, source: Path) -> int:
     counted = connection.execute(
         "SELECT (SELECT count(*) FROM games), (SELECT count(*) FROM positions), "
         "(SELECT coalesce(sum(plies + 1), 0) FROM games WHERE clean), "
-        "(SELECT coalesce(max(game), 0) FROM games)"
+        "(SELECT coalesce(max(game), 0) FROM games), "
+        "(SELECT coalesce(max(byte_start + byte_length), 0) <= ? FROM games)",
+        [size],
     ).fetchone()
-    if counted != (games, positions, positions, games):
+    if counted != (games, positions, positions, games, True):
         raise StaleIndex(f"index {path} is damaged (its tables do not add up)")
     return int(games)
 

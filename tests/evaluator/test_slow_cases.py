@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from cqllegacy.core import tree as ct
 from cqllegacy.evaluator.evaluate import compile_query
 from cqllegacy.evaluator.lowering import variable_key
-from cqllegacy.evaluator.testing import pd, position
+from cqllegacy.evaluator.testing import game_from_pgn, pd, position
 from cqllegacy.legacy.grammar import read_script
 from cqllegacy.runner.scripts import load_query, read_legacy, read_modern
 from cqllegacy.vocab.pieces import ANYTHING
@@ -248,3 +248,117 @@ def test_chess960_castling_reaches_the_kings_landing_in_a_listed_find() -> None:
         expected = compile_query(query, optimize=False).evaluate(game, 1)
         assert expected.matched
         assert compile_query(query).evaluate(game, 1) == expected
+
+
+# --------------------------------------------------------------------------------------
+# Every binding at once: lists, disjunctions and finds read for every square of a tag
+# --------------------------------------------------------------------------------------
+
+#: Lists that read one tag, each of a shape read for every square of the tagged piece at
+#: once (``lowering.variable_holders``): an attack count of the piece, the piece on
+#: squares, its move, ``not``, an ``or``, the count 0 (which holds with the piece off the
+#: board), a piece attacked by others, several of them under transforms.
+EVERY_BINDING = [
+    THIRTY_CHECKS.replace("30 1000", "3 1000"),
+    "(match :forany q [Qq] (position :movefrom $q :moveto ?[a-h8] :matchcount 2 100 :flip))",
+    "(match :forany n [Nn] (position :not $n[a-h1-8] :matchcount 40 1000))",
+    "(match :forany c A (position :or ((position :attackcount $c k 1) (position $c[a-h7] :check))"
+    " :matchcount 4 1000))",
+    "(match :forany r [Rr] (position :attackcount $r [Kk] 0 0 :wtm :matchcount 50 1000))",
+    "(match :forany p [Pp] (position :attackcount $p [nbrq] 1 :movefrom $p :matchcount 1 100"
+    " :flipcolor))",
+    "(match :forany b [Bb] (position :attackcount A $b 1 1 :btm :matchcount 2 100 :shift))",
+]
+
+
+@pytest.mark.parametrize("text", EVERY_BINDING)
+def test_lists_read_for_every_binding_at_once(text: str) -> None:
+    query = read_legacy(text)
+    assert compile_query(query).plan.lists[0].sieve is not None
+    assert_same(query)
+    assert_same(query, variations=True)
+
+
+def test_the_lists_of_published_tag_scripts_are_sieved() -> None:
+    """The masks where the piece makes the list hold, or a necessity naming no tag."""
+    checker = compile_query(read_legacy(THIRTY_CHECKS)).plan.lists[0].sieve
+    assert checker is not None and checker.variable == "checker" and checker.holders
+    chase = load_query(QUERIES / "real-15-knightchase.cql").query
+    sieve = compile_query(chase).plan.lists[0].sieve
+    assert sieve is not None and sieve.holders is None and sieve.necessity is not None
+
+
+_TAG_PARTS = [
+    ":attackcount $x k 1",
+    ":attackcount $x [Kk] 0 0",
+    ":attackcount $x [a] 1 1",
+    ":attackcount A $x 1",
+    "$x[a-h1-4]",
+    "$x[d4,e4,d5,e5]",
+    ":movefrom $x",
+    ":movefrom $x :moveto ?[a-h5-8]",
+    ":not $x[a-d1-8]",
+    ":btm",
+    ":check",
+    ":or ((position $x[a-h2]) (position :attackcount $x K 1))",
+]
+
+
+@settings(SETTINGS, max_examples=25)
+@given(
+    st.sampled_from(["A", "a", "[Nn]", "[Pp]", "[RrQq]"]),
+    st.lists(st.sampled_from(_TAG_PARTS), min_size=1, max_size=3, unique=True),
+    st.integers(1, 6),
+    st.sampled_from(["", ":flipcolor", ":shifthorizontal", ":flip"]),
+)
+def test_generated_lists_read_for_every_binding(
+    types: str, parts: list[str], lo: int, transforms: str
+) -> None:
+    text = (
+        f"(match :forany x {types} (position {' '.join(parts)} :matchcount {lo} 1000"
+        f" {transforms}))"
+    )
+    assert_same(read_legacy(text), FEW)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # ``find`` and ``find all`` of a body read for every square: per piece, the
+        # positions where it holds are found once.
+        "cql() piece x in [Pp] find {move from x promote [QqNn]}",
+        "cql() piece x in [Nn] (find all {x attacks [Kk]}) >= 3",
+        "cql() piece x in A (find all {btm #(x attacks k) == 1}) >= 2",
+        "cql() piece x in [Rr] find {move from (x & [a-h1]) to [a-h8]}",
+        "cql() piece x in [Qq] (find all {not (x & [a-h4-5])}) == 0",
+        # The count 0 holds where the piece attacks no king, and once it is captured.
+        "cql() piece x in [Rr] (find all {#(x attacks [Kk]) == 0}) >= 40",
+        # A disjunction that reads the loop's piece.
+        "cql() piece x in [Rr] {#(x attacks [Kk]) == 0 or x & a-h7}",
+        "cql() piece x in [QR] {move from x to [a-h8] or not ((x & a-d1-8) attackedby a)}",
+    ],
+)
+def test_modern_filters_read_for_every_binding(text: str) -> None:
+    assert_same(read_modern(text))
+    assert_same(read_modern(text), variations=True)
+
+
+def test_a_find_for_a_piece_ends_where_the_main_line_ends() -> None:
+    """The black knight of b8 moves only in a variation, numbered right after the main
+    line: a ``find`` along the main line does not reach it, one over every variation
+    does."""
+    game = game_from_pgn("1. e4 e5 2. Nf3 (2. Nc3 Nc6) Nf6 3. Bc4 *")
+    query = read_modern("cql() piece x in n {x & b8 find {move from x}}")
+    for variations in (False, True):
+        expected = compile_query(query, optimize=False).evaluate(game, 1, variations=variations)
+        assert expected.matched is variations
+        assert compile_query(query).evaluate(game, 1, variations=variations) == expected
+
+
+@pytest.mark.parametrize("text", [THIRTY_CHECKS.replace("30 1000", "2 1000"), EVERY_BINDING[2]])
+def test_lists_read_for_every_binding_against_the_naive_evaluator(text: str) -> None:
+    script = read_script(text)
+    fast = compile_query(to_core(script))
+    for i in SHORT:
+        game: chess.pgn.Game = TREES[i]
+        assert fast.evaluate(game, i + 1).matched == ref.game_matches(script, game, i + 1), i

@@ -17,6 +17,7 @@ import pytest
 import cqllegacy.indexing.store as store
 from cqllegacy.api import index
 from cqllegacy.cli import main
+from cqllegacy.errors import IncompleteInput
 from cqllegacy.indexing.store import StaleIndex, default_index_path, open_index
 from tests.support.runner import WCC
 
@@ -198,7 +199,9 @@ def test_a_half_written_index_is_incomplete(pgn: Path, tmp_path: Path) -> None:
 
 def test_a_rebuild_during_a_run_does_not_change_its_answer(pgn: Path) -> None:
     """A run that opened the index keeps reading what it checked: a rebuild renames a new
-    file over the old one's name and never writes into the file the run reads."""
+    file over the old one's name and never writes into the file the run reads.  The
+    games' texts are read from the PGN file by their byte ranges: once it changed, they
+    are an error (never the new file's games)."""
     from cqllegacy.api import load
     from cqllegacy.evaluator.necessary import necessity
 
@@ -211,10 +214,14 @@ def test_a_rebuild_during_a_run_does_not_change_its_answer(pgn: Path) -> None:
     try:
         before = opened.candidates(need, 0)
         texts = [text.movetext for text in opened.texts(before)]
+        index(pgn)  # the same file indexed again while the run reads
+        assert opened.candidates(need, 0) == before
+        assert [text.movetext for text in opened.texts(before)] == texts
         pgn.write_bytes(b"")  # another file entirely, indexed while the run reads
         index(pgn)
         assert opened.candidates(need, 0) == before
-        assert [text.movetext for text in opened.texts(before)] == texts
+        with pytest.raises(IncompleteInput, match="changed while it was read"):
+            list(opened.texts(before))
     finally:
         opened.close()
     assert before
