@@ -20,6 +20,7 @@ as a multiple of one scan's.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import re
 import subprocess
@@ -134,7 +135,7 @@ def main() -> None:
     if args.against is not None:
         checkouts["against"] = args.against.resolve()
     print(f"corpus: {args.pgn}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    print("| checkout | jobs | games | MB of PGN | CPU s | main MB | largest worker MB | index MB |")
+    print("| checkout | jobs | games | MB of PGN | CPU s | main MB | largest worker MB | index MB |")  # noqa: E501
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     runs: dict[tuple[str, int, int], Run] = {}
     for size in sizes:
@@ -150,7 +151,7 @@ def main() -> None:
     for name in checkouts:
         for j in jobs:
             peaks = [max(runs[name, j, n].main_mb, runs[name, j, n].worker_mb) for n in sizes]
-            steps = ", ".join(f"{b - a:+.0f}" for a, b in zip(peaks, peaks[1:], strict=False))
+            steps = ", ".join(f"{b - a:+.0f}" for a, b in itertools.pairwise(peaks))
             print(f"{name}, --jobs {j}: largest process's peak change per doubling: {steps} MB")
     if not args.no_scan:
         largest = first_games(args.pgn, sizes[-1])
