@@ -9,6 +9,7 @@ the index once made it at the end of the build.
 from __future__ import annotations
 
 import bz2
+import gzip
 from pathlib import Path
 
 import duckdb
@@ -99,11 +100,13 @@ def test_a_game_of_a_long_text_is_written_under_a_raised_memory_limit(
     text, the build failed (an out-of-memory error); the limit is raised for its batch."""
     monkeypatch.setattr(store, "WRITER_MEMORY", 8 * 1024 * 1024)
     comment = "{" + ("a long comment " * 66 + "\n") * 12_000 + "}"
-    path = tmp_path / "long.pgn"
-    path.write_text(
-        f'[Event "a"]\n\n1. e4 e5 *\n\n[Event "long"]\n\n1. e4 {comment} e5 *\n\n'
-        '[Event "b"]\n\n1. d4 d5 *\n',
-        encoding="utf-8",
+    # Compressed: the index keeps the games' text (of a plain file, where they lie).
+    path = tmp_path / "long.pgn.gz"
+    path.write_bytes(
+        gzip.compress(
+            f'[Event "a"]\n\n1. e4 e5 *\n\n[Event "long"]\n\n1. e4 {comment} e5 *\n\n'
+            '[Event "b"]\n\n1. d4 d5 *\n'.encode()
+        )
     )
     assert main(["index", str(path), "-j", "1", "-q"]) == 0
     assert open_index(default_index_path(path), path).games == 3
