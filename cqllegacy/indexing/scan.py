@@ -25,7 +25,7 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,6 +34,7 @@ import attrs
 from cqllegacy.core.tree import Query
 from cqllegacy.errors import IncompleteInput
 from cqllegacy.evaluator.necessary import Necessity, necessity
+from cqllegacy.indexing import replay
 from cqllegacy.indexing.store import Index, StaleIndex, default_index_path, open_index
 from cqllegacy.runner import scanner
 from cqllegacy.runner.compiled import CompiledQueryLike
@@ -83,7 +84,11 @@ def scan(
     :func:`cqllegacy.runner.scan` does, using their indexes where they are fresh."""
     progress = progress or Messages(sys.stderr)
     need = necessity(query, variations=options.variations) if choice.use else None
-    if need is None:
+    # A query the index cannot narrow is still served by it when every clean game can be
+    # evaluated from its stored positions (replay.feeds): that beats replaying its text.
+    every_game = need is None and choice.use and replay.feeds(compiled, options)
+    spread = engine is not None and scanner.spreads(engine, sinks, inputs)
+    if need is None and (not every_game or spread):
         if choice.use and choice.path is not None:
             progress.message("note: the index cannot narrow this query; scanning")
         return scanner.scan(
@@ -95,7 +100,7 @@ def scan(
             return scanner.scan(
                 compiled, inputs, options=options, sinks=sinks, progress=progress, engine=engine
             )
-        if engine is not None and scanner.spreads(engine, sinks, inputs):
+        if spread and need is not None:
             # The candidates are the units of work of the engine's workers.
             chosen = [
                 None if index is None else IndexCandidates(index, need, compiled.prefilter)
@@ -154,7 +159,7 @@ def _opened(
 
 def _scan_indexed(
     compiled: CompiledQueryLike,
-    need: Necessity,
+    need: Necessity | None,
     inputs: Sequence[InputFile],
     indexes: Sequence[Index | None],
     options: ScanOptions,
@@ -179,19 +184,32 @@ def _scan_indexed(
     return state.summary
 
 
-def _candidates_of(state: GameScan, item: InputFile, index: Index, need: Necessity) -> None:
-    """Evaluate the candidate games of one indexed file, each with its scan ordinal.
+def _candidates_of(
+    state: GameScan, item: InputFile, index: Index, need: Necessity | None
+) -> None:
+    """Evaluate the candidate games of one indexed file (every game when ``need`` is
+    None), each with its scan ordinal.
 
-    Few candidates are read from the index (the rest of the file is never touched);
-    many (more than :data:`FROM_THE_FILE` of the games) are read from the file itself,
-    split as the scan splits it, the others left unread: a split costs little beside a
-    replay, and one pass over the file costs less than fetching most of it from the
-    index.
+    Where the query allows it (:func:`~cqllegacy.indexing.replay.feeds`), the clean
+    candidates are evaluated from their stored positions, the others from their text in
+    the index.  Otherwise few candidates are read from the index (the rest of the file
+    is never touched); many (more than :data:`FROM_THE_FILE` of the games) are read
+    from the file itself, split as the scan splits it, the others left unread: a split
+    costs little beside a replay, and one pass over the file costs less than fetching
+    most of it from the index.
     """
     base = state.summary.games
     size = _size(item.path)
-    numbers = index.candidates(need, base, state.compiled.prefilter)
-    if len(numbers) > FROM_THE_FILE * index.games:
+    if need is None:
+        # Up to the last game the query admits (the scan stops after it, as below).
+        last = index.games if state.last_game is None else max(state.last_game - base, 0)
+        numbers = list(range(1, min(index.games, last) + 1))
+    else:
+        numbers = index.candidates(need, base, state.compiled.prefilter)
+    if replay.feeds(state.compiled, state.options):
+        replay.evaluate_stored(state, item.name, index, base, numbers)
+        texts: Iterable[GameText] = ()
+    elif len(numbers) > FROM_THE_FILE * index.games:
         texts = _from_the_file(item.path, numbers)
     else:
         texts = index.texts(numbers)

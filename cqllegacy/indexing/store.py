@@ -353,6 +353,36 @@ class Index:
                 yield game_text(row)
 
 
+    def game_facts(self, numbers: Sequence[int]) -> list[tuple[int, bool, str | None]]:
+        """Per game of ``numbers`` (ascending): its number, whether it reads cleanly and
+        (for a clean one) its tags as stored (JSON), in the order of ``numbers``."""
+        if not len(numbers):
+            return []
+        rows = self.connection.execute(
+            "SELECT game, clean, CASE WHEN clean THEN tags END FROM games "
+            "WHERE game BETWEEN ? AND ? AND game IN (SELECT unnest(?)) ORDER BY game",
+            [int(numbers[0]), int(numbers[-1]), [int(n) for n in numbers]],
+        ).fetchall()
+        return [(int(game), bool(clean), tags) for game, clean, tags in rows]
+
+    def main_lines(self, numbers: Sequence[int]) -> dict[str, Any]:
+        """The stored main-line positions of the clean games among ``numbers``
+        (ascending), one numpy array per column (``game``, ``ply``,
+        :data:`~cqllegacy.indexing.records.BOARD_FIELDS`, ``flags``, ``ep`` and the
+        move's ``move_from``, ``move_to``, ``move_promotion``), ordered by game and
+        ply."""
+        columns = ", ".join(
+            ("game", "ply", *BOARD_FIELDS, "flags", "ep", "move_from", "move_to", "move_promotion")
+        )
+        return dict(
+            self.connection.execute(
+                f"SELECT {columns} FROM positions WHERE game BETWEEN ? AND ? "
+                "AND game IN (SELECT unnest(?)) ORDER BY game, ply",
+                [int(numbers[0]), int(numbers[-1]), [int(n) for n in numbers]],
+            ).fetchnumpy()
+        )
+
+
 def open_index(path: Path, source: Path) -> Index:
     """The index at ``path`` of the PGN file ``source``, checked to be complete, of this
     format and version, and built from exactly the bytes ``source`` holds now; raises
