@@ -56,7 +56,8 @@ class MainLines:
     rows (ordered by game and ply), and per row, as Python values, the board's fields
     (``pawns`` … ``kings``, ``white``, ``black``, ``occupied``, ``castling``, ``turn``,
     ``ep_square``), the move played from it (``move``: a :class:`chess.Move`, the null
-    move where none was) and whether that move zeroes the half-move clock or promotes.
+    move where none was), whether that move zeroes the half-move clock or promotes, and
+    the squares it leaves and reaches (``touched``; 0 for a null move).
     """
 
     columns: dict[str, list[Any]]
@@ -65,7 +66,7 @@ class MainLines:
 
 _MAIN_LINE_COLUMNS = (
     *BOARD_FIELDS[:6], "white", "black", "occupied", "castling", "turn", "ep_square",
-    "move", "zeroing", "promotes",
+    "move", "zeroing", "promotes", "touched",
 )  # fmt: skip
 
 
@@ -99,9 +100,11 @@ def main_lines(index: Index, numbers: Sequence[int]) -> MainLines:
         one, np.clip(end, 0, 63).astype(np.uint64)
     )
     theirs = np.where(white_moves, black, white)
-    zeroing = (start >= 0) & ((touched & (a["pawns"] | theirs)) != 0)
+    moved = start >= 0
+    zeroing = moved & ((touched & (a["pawns"] | theirs)) != 0)
     columns["zeroing"] = zeroing.tolist()
     columns["promotes"] = (promotion > 0).tolist()
+    columns["touched"] = np.where(moved, touched, np.uint64(0)).tolist()
     return MainLines(columns, rows)
 
 
@@ -176,7 +179,7 @@ def feed(
     pawns, knights, bishops, rooks = c["pawns"], c["knights"], c["bishops"], c["rooks"]
     queens, kings, whites, blacks = c["queens"], c["kings"], c["white"], c["black"]
     occupied, castling, turns, eps = c["occupied"], c["castling"], c["turn"], c["ep_square"]
-    moves, zeroing, promotes = c["move"], c["zeroing"], c["promotes"]
+    moves, zeroing, promotes, touched = c["move"], c["zeroing"], c["promotes"], c["touched"]
     occupied_co, played = board.occupied_co, board.move_stack.append
     promoted, fullmove, halfmove = board.promoted, board.fullmove_number, board.halfmove_clock
     visit_board, visit_move = stream.visit_board, stream.visit_move
@@ -201,7 +204,7 @@ def feed(
         halfmove = 0 if zeroing[i] else halfmove + 1
         if not turn:
             fullmove += 1
-        if promoted or promotes[i]:
+        if promoted & touched[i] or promotes[i]:
             promoted = _promoted_after(promoted, move, promotes[i])
     stream.end_game()
 
@@ -211,8 +214,6 @@ def _promoted_after(promoted: int, move: chess.Move, promotes: bool) -> int:
     its mark, a promotion makes one, and the piece taken loses its own.  (Castling and
     en passant touch other squares too, but never a promoted piece: a rook that may
     castle has not moved, and a pawn is never promoted.)"""
-    if not move:
-        return promoted
     start, end = 1 << move.from_square, 1 << move.to_square
     carried = promotes or promoted & start
     promoted &= ~(start | end)
