@@ -37,9 +37,13 @@ from cqllegacy.indexing.records import BOARD_FIELDS, WHITE_TO_MOVE
 from cqllegacy.indexing.store import Index
 from cqllegacy.runner.compiled import CompiledQueryLike
 from cqllegacy.runner.game_scan import GameScan
+from cqllegacy.runner.pgn import GameText
 from cqllegacy.runner.results import FoundGameKey, ScanOptions, StopScan
 
-__all__ = ["BATCH", "MainLines", "evaluate_stored", "feed", "feeds", "main_lines", "start_board"]
+__all__ = [
+    "BATCH", "MainLines", "StoredUnit", "evaluate_stored", "feed", "feeds", "main_lines",
+    "prepared", "start_board", "stored_unit",
+]  # fmt: skip
 
 #: Games asked of the index at a time (their positions are held at once).
 BATCH = 512
@@ -72,11 +76,15 @@ _MAIN_LINE_COLUMNS = (
 
 def main_lines(index: Index, numbers: Sequence[int]) -> MainLines:
     """The stored main lines of the clean games among ``numbers`` (ascending)."""
+    return prepared(index.main_lines(numbers) if numbers else None)
+
+
+def prepared(a: Mapping[str, Any] | None) -> MainLines:
+    """The main lines of :meth:`Index.main_lines`'s arrays ``a`` (None: no game)."""
     import numpy as np
 
-    if not numbers:
+    if a is None or not len(a["game"]):
         return MainLines({name: [] for name in _MAIN_LINE_COLUMNS}, {})
-    a = index.main_lines(numbers)
     games = a["game"]
     starts = np.flatnonzero(np.diff(games.astype(np.int64), prepend=-1) != 0)
     ends = np.append(starts[1:], len(games))
@@ -243,18 +251,61 @@ def evaluate_stored(
     whose games are numbered ``games_before + 1`` on in the input, as
     :meth:`GameScan.game` would, each clean one from its stored positions."""
     for first in range(0, len(numbers), BATCH):
-        _batch(state, name, index, games_before, numbers[first : first + BATCH])
+        part = numbers[first : first + BATCH]
+        facts = index.game_facts(part)
+        lines = main_lines(index, [game for game, clean, _ in facts if clean])
+        outcomes = _outcomes(state, facts, lines, games_before)
+        wanted = [game for game, outcome in outcomes if outcome != _NOTHING]
+        texts = {text.file_ordinal: text for text in index.texts(wanted)}
+        _hand_over(state, name, games_before, outcomes, texts)
 
 
-def _batch(
-    state: GameScan, name: str, index: Index, games_before: int, numbers: Sequence[int]
-) -> None:
-    facts = index.game_facts(numbers)
-    lines = main_lines(index, [game for game, clean, _ in facts if clean])
+@attrs.frozen
+class StoredUnit:
+    """Candidate games of an indexed file as a worker of a parallel run gets them
+    (:func:`stored_unit`): their facts (number, clean, tags), the stored positions of the
+    clean ones (numpy arrays, as :meth:`Index.main_lines` gives them) and every text
+    (a worker has no index to fetch the matching ones from).  ``evaluate`` is what
+    :func:`~cqllegacy.runner.parallel.scan_candidates` calls in the worker."""
+
+    facts: tuple[tuple[int, bool, str | None], ...]
+    arrays: Mapping[str, Any] | None
+    texts: tuple[GameText, ...]
+
+    def evaluate(self, state: GameScan, name: str, games_before: int) -> None:
+        outcomes = _outcomes(state, self.facts, prepared(self.arrays), games_before)
+        texts = {text.file_ordinal: text for text in self.texts}
+        _hand_over(state, name, games_before, outcomes, texts)
+
+
+def stored_unit(index: Index, numbers: Sequence[int]) -> StoredUnit:
+    """The :class:`StoredUnit` of the games ``numbers`` (ascending) of ``index``."""
+    facts = tuple(index.game_facts(numbers))
+    clean = [game for game, ok, _ in facts if ok]
+    arrays = index.main_lines(clean) if clean else None
+    return StoredUnit(facts, arrays, tuple(index.texts(numbers)))
+
+
+def _outcomes(
+    state: GameScan,
+    facts: Sequence[tuple[int, bool, str | None]],
+    lines: MainLines,
+    games_before: int,
+) -> list[tuple[int, _Outcome]]:
     judge = _judge(state, lines, games_before)
-    outcomes = [(game, judge(game, tags) if clean else _TEXT) for game, clean, tags in facts]
-    wanted = [game for game, outcome in outcomes if outcome != _NOTHING]
-    texts = {text.file_ordinal: text for text in index.texts(wanted)}
+    return [(game, judge(game, tags) if clean else _TEXT) for game, clean, tags in facts]
+
+
+def _hand_over(
+    state: GameScan,
+    name: str,
+    games_before: int,
+    outcomes: Sequence[tuple[int, _Outcome]],
+    texts: Mapping[int, GameText],
+) -> None:
+    """Go through the games in order as :meth:`GameScan.game` does (the last game the
+    query admits, the count, the progress): a match to the sinks, a game to be read
+    from its text to ``GameScan.game``."""
     summary = state.summary
     for game, outcome in outcomes:
         summary.games = games_before + game - 1

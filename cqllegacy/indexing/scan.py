@@ -102,8 +102,11 @@ def scan(
             )
         if spread and need is not None:
             # The candidates are the units of work of the engine's workers.
+            stored = replay.feeds(compiled, options)
             chosen = [
-                None if index is None else IndexCandidates(index, need, compiled.prefilter)
+                None
+                if index is None
+                else IndexCandidates(index, need, compiled.prefilter, stored=stored)
                 for index in indexes
             ]
             return scanner.scan(
@@ -124,6 +127,9 @@ class IndexCandidates:
     need: Necessity
     #: The run's tag test (see :meth:`~cqllegacy.indexing.store.Index.candidates`).
     accepts: Callable[[Mapping[str, str], int], bool] | None = None
+    #: Whether the workers evaluate clean games from their stored positions
+    #: (:func:`~cqllegacy.indexing.replay.feeds`) rather than their texts.
+    stored: bool = False
 
     @property
     def games(self) -> int:
@@ -134,6 +140,11 @@ class IndexCandidates:
 
     def texts(self, numbers: Sequence[int]) -> Iterator[GameText]:
         return self.index.texts(numbers)
+
+    def unit(self, numbers: Sequence[int]) -> tuple[GameText, ...] | replay.StoredUnit:
+        if self.stored:
+            return replay.stored_unit(self.index, numbers)
+        return tuple(self.index.texts(numbers))
 
 
 @contextlib.contextmanager

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import random
 from collections.abc import Iterator
@@ -272,3 +273,40 @@ def test_game_numbers_limits_and_skip_initial(
     script = QUERIES / f"{name}.cql"
     scanned = run(script, pgn, tmp_path / "scan", "--no-index", *flags)
     assert run(script, pgn, tmp_path / "index", *flags) == scanned
+
+
+@pytest.mark.parametrize("name", ["sequence", "knight-check", "forany-pawn-promotes"])
+def test_workers_evaluate_stored_positions_as_one_process(
+    name: str, pgn: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With --jobs, the candidates go to the workers as stored positions (and texts);
+    what comes back is what one process and the scan write."""
+    import cqllegacy.runner.parallel as parallel
+    from cqllegacy.runner.output import PgnWriter
+    from cqllegacy.runner.parallel import ProcessEngine
+    from cqllegacy.runner.progress import Messages
+    from cqllegacy.runner.report import ReportWriter
+    from cqllegacy.runner.results import InputFile
+
+    monkeypatch.setattr(parallel, "worth_spreading", lambda inputs: True)
+    units: list[int] = []
+    original = replay.stored_unit
+
+    def spy(opened: Index, numbers: Any) -> replay.StoredUnit:
+        units.append(len(numbers))
+        return original(opened, numbers)
+
+    monkeypatch.setattr(replay, "stored_unit", spy)
+    query = Query.from_text((QUERIES / f"{name}.cql").read_text(encoding="utf-8"))
+
+    def outputs(engine: ProcessEngine | None, use: bool) -> tuple[str, ...]:
+        out, report, messages = io.StringIO(), io.StringIO(), io.StringIO()
+        summary = query.scan(
+            [InputFile.of(pgn)], sinks=[PgnWriter(out, several_files=False),
+            ReportWriter(report)], progress=Messages(messages), engine=engine, index=use,
+        )  # fmt: skip
+        return out.getvalue(), report.getvalue(), messages.getvalue(), str(summary.games)
+
+    scanned = outputs(None, False)
+    assert outputs(ProcessEngine(2, batch_games=40), True) == scanned
+    assert units
