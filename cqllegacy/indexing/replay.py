@@ -57,15 +57,22 @@ def feeds(compiled: CompiledQueryLike, options: ScanOptions) -> bool:
 @attrs.frozen
 class MainLines:
     """The stored main lines of some games, ready to feed: per game the range of its
-    rows (ordered by game and ply), and per row, as Python values, the board's fields
+    rows (ordered by game and ply), and per row, one numpy array per column (a game's
+    rows are made Python values only when it is fed: memory stays small), the board's
+    fields
     (``pawns`` … ``kings``, ``white``, ``black``, ``occupied``, ``castling``, ``turn``,
     ``ep_square``), the move played from it (``move``: a :class:`chess.Move`, the null
     move where none was), whether that move zeroes the half-move clock or promotes, and
     the squares it leaves and reaches (``touched``; 0 for a null move).
     """
 
-    columns: dict[str, list[Any]]
+    columns: dict[str, Any]
     rows: dict[int, tuple[int, int]]
+
+    def of(self, game: int) -> dict[str, list[Any]]:
+        """The rows of ``game``, as Python values, column by column."""
+        start, end = self.rows[game]
+        return {name: values[start:end].tolist() for name, values in self.columns.items()}
 
 
 _MAIN_LINE_COLUMNS = (
@@ -84,21 +91,20 @@ def prepared(a: Mapping[str, Any] | None) -> MainLines:
     import numpy as np
 
     if a is None or not len(a["game"]):
-        return MainLines({name: [] for name in _MAIN_LINE_COLUMNS}, {})
+        return MainLines({}, {})
     games = a["game"]
     starts = np.flatnonzero(np.diff(games.astype(np.int64), prepend=-1) != 0)
     ends = np.append(starts[1:], len(games))
     rows = dict(
         zip(games[starts].tolist(), zip(starts.tolist(), ends.tolist(), strict=True), strict=True)
     )
-    columns: dict[str, list[Any]] = {name: a[name].tolist() for name in BOARD_FIELDS}
+    columns: dict[str, Any] = {name: a[name] for name in BOARD_FIELDS}
     white, black = a["white"], a["black"]
-    columns["occupied"] = (white | black).tolist()
+    columns["occupied"] = white | black
     white_moves = (a["flags"] & WHITE_TO_MOVE) != 0
-    columns["turn"] = white_moves.tolist()
+    columns["turn"] = white_moves
     ep = a["ep"].astype(np.int64)
-    squares: Any = np.where(ep >= 0, ep, None)  # an object array: None, no square
-    columns["ep_square"] = squares.tolist()
+    columns["ep_square"] = np.where(ep >= 0, ep, None)  # an object array: None, no square
     start, end = a["move_from"].astype(np.int64), a["move_to"].astype(np.int64)
     promotion = a["move_promotion"].astype(np.int64)
     columns["move"] = _moves(start, end, promotion)
@@ -110,9 +116,9 @@ def prepared(a: Mapping[str, Any] | None) -> MainLines:
     theirs = np.where(white_moves, black, white)
     moved = start >= 0
     zeroing = moved & ((touched & (a["pawns"] | theirs)) != 0)
-    columns["zeroing"] = zeroing.tolist()
-    columns["promotes"] = (promotion > 0).tolist()
-    columns["touched"] = np.where(moved, touched, np.uint64(0)).tolist()
+    columns["zeroing"] = zeroing
+    columns["promotes"] = promotion > 0
+    columns["touched"] = np.where(moved, touched, np.uint64(0))
     return MainLines(columns, rows)
 
 
@@ -121,15 +127,16 @@ _MOVES: dict[int, chess.Move] = {}
 _NULL = chess.Move.null()
 
 
-def _moves(start: Any, end: Any, promotion: Any) -> list[chess.Move]:
-    """The move of each row (the null move where none is stored)."""
+def _moves(start: Any, end: Any, promotion: Any) -> Any:
+    """The move of each row (the null move where none is stored), an object array."""
     import numpy as np
 
     keys = np.where(start >= 0, start | end << 6 | (promotion + 1) << 12, -1)
     found: Any = np.unique(keys, return_inverse=True)
     unique, inverse = found
-    objects = [_move(int(key)) for key in unique.tolist()]
-    return [objects[k] for k in inverse.tolist()]
+    objects = np.empty(len(unique), dtype=object)
+    objects[:] = [_move(int(key)) for key in unique.tolist()]
+    return objects[inverse.reshape(-1)]
 
 
 def _move(key: int) -> chess.Move:
@@ -161,10 +168,9 @@ def start_board(headers: Mapping[str, str]) -> chess.Board | None:
     return board
 
 
-def _agrees(board: chess.Board, lines: MainLines, row: int) -> bool:
-    """Whether ``board`` is the stored position ``row`` (placement, side to move,
-    castling rights, en passant square)."""
-    c = lines.columns
+def _agrees(board: chess.Board, c: Mapping[str, list[Any]], row: int) -> bool:
+    """Whether ``board`` is the stored position ``row`` of the rows ``c`` (placement,
+    side to move, castling rights, en passant square)."""
     return (
         (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
         == tuple(c[name][row] for name in BOARD_FIELDS[:6])
@@ -177,13 +183,11 @@ def _agrees(board: chess.Board, lines: MainLines, row: int) -> bool:
 
 
 def feed(
-    stream: chess.pgn.BaseVisitor[Any], board: chess.Board, lines: MainLines, game: int
+    stream: chess.pgn.BaseVisitor[Any], board: chess.Board, c: Mapping[str, list[Any]]
 ) -> None:
-    """Make on ``stream`` the calls python-chess's reader makes reading the main line of
-    ``game`` (see the module), on ``board`` (its start board, set to each stored
-    position in turn)."""
-    start, end = lines.rows[game]
-    c = lines.columns
+    """Make on ``stream`` the calls python-chess's reader makes reading a main line
+    whose rows are ``c`` (:meth:`MainLines.of`; see the module), on ``board`` (its
+    start board, set to each stored position in turn)."""
     pawns, knights, bishops, rooks = c["pawns"], c["knights"], c["bishops"], c["rooks"]
     queens, kings, whites, blacks = c["queens"], c["kings"], c["white"], c["black"]
     occupied, castling, turns, eps = c["occupied"], c["castling"], c["turn"], c["ep_square"]
@@ -191,8 +195,8 @@ def feed(
     occupied_co, played = board.occupied_co, board.move_stack.append
     promoted, fullmove, halfmove = board.promoted, board.fullmove_number, board.halfmove_clock
     visit_board, visit_move = stream.visit_board, stream.visit_move
-    last = end - 1
-    for i in range(start, end):
+    last = len(turns) - 1
+    for i in range(last + 1):
         board.pawns, board.knights, board.bishops = pawns[i], knights[i], bishops[i]
         board.rooks, board.queens, board.kings = rooks[i], queens[i], kings[i]
         occupied_co[chess.WHITE] = whites[i]
@@ -342,9 +346,10 @@ def _judge(
             return _TEXT
         if game not in lines.rows:
             return _TEXT
-        if not _agrees(board, lines, lines.rows[game][0]):
+        rows = lines.of(game)
+        if not _agrees(board, rows, 0):
             return _TEXT
-        feed(stream, board, lines, game)
+        feed(stream, board, rows)
         verdict = stream.verdict() if stream.readable else None
         if verdict is None:
             return _TEXT
