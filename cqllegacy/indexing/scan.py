@@ -2,10 +2,11 @@
 
 For each input file with a fresh index (:func:`~cqllegacy.indexing.store.open_index`), the
 index is asked for the candidate games (those that may match, and every game that does
-not read cleanly); only they are evaluated, from the text the index keeps of them (or,
-when they are many, from the file split as a scan splits it), by the
-same :class:`~cqllegacy.runner.game_scan.GameScan` a scan uses, with their ordinals as
-in a scan.  The games left out cannot match and read cleanly, so the scan would neither
+not read cleanly); only they are evaluated, with their ordinals as in a scan: from the
+index's stored positions where the query allows it (:mod:`~cqllegacy.indexing.replay`),
+else from the text the index keeps of them (or, when they are many, from the file split
+as a scan splits it) by the same :class:`~cqllegacy.runner.game_scan.GameScan` a scan
+uses.  The games left out cannot match and read cleanly, so the scan would neither
 write nor report them: the output, the report and the messages are the scan's, and the
 summary counts every game.  With an engine of several workers (``--jobs``, ``--engine
 dask``) the candidates are sent to them in batches (:class:`IndexCandidates`,
@@ -14,8 +15,9 @@ results are written here in input order.
 
 A file without a usable index is scanned; a stale, foreign or damaged one is said so
 once, in one line.  A query whose necessary conditions the index cannot check
-(:func:`~cqllegacy.evaluator.necessary.necessity` is None) is scanned as a whole: the
-index would only add its cost.  A query that examines variations is narrowed by its tags
+(:func:`~cqllegacy.evaluator.necessary.necessity` is None) has every game as a candidate
+when it is evaluated from stored positions (that beats replaying the text), and is
+scanned as a whole otherwise: the index would only add its cost.  A query that examines variations is narrowed by its tags
 and game numbers only (the positions of variations are not indexed).
 """
 
@@ -88,7 +90,7 @@ def scan(
     # evaluated from its stored positions (replay.feeds): that beats replaying its text.
     every_game = need is None and choice.use and replay.feeds(compiled, options)
     spread = engine is not None and scanner.spreads(engine, sinks, inputs)
-    if need is None and (not every_game or spread):
+    if need is None and not every_game:
         if choice.use and choice.path is not None:
             progress.message("note: the index cannot narrow this query; scanning")
         return scanner.scan(
@@ -100,7 +102,7 @@ def scan(
             return scanner.scan(
                 compiled, inputs, options=options, sinks=sinks, progress=progress, engine=engine
             )
-        if spread and need is not None:
+        if spread:
             # The candidates are the units of work of the engine's workers.
             stored = replay.feeds(compiled, options)
             chosen = [
@@ -124,7 +126,8 @@ class IndexCandidates:
     (:class:`cqllegacy.runner.parallel.Candidates`)."""
 
     index: Index
-    need: Necessity
+    #: None: every game is a candidate (a query evaluated from stored positions).
+    need: Necessity | None
     #: The run's tag test (see :meth:`~cqllegacy.indexing.store.Index.candidates`).
     accepts: Callable[[Mapping[str, str], int], bool] | None = None
     #: Whether the workers evaluate clean games from their stored positions
@@ -136,6 +139,8 @@ class IndexCandidates:
         return self.index.games
 
     def numbers(self, games_before: int) -> list[int]:
+        if self.need is None:
+            return list(range(1, self.index.games + 1))
         return self.index.candidates(self.need, games_before, self.accepts)
 
     def texts(self, numbers: Sequence[int]) -> Iterator[GameText]:

@@ -310,3 +310,30 @@ def test_workers_evaluate_stored_positions_as_one_process(
     scanned = outputs(None, False)
     assert outputs(ProcessEngine(2, batch_games=40), True) == scanned
     assert units
+
+
+def test_workers_get_every_game_of_a_query_the_index_cannot_narrow(
+    pgn: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import cqllegacy.runner.parallel as parallel
+
+    monkeypatch.setattr(parallel, "worth_spreading", lambda inputs: True)
+    units: list[int] = []
+    original = replay.stored_unit
+
+    def spy(opened: Index, numbers: Any) -> replay.StoredUnit:
+        units.append(len(numbers))
+        return original(opened, numbers)
+
+    monkeypatch.setattr(replay, "stored_unit", spy)
+    script = QUERIES / "knight-check-orbit.cql"
+    scanned = run(script, pgn, tmp_path / "scan", "--no-index")
+    assert run(script, pgn, tmp_path / "two", "-j", "2") == scanned
+    assert sum(units) == count_games(pgn)
+
+
+def count_games(path: Path) -> int:
+    from cqllegacy.runner.pgn import open_pgn, split_games
+
+    with open_pgn(path) as source:
+        return sum(1 for _ in split_games(source.lines()))
