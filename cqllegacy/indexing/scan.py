@@ -17,8 +17,9 @@ A file without a usable index is scanned; a stale, foreign or damaged one is sai
 once, in one line.  A query whose necessary conditions the index cannot check
 (:func:`~cqllegacy.evaluator.necessary.necessity` is None) has every game as a candidate
 when it is evaluated from stored positions (that beats replaying the text), and is
-scanned as a whole otherwise: the index would only add its cost.  A query that examines variations is narrowed by its tags
-and game numbers only (the positions of variations are not indexed).
+scanned as a whole otherwise: the index would only add its cost.  A query that examines
+variations is narrowed by its tags and game numbers only (the positions of variations
+are not indexed).
 """
 
 from __future__ import annotations
