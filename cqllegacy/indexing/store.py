@@ -165,6 +165,8 @@ _SCHEMA = [
 
 #: DuckDB's memory limit while writing an index.
 WRITER_MEMORY = "192MB"
+#: DuckDB's memory limit once a run reads stored positions (:meth:`Index.main_lines`).
+READER_MEMORY = "64MB"
 
 
 @attrs.define
@@ -286,6 +288,7 @@ class Index:
     path: Path
     connection: Any
     games: int
+    _reads_bounded: bool = attrs.field(default=False, init=False)
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -374,6 +377,13 @@ class Index:
         columns = ", ".join(
             ("game", "ply", *BOARD_FIELDS, "flags", "ep", "move_from", "move_to", "move_promotion")
         )
+        if not self._reads_bounded:
+            # DuckDB keeps the blocks it read in its buffers up to its memory limit (by
+            # default most of the machine's): reading every position of a large index
+            # would hold it all.  A bound keeps a run's memory flat in the index's size.
+            with contextlib.suppress(Exception):  # a bound DuckDB refuses: none
+                self.connection.execute(f"SET memory_limit = '{READER_MEMORY}'")
+            self._reads_bounded = True
         first, last = int(numbers[0]), int(numbers[-1])
         sql = f"SELECT {columns} FROM positions WHERE game BETWEEN ? AND ?"
         parameters: list[object] = [first, last]
