@@ -11,7 +11,9 @@ instead of replaying the SAN.  The board is the reader's in every respect the ev
 reads, and in every other one a test compares: the placement, side to move, castling
 rights (python-chess's raw ones, as stored), en passant square, the move stack (the
 moves played so far), the promoted pieces, the move counters and the chess960 flag,
-from a start board made from the tags exactly as the reader makes it.  (Setting the
+from a start board made from the tags exactly as the reader makes it.  Only its undo
+records differ (none are kept: ``chess.Board.pop`` would fail on it, and nothing pops a
+stream's board).  (Setting the
 board from the stored bitboards costs about a third of pushing the stored moves
 (``chess.Board.push``), measured side by side: 0.9 against 3.1 µs a position.)
 
