@@ -166,7 +166,7 @@ _SCHEMA = [
 #: DuckDB's memory limit while writing an index.
 WRITER_MEMORY = "192MB"
 #: DuckDB's memory limit once a run reads stored positions (:meth:`Index.main_lines`).
-READER_MEMORY = "64MB"
+READER_MEMORY = "128MB"
 
 
 @attrs.define
