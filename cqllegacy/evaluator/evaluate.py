@@ -77,7 +77,7 @@ from cqllegacy.evaluator.drivers import (
 from cqllegacy.evaluator.gametree import GameInfo, PositionTable
 from cqllegacy.evaluator.needles import Needles
 from cqllegacy.evaluator.plan import QueryPlan
-from cqllegacy.evaluator.stream import GameStream, Verdict
+from cqllegacy.evaluator.stream import GameStream, Verdict, main_line_only
 from cqllegacy.recursion import room_for_deep_trees
 
 __all__ = [
@@ -286,6 +286,27 @@ class CompiledQuery:
         GameMatch(matched=True, lists=(ListMatch(count=3, positions=(0, 1, 2), marked=(0,)),))
         """
         return self._game_match(verdict, range(main_moves + 1))
+
+    @functools.cached_property
+    def main_line_stream(self) -> bool:
+        """Whether :meth:`stream` gives, for every game it does not reject, a stream that
+        reads nothing of the game but its main line's boards and moves (see
+        :func:`~cqllegacy.evaluator.stream.main_line_only`), so that an index's stored
+        positions can feed it instead of the game's text; False when the query examines
+        variations (its stream gives up on one, which only the text shows) or offers no
+        stream.
+
+        >>> from cqllegacy.core.tree import Header, TopList
+        >>> from cqllegacy.evaluator.testing import pd
+        >>> compile_query(Query(Header(), (TopList(pd("Q")),))).main_line_stream
+        True
+        """
+        if self._streams is None or self.analysis.variations:
+            return False
+        probe = self._streams.stream(
+            GameInfo(), skip_initial=False, variations=False, leave_on_variation=False
+        )
+        return main_line_only(type(probe))
 
     # ---- queries the tags decide -------------------------------------------------------
 

@@ -38,6 +38,7 @@ None) and the caller evaluates the game the usual way.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import attrs
 import chess
@@ -57,6 +58,7 @@ __all__ = [
     "LiveStream",
     "SnapshotStream",
     "Verdict",
+    "main_line_only",
 ]
 
 #: The positions (main-line indices, 0 = start) where each top-level list matched.
@@ -131,6 +133,33 @@ class GameStream(chess.pgn.BaseVisitor["GameStream"]):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} ...>"
+
+
+#: python-chess's visitor calls that hand a visitor something of a game other than its
+#: main line's boards and moves (and the nesting of its variations, and errors).
+_OTHER_CALLS = (
+    "begin_game", "begin_headers", "visit_header", "end_headers", "begin_parse_san",
+    "visit_comment", "visit_nag", "visit_result",
+)  # fmt: skip
+
+
+def main_line_only(kind: type[chess.pgn.BaseVisitor[Any]]) -> bool:
+    """Whether a visitor of ``kind`` reads nothing of a game but what ``visit_board``,
+    ``visit_move`` and ``end_game`` give it on the main line (python-chess's reader
+    calls them in that order: the start board, then each position's move before it is
+    pushed on that same board object): it takes none of the reader's other calls, and
+    reads the moves with the SAN reader the index recorded them with.  Such a visitor
+    can be fed from an index's stored boards and moves instead of the game's text
+    (:mod:`cqllegacy.indexing.replay`); that is derived here from the class itself, so a
+    stream kind that comes to read comments, say, stops being fed so by itself.
+
+    >>> main_line_only(LiveStream), main_line_only(chess.pgn.GameBuilder)
+    (True, False)
+    """
+    base = chess.pgn.BaseVisitor
+    return getattr(kind, "parse_san", None) is san.parse_san and all(
+        getattr(kind, name) is getattr(base, name) for name in _OTHER_CALLS
+    )
 
 
 class _MainLineSuccessors:

@@ -2,10 +2,11 @@
 
 For each input file with a fresh index (:func:`~cqllegacy.indexing.store.open_index`), the
 index is asked for the candidate games (those that may match, and every game that does
-not read cleanly); only they are evaluated, read by their byte ranges (or,
-when they are many, from the file split as a scan splits it), by the
-same :class:`~cqllegacy.runner.game_scan.GameScan` a scan uses, with their ordinals as
-in a scan.  The games left out cannot match and read cleanly, so the scan would neither
+not read cleanly); only they are evaluated, with their ordinals as in a scan: from the
+index's stored positions where the query allows it (:mod:`~cqllegacy.indexing.replay`),
+else from their text, read by their byte ranges (or, when they are many, from the file
+split as a scan splits it) by the same :class:`~cqllegacy.runner.game_scan.GameScan` a scan
+uses.  The games left out cannot match and read cleanly, so the scan would neither
 write nor report them: the output, the report and the messages are the scan's, and the
 summary counts every game.  With an engine of several workers (``--jobs``, ``--engine
 dask``) the candidates are sent to them in batches (:class:`IndexCandidates`,
@@ -14,9 +15,11 @@ results are written here in input order.
 
 A file without a usable index is scanned; a stale, foreign or damaged one is said so
 once, in one line.  A query whose necessary conditions the index cannot check
-(:func:`~cqllegacy.evaluator.necessary.necessity` is None) is scanned as a whole: the
-index would only add its cost.  A query that examines variations is narrowed by its tags
-and game numbers only (the positions of variations are not indexed).
+(:func:`~cqllegacy.evaluator.necessary.necessity` is None) has every game as a candidate
+when it is evaluated from stored positions (that beats replaying the text), and is
+scanned as a whole otherwise: the index would only add its cost.  A query that examines
+variations is narrowed by its tags and game numbers only (the positions of variations
+are not indexed).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,6 +37,7 @@ import attrs
 from cqllegacy.core.tree import Query
 from cqllegacy.errors import IncompleteInput
 from cqllegacy.evaluator.necessary import Necessity, necessity
+from cqllegacy.indexing import replay
 from cqllegacy.indexing.store import Index, StaleIndex, default_index_path, open_index
 from cqllegacy.runner import scanner
 from cqllegacy.runner.compiled import CompiledQueryLike
@@ -83,7 +87,11 @@ def scan(
     :func:`cqllegacy.runner.scan` does, using their indexes where they are fresh."""
     progress = progress or Messages(sys.stderr)
     need = necessity(query, variations=options.variations) if choice.use else None
-    if need is None:
+    # A query the index cannot narrow is still served by it when every clean game can be
+    # evaluated from its stored positions (replay.feeds): that beats replaying its text.
+    every_game = need is None and choice.use and replay.feeds(compiled, options)
+    spread = engine is not None and scanner.spreads(engine, sinks, inputs)
+    if need is None and not every_game:
         if choice.use and choice.path is not None:
             progress.message("note: the index cannot narrow this query; scanning")
         return scanner.scan(
@@ -95,10 +103,13 @@ def scan(
             return scanner.scan(
                 compiled, inputs, options=options, sinks=sinks, progress=progress, engine=engine
             )
-        if engine is not None and scanner.spreads(engine, sinks, inputs):
+        if spread:
             # The candidates are the units of work of the engine's workers.
+            stored = replay.feeds(compiled, options)
             chosen = [
-                None if index is None else IndexCandidates(index, need, compiled.prefilter)
+                None
+                if index is None
+                else IndexCandidates(index, need, compiled.prefilter, stored=stored)
                 for index in indexes
             ]
             return scanner.scan(
@@ -116,19 +127,30 @@ class IndexCandidates:
     (:class:`cqllegacy.runner.parallel.Candidates`)."""
 
     index: Index
-    need: Necessity
+    #: None: every game is a candidate (a query evaluated from stored positions).
+    need: Necessity | None
     #: The run's tag test (see :meth:`~cqllegacy.indexing.store.Index.candidates`).
     accepts: Callable[[Mapping[str, str], int], bool] | None = None
+    #: Whether the workers evaluate clean games from their stored positions
+    #: (:func:`~cqllegacy.indexing.replay.feeds`) rather than their texts.
+    stored: bool = False
 
     @property
     def games(self) -> int:
         return self.index.games
 
     def numbers(self, games_before: int) -> list[int]:
+        if self.need is None:
+            return list(range(1, self.index.games + 1))
         return self.index.candidates(self.need, games_before, self.accepts)
 
     def texts(self, numbers: Sequence[int]) -> Iterator[GameText]:
         return self.index.texts(numbers)
+
+    def unit(self, numbers: Sequence[int]) -> tuple[GameText, ...] | replay.StoredUnit:
+        if self.stored:
+            return replay.stored_unit(self.index, numbers)
+        return tuple(self.index.texts(numbers))
 
 
 @contextlib.contextmanager
@@ -154,7 +176,7 @@ def _opened(
 
 def _scan_indexed(
     compiled: CompiledQueryLike,
-    need: Necessity,
+    need: Necessity | None,
     inputs: Sequence[InputFile],
     indexes: Sequence[Index | None],
     options: ScanOptions,
@@ -179,18 +201,31 @@ def _scan_indexed(
     return state.summary
 
 
-def _candidates_of(state: GameScan, item: InputFile, index: Index, need: Necessity) -> None:
-    """Evaluate the candidate games of one indexed file, each with its scan ordinal.
+def _candidates_of(
+    state: GameScan, item: InputFile, index: Index, need: Necessity | None
+) -> None:
+    """Evaluate the candidate games of one indexed file (every game when ``need`` is
+    None), each with its scan ordinal.
 
-    Few candidates are read by their byte ranges (:meth:`Index.texts`; the rest of the
-    file is never touched); many (more than :data:`FROM_THE_FILE` of the games) by
-    splitting the whole file as the scan does, the others left unread: a split costs
-    little beside a replay.
+    Where the query allows it (:func:`~cqllegacy.indexing.replay.feeds`), the clean
+    candidates are evaluated from their stored positions, the others from their text.
+    Otherwise few candidates are read by their byte ranges (:meth:`Index.texts`; the
+    rest of the file is never touched); many (more than :data:`FROM_THE_FILE` of the
+    games) from the file itself, split as the scan splits it, the others left unread: a
+    split costs little beside a replay.
     """
     base = state.summary.games
     size = _size(item.path)
-    numbers = index.candidates(need, base, state.compiled.prefilter)
-    if len(numbers) > FROM_THE_FILE * index.games:
+    if need is None:
+        # Up to the last game the query admits (the scan stops after it, as below).
+        last = index.games if state.last_game is None else max(state.last_game - base, 0)
+        numbers = list(range(1, min(index.games, last) + 1))
+    else:
+        numbers = index.candidates(need, base, state.compiled.prefilter)
+    if replay.feeds(state.compiled, state.options):
+        replay.evaluate_stored(state, item.name, index, base, numbers)
+        texts: Iterable[GameText] = ()
+    elif len(numbers) > FROM_THE_FILE * index.games:
         texts = _from_the_file(item.path, numbers)
     else:
         texts = index.texts(numbers)

@@ -183,6 +183,8 @@ WRITER_MEMORY = 64 * 1024 * 1024
 #: (Memory then grows with a file's long games, not with its ordinary ones.)
 LONG_TEXT = 1024 * 1024
 LONG_TEXT_ROOM = 2
+#: DuckDB's memory limit once a run reads stored positions (:meth:`Index.main_lines`).
+READER_MEMORY = "128MB"
 
 
 @attrs.define
@@ -366,6 +368,7 @@ class Index:
     connection: Any
     games: int
     source: Path
+    _reads_bounded: bool = attrs.field(default=False, init=False)
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -452,6 +455,55 @@ class Index:
                     yield game_text((game, line, *text))
                 else:
                     yield GameRange(game, line, byte_start, length, digest)
+
+
+    def game_facts(self, numbers: Sequence[int]) -> list[tuple[int, bool, str | None]]:
+        """Per game of ``numbers`` (ascending): its number, whether it reads cleanly and
+        (for a clean one) its tags as stored (JSON), in the order of ``numbers``."""
+        if not len(numbers):
+            return []
+        rows = self.connection.execute(
+            "SELECT game, clean, CASE WHEN clean THEN tags END FROM games "
+            "WHERE game BETWEEN ? AND ? AND game IN (SELECT unnest(?)) ORDER BY game",
+            [int(numbers[0]), int(numbers[-1]), [int(n) for n in numbers]],
+        ).fetchall()
+        return [(int(game), bool(clean), tags) for game, clean, tags in rows]
+
+    def main_lines(self, numbers: Sequence[int]) -> dict[str, Any]:
+        """The stored main-line positions of the clean games among ``numbers``
+        (ascending), one numpy array per column (``game``, ``ply``,
+        :data:`~cqllegacy.indexing.records.BOARD_FIELDS`, ``flags``, ``ep`` and the
+        move's ``move_from``, ``move_to``, ``move_promotion``), ordered by game and
+        ply."""
+        columns = ", ".join(
+            ("game", "ply", *BOARD_FIELDS, "flags", "ep", "move_from", "move_to", "move_promotion")
+        )
+        if not self._reads_bounded:
+            # DuckDB keeps the blocks it read in its buffers up to its memory limit (by
+            # default most of the machine's): reading every position of a large index
+            # would hold it all.  A bound keeps a run's memory flat in the index's size.
+            with contextlib.suppress(Exception):  # a bound DuckDB refuses: none
+                self.connection.execute(f"SET memory_limit = '{READER_MEMORY}'")
+            self._reads_bounded = True
+        first, last = int(numbers[0]), int(numbers[-1])
+        sql = f"SELECT {columns} FROM positions WHERE game BETWEEN ? AND ?"
+        parameters: list[object] = [first, last]
+        if last - first + 1 != len(numbers):
+            sql += " AND game IN (SELECT unnest(?))"
+            parameters.append([int(n) for n in numbers])
+        found = dict(self.connection.execute(sql, parameters).fetchnumpy())
+        # Sorted here, and only when DuckDB did not keep the stored order (sorting in
+        # SQL costs a third of the question even then).
+        game, ply = found["game"], found["ply"]
+        if len(game) > 1 and not (
+            (game[1:] >= game[:-1]).all()
+            and ((game[1:] != game[:-1]) | (ply[1:].astype("int64") == ply[:-1] + 1)).all()
+        ):
+            import numpy as np
+
+            order = np.lexsort((ply, game))
+            found = {name: values[order] for name, values in found.items()}
+        return found
 
 
 def open_index(path: Path, source: Path) -> Index:

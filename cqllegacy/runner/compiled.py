@@ -98,6 +98,12 @@ class CompiledQueryLike(Protocol):
 
     def stream_keys(self, verdict: Verdict, main_moves: int) -> GameMatchLike[PositionKey]: ...
 
+    @property
+    def main_line_stream(self) -> bool:
+        """Whether every stream of the query reads only the main line's boards and moves
+        (an index's stored positions can then feed it instead of the text)."""
+        ...
+
 
 def decided_by_tags(compiled: CompiledQueryLike) -> bool:
     """Whether ``compiled`` says its tags decide everything (then ``tag_match`` serves)."""

@@ -28,7 +28,7 @@ reported.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import attrs
 import chess.pgn
@@ -61,6 +61,9 @@ from cqllegacy.runner.results import (
     StopScan,
     Summary,
 )
+
+if TYPE_CHECKING:
+    from cqllegacy.evaluator.stream import Verdict
 
 #: Whatever a match names its positions by.
 Position = TypeVar("Position")
@@ -197,10 +200,22 @@ class GameScan:
         verdict = stream.verdict()
         if verdict is None:
             return False
-        if verdict.matched:
-            match = self.compiled.stream_keys(verdict, stream.main_moves)
-            self._found(text, headers, key, match, _as_is)
+        self.streamed(text, headers, key, verdict, stream.main_moves)
         return True
+
+    def streamed(
+        self,
+        text: GameText,
+        headers: Mapping[str, str],
+        key: FoundGameKey,
+        verdict: Verdict,
+        main_moves: int,
+    ) -> None:
+        """Hand a game to the sinks as a stream judged it (fed by python-chess's reader
+        here, or by an index's stored positions), its main line ``main_moves`` long."""
+        if verdict.matched:
+            match = self.compiled.stream_keys(verdict, main_moves)
+            self._found(text, headers, key, match, _as_is)
 
     def _found(
         self,

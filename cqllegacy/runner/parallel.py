@@ -66,6 +66,7 @@ from cqllegacy.runner.results import (
 from cqllegacy.signals import signals_blocked, worker_started
 
 __all__ = [
+    "CandidateUnit",
     "Candidates",
     "DaskEngine",
     "Engine",
@@ -123,6 +124,19 @@ class Candidates(Protocol):
     def texts(self, numbers: Sequence[int]) -> Iterator[GameText]:
         """The texts of the games ``numbers`` (ascending), as the scan splits them."""
         ...
+
+    def unit(self, numbers: Sequence[int]) -> tuple[GameText, ...] | CandidateUnit:
+        """What a worker gets of the games ``numbers`` (ascending): their texts, or a
+        :class:`CandidateUnit`."""
+        ...
+
+
+class CandidateUnit(Protocol):
+    """Candidate games sent to a worker in a form of their own (an index's stored
+    positions: :class:`cqllegacy.indexing.replay.StoredUnit`), which evaluates them on
+    the worker's scan state as :meth:`GameScan.game` would, in order."""
+
+    def evaluate(self, state: GameScan, name: str, games_before: int) -> None: ...
 
 
 # --------------------------------------------------------------------------------------
@@ -300,7 +314,7 @@ def scan_batch(
 def scan_candidates(
     compiled: CompiledQueryLike | Inherited,
     name: str,
-    texts: tuple[GameText, ...],
+    texts: tuple[GameText, ...] | CandidateUnit,
     games_before: int,
     span: tuple[int, int],
     options: ScanOptions,
@@ -315,9 +329,12 @@ def scan_candidates(
     first, last = span
     recorder = _Recorder(renderers)
     state = GameScan(compiled, options, [recorder], recorder, Summary(games=games_before))
-    for text in texts:
-        state.summary.games = games_before + text.file_ordinal - 1
-        state.game(text, name)
+    if isinstance(texts, tuple):
+        for text in texts:
+            state.summary.games = games_before + text.file_ordinal - 1
+            state.game(text, name)
+    else:
+        texts.evaluate(state, name, games_before)
     summary = state.summary
     return UnitResult(tuple(recorder.events), last - first, summary.matched, summary.skipped)
 
@@ -882,7 +899,7 @@ def _indexed_file(
     batch = candidate_batch(len(numbers), engine.workers, engine.batch_games)
     covered = 0
     for start in range(0, len(numbers), batch):
-        texts = tuple(chosen.texts(numbers[start : start + batch]))
+        texts = chosen.unit(numbers[start : start + batch])
         end = games if start + batch >= len(numbers) else numbers[start + batch - 1]
         unit = f"{display_path(item.name)} games {covered + 1}-{end} of this file"
         args = (shared, item.name, texts, games_before, (covered, end), options, renderers)

@@ -64,6 +64,7 @@ class StandIn:
     evaluated: list[tuple[int, bool, bool]] = attrs.Factory(list)
     tag_needles: tuple[frozenset[str], ...] = ()
     decided_by_tags: bool = False
+    main_line_stream: bool = False
 
     def tag_match(
         self,
