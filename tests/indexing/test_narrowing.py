@@ -218,6 +218,8 @@ MOVE_QUERIES = [
     "cql() line --> check --> check",
     "cql() line --> check --> .* --> mate",
     "cql() initial find move promote N",
+    "cql() initial btm",
+    "cql() move to _ capture p",
     "cql() initial find {move from k to g8}",
     "(match (position :movefrom Qa2 :shift :flip :flipcolor))",
     "(match (position Nd4 kf3 :shift :flip :flipcolor))",
@@ -289,3 +291,31 @@ def few(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @given(st.composite(_move_query)())
 def test_generated_move_queries_narrow_exactly(few: Path, query: ct.Query) -> None:
     assert_same_answer(query, few)
+
+
+#: A Chess960 game castles king-takes-rook (``e1h1``: the index keeps h1 as the move's
+#: square), where ``move to`` reads the king's landing (g1); and a game that does not castle.
+CHESS960 = """[Event "castles"]
+[Variant "Chess960"]
+[SetUp "1"]
+[FEN "4k3/8/8/8/8/8/8/4K2R w K - 0 1"]
+[Result "*"]
+
+1. O-O Kd7 *
+
+[Event "does not"]
+[Result "*"]
+
+1. e4 e5 *
+"""
+
+
+@pytest.mark.parametrize("text", ["cql() move to g1", "cql() move from K to _g1", "cql() move o-o"])
+def test_castling_king_takes_rook_is_a_candidate(text: str, tmp_path: Path) -> None:
+    path = tmp_path / "960.pgn"
+    path.write_text(CHESS960, encoding="utf-8")
+    index(path)
+    query = Query.from_text(text)
+    scanned = in_process(query, path, False)
+    assert "castles" in scanned[0] and "does not" not in scanned[0]
+    assert in_process(query, path, True) == scanned
