@@ -7,6 +7,7 @@ An alternative is a conjunction of
 
 * piece atoms (:class:`~cqllegacy.evaluator.operators.Atom`) and position flags (side to
   move, check, mate, stalemate, the initial position) of that position;
+* attacks by pawns, knights and kings (:class:`Attack`), which their squares decide;
 * move facts (:class:`MoveFact`): what the move played from that position must be (its
   from- and to-square, the piece moved, taken or promoted to, en passant, castling);
 * conditions at the positions a few plies later along the main line (the steps of a
@@ -44,10 +45,16 @@ import itertools
 from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
+import chess
 
 from cqllegacy.core import tree as ct
 from cqllegacy.core.tree import (
+    Arith,
+    ArithOp,
+    AttackedBy,
+    Attacks,
     Compound,
+    Count,
     Filter,
     Find,
     InRange,
@@ -71,18 +78,28 @@ from cqllegacy.evaluator.lowering import (
     tag_bounds,
 )
 from cqllegacy.evaluator.operators import Atom
-from cqllegacy.vocab.pieces import ANYTHING, TypeSet
+from cqllegacy.vocab.pieces import (
+    ANY_PIECE,
+    ANYTHING,
+    BLACK_PIECES,
+    WHITE_PIECES,
+    TypeSet,
+    piece_bit,
+    types_of,
+)
 from cqllegacy.vocab.squares import FULL
 
 __all__ = [
     "MAX_ALTERNATIVES",
     "POSITION_ONLY_FLAGS",
     "Alternative",
+    "Attack",
     "ListNeed",
     "MoveFact",
     "Necessity",
     "hull",
     "necessity",
+    "piece_tag_bounds",
 ]
 
 #: Beyond this many alternatives a disjunction is widened to its hull (:func:`hull`), and
@@ -148,6 +165,32 @@ class MoveFact:
 
 
 @attrs.frozen
+class Attack:
+    """Some piece of ``attacker_types`` on ``attacker_squares`` (pawns, knights or kings
+    only: what they attack does not depend on the other pieces) attacks a square of
+    ``target_squares`` whose content is of ``target_types``."""
+
+    attacker_types: TypeSet
+    attacker_squares: int
+    target_types: TypeSet
+    target_squares: int
+
+    def widened(self, other: Attack) -> Attack:
+        return attrs.evolve(
+            self,
+            attacker_squares=self.attacker_squares | other.attacker_squares,
+            target_squares=self.target_squares | other.target_squares,
+        )
+
+    def shape(self) -> Attack:
+        return attrs.evolve(self, attacker_squares=0, target_squares=0)
+
+
+#: The piece types whose attacks the index can tell from their own squares.
+LEAPERS = types_of("PNKpnk")
+
+
+@attrs.frozen
 class Alternative:
     """Conditions that all hold for one position: its ``atoms`` and ``flags``, the
     ``moves`` facts of the move played from it; ``later`` pairs ``(k, conditions)`` of the
@@ -160,6 +203,7 @@ class Alternative:
     moves: tuple[MoveFact, ...] = ()
     later: tuple[tuple[int, Alternative], ...] = ()
     elsewhere: tuple[Alternative, ...] = ()
+    attacks: tuple[Attack, ...] = ()
 
     def __and__(self, other: Alternative) -> Alternative:
         return Alternative(
@@ -168,16 +212,19 @@ class Alternative:
             self.moves + other.moves,
             _merged_later(self.later + other.later),
             tuple(dict.fromkeys(self.elsewhere + other.elsewhere)),
+            self.attacks + other.attacks,
         )
 
     @property
     def here(self) -> Alternative:
         """The conditions of the position itself."""
-        return Alternative(self.atoms, self.flags, self.moves)
+        return Alternative(self.atoms, self.flags, self.moves, attacks=self.attacks)
 
     @property
     def says_something(self) -> bool:
-        return bool(self.atoms or self.flags or self.moves or self.later or self.elsewhere)
+        return bool(
+            self.atoms or self.flags or self.moves or self.later or self.elsewhere or self.attacks
+        )
 
     def shifted(self, plies: int) -> Alternative:
         """These conditions, said of the position ``plies`` after another one."""
@@ -208,9 +255,11 @@ def _merged_later(
 
 @attrs.frozen
 class ListNeed:
-    """Some examined main-line position satisfies one of ``alternatives``."""
+    """Some examined main-line position satisfies one of ``alternatives`` (at least
+    ``at_least`` positions do: the list's match count asks for that many)."""
 
     alternatives: tuple[Alternative, ...]
+    at_least: int = 1
 
 
 @attrs.frozen
@@ -240,9 +289,9 @@ def necessity(query: Query, *, variations: bool = False) -> Necessity | None:
     needing = [found for found in analysis.lists if found.needs_a_match]
     lists: tuple[ListNeed, ...] = ()
     if not (variations or analysis.variations):
-        bounds = tag_bounds(query.tags)
+        bounds = piece_tag_bounds(query.tags)
         lists = tuple(
-            ListNeed(alternatives)
+            ListNeed(alternatives, max(1, (found.source.matchcount or (1, None))[0]))
             for found in needing
             if (alternatives := position_alternatives(found.source.body, bounds)) is not None
         )
@@ -251,6 +300,29 @@ def necessity(query: Query, *, variations: bool = False) -> Necessity | None:
     if not lists and gamenumber is None and not tags:
         return None
     return Necessity(lists, gamenumber, tags)
+
+
+def piece_tag_bounds(tags: Sequence[ct.TagDeclaration]) -> dict[str, PieceSet]:
+    """What the value of each legacy tag lies within: a piece of one of its types, or a
+    pawn of a colour the tag has a type a pawn promotes to (docs/semantics.md, S-tags: a
+    tag ranges over the pieces of its types and the pawns that become one later; a piece
+    other than a pawn never changes its type) — narrower than the lowering's
+    :func:`~cqllegacy.evaluator.lowering.tag_bounds`, which keeps the colours only.
+
+    >>> from cqllegacy.vocab.pieces import types_of
+    >>> found = piece_tag_bounds([ct.TagDeclaration("c", types_of("Nk"))])
+    >>> found["c"].types == types_of("NPk")
+    True
+    """
+    out = tag_bounds(tags)
+    for tag in tags:
+        types = tag.types
+        for colour in (chess.WHITE, chess.BLACK):
+            promoted = [piece_bit(colour, kind) for kind in chess.PIECE_TYPES[1:5]]
+            if any(tag.types & bit for bit in promoted):
+                types |= piece_bit(colour, chess.PAWN)
+        out[tag.name] = PieceSet(out[tag.name].types & types, FULL)
+    return out
 
 
 def position_alternatives(
@@ -278,10 +350,10 @@ def _alternatives(node: Filter, bounds: Bounds) -> tuple[Alternative, ...]:
             common = common & Alternative(flags=frozenset({flag}))
             continue
         if isinstance(part, Line):
-            choices.append(_line_alternatives(part, bounds))
+            choices.append(_line_alternatives(part, _carried(inner_bounds)))
             continue
         if isinstance(part, Find) or (isinstance(part, InRange) and isinstance(part.value, Find)):
-            common = common & _found_later(part, bounds)
+            common = common & _found_later(part, _carried(inner_bounds))
             continue
         inner = _inner_alternatives(part, bounds)
         if inner is not None:
@@ -296,6 +368,12 @@ def _alternatives(node: Filter, bounds: Bounds) -> tuple[Alternative, ...]:
             # What holds where the variables lie within their bounds.
             choices.append(_alternatives(relaxed, {}))
             continue
+        attacked = _king_attacked(part)
+        if attacked is not None:
+            choices.append(attacked)
+        leaping = _leaper_attack(part)
+        if leaping is not None:
+            common = common & Alternative(attacks=(leaping,))
         moves = _move_alternative(part)
         if moves is not None:
             common = common & moves
@@ -309,7 +387,84 @@ def _alternatives(node: Filter, bounds: Bounds) -> tuple[Alternative, ...]:
         common = common & single[0]
     several = [choice for choice in useful if len(choice) > 1]
     best = min(several, key=len, default=_ANYTHING)
-    return tuple(common & alt for alt in best)
+    found = tuple(common & alt for alt in best)
+    # A position has one side to move: an alternative that asks for both never holds.
+    possible = tuple(alt for alt in found if not {"wtm", "btm"} <= alt.flags)
+    return possible or found
+
+
+def _attack_sides(part: Filter) -> tuple[PieceSet, PieceSet] | None:
+    """What the attackers and the attacked of ``X attacks Y``, ``Y attackedby X`` or a
+    count of either of at least 1 lie within, when some attack is needed."""
+    if isinstance(part, InRange) and (part.lo or 0) >= 1:
+        # A count of at least 1, or a sum of counts (one of them at least 1): one of
+        # the attacks counted, so some attacker of all of them attacks one of all targets.
+        terms = _counted(part.value)
+        if terms is None:
+            return None
+    else:
+        terms = [part]
+    types, squares, target_types, target_squares = 0, 0, 0, 0
+    for term in terms:
+        if isinstance(term, Attacks):
+            attackers, attacked = _set_bound(term.left), _set_bound(term.right)
+        elif isinstance(term, AttackedBy):
+            attacked, attackers = _set_bound(term.left), _set_bound(term.right)
+        else:
+            return None
+        if attackers is None or attacked is None:
+            return None
+        types, squares = types | attackers.types, squares | attackers.squares
+        target_types |= attacked.types
+        target_squares |= attacked.squares
+    # Empty squares attack nothing.
+    return PieceSet(types & ANY_PIECE, squares), PieceSet(target_types, target_squares)
+
+
+def _counted(value: Filter) -> list[Filter] | None:
+    """The filters whose counts add up to ``value`` (None: it is no such sum)."""
+    if isinstance(value, Count):
+        return [value.arg]
+    if isinstance(value, Arith) and value.op is ArithOp.ADD:
+        left, right = _counted(value.left), _counted(value.right)
+        return None if left is None or right is None else left + right
+    return None
+
+
+def _leaper_attack(part: Filter) -> Attack | None:
+    """The attack ``part`` needs, when its attackers are pawns, knights or kings."""
+    sides = _attack_sides(part)
+    if sides is None:
+        return None
+    attackers, attacked = sides
+    if not attackers.types or attackers.types & ~LEAPERS:
+        return None
+    return Attack(attackers.types, attackers.squares, attacked.types, attacked.squares)
+
+
+def _king_attacked(part: Filter) -> tuple[Alternative, ...] | None:
+    """What ``X attacks k`` (or ``#(X attacks k)`` of at least 1) says when X are white
+    pieces and k the black king (or the other way round): with Black to move, Black is in
+    check; White to move is left in (only a set-up position could have it so)."""
+    sides = _attack_sides(part)
+    if sides is None:
+        return None
+    attackers, attacked = sides
+    if not attackers.types:
+        return None
+    for king, pieces, side, other in (
+        (types_of("k"), WHITE_PIECES, "btm", "wtm"),
+        (types_of("K"), BLACK_PIECES, "wtm", "btm"),
+    ):
+        if attacked.types == king and not attackers.types & ~pieces:
+            # Check is of the one king python-chess takes: a set-up position with two
+            # kings of a colour is let through.
+            return (
+                Alternative(flags=frozenset({side, "check"})),
+                Alternative(flags=frozenset({other})),
+                Alternative((Atom(king, FULL, 2, None),)),
+            )
+    return None
 
 
 def _relaxed(part: Filter, bounds: Bounds) -> Filter | None:
@@ -336,6 +491,19 @@ def _bounds_said(part: Filter, bounds: Bounds) -> dict[str, PieceSet]:
             bound = PieceSet(bound.types & more.types, bound.squares & more.squares)
         said[name] = bound
     return said
+
+
+def _carried(bounds: Bounds) -> dict[str, PieceSet]:
+    """What the piece variables lie within at other positions than the one ``bounds``
+    are said of: the same piece has moved (any square), and a pawn may have promoted."""
+    out = {}
+    for name, bound in bounds.items():
+        types = bound.types
+        for colour in (chess.WHITE, chess.BLACK):
+            if types & piece_bit(colour, chess.PAWN):
+                types |= sum(piece_bit(colour, kind) for kind in chess.PIECE_TYPES[1:5])
+        out[name] = PieceSet(types, FULL)
+    return out
 
 
 def _line_alternatives(line: Line, bounds: Bounds) -> tuple[Alternative, ...]:
@@ -527,6 +695,7 @@ def _shape(alternative: Alternative) -> Alternative:
         tuple(fact.shape() for fact in alternative.moves),
         tuple((k, _shape(found)) for k, found in alternative.later),
         tuple(_shape(found) for found in alternative.elsewhere),
+        tuple(attack.shape() for attack in alternative.attacks),
     )
 
 
@@ -546,6 +715,7 @@ def _widened(one: Alternative, other: Alternative) -> Alternative:
             (k, _widened(a, b)) for (k, a), (_k, b) in zip(one.later, other.later, strict=True)
         ),
         tuple(_widened(a, b) for a, b in zip(one.elsewhere, other.elsewhere, strict=True)),
+        tuple(a.widened(b) for a, b in zip(one.attacks, other.attacks, strict=True)),
     )
 
 

@@ -42,6 +42,7 @@ from cqllegacy.errors import WriteError
 from cqllegacy.evaluator.necessary import (
     POSITION_ONLY_FLAGS,
     Alternative,
+    Attack,
     ListNeed,
     MoveFact,
     Necessity,
@@ -567,12 +568,59 @@ def _promotion_sql(types: int, promotion: str, flags: str) -> str:
 
 
 def _here_sql(alternative: Alternative, offset: int = 0) -> list[str]:
-    """The conditions of one position's atoms, flags and move facts."""
+    """The conditions of one position's atoms, flags, attacks and move facts."""
     return (
         [atom_sql(atom, offset) for atom in alternative.atoms]
         + _flags_sql(alternative.flags, offset)
+        + [attack_sql(attack, offset) for attack in alternative.attacks]
         + [move_sql(fact, offset) for fact in alternative.moves]
     )
+
+
+_NOT_A, _NOT_AB = 0xFEFEFEFEFEFEFEFE, 0xFCFCFCFCFCFCFCFC
+_NOT_H, _NOT_GH = 0x7F7F7F7F7F7F7F7F, 0x3F3F3F3F3F3F3F3F
+#: The steps of each leaper as (change of square number, the squares a step can land on
+#: without wrapping round the board's edge), by python-chess piece type and colour.
+_STEPS = {
+    chess.KNIGHT: ((17, _NOT_A), (15, _NOT_H), (10, _NOT_AB), (6, _NOT_GH),
+                   (-17, _NOT_H), (-15, _NOT_A), (-10, _NOT_GH), (-6, _NOT_AB)),
+    chess.KING: ((8, _FULL), (-8, _FULL), (1, _NOT_A), (-1, _NOT_H),
+                 (9, _NOT_A), (7, _NOT_H), (-7, _NOT_A), (-9, _NOT_H)),
+}  # fmt: skip
+_PAWN_STEPS = {chess.WHITE: ((7, _NOT_H), (9, _NOT_A)), chess.BLACK: ((-7, _NOT_A), (-9, _NOT_H))}
+
+
+def leaper_attacks_sql(pieces: str, kind: int, colour: bool) -> str:
+    """The squares the pieces ``pieces`` (a bitboard expression) of python-chess type
+    ``kind`` (pawn, knight or king) and ``colour`` attack."""
+    steps = _PAWN_STEPS[colour] if kind == chess.PAWN else _STEPS[kind]
+    parts = []
+    for step, landing in steps:
+        if step > 0:
+            # DuckDB refuses a shift that overflows: the bits that would leave go first.
+            moved = f"(({pieces} & {_literal(_FULL >> step)}) << {step})"
+        else:
+            moved = f"({pieces} >> {-step})"
+        parts.append(f"({moved} & {_literal(landing)})")
+    return "(" + " | ".join(parts) + ")"
+
+
+def attack_sql(attack: Attack, offset: int = 0) -> str:
+    """Some attacker of ``attack`` attacks one of its targets, on a position row."""
+    targets = _type_squares(attack.target_types, offset)
+    squares = _literal(attack.target_squares)
+    target = squares if targets is None else f"(({targets}) & {squares})"
+    found = []
+    for colour, name in ((chess.WHITE, "white"), (chess.BLACK, "black")):
+        for kind in (chess.PAWN, chess.KNIGHT, chess.KING):
+            if attack.attacker_types & piece_bit(colour, kind):
+                kind_column = column(PLACEMENT[kind - 1], offset)
+                pieces = (
+                    f"({kind_column} & {column(name, offset)} & "
+                    f"{_literal(attack.attacker_squares)})"
+                )
+                found.append(f"({leaper_attacks_sql(pieces, kind, colour)} & {target}) <> 0")
+    return _any(found) if found else "FALSE"
 
 
 def alternative_sql(alternative: Alternative) -> str:
@@ -655,11 +703,11 @@ def summary_decides(found: ListNeed) -> bool:
     types on some squares — the union of the squares those types ever stand on meets
     those squares exactly then — or one flag but the side to move (seen at some position
     exactly when the union of the flags has it)."""
-    return all(_summary_exact(alt) for alt in found.alternatives)
+    return found.at_least <= 1 and all(_summary_exact(alt) for alt in found.alternatives)
 
 
 def _summary_exact(alternative: Alternative) -> bool:
-    if alternative.moves or alternative.later or alternative.elsewhere:
+    if alternative.moves or alternative.later or alternative.elsewhere or alternative.attacks:
         return False
     if not alternative.atoms:
         return len(alternative.flags) == 1 and not alternative.flags & POSITION_ONLY_FLAGS
@@ -675,18 +723,24 @@ def _list_query(found: ListNeed) -> str:
     position's row, those a few plies after (or before) it, and for the conditions said
     of some other position, some row of the game."""
     rows = [alternative_sql(alt) for alt in found.alternatives]
-    if not any(alt.elsewhere for alt in found.alternatives):
+    elsewhere = any(alt.elsewhere for alt in found.alternatives)
+    if not elsewhere and found.at_least <= 1:
         return f"SELECT DISTINCT game FROM {_rows(rows)} WHERE {_any(rows)}"
-    each = []
+    having = []
+    if found.at_least > 1:
+        # So many positions match: at least as many satisfy an alternative.
+        having.append(f"count(*) FILTER (WHERE {_any(rows)}) >= {int(found.at_least)}")
     conditions = list(rows)
-    for alt, row in zip(found.alternatives, rows, strict=True):
-        elsewhere = [alternative_sql(part) for part in alt.elsewhere]
-        conditions += elsewhere
-        each.append(" AND ".join(f"bool_or({part})" for part in [row, *elsewhere]))
-    having = " OR ".join(f"({part})" for part in each)
+    if elsewhere:
+        each = []
+        for alt, row in zip(found.alternatives, rows, strict=True):
+            others = [alternative_sql(part) for part in alt.elsewhere]
+            conditions += others
+            each.append(" AND ".join(f"bool_or({part})" for part in [row, *others]))
+        having.append(" OR ".join(f"({part})" for part in each))
     return (
         f"SELECT game FROM {_rows(conditions)} WHERE {_any(conditions)} "
-        f"GROUP BY game HAVING {having}"
+        f"GROUP BY game HAVING {' AND '.join(f'({part})' for part in having)}"
     )
 
 

@@ -224,6 +224,14 @@ MOVE_QUERIES = [
     "(match (position :movefrom Qa2 :shift :flip :flipcolor))",
     "(match (position Nd4 kf3 :shift :flip :flipcolor))",
     "(match (position :piececount P[b2-7] 3 :shifthorizontal :flipcolor))",
+    "(match (position :attackcount N k 1 :attackcount N q 1 :flipcolor))",
+    "(match (position :attackcount [Pp] [Qq] 1))",
+    "cql() k attackedby N",
+    "cql() btm A attacks k",
+    "(match (position :check :matchcount 6 100))",
+    "(match :forany knight [Nn] (position :attackcount $knight [Kk] 1 :matchcount 2 100))",
+    "(match :forany rook [Rr] (position $rook[a-h7] :sequence ((position :movefrom $rook) "
+    "(position) (position :movefrom $rook))))",
 ]
 
 
@@ -318,4 +326,49 @@ def test_castling_king_takes_rook_is_a_candidate(text: str, tmp_path: Path) -> N
     query = Query.from_text(text)
     scanned = in_process(query, path, False)
     assert "castles" in scanned[0] and "does not" not in scanned[0]
+    assert in_process(query, path, True) == scanned
+
+
+def test_leaper_attacks_are_python_chess_attack_tables() -> None:
+    """The SQL of a pawn's, knight's and king's attacks from each square."""
+    import duckdb
+
+    connection = duckdb.connect()
+    tables = {
+        (chess.KNIGHT, colour): chess.BB_KNIGHT_ATTACKS for colour in chess.COLORS
+    } | {(chess.KING, colour): chess.BB_KING_ATTACKS for colour in chess.COLORS}
+    tables |= {(chess.PAWN, colour): chess.BB_PAWN_ATTACKS[colour] for colour in chess.COLORS}
+    for (kind, colour), table in tables.items():
+        found = [
+            store.leaper_attacks_sql(f"{1 << square}::UBIGINT", kind, colour)
+            for square in chess.SQUARES
+        ]
+        row = connection.execute("SELECT " + ", ".join(found)).fetchone()
+        assert list(row) == list(table), (kind, colour)
+
+
+#: Set-up positions with two black kings: python-chess's check is of one of them only.
+TWO_KINGS = """[Event "two kings"]
+[SetUp "1"]
+[FEN "k6k/2N5/8/8/8/8/8/K7 b - - 0 1"]
+[Result "*"]
+
+*
+
+[Event "one king"]
+[SetUp "1"]
+[FEN "k7/8/8/8/8/8/8/K1N5 b - - 0 1"]
+[Result "*"]
+
+*
+"""
+
+
+def test_an_attacked_king_of_two_is_a_candidate(tmp_path: Path) -> None:
+    path = tmp_path / "kings.pgn"
+    path.write_text(TWO_KINGS, encoding="utf-8")
+    index(path)
+    query = Query.from_text("cql() btm N attacks k")
+    scanned = in_process(query, path, False)
+    assert "two kings" in scanned[0] and "one king" not in scanned[0]
     assert in_process(query, path, True) == scanned

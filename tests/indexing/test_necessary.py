@@ -174,3 +174,47 @@ def test_the_hull_keeps_only_what_every_member_asks() -> None:
     # kept apart.
     absent = [Alternative((Atom(types_of("Q"), file, 0, 0),)) for file in chess.BB_FILES[:2]]
     assert len(hull(absent)) == 2
+
+
+# ---- attacks, match counts, piece tags --------------------------------------------------
+
+
+def test_a_king_attacked_is_check_or_the_other_side_to_move_or_two_kings() -> None:
+    need = necessity(modern("cql() btm A attacks k"))
+    assert need is not None
+    alternatives = need.lists[0].alternatives
+    assert {alt.flags for alt in alternatives} == {frozenset({"btm", "check"}), frozenset({"btm"})}
+    two_kings = Atom(types_of("k"), (1 << 64) - 1, 2, None)
+    assert any(two_kings in alt.atoms for alt in alternatives)
+
+
+def test_attacks_by_leapers_and_sums_of_attack_counts_are_attacks() -> None:
+    from cqllegacy.api import load
+    from cqllegacy.evaluator.necessary import Attack
+
+    need = necessity(load("(match (position :attackcount N q 1))").core)
+    assert need is not None
+    (alt,) = need.lists[0].alternatives
+    # The legacy count is a sum over the squares of q: one of them is attacked.
+    assert alt.attacks == (Attack(types_of("N"), (1 << 64) - 1, types_of("q"), (1 << 64) - 1),)
+    # A rook's attacks depend on the other pieces: not kept.
+    need = necessity(modern("cql() R attacks q"))
+    assert need is not None and need.lists[0].alternatives[0].attacks == ()
+
+
+def test_a_match_count_asks_for_so_many_positions() -> None:
+    from cqllegacy.api import load
+
+    need = necessity(load("(match (position :check :matchcount 3 100))").core)
+    assert need is not None and need.lists[0].at_least == 3
+
+
+def test_a_piece_tag_is_a_piece_of_its_types_or_a_pawn_that_becomes_one() -> None:
+    from cqllegacy.core.tree import TagDeclaration
+    from cqllegacy.evaluator.necessary import piece_tag_bounds
+
+    bounds = piece_tag_bounds(
+        [TagDeclaration("r", types_of("Rr")), TagDeclaration("k", types_of("K"))]
+    )
+    assert bounds["r"].types == types_of("RrPp")
+    assert bounds["k"].types == types_of("K")
