@@ -303,24 +303,30 @@ def necessity(query: Query, *, variations: bool = False) -> Necessity | None:
 
 
 def piece_tag_bounds(tags: Sequence[ct.TagDeclaration]) -> dict[str, PieceSet]:
-    """What the value of each legacy tag lies within: a piece of one of its types, or a
-    pawn of a colour the tag has a type a pawn promotes to (docs/semantics.md, S-tags: a
-    tag ranges over the pieces of its types and the pawns that become one later; a piece
-    other than a pawn never changes its type) — narrower than the lowering's
+    """What the value of each legacy tag lies within: a piece of one of its types, a
+    pawn of a colour the tag has a type a pawn promotes to, or (a tag with pawns) what a
+    pawn promotes to (docs/semantics.md, S-tags: a tag ranges over the pieces of its
+    types and the pawns that become one later, a piece keeps its identity when it
+    promotes, and no other piece changes its type) — narrower than the lowering's
     :func:`~cqllegacy.evaluator.lowering.tag_bounds`, which keeps the colours only.
 
     >>> from cqllegacy.vocab.pieces import types_of
     >>> found = piece_tag_bounds([ct.TagDeclaration("c", types_of("Nk"))])
     >>> found["c"].types == types_of("NPk")
     True
+    >>> piece_tag_bounds([ct.TagDeclaration("p", types_of("P"))])["p"].types == types_of("PNBRQ")
+    True
     """
     out = tag_bounds(tags)
     for tag in tags:
         types = tag.types
         for colour in (chess.WHITE, chess.BLACK):
-            promoted = [piece_bit(colour, kind) for kind in chess.PIECE_TYPES[1:5]]
-            if any(tag.types & bit for bit in promoted):
-                types |= piece_bit(colour, chess.PAWN)
+            pawn = piece_bit(colour, chess.PAWN)
+            promoted = sum(piece_bit(colour, kind) for kind in chess.PIECE_TYPES[1:5])
+            if tag.types & promoted:
+                types |= pawn  # a pawn that becomes one later
+            if tag.types & pawn:
+                types |= promoted  # a pawn of the tag that has promoted
         out[tag.name] = PieceSet(out[tag.name].types & types, FULL)
     return out
 
@@ -494,8 +500,10 @@ def _bounds_said(part: Filter, bounds: Bounds) -> dict[str, PieceSet]:
 
 
 def _carried(bounds: Bounds) -> dict[str, PieceSet]:
-    """What the piece variables lie within at other positions than the one ``bounds``
-    are said of: the same piece has moved (any square), and a pawn may have promoted."""
+    """What the piece variables lie within at the positions after the one ``bounds`` are
+    said of (a ``line`` and a ``find`` only look forward; ``move previous`` with a
+    variable says nothing here): the same piece may have moved (any square), and a pawn
+    promoted."""
     out = {}
     for name, bound in bounds.items():
         types = bound.types

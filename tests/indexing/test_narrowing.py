@@ -232,6 +232,8 @@ MOVE_QUERIES = [
     "(match :forany knight [Nn] (position :attackcount $knight [Kk] 1 :matchcount 2 100))",
     "(match :forany rook [Rr] (position $rook[a-h7] :sequence ((position :movefrom $rook) "
     "(position) (position :movefrom $rook))))",
+    "(match :forany chaser [nN] (position :tagmatch chaser n :sequence ((position :wtm "
+    ":attackcount $chaser N 1) (position :movefrom $chaser))))",
 ]
 
 

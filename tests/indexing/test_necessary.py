@@ -218,3 +218,5 @@ def test_a_piece_tag_is_a_piece_of_its_types_or_a_pawn_that_becomes_one() -> Non
     )
     assert bounds["r"].types == types_of("RrPp")
     assert bounds["k"].types == types_of("K")
+    # A pawn keeps its identity when it promotes.
+    assert piece_tag_bounds([TagDeclaration("p", types_of("P"))])["p"].types == types_of("PNBRQ")
