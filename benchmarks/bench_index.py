@@ -27,6 +27,13 @@ busy machine does not inflate) and in wall seconds.  In rounds (``--repeat``), m
   come out (compared by their tags);
 * the index's size per game, and the peak memory of an indexed run.
 
+``--candidates`` times nothing: for every query (those above and the published scripts of
+``$CQLLEGACY_PERF``, by default the shared folder's ``perf-scripts``, read in place) it
+prints what the index can narrow by (:func:`~cqllegacy.evaluator.necessary.necessity`:
+none, or per list its alternatives) and the share of the games that are candidates, beside
+the share that matches (counted once per script and file, kept in
+``benchmarks/out/index/matched.json``; ``--recount`` counts again).
+
 ``--scale-out`` measures instead the indexed run with ``--jobs 1`` against ``--jobs N``
 (the candidate games spread over N processes), in wall seconds, on a few queries
 (:data:`SCALE_OUT`); the outputs must be identical.
@@ -48,11 +55,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "out" / "index"
 QUERIES = sorted((ROOT / "benchmarks" / "queries").glob("*.cql"))
 DATA = Path(os.environ.get("CQLLEGACY_DATA", ROOT.parent / "shared" / "data"))
+PERF = Path(os.environ.get("CQLLEGACY_PERF", ROOT.parent / "shared" / "perf-scripts"))
 
 #: Queries of the kinds users ask an indexed database: a few pieces on given squares
 #: (selective), an endgame by material, a mate pattern.
@@ -404,6 +413,96 @@ def scale_out(pgn: Path, repeat: int, jobs: int) -> None:
     print(f"load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 
+def describe(need: Any) -> str:
+    """What a necessity narrows by, in a few words: per list its alternatives (``s``: the
+    summary alone decides it), then the game numbers and tags."""
+    from cqllegacy.indexing.store import summary_decides
+
+    if need is None:
+        return "none"
+    parts = [
+        f"{len(found.alternatives)}{'s' if summary_decides(found) else ''}"
+        for found in need.lists
+    ]
+    words = [f"lists {'+'.join(parts)}"] if parts else []
+    if need.gamenumber is not None:
+        words.append("gamenumber")
+    if need.tags:
+        words.append("tags")
+    return ", ".join(words) or "nothing"
+
+
+def matched_counts(pgn: Path, scripts: list[Path], recount: bool) -> dict[str, int]:
+    """The games each script matches in ``pgn`` (by an indexed run, which is exact),
+    remembered by the script's text and the file's name and size."""
+    sys.path.insert(0, str(ROOT))
+    import hashlib
+    import json
+
+    from cqllegacy.api import load
+    from cqllegacy.runner.results import InputFile
+
+    store = OUT / "matched.json"
+    known: dict[str, int] = json.loads(store.read_text()) if store.exists() else {}
+    found = {}
+    for script in scripts:
+        text = script.read_bytes()
+        key = f"{hashlib.sha256(text).hexdigest()[:16]} {pgn.name} {pgn.stat().st_size}"
+        if recount or key not in known:
+            started = time.monotonic()
+            known[key] = load(script).scan([InputFile.of(pgn)], index=True).matched
+            print(f"  counted {script.stem}: {known[key]} ({time.monotonic() - started:.0f} s)",
+                  file=sys.stderr, flush=True)  # fmt: skip
+            store.write_text(json.dumps(known, indent=1, sort_keys=True))
+        found[script.stem] = known[key]
+    return found
+
+
+def candidate_table(pgns: list[Path], only: set[str] | None, recount: bool) -> None:
+    """Per query and file: the necessity, the candidates' share, the matches' share."""
+    sys.path.insert(0, str(ROOT))  # this checkout's package, not an installed one
+    from cqllegacy.api import load
+    from cqllegacy.evaluator.necessary import necessity
+    from cqllegacy.indexing.store import default_index_path, open_index
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    scripts = [*QUERIES, *(script_for(name) for name in EXTRA)]
+    # The published scripts not among the benchmark queries already (by name).
+    scripts += [path for path in sorted(PERF.glob("*.cql")) if path.stem not in
+                {script.stem for script in scripts}]  # fmt: skip
+    if only is not None:
+        scripts = [script for script in scripts if script.stem in only]
+    for pgn in pgns:
+        if not default_index_path(pgn).exists():
+            subprocess.run(cqllegacy("index", str(pgn), "-q"), check=True, cwd=ROOT)
+        opened = open_index(default_index_path(pgn), pgn)
+        matched = matched_counts(pgn, scripts, recount)
+        print(f"\n{pgn.name}: {opened.games} games\n")
+        print("| query | narrows by | candidates | matched | candidates / matched |")
+        print("|---|---|---:|---:|---:|")
+        shares = []
+        for script in scripts:
+            query = load(script)
+            need = necessity(query.core)
+            count = opened.games
+            if need is not None:
+                count = len(opened.candidates(need, 0, query.compiled.prefilter))
+            share, hits = count / opened.games, matched[script.stem]
+            shares.append(share)
+            ratio = f"{count / hits:.1f}" if hits else "-"
+            print(
+                f"| {script.stem} | {describe(need)} | {count} ({100 * share:.1f} %) "
+                f"| {hits} ({100 * hits / opened.games:.1f} %) | {ratio} |",
+                flush=True,
+            )
+        narrow = sum(share <= 0.11 for share in shares)
+        print(
+            f"\n{narrow} of {len(shares)} queries narrow to 11 % of the games or fewer; "
+            f"median candidate share {100 * median(shares):.1f} %"
+        )
+        opened.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pgn", type=Path, help="a plain PGN file to measure on")
@@ -424,14 +523,23 @@ def main() -> None:
     parser.add_argument(
         "--scale-out", action="store_true", help="the indexed run, --jobs 1 against --jobs N"
     )
+    parser.add_argument(
+        "--candidates", nargs="*", type=Path, metavar="PGN",
+        help="no timing: per query, what the index narrows by and the candidates' share "
+        "(on each PGN, indexed if need be; default the corpus)",
+    )  # fmt: skip
+    parser.add_argument("--recount", action="store_true", help="with --candidates: count again")
     args = parser.parse_args()
+    only = set(args.only.split(",")) if args.only else None
+    if args.candidates is not None:
+        candidate_table(args.candidates or [args.pgn or corpus(args.quick)], only, args.recount)
+        return
     if args.scale_out:
         scale_out(args.pgn or corpus(args.quick), args.repeat, args.jobs)
         return
     if args.scale:
         scale(args.pgn or corpus(args.quick), args.jobs, args.scan_sample)
         return
-    only = set(args.only.split(",")) if args.only else None
     pgn = args.pgn or corpus(args.quick)
     if args.no_build and not pgn.with_name(pgn.name + ".cqlidx").exists():
         subprocess.run(cqllegacy("index", str(pgn), "-q"), check=True, cwd=ROOT)

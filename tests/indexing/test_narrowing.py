@@ -10,21 +10,33 @@
 
 from __future__ import annotations
 
+import bz2
 from collections.abc import Iterator
 from pathlib import Path
 
+import chess
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from cqllegacy.api import Query, index
+from cqllegacy.core import tree as ct
 from cqllegacy.errors import IncompleteInput
 from cqllegacy.evaluator.necessary import Alternative, ListNeed, Necessity, necessity
 from cqllegacy.evaluator.operators import Atom
 from cqllegacy.indexing import replay, store
 from cqllegacy.indexing import scan as indexed_scan
 from cqllegacy.indexing.store import Index, open_index
-from tests.indexing.test_equivalence import SETTINGS, corpus_text, in_process
+from cqllegacy.vocab.pieces import BLACK_PIECES, EMPTY_BIT, WHITE_PIECES, types_of
+from tests.indexing.test_equivalence import (
+    FIXTURE_PGN,
+    SETTINGS,
+    assert_same_answer,
+    corpus_text,
+    first_games,
+    in_process,
+)
+from tests.support.runner import WCC
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -182,3 +194,186 @@ def test_positions_are_asked_where_a_sample_says_they_narrow(
     assert opened._worth_asking_positions(need, 0) is asked
     scanned = in_process(query, pgn, False)
     assert in_process(query, pgn, True) == scanned
+
+
+# ---- move facts, lines, finds, large orbits ---------------------------------------------
+
+#: Queries the index narrows by what it keeps of moves (the move played from a position,
+#: the one that led to it), by a line's next steps, by a find and by an orbit's hull; each
+#: matches some games of the corpus, so a condition that leaves one out changes the bytes.
+MOVE_QUERIES = [
+    "(match (position :movefrom Nb1 :moveto ?c3))",
+    "(match (position :movefrom [Qq] :moveto [rR]))",
+    "(match (position :promote Q))",
+    "cql() move from N to [c3,f6]",
+    "cql() move from R capture q",
+    "cql() move to _g1",
+    "cql() move from K to g1",
+    "cql() move o-o-o",
+    "cql() move enpassant",
+    "cql() move capture p[a-d5] from P",
+    "cql() move promote A",
+    "cql() check move previous from N",
+    "cql() move previous from K to [g8,c8]",
+    "cql() move previous capture Q",
+    "cql() wtm move previous capture A",
+    "cql() line --> move from [QR] capture a --> {check move capture A}",
+    "cql() line --> check --> check",
+    "cql() line --> check --> .* --> mate",
+    "cql() initial find move promote N",
+    "cql() initial btm",
+    "cql() move to _ capture p",
+    "cql() initial find {move from k to g8}",
+    "(match (position :movefrom Qa2 :shift :flip :flipcolor))",
+    "(match (position Nd4 kf3 :shift :flip :flipcolor))",
+    "(match (position :piececount P[b2-7] 3 :shifthorizontal :flipcolor))",
+    "(match (position :attackcount N k 1 :attackcount N q 1 :flipcolor))",
+    "(match (position :attackcount [Pp] [Qq] 1))",
+    "cql() k attackedby N",
+    "cql() btm A attacks k",
+    "(match (position :check :matchcount 6 100))",
+    "(match :forany knight [Nn] (position :attackcount $knight [Kk] 1 :matchcount 2 100))",
+    "(match :forany rook [Rr] (position $rook[a-h7] :sequence ((position :movefrom $rook) "
+    "(position) (position :movefrom $rook))))",
+    "(match :forany chaser [nN] (position :tagmatch chaser n :sequence ((position :wtm "
+    ":attackcount $chaser N 1) (position :movefrom $chaser))))",
+]
+
+
+@pytest.mark.parametrize("text", MOVE_QUERIES)
+def test_move_facts_lines_and_hulls_narrow_exactly(
+    text: str, pgn: Path, opened: Index
+) -> None:
+    """The index leaves out games (it narrows) and the indexed run writes the scan's
+    bytes (it leaves out no game that matches)."""
+    query = Query.from_text(text)
+    need = necessity(query.core)
+    assert need is not None
+    assert len(opened.candidates(need, 0)) < opened.games
+    scanned = in_process(query, pgn, False)
+    assert scanned[0], "a query that matches nothing here would prove little"
+    assert in_process(query, pgn, True) == scanned
+
+
+_SQUARES = st.one_of(
+    st.integers(1, (1 << 64) - 1),
+    st.sampled_from([chess.BB_RANK_1, chess.BB_RANK_8, chess.BB_FILE_E, chess.BB_CENTER]),
+)
+_DESIGNATORS = st.builds(
+    ct.PieceSet,
+    types=st.sampled_from(
+        [WHITE_PIECES, BLACK_PIECES, EMPTY_BIT]
+        + [types_of(letters) for letters in ("N", "p", "Qq", "K", "R", "Bb")]
+    ),
+    squares=_SQUARES,
+)
+_MOVES = st.builds(
+    ct.Move,
+    from_=st.none() | _DESIGNATORS,
+    to=st.none() | _DESIGNATORS,
+    capture=st.none() | _DESIGNATORS,
+    promote=st.none() | st.sampled_from([types_of("Q"), types_of("n"), WHITE_PIECES]),
+    enpassant=st.booleans(),
+    previous=st.booleans(),
+)
+
+
+def _move_query(draw: st.DrawFn) -> ct.Query:
+    move = draw(_MOVES)
+    extra = draw(st.sampled_from([None, ct.Simple(ct.Keyword.CHECK), ct.Simple(ct.Keyword.WTM)]))
+    body: ct.Filter = move if extra is None else ct.Compound((extra, move))
+    if draw(st.booleans()):
+        second = draw(_MOVES)
+        body = ct.Line((ct.LineStep(body), ct.LineStep(second)))
+    return ct.Query(ct.Header(), (ct.TopList(body),))
+
+
+@pytest.fixture(scope="module")
+def few(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Some World Championship games (castling, en passant, promotions) and the fixture
+    games (FEN starts, mates), indexed."""
+    path = tmp_path_factory.mktemp("few") / "few.pgn"
+    wcc = bz2.decompress(WCC.read_bytes()).decode("latin-1")
+    fixture = FIXTURE_PGN.read_text(encoding="utf-8").encode("utf-8").decode("latin-1")
+    path.write_text(first_games(wcc, 16) + first_games(fixture, 16), encoding="latin-1")
+    index(path)
+    return path
+
+
+@SETTINGS
+@given(st.composite(_move_query)())
+def test_generated_move_queries_narrow_exactly(few: Path, query: ct.Query) -> None:
+    assert_same_answer(query, few)
+
+
+#: A Chess960 game castles king-takes-rook (``e1h1``: the index keeps h1 as the move's
+#: square), where ``move to`` reads the king's landing (g1); and a game that does not castle.
+CHESS960 = """[Event "castles"]
+[Variant "Chess960"]
+[SetUp "1"]
+[FEN "4k3/8/8/8/8/8/8/4K2R w K - 0 1"]
+[Result "*"]
+
+1. O-O Kd7 *
+
+[Event "does not"]
+[Result "*"]
+
+1. e4 e5 *
+"""
+
+
+@pytest.mark.parametrize("text", ["cql() move to g1", "cql() move from K to _g1", "cql() move o-o"])
+def test_castling_king_takes_rook_is_a_candidate(text: str, tmp_path: Path) -> None:
+    path = tmp_path / "960.pgn"
+    path.write_text(CHESS960, encoding="utf-8")
+    index(path)
+    query = Query.from_text(text)
+    scanned = in_process(query, path, False)
+    assert "castles" in scanned[0] and "does not" not in scanned[0]
+    assert in_process(query, path, True) == scanned
+
+
+def test_leaper_attacks_are_python_chess_attack_tables() -> None:
+    """The SQL of a pawn's, knight's and king's attacks from each square."""
+    import duckdb
+
+    connection = duckdb.connect()
+    tables = {
+        (chess.KNIGHT, colour): chess.BB_KNIGHT_ATTACKS for colour in chess.COLORS
+    } | {(chess.KING, colour): chess.BB_KING_ATTACKS for colour in chess.COLORS}
+    tables |= {(chess.PAWN, colour): chess.BB_PAWN_ATTACKS[colour] for colour in chess.COLORS}
+    for (kind, colour), table in tables.items():
+        found = [
+            store.leaper_attacks_sql(f"{1 << square}::UBIGINT", kind, colour)
+            for square in chess.SQUARES
+        ]
+        row = connection.execute("SELECT " + ", ".join(found)).fetchone()
+        assert list(row) == list(table), (kind, colour)
+
+
+#: Set-up positions with two black kings: python-chess's check is of one of them only.
+TWO_KINGS = """[Event "two kings"]
+[SetUp "1"]
+[FEN "k6k/2N5/8/8/8/8/8/K7 b - - 0 1"]
+[Result "*"]
+
+*
+
+[Event "one king"]
+[SetUp "1"]
+[FEN "k7/8/8/8/8/8/8/K1N5 b - - 0 1"]
+[Result "*"]
+
+*
+"""
+
+
+def test_an_attacked_king_of_two_is_a_candidate(tmp_path: Path) -> None:
+    path = tmp_path / "kings.pgn"
+    path.write_text(TWO_KINGS, encoding="utf-8")
+    index(path)
+    query = Query.from_text("cql() btm N attacks k")
+    scanned = in_process(query, path, False)
+    assert "two kings" in scanned[0] and "one king" not in scanned[0]
+    assert in_process(query, path, True) == scanned

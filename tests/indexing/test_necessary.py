@@ -22,7 +22,7 @@ from cqllegacy.core.tree import (
 from cqllegacy.evaluator.necessary import Alternative, necessity
 from cqllegacy.evaluator.operators import Atom
 from cqllegacy.evaluator.testing import pd
-from cqllegacy.vocab.pieces import types_of
+from cqllegacy.vocab.pieces import EMPTY_BIT, types_of
 
 
 def one(body: object, **top: object) -> Query:
@@ -55,11 +55,13 @@ def test_negations_and_counts_of_zero_are_not_presence() -> None:
     assert Atom(types_of("Q"), (1 << 64) - 1, 0, 0) in alt.atoms
 
 
-def test_a_line_says_what_its_first_step_says() -> None:
+def test_a_line_says_its_first_steps_at_the_position_and_the_next() -> None:
     line = Line((LineStep(Simple(Keyword.CHECK)), LineStep(pd("Qa1"))))
     need = necessity(one(line))
     assert need is not None
-    assert need.lists[0].alternatives == (Alternative((), frozenset({"check"})),)
+    qa1 = Alternative((Atom(types_of("Q"), chess.BB_A1),))
+    expected = Alternative(flags=frozenset({"check"}), later=((1, qa1),))
+    assert need.lists[0].alternatives == (expected,)
 
 
 def test_variations_and_lists_that_need_no_match_give_nothing() -> None:
@@ -72,3 +74,149 @@ def test_the_game_number_alone_narrows() -> None:
     query = Query(Header(gamenumber=(3, 5)), (TopList(Not(Simple(Keyword.CHECK))),))
     need = necessity(query)
     assert need is not None and need.lists == () and need.gamenumber == (3, 5)
+
+
+# ---- move facts -------------------------------------------------------------------------
+
+
+def modern(text: str) -> Query:
+    from cqllegacy.api import load
+
+    return load(text).core
+
+
+def test_a_move_from_and_to_is_a_move_fact_of_the_position() -> None:
+    need = necessity(modern("cql() move from Qa2 to _[b2,b3] capture []"))
+    assert need is not None
+    (alt,) = need.lists[0].alternatives
+    (fact,) = alt.moves
+    assert (fact.pieces, fact.origin) == (types_of("Q"), chess.BB_A2)
+    assert (fact.destination, fact.landing) == (chess.BB_B2 | chess.BB_B3, EMPTY_BIT)
+    assert fact.taken is not None and fact.taken_squares == 0 and alt.later == ()
+
+
+def test_the_legacy_move_keywords_are_move_facts_too() -> None:
+    from cqllegacy.api import load
+
+    need = necessity(load("(match (position :movefrom Qa2 :promote N))").core)
+    assert need is not None
+    facts = need.lists[0].alternatives[0].moves
+    assert {fact.origin for fact in facts} >= {chess.BB_A2}
+    assert any(fact.promote == types_of("N") for fact in facts)
+
+
+def test_move_previous_is_a_move_fact_of_the_position_before() -> None:
+    need = necessity(modern("cql() check move previous from N"))
+    assert need is not None
+    (alt,) = need.lists[0].alternatives
+    assert alt.flags == {"check"} and alt.moves == ()
+    ((offset, before),) = alt.later
+    assert offset == -1 and before.moves[0].pieces == types_of("N")
+    # The designator is evaluated before the move: its atom is of that position too.
+    assert before.atoms == (Atom(types_of("N"), (1 << 64) - 1),)
+
+
+def test_a_bare_move_says_nothing_a_null_move_also_matches_it() -> None:
+    assert necessity(modern("cql() move")) is None
+    need = necessity(modern("cql() move o-o-o"))
+    assert need is not None and need.lists[0].alternatives[0].moves[0].castle
+
+
+def test_find_is_said_of_some_position_of_the_game() -> None:
+    need = necessity(modern("cql() initial find move promote N"))
+    assert need is not None
+    (alt,) = need.lists[0].alternatives
+    assert alt.flags == {"initial"} and alt.moves == ()
+    (somewhere,) = alt.elsewhere
+    assert somewhere.moves[0].promote == types_of("N") | types_of("n")
+
+
+def test_line_steps_after_a_repeated_one_are_said_of_some_position() -> None:
+    line = Line(
+        (LineStep(Simple(Keyword.CHECK)), LineStep(pd("Qa1"), 0, None), LineStep(pd("Rb1")))
+    )
+    need = necessity(one(line))
+    assert need is not None
+    (alt,) = need.lists[0].alternatives
+    assert alt.flags == {"check"} and alt.later == ()
+    assert alt.elsewhere == (Alternative((Atom(types_of("R"), chess.BB_B1),)),)
+
+
+# ---- orbits over 512 members ------------------------------------------------------------
+
+
+def test_a_large_orbit_is_widened_to_its_hull() -> None:
+    """Nd4 kf3 under :shift :flip :flipcolor has over 512 members: they become one
+    alternative per colour, the knight and the king each on the union of their squares."""
+    pattern = Compound((pd("Nd4"), pd("kf3")))
+    orbit = Transform(
+        TransformKind.FLIPCOLOR,
+        Transform(TransformKind.FLIP, Transform(TransformKind.SHIFT, pattern)),
+    )
+    need = necessity(one(orbit))
+    assert need is not None
+    alternatives = need.lists[0].alternatives
+    assert len(alternatives) == 2
+    white = next(alt for alt in alternatives if alt.atoms[0].types == types_of("N"))
+    knight, king = white.atoms
+    assert knight.squares & chess.BB_D4 and knight.squares & chess.BB_A1
+    assert king.types == types_of("k") and king.squares & chess.BB_F3
+
+
+def test_the_hull_keeps_only_what_every_member_asks() -> None:
+    from cqllegacy.evaluator.necessary import hull
+
+    quadrupled = [Alternative((Atom(types_of("P"), file, 4, 4),)) for file in chess.BB_FILES]
+    (widened,) = hull(quadrupled)
+    # Four pawns on one file: at least four on the union, perhaps more.
+    assert widened.atoms == (Atom(types_of("P"), (1 << 64) - 1, 4, None),)
+    # "No queen on the a-file" and "none on the b-file" would become "none on either":
+    # kept apart.
+    absent = [Alternative((Atom(types_of("Q"), file, 0, 0),)) for file in chess.BB_FILES[:2]]
+    assert len(hull(absent)) == 2
+
+
+# ---- attacks, match counts, piece tags --------------------------------------------------
+
+
+def test_a_king_attacked_is_check_or_the_other_side_to_move_or_two_kings() -> None:
+    need = necessity(modern("cql() btm A attacks k"))
+    assert need is not None
+    alternatives = need.lists[0].alternatives
+    assert {alt.flags for alt in alternatives} == {frozenset({"btm", "check"}), frozenset({"btm"})}
+    two_kings = Atom(types_of("k"), (1 << 64) - 1, 2, None)
+    assert any(two_kings in alt.atoms for alt in alternatives)
+
+
+def test_attacks_by_leapers_and_sums_of_attack_counts_are_attacks() -> None:
+    from cqllegacy.api import load
+    from cqllegacy.evaluator.necessary import Attack
+
+    need = necessity(load("(match (position :attackcount N q 1))").core)
+    assert need is not None
+    (alt,) = need.lists[0].alternatives
+    # The legacy count is a sum over the squares of q: one of them is attacked.
+    assert alt.attacks == (Attack(types_of("N"), (1 << 64) - 1, types_of("q"), (1 << 64) - 1),)
+    # A rook's attacks depend on the other pieces: not kept.
+    need = necessity(modern("cql() R attacks q"))
+    assert need is not None and need.lists[0].alternatives[0].attacks == ()
+
+
+def test_a_match_count_asks_for_so_many_positions() -> None:
+    from cqllegacy.api import load
+
+    need = necessity(load("(match (position :check :matchcount 3 100))").core)
+    assert need is not None and need.lists[0].at_least == 3
+
+
+def test_a_piece_tag_is_a_piece_of_its_types_or_a_pawn_that_becomes_one() -> None:
+    from cqllegacy.core.tree import TagDeclaration
+    from cqllegacy.evaluator.necessary import piece_tag_bounds
+
+    bounds = piece_tag_bounds(
+        [TagDeclaration("r", types_of("Rr")), TagDeclaration("k", types_of("K"))]
+    )
+    assert bounds["r"].types == types_of("RrPp")
+    assert bounds["k"].types == types_of("K")
+    # A pawn keeps its identity when it promotes.
+    assert piece_tag_bounds([TagDeclaration("p", types_of("P"))])["p"].types == types_of("PNBRQ")
