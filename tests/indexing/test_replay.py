@@ -241,7 +241,7 @@ def test_stored_runs_give_the_scans_text(
 def test_a_query_the_index_cannot_narrow_is_fed_every_clean_game(
     pgn: Path, opened: Index, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    query = Query.from_text((QUERIES / "knight-check-orbit.cql").read_text(encoding="utf-8"))
+    query = Query.from_text((QUERIES / "relation-missing.cql").read_text(encoding="utf-8"))
     assert necessity(query.core) is None and query.compiled.main_line_stream
     fed = fed_games(monkeypatch)
     scanned = in_process(query, pgn, False)
@@ -326,7 +326,7 @@ def test_workers_get_every_game_of_a_query_the_index_cannot_narrow(
         return original(opened, numbers)
 
     monkeypatch.setattr(replay, "stored_unit", spy)
-    script = QUERIES / "knight-check-orbit.cql"
+    script = QUERIES / "relation-missing.cql"
     scanned = run(script, pgn, tmp_path / "scan", "--no-index")
     assert run(script, pgn, tmp_path / "two", "-j", "2") == scanned
     assert sum(units) == count_games(pgn)
