@@ -76,7 +76,7 @@ live stream calls that function on python-chess's own board, the game tree on
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -156,6 +156,7 @@ __all__ = [
     "LineMember",
     "LocalSteps",
     "bare_move_from",
+    "common_bound",
     "disjunction_members",
     "exact_atoms",
     "gate",
@@ -1263,13 +1264,17 @@ def _upper_bound(node: Filter, bounds: Mapping[str, PieceSet]) -> PieceSet | Non
         return _upper_bound(node.filter, bounds)
     if isinstance(node, Intersection):
         found = [b for item in meaningful(node.items) if (b := _upper_bound(item, bounds))]
-        if not found:
-            return None
-        types, squares = ANYTHING, FULL
-        for bound in found:
-            types, squares = types & bound.types, squares & bound.squares
-        return PieceSet(types, squares)
+        return common_bound(found) if found else None
     return None
+
+
+def common_bound(bounds: Iterable[PieceSet]) -> PieceSet:
+    """What every one of ``bounds`` admits: their types and their squares in common
+    (anything anywhere for none)."""
+    types, squares = ANYTHING, FULL
+    for bound in bounds:
+        types, squares = types & bound.types, squares & bound.squares
+    return PieceSet(types, squares)
 
 
 def _relaxed_set(node: Filter, bounds: Mapping[str, PieceSet]) -> Filter | None:

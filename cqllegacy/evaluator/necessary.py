@@ -72,6 +72,7 @@ from cqllegacy.core.tree import (
 )
 from cqllegacy.evaluator.analysis import analyse, meaningful
 from cqllegacy.evaluator.lowering import (
+    common_bound,
     disjunction_members,
     necessary_atoms,
     relaxed_necessity,
@@ -641,12 +642,7 @@ def _set_bound(node: Filter) -> PieceSet | None:
                 types, squares = types | bound.types, squares | bound.squares
             return PieceSet(types, squares)
         known = [b for b in found if b is not None]
-        if not known:
-            return None
-        types, squares = ANYTHING, FULL
-        for bound in known:
-            types, squares = types & bound.types, squares & bound.squares
-        return PieceSet(types, squares)
+        return common_bound(known) if known else None
     return None
 
 
