@@ -17,7 +17,9 @@ A file without a usable index is scanned; a stale, foreign or damaged one is sai
 once, in one line.  A query whose necessary conditions the index cannot check
 (:func:`~cqllegacy.evaluator.necessary.necessity` is None) has every game as a candidate
 when it is evaluated from stored positions (that beats replaying the text), and is
-scanned as a whole otherwise: the index would only add its cost.  A query that examines
+scanned as a whole otherwise: the index would only add its cost.  So is a query its tags
+decide (``decided_by_tags``): the scan reads such a query's games without replaying a
+move, most of them only as far as their tag lines.  A query that examines
 variations is narrowed by its tags and game numbers only (the positions of variations
 are not indexed).
 """
@@ -86,14 +88,18 @@ def scan(
     """Run ``compiled`` (the compiled ``query``) on ``inputs`` as
     :func:`cqllegacy.runner.scan` does, using their indexes where they are fresh."""
     progress = progress or Messages(sys.stderr)
-    need = necessity(query, variations=options.variations) if choice.use else None
+    # A query its tags decide is scanned: the scan replays no move of it and reads only
+    # the tag lines of a game its tag needles reject, so the index (loading DuckDB,
+    # proving itself fresh, its stored tags read and tested one by one) can only add.
+    use = choice.use and not compiled.decided_by_tags
+    need = necessity(query, variations=options.variations) if use else None
     # A query the index cannot narrow is still served by it when every clean game can be
     # evaluated from its stored positions (replay.feeds): that beats replaying its text.
-    every_game = need is None and choice.use and replay.feeds(compiled, options)
+    every_game = need is None and use and replay.feeds(compiled, options)
     spread = engine is not None and scanner.spreads(engine, sinks, inputs)
     if need is None and not every_game:
         if choice.use and choice.path is not None:
-            progress.message("note: the index cannot narrow this query; scanning")
+            progress.message(f"note: {_why_not(compiled)}; scanning")
         return scanner.scan(
             compiled, inputs, options=options, sinks=sinks, progress=progress, engine=engine
         )
@@ -119,6 +125,13 @@ def scan(
         if engine is not None:
             engine.close()
         return _scan_indexed(compiled, need, inputs, indexes, options, sinks, progress)
+
+
+def _why_not(compiled: CompiledQueryLike) -> str:
+    """Why a run given an index does not use it."""
+    if compiled.decided_by_tags:
+        return "the tags alone decide this query, which the scan reads faster"
+    return "the index cannot narrow this query"
 
 
 @attrs.frozen

@@ -139,7 +139,7 @@ def test_the_summary_does_not_decide_counts_or_conjunctions() -> None:
 
 SCRIPTS = [
     ROOT / "benchmarks" / "queries" / name
-    for name in ("plain.cql", "attackcount.cql", "sequence.cql", "tags.cql")
+    for name in ("plain.cql", "attackcount.cql", "sequence.cql", "relation-result.cql")
 ]
 
 
@@ -165,6 +165,28 @@ def test_candidates_from_the_file_or_the_index_give_the_scans_bytes(
     scanned = in_process(query, pgn, False)
     assert in_process(query, pgn, True) == scanned
     assert bool(read) == (share == 0.0)
+
+
+@pytest.mark.parametrize(
+    "text", ["(match :player Lasker (position))", "(match :result 1-0 :gamenumber 5 90 (position))"]
+)
+def test_a_query_its_tags_decide_is_scanned_without_opening_the_index(
+    text: str, pgn: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The scan reads such a query's games without replaying a move (the index could
+    only add its own cost): the index is not opened, and the answer is the scan's."""
+    query = legacy(text)
+    assert query.compiled.decided_by_tags
+    scanned = in_process(query, pgn, False)
+
+    def refuse(path: Path, source: Path) -> Index:
+        raise AssertionError(f"the index {path} was opened")
+
+    monkeypatch.setattr(indexed_scan, "open_index", refuse)
+    assert in_process(query, pgn, True) == scanned
+    named = in_process(query, pgn, str(pgn.with_name(pgn.name + ".cqlidx")))
+    note = "note: the tags alone decide this query, which the scan reads faster; scanning\n"
+    assert named == (scanned[0], scanned[1], note + scanned[2], scanned[3])
 
 
 def test_a_file_changed_while_its_candidates_are_read_is_an_error(tmp_path: Path) -> None:
