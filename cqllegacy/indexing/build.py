@@ -6,7 +6,9 @@ in it (:func:`~cqllegacy.indexing.ranges.located`) and hands batches of game tex
 the workers, which replay them (:func:`~cqllegacy.indexing.records.record_games`);
 the batches are written in file order, a few under way per worker at most, so memory
 does not grow with the file.  The file's size and SHA-256 are taken before and after the
-build: a file that changed meanwhile gives no index.
+build: a file that changed meanwhile gives no index.  The status recorded is the one
+taken after (:func:`~cqllegacy.indexing.store.file_facts`), racy if it differs from the
+one before.
 """
 
 from __future__ import annotations
@@ -60,7 +62,10 @@ def build(source: Path, index: Path, *, jobs: int = 1, progress: Messages) -> Bu
         after = file_facts(source)
         if (after.size, after.sha256) != (before.size, before.sha256):
             raise UsageError(f"{source} changed while it was being indexed; no index written")
-        writer.finish(source.name, before, damaged)
+        # The status of the end proves the content from then on; a status changed during
+        # the build (the content the same) proves nothing.
+        racy = after.racy or after.status != before.status
+        writer.finish(source.name, attrs.evolve(after, racy=racy), damaged)
         result = BuildResult(index, writer.games, writer.positions, damaged)
     return result
 

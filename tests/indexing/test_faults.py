@@ -104,6 +104,71 @@ def test_an_input_changed_with_its_size_and_time_kept_is_scanned(
     one_note(capsys.readouterr().err, "not built from", "scanning")
 
 
+def same_size_other_content(pgn: Path) -> None:
+    """Rewrite ``pgn`` with other moves of the same length, its modification time kept
+    (its status change time is the clock's: no user can set it back)."""
+    before = pgn.stat()
+    data = pgn.read_bytes()
+    changed = data.replace(b"1.d4", b"1.c4", 1)
+    assert changed != data and len(changed) == len(data)
+    pgn.write_bytes(changed)
+    os.utime(pgn, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def settled(pgn: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Index ``pgn`` again as if it had been written long before (no racy status)."""
+    monkeypatch.setattr(store, "RACY_NS", 0)
+    index(pgn)
+
+
+def test_a_file_whose_status_is_as_recorded_is_not_hashed_again(
+    pgn: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    expected = scanned(pgn)
+    settled(pgn, monkeypatch)
+
+    def hashed(path: Path) -> store.SourceFacts:
+        raise AssertionError(f"{path} was hashed")
+
+    monkeypatch.setattr(store, "file_facts", hashed)
+    capsys.readouterr()
+    assert run(pgn, pgn.with_name("found.pgn"), "-q") == (0, expected)
+    assert capsys.readouterr().err == ""
+
+
+def test_an_input_changed_with_its_mtime_set_back_is_hashed_and_scanned(
+    pgn: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The touch-back case: size and modification time as recorded, the ctime not."""
+    settled(pgn, monkeypatch)
+    same_size_other_content(pgn)
+    expected = scanned(pgn)
+    capsys.readouterr()
+    assert run(pgn, pgn.with_name("found.pgn"), "-q") == (0, expected)
+    one_note(capsys.readouterr().err, "not built from", "scanning")
+
+
+def test_a_racy_status_proves_nothing(
+    pgn: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file indexed right after it was written may change again within the same tick
+    of the file system's clock, every time and the size kept: its index recorded the
+    status as racy, so the file is hashed and the change found."""
+    recorded = store.file_status(pgn)
+    opened = open_index(default_index_path(pgn), pgn)
+    try:
+        racy = opened.connection.execute("SELECT racy FROM source").fetchone()[0]
+    finally:
+        opened.close()
+    assert racy  # the fixture indexed the file as soon as it was written
+    same_size_other_content(pgn)
+    expected = scanned(pgn)
+    monkeypatch.setattr(store, "file_status", lambda path: recorded)  # the same tick
+    capsys.readouterr()
+    assert run(pgn, pgn.with_name("found.pgn"), "-q") == (0, expected)
+    one_note(capsys.readouterr().err, "not built from", "scanning")
+
+
 def test_a_foreign_index_is_not_used(pgn: Path, capsys: pytest.CaptureFixture[str]) -> None:
     other = pgn.with_name("other.pgn")
     other.write_bytes(pgn.read_bytes().replace(b"[Event ", b"[Event  ", 1))

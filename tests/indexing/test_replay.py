@@ -27,6 +27,7 @@ from cqllegacy.cli import main
 from cqllegacy.evaluator.necessary import necessity
 from cqllegacy.evaluator.stream import GameStream, LiveStream, main_line_only
 from cqllegacy.indexing import replay
+from cqllegacy.indexing.records import CHECK, MATE, STALEMATE, WHITE_TO_MOVE
 from cqllegacy.indexing.store import Index, open_index
 from cqllegacy.runner.pgn import read_stream
 from cqllegacy.runner.results import ScanOptions
@@ -100,14 +101,22 @@ def opened(pgn: Path) -> Iterator[Index]:
 
 
 def state(board: chess.Board) -> tuple[Any, ...]:
-    """Everything a chess.Board holds but its undo records."""
+    """Everything a chess.Board holds but its undo records (a StoredBoard is one: it
+    adds only the stored flags, which :func:`flags` compares with python-chess's)."""
+    kind = chess.Board if type(board) is replay.StoredBoard else type(board)
     return (
-        type(board), board.pawns, board.knights, board.bishops, board.rooks, board.queens,
+        kind, board.pawns, board.knights, board.bishops, board.rooks, board.queens,
         board.kings, tuple(board.occupied_co), board.occupied, board.promoted, board.turn,
         board.castling_rights, board.ep_square, board.fullmove_number, board.halfmove_clock,
         board.chess960, tuple((m.from_square, m.to_square, m.promotion, m.drop)
                               for m in board.move_stack),
     )  # fmt: skip
+
+
+def flags(board: chess.Board) -> tuple[bool, bool, bool]:
+    """Check, mate and stalemate as the board answers them (a StoredBoard: from the
+    index's stored flags; the reader's board: python-chess)."""
+    return board.is_check(), board.is_checkmate(), board.is_stalemate()
 
 
 class Recorder(chess.pgn.BaseVisitor["Recorder"]):
@@ -122,6 +131,8 @@ class Recorder(chess.pgn.BaseVisitor["Recorder"]):
         self.depth = 0
         self.first: chess.Board | None = None
         self.calls: list[tuple[Any, ...]] = []
+        #: Per main-line board visited: whether it answers from stored flags.
+        self.from_flags: list[bool] = []
 
     @property
     def readable(self) -> bool:
@@ -140,7 +151,9 @@ class Recorder(chess.pgn.BaseVisitor["Recorder"]):
         if self.first is None:
             self.first = board
         if not self.depth:
-            self.calls.append(("board", board is self.first, state(board)))
+            self.calls.append(("board", board is self.first, state(board), flags(board)))
+            stored = isinstance(board, replay.StoredBoard) and board._stored() is not None
+            self.from_flags.append(stored)
 
     def visit_move(self, board: chess.Board, move: chess.Move) -> None:
         if self.depth:
@@ -164,6 +177,9 @@ def test_a_fed_stream_sees_the_readers_calls_and_boards(opened: Index) -> None:
     clean = [game for game, ok, _ in facts if ok]
     lines = replay.main_lines(opened, clean)
     seen = {"promoted": 0, "ep": 0, "castling": 0, "null": 0, "fen": 0, "chess960": 0}
+    fed_boards: list[bool] = []
+    read_boards: list[bool] = []
+    fed_boards_calls: list[tuple[Any, ...]] = []
     for game, ok, tags in facts:
         if not ok:
             continue
@@ -175,6 +191,9 @@ def test_a_fed_stream_sees_the_readers_calls_and_boards(opened: Index) -> None:
         fed = Recorder()
         replay.feed(fed, board, lines.of(game))
         assert fed.calls == read.calls, game
+        fed_boards += fed.from_flags
+        read_boards += read.from_flags
+        fed_boards_calls += [call for call in fed.calls if call[0] == "board"]
         last = read.calls[-1][1]
         seen["promoted"] += any(call[-1][9] for call in read.calls if call[0] == "move")
         seen["ep"] += any(call[-1][12] is not None for call in read.calls if call[0] == "move")
@@ -183,6 +202,10 @@ def test_a_fed_stream_sees_the_readers_calls_and_boards(opened: Index) -> None:
         seen["fen"] += "FEN" in headers
         seen["chess960"] += bool(last[15])
     assert all(seen.values()), seen
+    # Every fed position answered from its stored flags, each flag was met (so each
+    # stored answer was compared with python-chess's), and the reader's board is python-chess's.
+    assert fed_boards and all(fed_boards) and not any(read_boards)
+    assert all(any(call[3][k] for call in fed_boards_calls) for k in range(3))
 
 
 def castles(call: tuple[Any, ...]) -> bool:
@@ -337,3 +360,18 @@ def count_games(path: Path) -> int:
 
     with open_pgn(path) as source:
         return sum(1 for _ in split_games(source.lines()))
+
+
+def test_a_stored_board_asks_python_chess_once_it_is_no_longer_the_stored_position() -> None:
+    """Flags that lie (check, mate and stalemate at the start position) are read while the
+    board is that position, and never after a move, a null move or on a copy."""
+    board = replay.StoredBoard()
+    board.stored_occupied = board.occupied
+    board.stored_flags = WHITE_TO_MOVE | CHECK | MATE | STALEMATE
+    assert flags(board) == (True, True, True)
+    assert flags(board.copy()) == (False, False, False)
+    for move in (chess.Move.null(), chess.Move.from_uci("e2e4")):
+        board.push(move)
+        assert flags(board) == (False, False, False)
+        board.pop()
+        assert flags(board) == (True, True, True)
