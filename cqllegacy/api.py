@@ -213,7 +213,10 @@ class Query:
         :func:`cqllegacy.runner.scan`).  ``index``: None or True uses each input's fresh
         index found beside it, a path that index (a file for one input, a folder
         otherwise), False scans; the results are the same (see :mod:`cqllegacy.indexing`)."""
-        if index is False:
+        # A query its tags decide is scanned even beside an index (see
+        # cqllegacy.indexing.scan), without importing the index's modules; one named by
+        # path goes there, which says why it is not used.
+        if index is False or (index in (None, True) and self.compiled.decided_by_tags):
             return scan(
                 self.compiled, inputs, options=options, sinks=sinks, progress=progress,
                 engine=engine,

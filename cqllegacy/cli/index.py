@@ -24,9 +24,11 @@ EPILOG = """\
 variations: positions inside variations are not indexed; a run that examines them
   (--variations, or a script that looks into variations) is narrowed by its tags and
   game numbers only.
-freshness: the index records the file's size, modification time and SHA-256, its
-  format and the cqllegacy version.  A run checks them and scans (saying so in one
-  line) when the file changed, the index is of another file or version, or damaged.
+freshness: the index records the file's SHA-256 and status (size, modification and
+  status change times, inode, device), its format and the cqllegacy version.  A run
+  hashes the file again only when its status differs from the one recorded (or was
+  recorded within 2 s of a change), and scans (saying so in one line) when the file
+  changed, the index is of another file or version, or damaged.
 atomic: the index is written under a temporary name and renamed when complete; an
   interrupted or failed build leaves the previous index as it was.
 exit status: 0 indexed; 2 bad command line or unreadable input; 3 an input was not read

@@ -28,6 +28,7 @@ from cqllegacy.indexing import replay, store
 from cqllegacy.indexing import scan as indexed_scan
 from cqllegacy.indexing.store import Index, open_index
 from cqllegacy.vocab.pieces import BLACK_PIECES, EMPTY_BIT, WHITE_PIECES, types_of
+from tests.cli.test_startup import imported_after, loaded_from
 from tests.indexing.test_equivalence import (
     FIXTURE_PGN,
     SETTINGS,
@@ -187,6 +188,14 @@ def test_a_query_its_tags_decide_is_scanned_without_opening_the_index(
     named = in_process(query, pgn, str(pgn.with_name(pgn.name + ".cqlidx")))
     note = "note: the tags alone decide this query, which the scan reads faster; scanning\n"
     assert named == (scanned[0], scanned[1], note + scanned[2], scanned[3])
+
+
+def test_a_query_its_tags_decide_imports_nothing_of_the_index(pgn: Path) -> None:
+    script = pgn.with_name("tags.cql")
+    script.write_text("(match :player Lasker (position))\n", encoding="utf-8")
+    argv = ["run", str(script), "-i", str(pgn), "-o", str(pgn.with_name("t.pgn")), "-q"]
+    names = imported_after(f"from cqllegacy.cli import main\nassert main({argv!r}) == 0")
+    assert loaded_from(names, ("cqllegacy.indexing", "duckdb", "numpy")) == []
 
 
 def test_a_file_changed_while_its_candidates_are_read_is_an_error(tmp_path: Path) -> None:
