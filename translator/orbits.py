@@ -84,6 +84,7 @@ __all__ = [
     "Budget",
     "Layering",
     "legacy_orbit",
+    "live_orbit",
     "modern_atoms",
     "modern_layerings",
     "normalize",
@@ -302,12 +303,71 @@ def _distinct_effects(
     these give equal lists (edge-inclusive shifts often do), and the first of them gives
     that list first.  Building each list once saves most of the work for ``:shift``.
     """
-    squares = tuple(dict.fromkeys(d.squares for d in designators(base)))
-    chosen: dict[Hashable, LegacyTransform] = {}
+    return list(_effects(transforms, _square_sets(base)).values())
+
+
+def _square_sets(base: PositionList) -> tuple[int, ...]:
+    """The distinct square sets of the designators of ``base``, however deep."""
+    return tuple(dict.fromkeys(d.squares for d in designators(base)))
+
+
+def _effects(
+    transforms: Sequence[LegacyTransform], squares: tuple[int, ...]
+) -> dict[tuple[Any, ...], LegacyTransform]:
+    """The first of ``transforms`` for each effect: the colour flip, whether ranks and
+    files swap, and the image of each of ``squares`` (:func:`_distinct_effects`)."""
+    chosen: dict[tuple[Any, ...], LegacyTransform] = {}
     for t in transforms:
         effect = (t.swap_colors, t.swaps_ranks_and_files, *(t.map_squares(s) for s in squares))
         chosen.setdefault(effect, t)
-    return list(chosen.values())
+    return chosen
+
+
+def live_orbit(
+    base: PositionList,
+    keywords: tuple[TransformKeyword, ...],
+    budget: Budget,
+    span: Span,
+) -> tuple[PositionList, ...] | None:
+    """The members of :func:`legacy_orbit` that are not known to be false, in its order
+    (identity first), or None when that cannot be told without building them all.
+
+    A member where a transform empties a designator that is an item of the list itself
+    is false (an emptied designator never holds, L5; a false constituent makes the list
+    false): under ``:shift`` most members of a list that places a piece are.  They are
+    not built.  Told only for a list without nested transform keywords or relations,
+    whose members can neither spend the budget nor be refused by their squares (every
+    other refusal is one of the identity's, which is always built), and with at most the
+    orbit limit of effects (else :func:`legacy_orbit` counts the distinct lists).
+    """
+    if _builds_more(base.items):
+        return None
+    transforms = transform_set(keywords)
+    squares = _square_sets(base)
+    chosen = _effects(transforms, squares)
+    if len(chosen) > budget.orbit_limit:
+        return None
+    budget.spend(len(transforms), span)
+    # The effect holds the images of ``squares`` after the two flags.
+    placed = [2 + squares.index(i.squares) for i in base.items if type(i) is Designator]
+    kept = [
+        t
+        for n, (effect, t) in enumerate(chosen.items())
+        if n == 0 or all(effect[k] for k in placed)
+    ]
+    return tuple(dict.fromkeys(transform_list(t, base) for t in kept))
+
+
+def _builds_more(node: object) -> bool:
+    """Whether ``node`` holds a transform keyword or a relation (a legacy node, or a
+    tuple of them), however deep."""
+    if isinstance(node, Transform | Relation):
+        return True
+    if isinstance(node, tuple):
+        return any(_builds_more(item) for item in node)
+    if attrs.has(cls := type(node)) and not isinstance(node, Designator):
+        return any(_builds_more(getattr(node, f.name)) for f in attrs.fields(cls))
+    return False
 
 
 def transform_keywords(pl: PositionList) -> tuple[TransformKeyword, ...]:

@@ -742,18 +742,56 @@ def _variable_keyed_any(c: Compiler, members: Sequence[Filter]) -> TruthFn | Non
     name = max(dict.fromkeys(names), key=names.count)
     unkeyed: list[op.Member] = []
     by_square: dict[int, list[op.Member]] = {}
+    fading: dict[int, list[tuple[Find, ...]]] = {}
     for member, key in zip(members, keys, strict=True):
         lowered = _member(c, member)
         if key is None or key[0] != name or key[1] == FULL:
             unkeyed.append(lowered)
             continue
+        finds = fading_conjuncts(member)
         for sq in iter_squares(key[1]):
             by_square.setdefault(sq, []).append(lowered)
+            fading.setdefault(sq, []).append(finds)
+    alive = None
+    if all(all(group) for group in fading.values()):
+        alive = {sq: _some_all_hold(c, group) for sq, group in fading.items()}
     return op.variable_keyed(
         name,
         op.any_member(unkeyed)[1] if unkeyed else None,
         {sq: op.any_member(group)[1] for sq, group in by_square.items()},
+        alive,
     )
+
+
+def fading_conjuncts(member: Filter) -> tuple[Find, ...]:
+    """The conjuncts of ``member`` that, once false at a position, are false at every
+    position reachable from it: its ``find`` conjuncts (what a ``find`` finds from a
+    later position, it finds from this one).
+
+    >>> from cqllegacy.evaluator.testing import pd
+    >>> found = Find(pd("Q"))
+    >>> fading_conjuncts(Compound((pd("K"), found, Find(pd("R"), all=True)))) == (found,)
+    True
+    """
+    return tuple(part for part in member.conjuncts() if isinstance(part, Find) and not part.all)
+
+
+def _some_all_hold(c: Compiler, groups: Sequence[tuple[Filter, ...]]) -> TruthFn:
+    """Some group of ``groups`` has all its filters holding."""
+    tests = tuple(
+        tuple(c.truth(f) for f in dict.fromkeys(group)) for group in dict.fromkeys(groups)
+    )
+
+    def some_all_hold(ctx: Context, p: int) -> bool:
+        for group in tests:
+            for test in group:
+                if not test(ctx, p):
+                    break
+            else:
+                return True
+        return False
+
+    return some_all_hold
 
 
 def _union_value(c: Compiler, node: Filter) -> SetFn:
