@@ -1168,6 +1168,10 @@ def _find(c: Compiler, node: Find) -> Compiled | None:
     reached = move_destination(necessity)
     c.compile(node.arg)  # refused, when it is, as its reference rule refuses it
     name = only_variable(node.arg)
+    moving = None if name is None or node.all else _piece_move(c, node.arg, name)
+    if moving is not None:
+        # The bound piece's own moves: a few per game, listed once for every piece.
+        return as_logical(moving)
     holders = None if name is None else variable_holders(c, node.arg, name)
     if name is not None and holders is not None:
         # X reads one piece at its own position: where it holds is found once per piece.
@@ -1182,6 +1186,40 @@ def _find(c: Compiler, node: Find) -> Compiled | None:
 
 
 _BARE_MOVE = Move()
+
+
+def _piece_move(c: Compiler, node: Filter, name: str) -> TruthFn | None:
+    """``find {move from X …}`` as :func:`operators.find_moving` finds it, when X is the
+    variable's square or nothing and the rest of the move reads no variable (None
+    otherwise)."""
+    parts = meaningful(node.conjuncts())
+    if len(parts) != 1 or not isinstance(move := parts[0], Move) or move.previous:
+        return None
+    if move.from_ is None or any(
+        _reads_bindings(part) for part in (move.to, move.capture) if part is not None
+    ):
+        return None
+    unit = _unit_holders(c, move.from_, name)
+    if unit is None:
+        return None
+    rest = MoveTest.of(c, attrs.evolve(move, from_=None))
+    return op.find_moving(name, _fixed_squares(move.from_, name) or unit, rest.matches)
+
+
+def _fixed_squares(node: Filter, name: str) -> int | None:
+    """The squares where ``x & S…`` (S: designators of any content) is the square of the
+    piece variable ``x`` itself: the same at every position.  None for another form."""
+    if isinstance(node, PieceVariable) and node.name == name:
+        return FULL
+    if not isinstance(node, Intersection):
+        return None
+    squares = FULL
+    for item in meaningful(node.items):
+        if isinstance(item, PieceSet) and item.types == ANYTHING:
+            squares &= item.squares
+        elif not (isinstance(item, PieceVariable) and item.name == name):
+            return None
+    return squares
 
 #: A disjunction with more members than this gets no relaxed necessity (it would cost
 #: more to compile than it saves).

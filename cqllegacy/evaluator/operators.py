@@ -1374,6 +1374,59 @@ def find_bound(
     return find
 
 
+def find_moving(
+    name: str, unit: Holders | int, test: Callable[[Context, int, int], bool]
+) -> TruthFn:
+    """``find {move from X …}`` where X is the piece variable ``name``'s square or nothing
+    (its unit holders: ``unit``, or the squares where it is the square, when they are the
+    same at every position) and ``test`` checks the move's other demands: the
+    positions where the bound piece makes such a move are found once per game, scope and
+    piece among the piece's own moves (listed once per game and scope for every piece),
+    and each ``find`` looks up the first of them from the current position.  The same
+    positions as :func:`find_bound` with ``holders_moving(unit, test)``, without a list
+    of the positions where a necessity holds."""
+    token = object()
+
+    def find(ctx: Context, p: int) -> bool:
+        identity = ctx.bindings[name]
+        key = (token, (ctx.all_scope, identity))
+        hits: list[int] | None = ctx.memo.get(key)
+        if hits is None:
+            hits = []
+            for q, r, origin in _moves_by_piece(ctx).get(identity, ()):
+                if hits and hits[-1] == q:
+                    continue
+                squares = unit if isinstance(unit, int) else unit(ctx, q)
+                if squares >> origin & 1 and test(ctx, q, r):
+                    hits.append(q)
+            ctx.memo[key] = hits
+        if not hits:
+            return False
+        i = bisect.bisect_left(hits, p)
+        return i < len(hits) and hits[i] < _reachable_ends(ctx)[p]
+
+    return find
+
+
+def _moves_by_piece(ctx: Context) -> dict[int, list[tuple[int, int, int]]]:
+    """Per piece identity, the continuations in scope that move it (castling moves the
+    king), as (position, continuation, square left) in the order of the positions: once
+    per game and scope.  A null move moves no piece."""
+    key = (_moves_by_piece, ctx.all_scope)
+    found: dict[int, list[tuple[int, int, int]]] | None = ctx.memo.get(key)
+    if found is None:
+        found = {}
+        moves, who, following = ctx.moves, ctx.who, ctx.next
+        for q in range(len(ctx.table)):
+            for r in following[q]:
+                move = moves[r]
+                if move:
+                    origin = move.from_square
+                    found.setdefault(who[q][origin], []).append((q, r, origin))
+        ctx.memo[key] = found
+    return found
+
+
 def count_bound(
     name: str, holders: Holders, necessity: TruthFn, shared: object, reached: int = FULL
 ) -> NumberFn:

@@ -148,6 +148,39 @@ def test_rookrectangle_on_its_own_games_against_the_naive_evaluator() -> None:
     assert [fast.evaluate(game, 1).matched for _, game in ROOK_POOL] == [True, False, True]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The piece's own moves, to a square (castling lands the king on g1/c1), with a
+        # capture, a promotion; from a square the piece must leave.
+        "cql() piece x in [Kk] {x & [e1,e8] find {move from x to [g1,c1,g8,c8]}}",
+        "cql() piece x in [Nn] {find {move from x capture [a-h4-5]} find {move from (x & g1)}}",
+        "cql() piece x in [Pp] find {move from (x & [a-h7]) promote Q}",
+        # A piece that makes no move, and the finds read along the continuations in scope.
+        "cql() piece x in [Qq] {x & d1 not find {move from x}}",
+    ],
+)
+def test_finds_of_the_bound_pieces_moves(text: str) -> None:
+    assert_same(read_modern(text), FEW)
+    assert_same(read_modern(text), FEW, variations=True)
+
+
+def test_a_find_of_a_kings_castling_in_chess960() -> None:
+    """O-O-O in Chess960 is encoded king takes rook (e1a1): the king lands on c1, and the
+    move is the king's."""
+    node = position("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", chess960=True)
+    node.add_main_variation(node.board().parse_san("O-O-O"))
+    game = node.game()
+    for text in (
+        "cql() piece x in K find {move from x to c1}",
+        "cql() piece x in R {x & a1 find {move from x}}",
+    ):
+        query = read_modern(text)
+        expected = compile_query(query, optimize=False).evaluate(game, 1)
+        assert compile_query(query).evaluate(game, 1) == expected
+        assert expected.matched is text.startswith("cql() piece x in K")
+
+
 def test_the_key_of_a_member_is_where_its_variable_must_stand() -> None:
     on_b2 = ct.Intersection((ct.PieceVariable("x"), pd("[a1,b2]"), pd("R[b2,c3]")))
     assert variable_key(ct.Compound((pd("Kg1"), on_b2))) == ("x", 1 << chess.B2)
