@@ -35,6 +35,7 @@ from cqllegacy.translator.shifts import (
     SHIFT_KEYWORDS,
     LegacyTransform,
     flip_set,
+    legacy_shift,
     shift_set,
     transform_set,
 )
@@ -317,8 +318,15 @@ def _effects(
     """The first of ``transforms`` for each effect: the colour flip, whether ranks and
     files swap, and the image of each of ``squares`` (:func:`_distinct_effects`)."""
     chosen: dict[tuple[Any, ...], LegacyTransform] = {}
+    # A transform set is every shift of every turn: each turn maps the squares once.
+    turned: dict[tuple[Dihedral, bool], tuple[int, ...]] = {}
     for t in transforms:
-        effect = (t.swap_colors, t.swaps_ranks_and_files, *(t.map_squares(s) for s in squares))
+        images = turned.get((t.dihedral, t.swap_colors))
+        if images is None:
+            images = turned[(t.dihedral, t.swap_colors)] = tuple(t.unshifted(s) for s in squares)
+        dx, dy = t.dx, t.dy
+        shifted = (legacy_shift(i, dx, dy) for i in images)
+        effect = (t.swap_colors, t.swaps_ranks_and_files, *shifted)
         chosen.setdefault(effect, t)
     return chosen
 
@@ -502,12 +510,12 @@ def _modern_atoms(
                 if image is not None:
                     images.setdefault(image, None)
         members = images
-    taus = modern.basic_transforms(layers[-1]) if layers else (modern.BasicTransform(),)
     for member in members:
-        for tau in taus:
-            image = modern.apply(tau, member)
-            if image is None:
-                continue
+        # The innermost layer's images of a member are those the evaluator expands the
+        # written transform into (core.transforms.orbit, remembered): asked here first,
+        # they are not computed again when the translation runs.
+        last = modern.orbit(layers[-1], member) if layers else (member,)
+        for image in last:
             for part in image.items if disjuncts and isinstance(image, Or) else (image,):
                 yield normalize(part)
 
