@@ -1203,7 +1203,8 @@ def _piece_move(c: Compiler, node: Filter, name: str) -> TruthFn | None:
     if unit is None:
         return None
     rest = MoveTest.of(c, attrs.evolve(move, from_=None))
-    return op.find_moving(name, _fixed_squares(move.from_, name) or unit, rest.matches)
+    fixed = _fixed_squares(move.from_, name)
+    return op.find_moving(name, fixed or unit, rest.matches, _squares_of(move.to))
 
 
 def _fixed_squares(node: Filter, name: str) -> int | None:

@@ -1375,7 +1375,10 @@ def find_bound(
 
 
 def find_moving(
-    name: str, unit: Holders | int, test: Callable[[Context, int, int], bool]
+    name: str,
+    unit: Holders | int,
+    test: Callable[[Context, int, int], bool],
+    reach: int = FULL,
 ) -> TruthFn:
     """``find {move from X …}`` where X is the piece variable ``name``'s square or nothing
     (its unit holders: ``unit``, or the squares where it is the square, when they are the
@@ -1384,7 +1387,8 @@ def find_moving(
     piece among the piece's own moves (listed once per game and scope for every piece),
     and each ``find`` looks up the first of them from the current position.  The same
     positions as :func:`find_bound` with ``holders_moving(unit, test)``, without a list
-    of the positions where a necessity holds."""
+    of the positions where a necessity holds.  ``reach``: squares one of which the move
+    must land on (a move that reaches none is not tested)."""
     token = object()
 
     def find(ctx: Context, p: int) -> bool:
@@ -1393,8 +1397,8 @@ def find_moving(
         hits: list[int] | None = ctx.memo.get(key)
         if hits is None:
             hits = []
-            for q, r, origin in _moves_by_piece(ctx).get(identity, ()):
-                if hits and hits[-1] == q:
+            for q, r, origin, reached in _moves_by_piece(ctx).get(identity, ()):
+                if not reach & reached or (hits and hits[-1] == q):
                     continue
                 squares = unit if isinstance(unit, int) else unit(ctx, q)
                 if squares >> origin & 1 and test(ctx, q, r):
@@ -1408,21 +1412,26 @@ def find_moving(
     return find
 
 
-def _moves_by_piece(ctx: Context) -> dict[int, list[tuple[int, int, int]]]:
+def _moves_by_piece(ctx: Context) -> dict[int, list[tuple[int, int, int, int]]]:
     """Per piece identity, the continuations in scope that move it (castling moves the
-    king), as (position, continuation, square left) in the order of the positions: once
-    per game and scope.  A null move moves no piece."""
+    king), as (position, continuation, square left, squares it may land on) in the order
+    of the positions: once per game and scope.  A move may land on its target square and,
+    a king's, on the castling landings of its rank (:func:`destination_keyed`).  A null
+    move moves no piece."""
     key = (_moves_by_piece, ctx.all_scope)
-    found: dict[int, list[tuple[int, int, int]]] | None = ctx.memo.get(key)
+    found: dict[int, list[tuple[int, int, int, int]]] | None = ctx.memo.get(key)
     if found is None:
         found = {}
-        moves, who, following = ctx.moves, ctx.who, ctx.next
+        boards, moves, who, following = ctx.boards, ctx.moves, ctx.who, ctx.next
         for q in range(len(ctx.table)):
             for r in following[q]:
                 move = moves[r]
                 if move:
                     origin = move.from_square
-                    found.setdefault(who[q][origin], []).append((q, r, origin))
+                    reached = 1 << move.to_square
+                    if boards[q].kings >> origin & 1:
+                        reached |= _LANDINGS_ON_RANK[origin >> 3]
+                    found.setdefault(who[q][origin], []).append((q, r, origin, reached))
         ctx.memo[key] = found
     return found
 
