@@ -35,6 +35,7 @@ from cqllegacy.translator.shifts import (
     SHIFT_KEYWORDS,
     LegacyTransform,
     flip_set,
+    legacy_shift,
     shift_set,
     transform_set,
 )
@@ -84,6 +85,7 @@ __all__ = [
     "Budget",
     "Layering",
     "legacy_orbit",
+    "live_orbit",
     "modern_atoms",
     "modern_layerings",
     "normalize",
@@ -302,12 +304,78 @@ def _distinct_effects(
     these give equal lists (edge-inclusive shifts often do), and the first of them gives
     that list first.  Building each list once saves most of the work for ``:shift``.
     """
-    squares = tuple(dict.fromkeys(d.squares for d in designators(base)))
-    chosen: dict[Hashable, LegacyTransform] = {}
+    return list(_effects(transforms, _square_sets(base)).values())
+
+
+def _square_sets(base: PositionList) -> tuple[int, ...]:
+    """The distinct square sets of the designators of ``base``, however deep."""
+    return tuple(dict.fromkeys(d.squares for d in designators(base)))
+
+
+def _effects(
+    transforms: Sequence[LegacyTransform], squares: tuple[int, ...]
+) -> dict[tuple[Any, ...], LegacyTransform]:
+    """The first of ``transforms`` for each effect: the colour flip, whether ranks and
+    files swap, and the image of each of ``squares`` (:func:`_distinct_effects`)."""
+    chosen: dict[tuple[Any, ...], LegacyTransform] = {}
+    # A transform set is every shift of every turn: each turn maps the squares once.
+    turned: dict[tuple[Dihedral, bool], tuple[int, ...]] = {}
     for t in transforms:
-        effect = (t.swap_colors, t.swaps_ranks_and_files, *(t.map_squares(s) for s in squares))
+        images = turned.get((t.dihedral, t.swap_colors))
+        if images is None:
+            images = turned[(t.dihedral, t.swap_colors)] = tuple(t.unshifted(s) for s in squares)
+        dx, dy = t.dx, t.dy
+        shifted = (legacy_shift(i, dx, dy) for i in images)
+        effect = (t.swap_colors, t.swaps_ranks_and_files, *shifted)
         chosen.setdefault(effect, t)
-    return list(chosen.values())
+    return chosen
+
+
+def live_orbit(
+    base: PositionList,
+    keywords: tuple[TransformKeyword, ...],
+    budget: Budget,
+    span: Span,
+) -> tuple[PositionList, ...] | None:
+    """The members of :func:`legacy_orbit` that are not known to be false, in its order
+    (identity first), or None when that cannot be told without building them all.
+
+    A member where a transform empties a designator that is an item of the list itself
+    is false (an emptied designator never holds, L5; a false constituent makes the list
+    false): under ``:shift`` most members of a list that places a piece are.  They are
+    not built.  Told only for a list without nested transform keywords or relations,
+    whose members can neither spend the budget nor be refused by their squares (every
+    other refusal is one of the identity's, which is always built), and with at most the
+    orbit limit of effects (else :func:`legacy_orbit` counts the distinct lists).
+    """
+    if _builds_more(base.items):
+        return None
+    transforms = transform_set(keywords)
+    squares = _square_sets(base)
+    chosen = _effects(transforms, squares)
+    if len(chosen) > budget.orbit_limit:
+        return None
+    budget.spend(len(transforms), span)
+    # The effect holds the images of ``squares`` after the two flags.
+    placed = [2 + squares.index(i.squares) for i in base.items if type(i) is Designator]
+    kept = [
+        t
+        for n, (effect, t) in enumerate(chosen.items())
+        if n == 0 or all(effect[k] for k in placed)
+    ]
+    return tuple(dict.fromkeys(transform_list(t, base) for t in kept))
+
+
+def _builds_more(node: object) -> bool:
+    """Whether ``node`` holds a transform keyword or a relation (a legacy node, or a
+    tuple of them), however deep."""
+    if isinstance(node, Transform | Relation):
+        return True
+    if isinstance(node, tuple):
+        return any(_builds_more(item) for item in node)
+    if attrs.has(cls := type(node)) and not isinstance(node, Designator):
+        return any(_builds_more(getattr(node, f.name)) for f in attrs.fields(cls))
+    return False
 
 
 def transform_keywords(pl: PositionList) -> tuple[TransformKeyword, ...]:
@@ -442,12 +510,12 @@ def _modern_atoms(
                 if image is not None:
                     images.setdefault(image, None)
         members = images
-    taus = modern.basic_transforms(layers[-1]) if layers else (modern.BasicTransform(),)
     for member in members:
-        for tau in taus:
-            image = modern.apply(tau, member)
-            if image is None:
-                continue
+        # The innermost layer's images of a member are those the evaluator expands the
+        # written transform into (core.transforms.orbit, remembered): asked here first,
+        # they are not computed again when the translation runs.
+        last = modern.orbit(layers[-1], member) if layers else (member,)
+        for image in last:
             for part in image.items if disjuncts and isinstance(image, Or) else (image,):
                 yield normalize(part)
 

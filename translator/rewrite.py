@@ -28,6 +28,7 @@ from cqllegacy.translator.orbits import (
     Budget,
     choose_compact,
     legacy_orbit,
+    live_orbit,
     single_layer_count,
     transform_keywords,
 )
@@ -715,9 +716,13 @@ def _comments_among_lists(item: lt.ListOfLists, view: ListView) -> dict[int, lis
     index = next((i for i, other in enumerate(view.items) if other is item), None)
     if index is None:
         return found
+    following_items = view.items[index + 1 :]
+    if not following_items or not isinstance(following_items[0], lt.Comment):
+        # Walking the lists for their last lines costs more than all the rest.
+        return found
     starts = [(pl.span.line, pl.span.column) for pl in item.lists]
     last_lines = [last_line(pl) for pl in item.lists]
-    for other in view.items[index + 1 :]:
+    for other in following_items:
         if not isinstance(other, lt.Comment):
             break
         place = (other.span.line, other.span.column)
@@ -935,7 +940,9 @@ def orbit_filters(
     span: Span,
 ) -> list[core.Filter]:
     """The rewritten members of a legacy orbit, false ones left out, repeats removed."""
-    members = legacy_orbit(base, keywords, ctx.budget, span)
+    members = live_orbit(base, keywords, ctx.budget, span)
+    if members is None:
+        members = legacy_orbit(base, keywords, ctx.budget, span)
     filters = dict.fromkeys(member_filter(m, ctx) for m in members)
     filters.pop(FALSE, None)
     return list(filters)

@@ -143,10 +143,13 @@ class LegacyTransform:
 
     def map_squares(self, squares: SquareSet) -> SquareSet:
         """The image of a square set; may be empty (decision L5 keeps such designators)."""
+        return legacy_shift(self.unshifted(squares), self.dx, self.dy)
+
+    def unshifted(self, squares: SquareSet) -> SquareSet:
+        """The image of a square set before the shift: the dihedral map, then the colour
+        flip (the same for every shift of a transform set)."""
         image = self.dihedral.map_set(squares)
-        if self.swap_colors:
-            image = color_swap_set(image)
-        return legacy_shift(image, self.dx, self.dy)
+        return color_swap_set(image) if self.swap_colors else image
 
     def map_types(self, types: TypeSet) -> TypeSet:
         return color_swap(types) if self.swap_colors else types

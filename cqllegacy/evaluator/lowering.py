@@ -742,18 +742,56 @@ def _variable_keyed_any(c: Compiler, members: Sequence[Filter]) -> TruthFn | Non
     name = max(dict.fromkeys(names), key=names.count)
     unkeyed: list[op.Member] = []
     by_square: dict[int, list[op.Member]] = {}
+    fading: dict[int, list[tuple[Find, ...]]] = {}
     for member, key in zip(members, keys, strict=True):
         lowered = _member(c, member)
         if key is None or key[0] != name or key[1] == FULL:
             unkeyed.append(lowered)
             continue
+        finds = fading_conjuncts(member)
         for sq in iter_squares(key[1]):
             by_square.setdefault(sq, []).append(lowered)
+            fading.setdefault(sq, []).append(finds)
+    alive = None
+    if all(all(group) for group in fading.values()):
+        alive = {sq: _some_all_hold(c, group) for sq, group in fading.items()}
     return op.variable_keyed(
         name,
         op.any_member(unkeyed)[1] if unkeyed else None,
         {sq: op.any_member(group)[1] for sq, group in by_square.items()},
+        alive,
     )
+
+
+def fading_conjuncts(member: Filter) -> tuple[Find, ...]:
+    """The conjuncts of ``member`` that, once false at a position, are false at every
+    position reachable from it: its ``find`` conjuncts (what a ``find`` finds from a
+    later position, it finds from this one).
+
+    >>> from cqllegacy.evaluator.testing import pd
+    >>> found = Find(pd("Q"))
+    >>> fading_conjuncts(Compound((pd("K"), found, Find(pd("R"), all=True)))) == (found,)
+    True
+    """
+    return tuple(part for part in member.conjuncts() if isinstance(part, Find) and not part.all)
+
+
+def _some_all_hold(c: Compiler, groups: Sequence[tuple[Filter, ...]]) -> TruthFn:
+    """Some group of ``groups`` has all its filters holding."""
+    tests = tuple(
+        tuple(c.truth(f) for f in dict.fromkeys(group)) for group in dict.fromkeys(groups)
+    )
+
+    def some_all_hold(ctx: Context, p: int) -> bool:
+        for group in tests:
+            for test in group:
+                if not test(ctx, p):
+                    break
+            else:
+                return True
+        return False
+
+    return some_all_hold
 
 
 def _union_value(c: Compiler, node: Filter) -> SetFn:
@@ -1130,6 +1168,10 @@ def _find(c: Compiler, node: Find) -> Compiled | None:
     reached = move_destination(necessity)
     c.compile(node.arg)  # refused, when it is, as its reference rule refuses it
     name = only_variable(node.arg)
+    moving = None if name is None or node.all else _piece_move(c, node.arg, name)
+    if moving is not None:
+        # The bound piece's own moves: a few per game, listed once for every piece.
+        return as_logical(moving)
     holders = None if name is None else variable_holders(c, node.arg, name)
     if name is not None and holders is not None:
         # X reads one piece at its own position: where it holds is found once per piece.
@@ -1144,6 +1186,41 @@ def _find(c: Compiler, node: Find) -> Compiled | None:
 
 
 _BARE_MOVE = Move()
+
+
+def _piece_move(c: Compiler, node: Filter, name: str) -> TruthFn | None:
+    """``find {move from X …}`` as :func:`operators.find_moving` finds it, when X is the
+    variable's square or nothing and the rest of the move reads no variable (None
+    otherwise)."""
+    parts = meaningful(node.conjuncts())
+    if len(parts) != 1 or not isinstance(move := parts[0], Move) or move.previous:
+        return None
+    if move.from_ is None or any(
+        _reads_bindings(part) for part in (move.to, move.capture) if part is not None
+    ):
+        return None
+    unit = _unit_holders(c, move.from_, name)
+    if unit is None:
+        return None
+    rest = MoveTest.of(c, attrs.evolve(move, from_=None))
+    fixed = _fixed_squares(move.from_, name)
+    return op.find_moving(name, fixed or unit, rest.matches, _squares_of(move.to))
+
+
+def _fixed_squares(node: Filter, name: str) -> int | None:
+    """The squares where ``x & S…`` (S: designators of any content) is the square of the
+    piece variable ``x`` itself: the same at every position.  None for another form."""
+    if isinstance(node, PieceVariable) and node.name == name:
+        return FULL
+    if not isinstance(node, Intersection):
+        return None
+    squares = FULL
+    for item in meaningful(node.items):
+        if isinstance(item, PieceSet) and item.types == ANYTHING:
+            squares &= item.squares
+        elif not (isinstance(item, PieceVariable) and item.name == name):
+            return None
+    return squares
 
 #: A disjunction with more members than this gets no relaxed necessity (it would cost
 #: more to compile than it saves).

@@ -569,14 +569,53 @@ def _context_index(
 
 
 def variable_keyed(
-    name: str, unkeyed: TruthFn | None, by_square: Mapping[int, TruthFn]
+    name: str,
+    unkeyed: TruthFn | None,
+    by_square: Mapping[int, TruthFn],
+    alive: Mapping[int, TruthFn] | None = None,
 ) -> TruthFn:
     """Some member of a disjunction holds, its members filed by the square of the piece
     variable ``name`` that each requires: ``by_square[s]`` tells whether some member
     filed under ``s`` holds, ``unkeyed`` whether some member filed nowhere does.  A
     position looks only at the members filed under the square where the bound piece
-    stands (none when it has left the board)."""
+    stands (none when it has left the board).
+
+    ``alive[s]``, when given, is a test that holds wherever some member filed under
+    ``s`` holds and that, once false at a position, is false at every position reachable
+    from it (a ``find`` conjunct of each member: what it finds from a later position it
+    finds from this one).  Where the members under ``s`` fail and ``alive[s]`` fails too,
+    they are not tried again for the bound piece on ``s`` at the positions reachable from
+    there (per binding and scope): a piece standing on one square for many moves, or
+    coming back to it, asks once."""
     table = tuple(by_square.get(sq) for sq in range(64))
+    if alive is None:
+
+        def any_holds(ctx: Context, p: int) -> bool:
+            if unkeyed is not None and unkeyed(ctx, p):
+                return True
+            sq = ctx.where[p][ctx.bindings[name]]
+            if sq == NO_PIECE:
+                return False
+            some = table[sq]
+            return some is not None and bool(some(ctx, p))
+
+        return any_holds
+    return _fading_keyed(name, unkeyed, table, tuple(alive.get(sq) for sq in range(64)))
+
+
+def _fading_keyed(
+    name: str,
+    unkeyed: TruthFn | None,
+    table: tuple[TruthFn | None, ...],
+    alive: tuple[TruthFn | None, ...],
+) -> TruthFn:
+    """:func:`variable_keyed` remembering, per binding, scope and square, the positions
+    (one position and those reachable from it) where the members filed under the square
+    are dead: ``starts[s] <= p < ends[s]``."""
+    token = object()
+    # The dead intervals of the binding and scope asked last (``ctx.key`` is a new tuple
+    # whenever they change; holding it keeps its identity from being reused).
+    last: list[Any] = [None, None]
 
     def any_holds(ctx: Context, p: int) -> bool:
         if unkeyed is not None and unkeyed(ctx, p):
@@ -585,9 +624,28 @@ def variable_keyed(
         if sq == NO_PIECE:
             return False
         some = table[sq]
-        return some is not None and bool(some(ctx, p))
+        if some is None:
+            return False
+        if last[0] is not ctx.key:
+            dead = ctx.memo.get((token, ctx.key))
+            if dead is None:
+                dead = ctx.memo[(token, ctx.key)] = ([_NEVER] * 64, [0] * 64)
+            last[0], last[1] = ctx.key, dead
+        starts, ends = last[1]
+        if starts[sq] <= p < ends[sq]:
+            return False
+        if some(ctx, p):
+            return True
+        still = alive[sq]
+        if still is not None and not still(ctx, p):
+            starts[sq], ends[sq] = p, _reachable_ends(ctx)[p]
+        return False
 
     return any_holds
+
+
+#: A position number no game reaches.
+_NEVER = 1 << 62
 
 
 def destination_keyed(unkeyed: TruthFn | None, by_square: Mapping[int, TruthFn]) -> TruthFn:
@@ -1314,6 +1372,68 @@ def find_bound(
         return i < len(hits) and hits[i] < _reachable_ends(ctx)[p]
 
     return find
+
+
+def find_moving(
+    name: str,
+    unit: Holders | int,
+    test: Callable[[Context, int, int], bool],
+    reach: int = FULL,
+) -> TruthFn:
+    """``find {move from X …}`` where X is the piece variable ``name``'s square or nothing
+    (its unit holders: ``unit``, or the squares where it is the square, when they are the
+    same at every position) and ``test`` checks the move's other demands: the
+    positions where the bound piece makes such a move are found once per game, scope and
+    piece among the piece's own moves (listed once per game and scope for every piece),
+    and each ``find`` looks up the first of them from the current position.  The same
+    positions as :func:`find_bound` with ``holders_moving(unit, test)``, without a list
+    of the positions where a necessity holds.  ``reach``: squares one of which the move
+    must land on (a move that reaches none is not tested)."""
+    token = object()
+
+    def find(ctx: Context, p: int) -> bool:
+        identity = ctx.bindings[name]
+        key = (token, (ctx.all_scope, identity))
+        hits: list[int] | None = ctx.memo.get(key)
+        if hits is None:
+            hits = []
+            for q, r, origin, reached in _moves_by_piece(ctx).get(identity, ()):
+                if not reach & reached or (hits and hits[-1] == q):
+                    continue
+                squares = unit if isinstance(unit, int) else unit(ctx, q)
+                if squares >> origin & 1 and test(ctx, q, r):
+                    hits.append(q)
+            ctx.memo[key] = hits
+        if not hits:
+            return False
+        i = bisect.bisect_left(hits, p)
+        return i < len(hits) and hits[i] < _reachable_ends(ctx)[p]
+
+    return find
+
+
+def _moves_by_piece(ctx: Context) -> dict[int, list[tuple[int, int, int, int]]]:
+    """Per piece identity, the continuations in scope that move it (castling moves the
+    king), as (position, continuation, square left, squares it may land on) in the order
+    of the positions: once per game and scope.  A move may land on its target square and,
+    a king's, on the castling landings of its rank (:func:`destination_keyed`).  A null
+    move moves no piece."""
+    key = (_moves_by_piece, ctx.all_scope)
+    found: dict[int, list[tuple[int, int, int, int]]] | None = ctx.memo.get(key)
+    if found is None:
+        found = {}
+        boards, moves, who, following = ctx.boards, ctx.moves, ctx.who, ctx.next
+        for q in range(len(ctx.table)):
+            for r in following[q]:
+                move = moves[r]
+                if move:
+                    origin = move.from_square
+                    reached = 1 << move.to_square
+                    if boards[q].kings >> origin & 1:
+                        reached |= _LANDINGS_ON_RANK[origin >> 3]
+                    found.setdefault(who[q][origin], []).append((q, r, origin, reached))
+        ctx.memo[key] = found
+    return found
 
 
 def count_bound(

@@ -7,7 +7,9 @@ tree, and lowered on the stream the runner uses; and, where the naive legacy eva
 
 * Orbits whose members place a piece variable (``$piece[g2] … :shift :flip``) are filed by
   the square the bound piece must stand on (``lowering.variable_key``,
-  ``operators.variable_keyed``).
+  ``operators.variable_keyed``); where every member filed under the square fails and so
+  does one of its ``find`` conjuncts, the square is not tried again for that piece at the
+  positions reachable from there (``lowering.fading_conjuncts``).
 * ``find`` bodies with one binding-free necessity share its list of positions.
 * A relation with a missing-piece bound skips later positions with too few pieces of the
   counted kinds, and pins its shifts by the P1 pieces P2 holds fewest of.
@@ -15,6 +17,7 @@ tree, and lowered on the stream the runner uses; and, where the naive legacy eva
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import chess.pgn
@@ -28,10 +31,19 @@ from cqllegacy.evaluator.evaluate import compile_query
 from cqllegacy.evaluator.lowering import variable_key
 from cqllegacy.evaluator.testing import game_from_pgn, pd, position
 from cqllegacy.legacy.grammar import read_script
+from cqllegacy.runner.pgn import read_game, split_games
 from cqllegacy.runner.scripts import load_query, read_legacy, read_modern
 from cqllegacy.vocab.pieces import ANYTHING
 from cqllegacy.vocab.squares import FULL
-from tests.evaluator.test_equivalence import FEW, LONG, SETTINGS, SHORT, TREES, assert_same
+from tests.evaluator.test_equivalence import (
+    FEW,
+    LONG,
+    SETTINGS,
+    SHORT,
+    TREES,
+    assert_same,
+    assert_same_on,
+)
 from tests.support import reference_legacy as ref
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,6 +102,83 @@ def test_generated_orbits_that_place_a_piece_variable(
     name = chess.square_name(square)
     text = f"(match :forany x {types} (position $x[{name}] :and ({rest}) {transforms}))"
     assert_same(read_legacy(text), FEW)
+
+
+#: A white rook alone with the kings, going round g2-d2-d6-g6 (rookrectangle's rectangle):
+#: in the main line; only in a variation, the main line leaving the rook on g2 (numbered
+#: before the variation, so a square found dead there must stay alive in the variation);
+#: to d2 and back first, so that the rook stands on g2 again with everything still ahead.
+_ROOK_GAMES = "".join(
+    f'[Event "{event}"]\n[FEN "7k/8/8/8/8/8/6R1/K7 w - - 0 1"]\n[SetUp "1"]\n\n{moves}\n\n'
+    for event, moves in (
+        ("tour", "1. Rd2 Kh7 2. Rd6 Kh8 3. Rg6 Kh7 4. Rg2 Kh8 *"),
+        ("in a variation", "1. Kb1 (1. Kb2 Kh7 2. Rd2 Kh8 3. Rd6 Kh7 4. Rg6 Kh8 5. Rg2) Kh7 *"),
+        ("back and forth", "1. Rd2 Kh7 2. Rg2 Kh8 3. Rd2 Kh7 4. Rd6 Kh8 5. Rg6 Kh7 6. Rg2 *"),
+    )
+)
+ROOK_POOL = [(text, read_game(text)) for text in split_games(io.StringIO(_ROOK_GAMES))]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        (QUERIES / "real-04-rookrectangle.cql").read_text(encoding="utf-8"),
+        # A member that fails where its find still holds (white to move), on a square the
+        # rook stands on again later (black to move): the square stays alive.  With more
+        # members than a relaxed necessity takes, every position is tried.
+        "(match :forany r [Rr] (position $r[g2] :btm :gappedsequence ((position :movefrom $r"
+        " :moveto ?d2)) :shift :flip))",
+    ],
+    ids=["rookrectangle", "btm"],
+)
+@pytest.mark.parametrize("variations", [False, True])
+def test_members_whose_finds_fail_are_not_tried_again(text: str, variations: bool) -> None:
+    query = read_legacy(text)
+    matched = assert_same_on(query, ROOK_POOL, variations=variations)
+    # The games are made to match: the tour of the main line, and the variation's.
+    assert matched == [True, variations, True]
+
+
+def test_rookrectangle_on_its_own_games_against_the_naive_evaluator() -> None:
+    script = read_script((QUERIES / "real-04-rookrectangle.cql").read_text(encoding="utf-8"))
+    fast = compile_query(to_core(script))
+    for i, (_, game) in enumerate(ROOK_POOL):
+        expected = ref.game_matches(script, game, i + 1)
+        assert fast.evaluate(game, i + 1).matched == expected, i
+    assert [fast.evaluate(game, 1).matched for _, game in ROOK_POOL] == [True, False, True]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The piece's own moves, to a square (castling lands the king on g1/c1), with a
+        # capture, a promotion; from a square the piece must leave.
+        "cql() piece x in [Kk] {x & [e1,e8] find {move from x to [g1,c1,g8,c8]}}",
+        "cql() piece x in [Nn] {find {move from x capture [a-h4-5]} find {move from (x & g1)}}",
+        "cql() piece x in [Pp] find {move from (x & [a-h7]) promote Q}",
+        # A piece that makes no move, and the finds read along the continuations in scope.
+        "cql() piece x in [Qq] {x & d1 not find {move from x}}",
+    ],
+)
+def test_finds_of_the_bound_pieces_moves(text: str) -> None:
+    assert_same(read_modern(text), FEW)
+    assert_same(read_modern(text), FEW, variations=True)
+
+
+def test_a_find_of_a_kings_castling_in_chess960() -> None:
+    """O-O-O in Chess960 is encoded king takes rook (e1a1): the king lands on c1, and the
+    move is the king's."""
+    node = position("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", chess960=True)
+    node.add_main_variation(node.board().parse_san("O-O-O"))
+    game = node.game()
+    for text in (
+        "cql() piece x in K find {move from x to c1}",
+        "cql() piece x in R {x & a1 find {move from x}}",
+    ):
+        query = read_modern(text)
+        expected = compile_query(query, optimize=False).evaluate(game, 1)
+        assert compile_query(query).evaluate(game, 1) == expected
+        assert expected.matched is text.startswith("cql() piece x in K")
 
 
 def test_the_key_of_a_member_is_where_its_variable_must_stand() -> None:

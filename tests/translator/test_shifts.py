@@ -11,8 +11,21 @@ from pathlib import Path
 
 import attrs
 import pytest
-from cqllegacy.translator.orbits import Budget, legacy_orbit, transform_keywords, transform_list
-from cqllegacy.translator.rewrite import base_list
+from cqllegacy.translator.orbits import (
+    Budget,
+    legacy_orbit,
+    live_orbit,
+    transform_keywords,
+    transform_list,
+)
+from cqllegacy.translator.rewrite import (
+    FALSE,
+    TranslationContext,
+    base_list,
+    member_filter,
+    orbit_filters,
+    strip_comments,
+)
 from cqllegacy.translator.shifts import LegacyTransform, legacy_shift, shift_set, transform_set
 
 from cqllegacy.legacy import read_script
@@ -317,3 +330,56 @@ def test_orbits_are_every_transformed_list_in_order(pl: PositionList) -> None:
     base, keywords = base_list(pl), transform_keywords(pl)
     expected = tuple(dict.fromkeys(transform_list(t, base) for t in transform_set(keywords)))
     assert legacy_orbit(base, keywords, Budget(), pl.span) == expected
+
+
+_PLACING = [
+    read_script(f"(match {'' if ':relation' in text else ':forany r [Rr]'} (position {text}))")
+    .match.position_lists()[0]
+    for text in (
+        # A designator of the list itself that shifts empty (most members false), one of a
+        # nested list (its members are built), both, a tag's squares.
+        "Kg1 :and ((position :movefrom R[a1,h1])) :shift",
+        "Kg1 Ra1 :flip :shiftvertical",
+        "$r[b2] :gappedsequence ((position :movefrom $r :moveto ?e5)) :shift :flip",
+        "Q[a1-8] :not Kh8 :shifthorizontal",
+        # A nested designator that empties does not make the member false.
+        "Kg1 :or ((position Ra1) (position Qh8)) :shift",
+        # Nested transform keywords or a relation: every member is built.
+        "Kg1 :and ((position Ra1 :shiftvertical)) :shift",
+        "Kg1 :relation (:pattern :shift) :shift",
+    )
+]
+
+
+@pytest.mark.parametrize("pl", _TRANSFORMED + _PLACING, ids=lambda pl: str(pl.span))
+def test_an_orbits_rewritten_members_are_those_of_every_transformed_list(
+    pl: PositionList,
+) -> None:
+    # Members known false (a designator of the list emptied by the transform) are not
+    # built; the definition rewrites every transformed list and drops the false ones.
+    _, base = strip_comments(base_list(pl))
+    keywords = transform_keywords(pl)
+    spent = Budget()
+    every = legacy_orbit(base, keywords, spent, pl.span)
+    ctx = TranslationContext(budget=spent)
+    expected = dict.fromkeys(member_filter(m, ctx) for m in every)
+    expected.pop(FALSE, None)
+    fast = TranslationContext(budget=Budget())
+    assert orbit_filters(base, keywords, fast, pl.span) == list(expected)
+    # Nested transforms spend the budget as the definition does.
+    assert fast.budget.used == spent.used
+    live = live_orbit(base, keywords, Budget(), pl.span)
+    if live is not None:
+        assert live[0] == every[0]
+        assert set(live) <= set(every)
+        assert all(member_filter(m, ctx) == FALSE for m in set(every) - set(live))
+
+
+def test_only_lists_that_build_nothing_more_skip_members() -> None:
+    for pl, skips in zip(_PLACING, (True, True, True, True, True, False, False), strict=True):
+        live = live_orbit(base_list(pl), transform_keywords(pl), Budget(), pl.span)
+        assert (live is not None) is skips, pl
+    first = base_list(_PLACING[0])
+    live = live_orbit(first, (K.SHIFT,), Budget(), _PLACING[0].span)
+    assert live is not None
+    assert len(live) < len(legacy_orbit(first, (K.SHIFT,), Budget(), _PLACING[0].span))
