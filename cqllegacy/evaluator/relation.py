@@ -28,6 +28,7 @@ changed since are skipped (:class:`_LineChanges`, :func:`_skip`).
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -61,6 +62,33 @@ class _Placement(NamedTuple):
     counted: int  # squares of the kinds counted as missing (P1) or new (P2)
     kinds: tuple[int, ...]  # the 12 piece bitboards
     rarest: tuple[int, ...]  # P2: the kinds, those it holds fewest of first
+
+
+#: The kinds in the order pins are taken from P1: kings, queens, rooks, bishops, knights,
+#: pawns (those a side usually has fewest of first), White's before Black's.
+_PIN_ORDER = (5, 11, 4, 10, 3, 9, 2, 8, 1, 7, 0, 6)
+
+
+def _piece_kinds(board: Board) -> tuple[int, ...]:
+    """The 12 piece bitboards of ``board``, indexed like the bits of a type set (as
+    :meth:`Context.piece_boards` reads them, without a call per kind)."""
+    black, white = board.occupied_co
+    pawns, knights, bishops = board.pawns, board.knights, board.bishops
+    rooks, queens, kings = board.rooks, board.queens, board.kings
+    return (
+        pawns & white,
+        knights & white,
+        bishops & white,
+        rooks & white,
+        queens & white,
+        kings & white,
+        pawns & black,
+        knights & black,
+        bishops & black,
+        rooks & black,
+        queens & black,
+        kings & black,
+    )
 
 
 def _planes(kinds: Sequence[int]) -> tuple[int, int, int, int]:
@@ -103,6 +131,45 @@ def _later_in(table: Any, p: int, main_chain: bool, off_chain: bool) -> list[int
         return list(later)
     on_chain = set(chain)
     return [q for q in later if q not in on_chain]
+
+
+def _spread(bb: int) -> int:
+    """``bb`` on a grid 16 files wide: rank ``r`` in bits ``16 r .. 16 r + 7``, so that
+    a placement moved by up to seven files in either direction keeps its ranks apart.
+
+    >>> _spread(1 << 8) == 1 << 16, _spread(1 << 63) == 1 << 119
+    (True, True)
+    """
+    grid = bytearray(16)
+    grid[0::2] = bb.to_bytes(8, "little")
+    return int.from_bytes(grid, "little")
+
+
+def _origin(square: int) -> int:
+    """How far to move a :func:`_spread` grid so that ``square`` lands on the grid's
+    centre (file 7, rank 7 of the 15 x 15 squares a shift can reach): two placements
+    each centred on one of their squares line up as the shift that takes the one square
+    onto the other."""
+    return (7 - (square >> 3)) * 16 + (7 - (square & 7))
+
+
+def _shift_of(target: int, source: int) -> tuple[int, int]:
+    """The shift that moves square ``source`` onto ``target``."""
+    return (target & 7) - (source & 7), (target >> 3) - (source >> 3)
+
+
+#: Per position, for each of its pieces of one kind: a grid centred on it, its square.
+_Grids = list[tuple[tuple[int, int], ...]]
+
+
+class _Pin(NamedTuple):
+    """A P1 piece that pins the shifts of a pair (one of its kind in P2 must land on it):
+    its square, its kind and the squares where no counted new piece may land, centred on
+    it (:func:`_origin`)."""
+
+    square: int
+    kind: int
+    barred: int
 
 
 #: A placement for a relation without shift or flip: side to move, occupied squares,
@@ -195,6 +262,32 @@ class _RelationMemo(NamedTuple):
     answers: dict[int, bool]
 
 
+class _LineSides(NamedTuple):
+    """The main-line positions by side to move (``None``: all of them), and where the
+    pieces counted as missing first fall below each number (:func:`_first_below`)."""
+
+    by_side: dict[bool | None, list[int]]
+    first_below: list[int] | None
+
+
+def _first_below(having: Sequence[int]) -> list[int] | None:
+    """For each number ``n`` up to the first count, the first index whose count is below
+    ``n`` (``len(having)`` when none is), if the counts never grow; else None.
+
+    >>> _first_below([3, 3, 1, 0]), _first_below([1, 2])
+    ([4, 3, 2, 2], None)
+    """
+    if any(a < b for a, b in itertools.pairwise(having)):
+        return None
+    top = having[0] if having else 0
+    found = [len(having)] * (top + 1)
+    for i, count in enumerate(having):
+        while top > count:
+            found[top] = i
+            top -= 1
+    return found
+
+
 class _Bounds(NamedTuple):
     lo: int
     hi: int | None
@@ -264,6 +357,16 @@ class RelationOperator:
             and missing_types & ANY_PIECE == ANY_PIECE
             and new_types & ANY_PIECE == ANY_PIECE
         )
+        # With a shift, the identity alone, a missing bound and no new piece allowed,
+        # the pairs are tried by the shifts their pins allow (:meth:`pinned_related`).
+        self.pinned = (
+            params.shift
+            and len(params.dihedrals) == 1
+            and new_hi == 0
+            and missing_hi is not None
+            and self.original_different is None
+            and self.original_same is None
+        )
         self._token = object()
 
     # ---- what is remembered of a game ---------------------------------------------------
@@ -286,7 +389,7 @@ class RelationOperator:
             counted = self._missing_mask(board) & allowable
             # P2's unturned placement at ``p`` has the same planes, often read already.
             unturned = self._tables(ctx).turns.get((p, 0))
-            kinds = ctx.piece_boards(p) if unturned is None else unturned.kinds
+            kinds = self.kinds(ctx)[p] if unturned is None else unturned.kinds
             planes = _planes(kinds) if unturned is None else unturned.planes
             placement = known[p] = _Placement(occupied, planes, counted, kinds, ())
         return placement
@@ -299,11 +402,11 @@ class RelationOperator:
         if placement is None:
             if d == 0:  # the identity
                 board = ctx.boards[q]
-                kinds = ctx.piece_boards(q)
+                kinds = self.kinds(ctx)[q]
                 occupied, counted = board.occupied, self._new_mask(board)
             else:
                 turn = self.params.dihedrals[d]
-                kinds = tuple(turn(bb) for bb in ctx.piece_boards(q))
+                kinds = tuple(turn(bb) for bb in self.kinds(ctx)[q])
                 occupied = _kinds_union(kinds, ANY_PIECE)
                 counted = _kinds_union(kinds, self.params.new[0])
             placement = known[(q, d)] = _Placement(
@@ -554,14 +657,261 @@ class RelationOperator:
                 return True
         return False
 
+    def missing_masks(self, ctx: Context) -> list[int]:
+        """Per position, its pieces of the kinds counted as missing, anywhere."""
+        found: list[int] | None = ctx.memo.get((self._token, "missing"))
+        if found is None:
+            found = [self._missing_mask(board) for board in ctx.boards]
+            ctx.memo[(self._token, "missing")] = found
+        return found
+
     def counted_pieces(self, ctx: Context) -> list[int]:
         """Per position, how many pieces of the kinds counted as missing it holds
         anywhere (turning and shifting P2 gives no more)."""
         found: list[int] | None = ctx.memo.get((self._token, "counted"))
         if found is None:
-            found = [self._missing_mask(board).bit_count() for board in ctx.boards]
+            found = [mask.bit_count() for mask in self.missing_masks(ctx)]
             ctx.memo[(self._token, "counted")] = found
         return found
+
+    def line_sides(self, ctx: Context) -> _LineSides:
+        """The main-line positions by side to move, and whether the counted pieces never
+        grow along the main line."""
+        key = (self._token, "sides")
+        found: _LineSides | None = ctx.memo.get(key)
+        if found is None:
+            end = ctx.table.mainline_length
+            having = self.counted_pieces(ctx)
+            by_side: dict[bool | None, list[int]] = {None: list(range(end)), True: [], False: []}
+            for q, board in enumerate(ctx.boards[:end]):
+                by_side[board.turn].append(q)
+            found = ctx.memo[key] = _LineSides(by_side, _first_below(having[:end]))
+        return found
+
+    def main_line_later(self, ctx: Context, p: int, need: int) -> list[int]:
+        """The main-line positions after ``p`` with the side to move the relation asks
+        for and at least ``need`` pieces of the kinds counted as missing."""
+        sides = self.line_sides(ctx)
+        same_side = self.params.same_side
+        side = None if same_side is None else ctx.boards[p].turn == same_side
+        positions = sides.by_side[side]
+        start = bisect.bisect_right(positions, p)
+        if need <= 0:
+            return positions[start:]
+        if sides.first_below is None:
+            having = self.counted_pieces(ctx)
+            return [q for q in positions[start:] if having[q] >= need]
+        # The counts never grow: the positions with enough pieces come first.
+        below = sides.first_below
+        stop = below[need] if need < len(below) else 0
+        return positions[start : bisect.bisect_left(positions, stop, lo=start)]
+
+    def later(self, ctx: Context, p: int, counted: int) -> list[int]:
+        """The later positions in scope with the side to move asked for and enough pieces
+        of the kinds counted as missing (P1 holds ``counted`` of them)."""
+        params = self.params
+        missing_hi = self.missing.hi
+        # Each P1 piece counted as missing that is not missing stands under a P2 piece of
+        # its kind: a P2 with fewer pieces of the counted kinds cannot relate.
+        need = 0 if missing_hi is None else counted - missing_hi
+        if p < ctx.table.mainline_length and not params.off_chain:
+            # The chain from a main-line position is the rest of the main line.
+            return self.main_line_later(ctx, p, need)
+        later = _later_in(ctx.table, p, params.main_chain, params.off_chain)
+        if need > 0:
+            having = self.counted_pieces(ctx)
+            later = [q for q in later if having[q] >= need]
+        same_side = params.same_side
+        if same_side is not None:
+            boards, turn = ctx.boards, ctx.boards[p].turn
+            later = [q for q in later if (boards[q].turn == turn) == same_side]
+        return later
+
+    # ---- shifts pinned by pieces, on centred grids ---------------------------------------
+
+    def kinds(self, ctx: Context) -> list[tuple[int, ...]]:
+        """Per position, its 12 piece bitboards (:func:`_piece_kinds`)."""
+        key = (self._token, "kinds")
+        found: list[tuple[int, ...]] | None = ctx.memo.get(key)
+        if found is None:
+            found = ctx.memo[key] = [_piece_kinds(board) for board in ctx.boards]
+        return found
+
+    def spread_new(self, ctx: Context) -> list[int]:
+        """Per position, its pieces of the kinds counted as new, :func:`_spread`."""
+        key = (self._token, "spread")
+        found: list[int] | None = ctx.memo.get(key)
+        if found is None:
+            new_mask = self._new_mask
+            found = ctx.memo[key] = [_spread(new_mask(board)) for board in ctx.boards]
+        return found
+
+    def grid_table(self, ctx: Context) -> list[_Grids | None]:
+        """The game's :meth:`grids` by kind, each made when first asked for."""
+        key = (self._token, "grids")
+        found: list[_Grids | None] | None = ctx.memo.get(key)
+        if found is None:
+            found = ctx.memo[key] = [None] * 12
+        return found
+
+    def grids(self, ctx: Context, kind: int) -> _Grids:
+        """Per position, for each of its pieces of ``kind``: its pieces of the kinds
+        counted as new on a grid centred on that piece (:func:`_origin`), and its square."""
+        found: _Grids = []
+        for kinds, spread in zip(self.kinds(ctx), self.spread_new(ctx), strict=True):
+            pieces = kinds[kind]
+            centred = []
+            while pieces:
+                low = pieces & -pieces
+                pieces ^= low
+                square = low.bit_length() - 1
+                centred.append((spread << _origin(square), square))
+            found.append(tuple(centred))
+        return found
+
+    def pins(self, ctx: Context, p: int, counted: int) -> list[_Pin]:
+        """``bound + 1`` of P1's ``counted`` pieces (kinds in :data:`_PIN_ORDER`): under
+        every shift that fits, one of them stands under a P2 piece of its kind (the caller
+        makes sure P1 holds more than ``bound``)."""
+        left = self.missing.hi
+        assert left is not None
+        left += 1
+        barred = _spread(self.allowable & ~ctx.boards[p].occupied)
+        kinds = self.kinds(ctx)[p]
+        found = []
+        for kind in _PIN_ORDER:
+            squares = kinds[kind] & counted
+            while squares:
+                low = squares & -squares
+                squares ^= low
+                square = low.bit_length() - 1
+                found.append(_Pin(square, kind, barred << _origin(square)))
+                left -= 1
+                if not left:
+                    return found
+        return found
+
+    def fits_shifted(self, one: _Placement, two: _Placement, dx: int, dy: int) -> bool:
+        """:meth:`fits` for P2 moved by (``dx``, ``dy``), the translation inlined."""
+        keep, step = _KEEP[dx], dx + 8 * dy
+        p0, p1, p2, p3 = two.planes
+        if step >= 0:
+            occupied = (two.occupied & keep) << step & FULL
+            counted = (two.counted & keep) << step & FULL
+            planes = (
+                (p0 & keep) << step,
+                (p1 & keep) << step,
+                (p2 & keep) << step,
+                (p3 & keep) << step,
+            )
+        else:
+            occupied = (two.occupied & keep) >> -step
+            counted = (two.counted & keep) >> -step
+            planes = (
+                (p0 & keep) >> -step,
+                (p1 & keep) >> -step,
+                (p2 & keep) >> -step,
+                (p3 & keep) >> -step,
+            )
+        return self.fits(one, occupied, planes, counted)
+
+    def pinned_check(self, ctx: Context, p: int) -> bool:
+        """:meth:`check` when the shifts are pinned: whether some later P2 fits P1 shifted
+        so that a P2 piece lands on a pin of its kind (:meth:`pins`)."""
+        counted = self.missing_masks(ctx)[p] & self.allowable
+        later = self.later(ctx, p, counted.bit_count())
+        return bool(later) and self.pinned_related(ctx, p, counted, later)
+
+    def pinned_main_line(self, ctx: Context) -> list[bool]:
+        """:meth:`pinned_check` at every main-line position, asked once for all: the
+        bookkeeping of :meth:`main_line_later`, :meth:`pins` and :meth:`pinned_related`
+        done in one loop, which costs much less than a call per position."""
+        key = (self._token, "main line")
+        found: list[bool] | None = ctx.memo.get(key)
+        if found is not None:
+            return found
+        found = []
+        boards, allowable, bound = ctx.boards, self.allowable, self.missing.hi
+        assert bound is not None
+        missing_masks, kinds, grids = self.missing_masks(ctx), self.kinds(ctx), self.grid_table(ctx)
+        sides, same_side = self.line_sides(ctx), self.params.same_side
+        for p in range(ctx.table.mainline_length):
+            counted = missing_masks[p] & allowable
+            need = counted.bit_count() - bound
+            if need <= 0 or sides.first_below is None:
+                later = self.main_line_later(ctx, p, need)
+                found.append(bool(later) and self.pinned_related(ctx, p, counted, later))
+                continue
+            # main_line_later() when the counted pieces never grow.
+            positions = sides.by_side[None if same_side is None else boards[p].turn == same_side]
+            below = sides.first_below
+            stop = below[need] if need < len(below) else 0
+            start = bisect.bisect_right(positions, p)
+            later = positions[start : bisect.bisect_left(positions, stop, lo=start)]
+            if not later:
+                found.append(False)
+                continue
+            # pins() and pinned_related() inlined.
+            barred = _spread(allowable & ~boards[p].occupied)
+            left, answer, placed = bound + 1, False, kinds[p]
+            for kind in _PIN_ORDER:
+                squares = placed[kind] & counted
+                if not squares:
+                    continue
+                centred = grids[kind]
+                if centred is None:
+                    centred = grids[kind] = self.grids(ctx, kind)
+                while squares and left and not answer:
+                    low = squares & -squares
+                    squares ^= low
+                    square = low.bit_length() - 1
+                    answer = self.pinned_pairs(
+                        ctx, p, square, barred << _origin(square), centred, later
+                    )
+                    left -= 1
+                if answer or not left:
+                    break
+            found.append(answer)
+        ctx.memo[key] = found
+        return found
+
+    def pinned_pairs(
+        self, ctx: Context, p: int, target: int, barred: int, centred: _Grids, later: list[int]
+    ) -> bool:
+        """Whether some P2 of ``later`` fits P1 shifted so that one of its pieces of the
+        pin's kind (``centred``) lands on the pin's square ``target`` (``barred``: P1's
+        empty allowable squares centred on the pin)."""
+        for q in later:
+            for grid, source in centred[q]:
+                if not grid & barred:
+                    memo = self._tables(ctx)
+                    one = self.first(ctx, memo.firsts, p)
+                    two = self.turned(ctx, memo.turns, q, 0)
+                    if self.fits_shifted(one, two, *_shift_of(target, source)):
+                        return True
+        return False
+
+    def pinned_related(self, ctx: Context, p: int, counted: int, later: list[int]) -> bool:
+        """Whether some P2 of ``later`` fits P1, which holds ``counted`` pieces of the
+        kinds counted as missing.  With more than the bound of them, only the shifts that
+        put a P2 piece on a pin of its kind (:meth:`pins`) can fit; a shift that puts a
+        counted new piece on an empty allowable square never fits, so each pair and pin
+        is first tried by one intersection of centred grids, and only the pairs that pass
+        are compared in full."""
+        memo = self._tables(ctx)
+        bound = self.missing.hi
+        assert bound is not None
+        if counted.bit_count() <= bound:  # nothing pins the shifts
+            one = self.first(ctx, memo.firsts, p)
+            return any(self.related(one, ctx, memo.turns, q) for q in later)
+        grids = self.grid_table(ctx)
+        for target, kind, barred in self.pins(ctx, p, counted):
+            centred = grids[kind]
+            if centred is None:
+                centred = grids[kind] = self.grids(ctx, kind)
+            if self.pinned_pairs(ctx, p, target, barred, centred, later):
+                return True
+        return False
 
     def check(self, ctx: Context, p: int) -> bool:
         """Whether some later position in scope relates to ``p`` (remembered)."""
@@ -572,28 +922,13 @@ class RelationOperator:
         if self.only_identity:
             answer = answers[p] = self.untransformed(ctx, p)
             return answer
-        params = self.params
+        if self.pinned:
+            if p < ctx.table.mainline_length and not self.params.off_chain:
+                return self.pinned_main_line(ctx)[p]
+            answer = answers[p] = self.pinned_check(ctx, p)
+            return answer
         one = self.first(ctx, firsts, p)
-        boards = ctx.boards
-        turn = boards[p].turn
-        on_main_line = p < ctx.table.mainline_length and not params.off_chain
-        # The chain from a main-line position is the rest of the main line.
-        later = (
-            list(range(p + 1, ctx.table.mainline_length))
-            if on_main_line
-            else _later_in(ctx.table, p, params.main_chain, params.off_chain)
-        )
-        missing_hi = self.missing.hi
-        if missing_hi is not None:
-            # Each P1 piece counted as missing that is not missing stands under a P2 piece
-            # of its kind: a P2 with fewer pieces of the counted kinds cannot relate.
-            need = one.counted.bit_count() - missing_hi
-            if need > 0:
-                having = self.counted_pieces(ctx)
-                later = [q for q in later if having[q] >= need]
-        same_side = params.same_side
-        if same_side is not None:
-            later = [q for q in later if (boards[q].turn == turn) == same_side]
+        later = self.later(ctx, p, one.counted.bit_count())
         if self.original_different is not None or self.original_same is not None:
             later = [q for q in later if self.originals_ok(one, self.turned(ctx, turns, q, 0))]
         answer = any(self.related(one, ctx, turns, q) for q in later)
