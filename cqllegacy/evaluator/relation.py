@@ -91,6 +91,24 @@ def _piece_kinds(board: Board) -> tuple[int, ...]:
     )
 
 
+class _Pinning(NamedTuple):
+    """What the pinned shifts of a relation read of a game, per position: the 12 piece
+    bitboards, the pieces of the kinds counted as new :func:`_spread`, and by kind (made
+    when first asked for) :func:`_centres` of the pieces of that kind."""
+
+    kinds: list[tuple[int, ...]]
+    spreads: list[int]
+    centres: list[list[tuple[tuple[int, int], ...]] | None]
+
+
+class _Unturned(NamedTuple):
+    """What :meth:`RelationOperator.fits` reads of an unturned P2."""
+
+    occupied: int
+    planes: tuple[int, int, int, int]
+    counted: int
+
+
 def _planes(kinds: Sequence[int]) -> tuple[int, int, int, int]:
     _, k1, k2, k3, k4, k5, k6, k7, k8, k9, k10, k11 = kinds
     return (
@@ -158,18 +176,26 @@ def _shift_of(target: int, source: int) -> tuple[int, int]:
     return (target & 7) - (source & 7), (target >> 3) - (source >> 3)
 
 
-#: Per position, for each of its pieces of one kind: a grid centred on it, its square.
-_Grids = list[tuple[tuple[int, int], ...]]
+#: :func:`_centres` of the bitboards of one square.
+_SINGLE = {1 << square: ((_origin(square), square),) for square in range(64)}
 
 
-class _Pin(NamedTuple):
-    """A P1 piece that pins the shifts of a pair (one of its kind in P2 must land on it):
-    its square, its kind and the squares where no counted new piece may land, centred on
-    it (:func:`_origin`)."""
+def _centres(pieces: int) -> tuple[tuple[int, int], ...]:
+    """For each square of ``pieces``: :func:`_origin` and the square.
 
-    square: int
-    kind: int
-    barred: int
+    >>> _centres(0), _centres(1 << 63), _centres(3)
+    ((), ((0, 63),), ((119, 0), (118, 1)))
+    """
+    single = _SINGLE.get(pieces)
+    if single is not None:
+        return single
+    found = []
+    while pieces:
+        low = pieces & -pieces
+        pieces ^= low
+        square = low.bit_length() - 1
+        found.append((_origin(square), square))
+    return tuple(found)
 
 
 #: A placement for a relation without shift or flip: side to move, occupied squares,
@@ -619,6 +645,8 @@ class RelationOperator:
         changed since."""
         if self.same_placement:
             return self.repeated(ctx, p)
+        if self.blocks_new:
+            return self.new_free(ctx, p)
         table = self.rows(ctx)
         end = ctx.table.mainline_length
         line = self.changes(ctx)
@@ -639,6 +667,39 @@ class RelationOperator:
                 return True
             else:
                 q += 1
+        return False
+
+    def side_rows(self, ctx: Context) -> dict[bool | None, tuple[list[int], list[int]]]:
+        """The main-line positions by side to move (``None``: all of them), each list with
+        the squares of the pieces counted as new at those positions."""
+        key = (self._token, "side rows")
+        found: dict[bool | None, tuple[list[int], list[int]]] | None = ctx.memo.get(key)
+        if found is None:
+            rows = self.rows(ctx)[: ctx.table.mainline_length]
+            found = {None: (list(range(len(rows))), [row[7] for row in rows])}
+            for side in (True, False):
+                positions = [q for q, row in enumerate(rows) if row[0] == side]
+                found[side] = (positions, [rows[q][7] for q in positions])
+            ctx.memo[key] = found
+        return found
+
+    def new_free(self, ctx: Context, p: int) -> bool:
+        """:meth:`main_line` when no new piece is allowed: a later position with a counted
+        new piece on an empty allowable square of P1 fails, which one intersection of two
+        bitboards tells; the few others are compared in full."""
+        table = self.rows(ctx)
+        one = table[p]
+        turn, occ1, _, _, _, _, counted1, _ = one
+        same_side = self.params.same_side
+        positions, news = self.side_rows(ctx)[None if same_side is None else turn == same_side]
+        start = bisect.bisect_right(positions, p)
+        barred = FULL & ~occ1
+        blocking, agrees = self.blocking, self.agrees
+        for q, new in zip(positions[start:], news[start:], strict=True):
+            if not new & barred:
+                two = table[q]
+                if not blocking(one, two) and agrees(turn, occ1, counted1, two[0], two[1], two[7]):
+                    return True
         return False
 
     def untransformed(self, ctx: Context, p: int) -> bool:
@@ -737,95 +798,87 @@ class RelationOperator:
             found = ctx.memo[key] = [_piece_kinds(board) for board in ctx.boards]
         return found
 
-    def spread_new(self, ctx: Context) -> list[int]:
-        """Per position, its pieces of the kinds counted as new, :func:`_spread`."""
-        key = (self._token, "spread")
-        found: list[int] | None = ctx.memo.get(key)
+    def pinning(self, ctx: Context) -> _Pinning:
+        """What the pinned shifts read of the game (:class:`_Pinning`), read once."""
+        key = (self._token, "pinning")
+        found: _Pinning | None = ctx.memo.get(key)
         if found is None:
             new_mask = self._new_mask
-            found = ctx.memo[key] = [_spread(new_mask(board)) for board in ctx.boards]
+            spreads = [_spread(new_mask(board)) for board in ctx.boards]
+            found = ctx.memo[key] = _Pinning(self.kinds(ctx), spreads, [None] * 12)
         return found
 
-    def grid_table(self, ctx: Context) -> list[_Grids | None]:
-        """The game's :meth:`grids` by kind, each made when first asked for."""
-        key = (self._token, "grids")
-        found: list[_Grids | None] | None = ctx.memo.get(key)
-        if found is None:
-            found = ctx.memo[key] = [None] * 12
-        return found
-
-    def grids(self, ctx: Context, kind: int) -> _Grids:
-        """Per position, for each of its pieces of ``kind``: its pieces of the kinds
-        counted as new on a grid centred on that piece (:func:`_origin`), and its square."""
-        found: _Grids = []
-        for kinds, spread in zip(self.kinds(ctx), self.spread_new(ctx), strict=True):
-            pieces = kinds[kind]
-            centred = []
-            while pieces:
-                low = pieces & -pieces
-                pieces ^= low
-                square = low.bit_length() - 1
-                centred.append((spread << _origin(square), square))
-            found.append(tuple(centred))
-        return found
-
-    def pins(self, ctx: Context, p: int, counted: int) -> list[_Pin]:
-        """``bound + 1`` of P1's ``counted`` pieces (kinds in :data:`_PIN_ORDER`): under
-        every shift that fits, one of them stands under a P2 piece of its kind (the caller
-        makes sure P1 holds more than ``bound``)."""
+    def pins(self, kinds: tuple[int, ...], counted: int) -> list[tuple[int, int]]:
+        """``bound + 1`` of P1's ``counted`` pieces (squares and kinds, the kinds in
+        :data:`_PIN_ORDER`; P1's pieces are ``kinds``): under every shift that fits, one
+        of them stands under a P2 piece of its kind (the caller makes sure P1 holds more
+        than ``bound``)."""
         left = self.missing.hi
         assert left is not None
         left += 1
-        barred = _spread(self.allowable & ~ctx.boards[p].occupied)
-        kinds = self.kinds(ctx)[p]
         found = []
         for kind in _PIN_ORDER:
             squares = kinds[kind] & counted
             while squares:
                 low = squares & -squares
                 squares ^= low
-                square = low.bit_length() - 1
-                found.append(_Pin(square, kind, barred << _origin(square)))
+                found.append((low.bit_length() - 1, kind))
                 left -= 1
                 if not left:
                     return found
         return found
 
-    def fits_shifted(self, one: _Placement, two: _Placement, dx: int, dy: int) -> bool:
+    def unturned(self, ctx: Context, q: int) -> _Unturned:
+        """P2's placement at ``q``, as :meth:`turned` reads it unturned (without the
+        order of its kinds), read once."""
+        key = (self._token, "unturned")
+        found: list[_Unturned | None] | None = ctx.memo.get(key)
+        if found is None:
+            found = ctx.memo[key] = [None] * len(ctx.boards)
+        placement = found[q]
+        if placement is None:
+            board = ctx.boards[q]
+            placement = found[q] = _Unturned(
+                board.occupied, _planes(self.kinds(ctx)[q]), self._new_mask(board)
+            )
+        return placement
+
+    def fits_shifted(self, one: _Placement, two: _Unturned, dx: int, dy: int) -> bool:
         """:meth:`fits` for P2 moved by (``dx``, ``dy``), the translation inlined."""
         keep, step = _KEEP[dx], dx + 8 * dy
-        p0, p1, p2, p3 = two.planes
+        occupied, planes, counted = two
+        p0, p1, p2, p3 = planes
         if step >= 0:
-            occupied = (two.occupied & keep) << step & FULL
-            counted = (two.counted & keep) << step & FULL
-            planes = (
+            occupied = (occupied & keep) << step & FULL
+            counted = (counted & keep) << step & FULL
+            moved = (
                 (p0 & keep) << step,
                 (p1 & keep) << step,
                 (p2 & keep) << step,
                 (p3 & keep) << step,
             )
         else:
-            occupied = (two.occupied & keep) >> -step
-            counted = (two.counted & keep) >> -step
-            planes = (
+            occupied = (occupied & keep) >> -step
+            counted = (counted & keep) >> -step
+            moved = (
                 (p0 & keep) >> -step,
                 (p1 & keep) >> -step,
                 (p2 & keep) >> -step,
                 (p3 & keep) >> -step,
             )
-        return self.fits(one, occupied, planes, counted)
+        return self.fits(one, occupied, moved, counted)
 
     def pinned_check(self, ctx: Context, p: int) -> bool:
-        """:meth:`check` when the shifts are pinned: whether some later P2 fits P1 shifted
-        so that a P2 piece lands on a pin of its kind (:meth:`pins`)."""
+        """:meth:`check` when the shifts are pinned (:attr:`pinned`)."""
+        if p < ctx.table.mainline_length and not self.params.off_chain:
+            return self.pinned_main_line(ctx)[p]
         counted = self.missing_masks(ctx)[p] & self.allowable
         later = self.later(ctx, p, counted.bit_count())
         return bool(later) and self.pinned_related(ctx, p, counted, later)
 
     def pinned_main_line(self, ctx: Context) -> list[bool]:
-        """:meth:`pinned_check` at every main-line position, asked once for all: the
-        bookkeeping of :meth:`main_line_later`, :meth:`pins` and :meth:`pinned_related`
-        done in one loop, which costs much less than a call per position."""
+        """:meth:`pinned_related` at every main-line position, asked once for all, with
+        :meth:`main_line_later` inlined: a loop costs less than calls per position."""
         key = (self._token, "main line")
         found: list[bool] | None = ctx.memo.get(key)
         if found is not None:
@@ -833,85 +886,58 @@ class RelationOperator:
         found = []
         boards, allowable, bound = ctx.boards, self.allowable, self.missing.hi
         assert bound is not None
-        missing_masks, kinds, grids = self.missing_masks(ctx), self.kinds(ctx), self.grid_table(ctx)
-        sides, same_side = self.line_sides(ctx), self.params.same_side
+        missing_masks, sides, same_side = (
+            self.missing_masks(ctx),
+            self.line_sides(ctx),
+            self.params.same_side,
+        )
+        by_side, below = sides.by_side, sides.first_below
         for p in range(ctx.table.mainline_length):
             counted = missing_masks[p] & allowable
             need = counted.bit_count() - bound
-            if need <= 0 or sides.first_below is None:
+            if need <= 0 or below is None:
                 later = self.main_line_later(ctx, p, need)
-                found.append(bool(later) and self.pinned_related(ctx, p, counted, later))
-                continue
-            # main_line_later() when the counted pieces never grow.
-            positions = sides.by_side[None if same_side is None else boards[p].turn == same_side]
-            below = sides.first_below
-            stop = below[need] if need < len(below) else 0
-            start = bisect.bisect_right(positions, p)
-            later = positions[start : bisect.bisect_left(positions, stop, lo=start)]
-            if not later:
-                found.append(False)
-                continue
-            # pins() and pinned_related() inlined.
-            barred = _spread(allowable & ~boards[p].occupied)
-            left, answer, placed = bound + 1, False, kinds[p]
-            for kind in _PIN_ORDER:
-                squares = placed[kind] & counted
-                if not squares:
-                    continue
-                centred = grids[kind]
-                if centred is None:
-                    centred = grids[kind] = self.grids(ctx, kind)
-                while squares and left and not answer:
-                    low = squares & -squares
-                    squares ^= low
-                    square = low.bit_length() - 1
-                    answer = self.pinned_pairs(
-                        ctx, p, square, barred << _origin(square), centred, later
-                    )
-                    left -= 1
-                if answer or not left:
-                    break
-            found.append(answer)
+            else:  # the counts never grow: the positions with enough pieces come first
+                positions = by_side[None if same_side is None else boards[p].turn == same_side]
+                start = bisect.bisect_right(positions, p)
+                stop = below[need] if need < len(below) else 0
+                later = positions[start : bisect.bisect_left(positions, stop, lo=start)]
+            found.append(bool(later) and self.pinned_related(ctx, p, counted, later))
         ctx.memo[key] = found
         return found
-
-    def pinned_pairs(
-        self, ctx: Context, p: int, target: int, barred: int, centred: _Grids, later: list[int]
-    ) -> bool:
-        """Whether some P2 of ``later`` fits P1 shifted so that one of its pieces of the
-        pin's kind (``centred``) lands on the pin's square ``target`` (``barred``: P1's
-        empty allowable squares centred on the pin)."""
-        for q in later:
-            for grid, source in centred[q]:
-                if not grid & barred:
-                    memo = self._tables(ctx)
-                    one = self.first(ctx, memo.firsts, p)
-                    two = self.turned(ctx, memo.turns, q, 0)
-                    if self.fits_shifted(one, two, *_shift_of(target, source)):
-                        return True
-        return False
 
     def pinned_related(self, ctx: Context, p: int, counted: int, later: list[int]) -> bool:
         """Whether some P2 of ``later`` fits P1, which holds ``counted`` pieces of the
         kinds counted as missing.  With more than the bound of them, only the shifts that
-        put a P2 piece on a pin of its kind (:meth:`pins`) can fit; a shift that puts a
-        counted new piece on an empty allowable square never fits, so each pair and pin
-        is first tried by one intersection of centred grids, and only the pairs that pass
-        are compared in full."""
-        memo = self._tables(ctx)
+        put a P2 piece on a pin of its kind (:meth:`pins`) can fit.  A shift that puts a
+        counted new piece on an empty allowable square never fits: on grids centred on
+        the pin and on the P2 piece (:func:`_origin`) one intersection tells, so only
+        the pairs that pass it are compared in full."""
         bound = self.missing.hi
         assert bound is not None
         if counted.bit_count() <= bound:  # nothing pins the shifts
+            memo = self._tables(ctx)
             one = self.first(ctx, memo.firsts, p)
             return any(self.related(one, ctx, memo.turns, q) for q in later)
-        grids = self.grid_table(ctx)
-        for target, kind, barred in self.pins(ctx, p, counted):
-            centred = grids[kind]
-            if centred is None:
-                centred = grids[kind] = self.grids(ctx, kind)
-            if self.pinned_pairs(ctx, p, target, barred, centred, later):
-                return True
+        game = self.pinning(ctx)
+        spreads, centred = game.spreads, game.centres
+        empty = _spread(self.allowable & ~ctx.boards[p].occupied)
+        for target, kind in self.pins(game.kinds[p], counted):
+            barred, centres = empty << _origin(target), centred[kind]
+            if centres is None:
+                centres = centred[kind] = [_centres(kinds[kind]) for kinds in game.kinds]
+            for q in later:
+                spread = spreads[q]
+                for origin, source in centres[q]:
+                    if not spread << origin & barred and self.fits_pair(ctx, p, q, target, source):
+                        return True
         return False
+
+    def fits_pair(self, ctx: Context, p: int, q: int, target: int, source: int) -> bool:
+        """Whether P2 at ``q`` fits P1 at ``p`` moved so that ``source`` lands on
+        ``target``."""
+        one = self.first(ctx, self._tables(ctx).firsts, p)
+        return self.fits_shifted(one, self.unturned(ctx, q), *_shift_of(target, source))
 
     def check(self, ctx: Context, p: int) -> bool:
         """Whether some later position in scope relates to ``p`` (remembered)."""
@@ -923,8 +949,6 @@ class RelationOperator:
             answer = answers[p] = self.untransformed(ctx, p)
             return answer
         if self.pinned:
-            if p < ctx.table.mainline_length and not self.params.off_chain:
-                return self.pinned_main_line(ctx)[p]
             answer = answers[p] = self.pinned_check(ctx, p)
             return answer
         one = self.first(ctx, firsts, p)
