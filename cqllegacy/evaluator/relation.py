@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import operator
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -69,6 +70,23 @@ class _Placement(NamedTuple):
 _PIN_ORDER = (5, 11, 4, 10, 3, 9, 2, 8, 1, 7, 0, 6)
 
 
+_TYPE_BOARDS = tuple(
+    operator.attrgetter(name)
+    for name in ("pawns", "knights", "bishops", "rooks", "queens", "kings")
+)
+_COLOURS = operator.attrgetter("occupied_co")
+
+
+def _kind_boards(boards: Sequence[Board], kind: int) -> list[int]:
+    """The pieces of ``kind`` (indexed like the bits of a type set) on each board.
+
+    >>> _kind_boards([chess.Board()], 5) == [chess.BB_E1], _kind_boards([chess.Board()], 10)
+    (True, [576460752303423488])
+    """
+    colours = map(operator.itemgetter(kind < 6), map(_COLOURS, boards))
+    return list(map(operator.and_, map(_TYPE_BOARDS[kind % 6], boards), colours))
+
+
 def _piece_kinds(board: Board) -> tuple[int, ...]:
     """The 12 piece bitboards of ``board``, indexed like the bits of a type set (as
     :meth:`Context.piece_boards` reads them, without a call per kind)."""
@@ -92,11 +110,12 @@ def _piece_kinds(board: Board) -> tuple[int, ...]:
 
 
 class _Pinning(NamedTuple):
-    """What the pinned shifts of a relation read of a game, per position: the 12 piece
-    bitboards, the pieces of the kinds counted as new :func:`_spread`, and by kind (made
-    when first asked for) :func:`_centres` of the pieces of that kind."""
+    """What the pinned shifts of a relation read of a game, per position: by kind (made
+    when first asked for) the pieces of that kind, the pieces of the kinds counted as
+    new :func:`_spread`, and by kind (made when first asked for) :func:`_centres` of the
+    pieces of that kind."""
 
-    kinds: list[tuple[int, ...]]
+    pieces: list[list[int] | None]
     spreads: list[int]
     centres: list[list[tuple[tuple[int, int], ...]] | None]
 
@@ -151,15 +170,20 @@ def _later_in(table: Any, p: int, main_chain: bool, off_chain: bool) -> list[int
     return [q for q in later if q not in on_chain]
 
 
-def _spread(bb: int) -> int:
-    """``bb`` on a grid 16 files wide: rank ``r`` in bits ``16 r .. 16 r + 7``, so that
-    a placement moved by up to seven files in either direction keeps its ranks apart.
+def _spread(white: int, black: int) -> int:
+    """The squares ``white`` and ``black`` on grids 16 files wide, rank ``r`` in bits
+    ``16 r .. 16 r + 7`` (so that a placement moved by up to seven files in either
+    direction keeps its ranks apart), the black grid 256 bits above the white one (so
+    that one intersection compares both colours, however far the grids are moved).
 
-    >>> _spread(1 << 8) == 1 << 16, _spread(1 << 63) == 1 << 119
+    >>> _spread(1 << 8, 0) == 1 << 16, _spread(1 << 63, 0) == 1 << 119
     (True, True)
+    >>> _spread(0, 1 << 9) == 1 << (256 + 17)
+    True
     """
-    grid = bytearray(16)
-    grid[0::2] = bb.to_bytes(8, "little")
+    grid = bytearray(48)
+    grid[0:16:2] = white.to_bytes(8, "little")
+    grid[32:48:2] = black.to_bytes(8, "little")
     return int.from_bytes(grid, "little")
 
 
@@ -393,6 +417,11 @@ class RelationOperator:
             and self.original_different is None
             and self.original_same is None
         )
+        # The kinds of pins, in the order they are taken from P1 (:meth:`pinned_related`).
+        self._pin_kinds = tuple(k for k in _PIN_ORDER if missing_types >> k & 1)
+        # Whether every piece counts as new: the spread new pieces are all the pieces.
+        self.new_everywhere = new_types & ANY_PIECE == ANY_PIECE
+        self._spread_allowable = _spread(self.allowable, self.allowable)
         self._token = object()
 
     # ---- what is remembered of a game ---------------------------------------------------
@@ -415,7 +444,7 @@ class RelationOperator:
             counted = self._missing_mask(board) & allowable
             # P2's unturned placement at ``p`` has the same planes, often read already.
             unturned = self._tables(ctx).turns.get((p, 0))
-            kinds = self.kinds(ctx)[p] if unturned is None else unturned.kinds
+            kinds = _piece_kinds(board) if unturned is None else unturned.kinds
             planes = _planes(kinds) if unturned is None else unturned.planes
             placement = known[p] = _Placement(occupied, planes, counted, kinds, ())
         return placement
@@ -684,23 +713,38 @@ class RelationOperator:
         return found
 
     def new_free(self, ctx: Context, p: int) -> bool:
-        """:meth:`main_line` when no new piece is allowed: a later position with a counted
-        new piece on an empty allowable square of P1 fails, which one intersection of two
-        bitboards tells; the few others are compared in full."""
+        """:meth:`main_line` when no new piece is allowed (:meth:`new_free_main_line`)."""
+        return self.new_free_main_line(ctx)[p]
+
+    def new_free_main_line(self, ctx: Context) -> list[bool]:
+        """:meth:`main_line` at every main-line position when no new piece is allowed,
+        asked once for all: a later position with a counted new piece on an empty
+        allowable square of P1 fails, which one intersection of two bitboards tells (the
+        intersections made and tested without a Python step each); the few others are
+        compared in full."""
+        key = (self._token, "new free")
+        found: list[bool] | None = ctx.memo.get(key)
+        if found is not None:
+            return found
+        found = []
         table = self.rows(ctx)
-        one = table[p]
-        turn, occ1, _, _, _, _, counted1, _ = one
-        same_side = self.params.same_side
-        positions, news = self.side_rows(ctx)[None if same_side is None else turn == same_side]
-        start = bisect.bisect_right(positions, p)
-        barred = FULL & ~occ1
+        same_side, by_side = self.params.same_side, self.side_rows(ctx)
         blocking, agrees = self.blocking, self.agrees
-        for q, new in zip(positions[start:], news[start:], strict=True):
-            if not new & barred:
+        for p in range(ctx.table.mainline_length):
+            one = table[p]
+            turn, occ1, _, _, _, _, counted1, _ = one
+            positions, news = by_side[None if same_side is None else turn == same_side]
+            start = bisect.bisect_right(positions, p)
+            fitting = map(operator.not_, map((FULL & ~occ1).__and__, news[start:]))
+            for q in itertools.compress(positions[start:], fitting):
                 two = table[q]
                 if not blocking(one, two) and agrees(turn, occ1, counted1, two[0], two[1], two[7]):
-                    return True
-        return False
+                    found.append(True)
+                    break
+            else:
+                found.append(False)
+        ctx.memo[key] = found
+        return found
 
     def untransformed(self, ctx: Context, p: int) -> bool:
         """The relation without shift or flip: one pass over the later positions with
@@ -804,28 +848,11 @@ class RelationOperator:
         found: _Pinning | None = ctx.memo.get(key)
         if found is None:
             new_mask = self._new_mask
-            spreads = [_spread(new_mask(board)) for board in ctx.boards]
-            found = ctx.memo[key] = _Pinning(self.kinds(ctx), spreads, [None] * 12)
-        return found
-
-    def pins(self, kinds: tuple[int, ...], counted: int) -> list[tuple[int, int]]:
-        """``bound + 1`` of P1's ``counted`` pieces (squares and kinds, the kinds in
-        :data:`_PIN_ORDER`; P1's pieces are ``kinds``): under every shift that fits, one
-        of them stands under a P2 piece of its kind (the caller makes sure P1 holds more
-        than ``bound``)."""
-        left = self.missing.hi
-        assert left is not None
-        left += 1
-        found = []
-        for kind in _PIN_ORDER:
-            squares = kinds[kind] & counted
-            while squares:
-                low = squares & -squares
-                squares ^= low
-                found.append((low.bit_length() - 1, kind))
-                left -= 1
-                if not left:
-                    return found
+            spreads = [
+                _spread(new & board.occupied_co[chess.WHITE], new & board.occupied_co[chess.BLACK])
+                for board, new in zip(ctx.boards, map(new_mask, ctx.boards), strict=True)
+            ]
+            found = ctx.memo[key] = _Pinning([None] * 12, spreads, [None] * 12)
         return found
 
     def unturned(self, ctx: Context, q: int) -> _Unturned:
@@ -839,7 +866,7 @@ class RelationOperator:
         if placement is None:
             board = ctx.boards[q]
             placement = found[q] = _Unturned(
-                board.occupied, _planes(self.kinds(ctx)[q]), self._new_mask(board)
+                board.occupied, _planes(_piece_kinds(board)), self._new_mask(board)
             )
         return placement
 
@@ -919,18 +946,42 @@ class RelationOperator:
             memo = self._tables(ctx)
             one = self.first(ctx, memo.firsts, p)
             return any(self.related(one, ctx, memo.turns, q) for q in later)
-        game = self.pinning(ctx)
-        spreads, centred = game.spreads, game.centres
-        empty = _spread(self.allowable & ~ctx.boards[p].occupied)
-        for target, kind in self.pins(game.kinds[p], counted):
-            barred, centres = empty << _origin(target), centred[kind]
+        game, boards = self.pinning(ctx), ctx.boards
+        spreads, pieces, centred = game.spreads, game.pieces, game.centres
+        # A counted new piece may stand after the shift on a piece of its colour, or on a
+        # square that is not allowable: elsewhere it is new, or it differs from P1's.
+        if self.new_everywhere:  # the spreads are those of each colour's pieces
+            barred_at = self._spread_allowable & ~spreads[p]
+        else:
+            white, black = boards[p].occupied_co[chess.WHITE], boards[p].occupied_co[chess.BLACK]
+            barred_at = _spread(self.allowable & ~white, self.allowable & ~black)
+        # The pins: bound + 1 of the counted pieces, in the order of _PIN_ORDER.
+        left = bound + 1
+        for kind in self._pin_kinds:
+            placed = pieces[kind]
+            if placed is None:
+                placed = pieces[kind] = _kind_boards(boards, kind)
+            squares = placed[p] & counted
+            if not squares:
+                continue
+            centres = centred[kind]
             if centres is None:
-                centres = centred[kind] = [_centres(kinds[kind]) for kinds in game.kinds]
-            for q in later:
-                spread = spreads[q]
-                for origin, source in centres[q]:
-                    if not spread << origin & barred and self.fits_pair(ctx, p, q, target, source):
-                        return True
+                centres = centred[kind] = [_centres(bb) for bb in placed]
+            while squares:
+                low = squares & -squares
+                squares ^= low
+                target = low.bit_length() - 1
+                barred = barred_at << _origin(target)
+                for q in later:
+                    spread = spreads[q]
+                    for origin, source in centres[q]:
+                        if not spread << origin & barred and self.fits_pair(
+                            ctx, p, q, target, source
+                        ):
+                            return True
+                left -= 1
+                if not left:
+                    return False
         return False
 
     def fits_pair(self, ctx: Context, p: int, q: int, target: int, source: int) -> bool:
