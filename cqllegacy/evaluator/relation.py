@@ -423,6 +423,13 @@ class RelationOperator:
         self.new_everywhere = new_types & ANY_PIECE == ANY_PIECE
         self._spread_allowable = _spread(self.allowable, self.allowable)
         self._token = object()
+        # The scans that answer a game's whole main line at once, when they apply.
+        self.whole_line: Callable[[Context], list[bool]] | None = None
+        if not params.off_chain:
+            if self.pinned:
+                self.whole_line = self.pinned_main_line
+            elif self.only_identity and self.blocks_new and not self.same_placement:
+                self.whole_line = self.new_free_main_line
 
     # ---- what is remembered of a game ---------------------------------------------------
 
@@ -492,7 +499,22 @@ class RelationOperator:
         key = (self._token, "rows")
         found: list[_Row] | None = ctx.memo.get(key)
         if found is None:
-            found = ctx.memo[key] = [self.row(board) for board in ctx.boards]
+            # row() inlined: a call per board costs more than the row.
+            allowable, boards = self.allowable, ctx.boards
+            missing, new = map(self._missing_mask, boards), map(self._new_mask, boards)
+            found = ctx.memo[key] = [
+                (
+                    board.turn,
+                    board.occupied & allowable,
+                    board.occupied_co[chess.WHITE],
+                    board.pawns | board.bishops | board.queens,
+                    board.knights | board.bishops | board.kings,
+                    board.rooks | board.queens | board.kings,
+                    counted_missing & allowable,
+                    counted_new & allowable,
+                )
+                for board, counted_missing, counted_new in zip(boards, missing, new, strict=True)
+            ]
         return found
 
     def changes(self, ctx: Context) -> _LineChanges:
@@ -992,6 +1014,9 @@ class RelationOperator:
 
     def check(self, ctx: Context, p: int) -> bool:
         """Whether some later position in scope relates to ``p`` (remembered)."""
+        if self.whole_line is not None and p < ctx.table.mainline_length:
+            # Answered for the whole main line at once (no call per position on the way).
+            return self.whole_line(ctx)[p]
         firsts, turns, answers = self._tables(ctx)
         answer = answers.get(p)
         if answer is not None:

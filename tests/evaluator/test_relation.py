@@ -353,3 +353,13 @@ def _translated(two: Any, dx: int, dy: int) -> tuple[int, tuple[int, int, int, i
         (moved[0], moved[1], moved[2], moved[3]),
         translate(counted, dx, dy),
     )
+
+
+@pytest.mark.parametrize("relation", PINNED[-2:])
+def test_the_rows_of_a_game_are_those_of_its_boards(relation: ct.Relation) -> None:
+    """:meth:`RelationOperator.rows` reads the boards in one pass, as :meth:`row` does."""
+    op = RelationOperator(
+        _params(missing=relation.missing, new=relation.new, allowable=relation.allowable)
+    )
+    for ctx in SPARSE[:5]:
+        assert op.rows(ctx) == [op.row(board) for board in ctx.boards]
