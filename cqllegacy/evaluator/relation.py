@@ -117,7 +117,28 @@ class _Pinning(NamedTuple):
 
     pieces: list[list[int] | None]
     spreads: list[int]
-    centres: list[list[tuple[tuple[int, int], ...]] | None]
+    centres: list[_Centred | None]
+
+
+class _Centred(NamedTuple):
+    """The pieces of one kind per position of a game: :func:`_centres` of them, and when
+    no position holds two of them, the spread new pieces (:attr:`_Pinning.spreads`)
+    centred on the one (-1 where there is none) and its square."""
+
+    centres: list[tuple[tuple[int, int], ...]]
+    grids: list[int] | None
+    sources: list[int]
+
+    @classmethod
+    def of(cls, placed: list[int], spreads: list[int]) -> _Centred:
+        centres = [_SINGLE[pieces] if pieces in _SINGLE else _centres(pieces) for pieces in placed]
+        if max(map(int.bit_count, placed), default=0) > 1:
+            return cls(centres, None, [])
+        grids = [
+            spread << found[0][0] if found else -1
+            for spread, found in zip(spreads, centres, strict=True)
+        ]
+        return cls(centres, grids, [found[0][1] if found else -1 for found in centres])
 
 
 class _Unturned(NamedTuple):
@@ -200,8 +221,11 @@ def _shift_of(target: int, source: int) -> tuple[int, int]:
     return (target & 7) - (source & 7), (target >> 3) - (source >> 3)
 
 
-#: :func:`_centres` of the bitboards of one square.
-_SINGLE = {1 << square: ((_origin(square), square),) for square in range(64)}
+#: :func:`_origin` of each square.
+_ORIGINS = tuple(_origin(square) for square in range(64))
+
+#: :func:`_centres` of the bitboards of no square or one.
+_SINGLE = {0: (), **{1 << square: ((_origin(square), square),) for square in range(64)}}
 
 
 def _centres(pieces: int) -> tuple[tuple[int, int], ...]:
@@ -923,7 +947,7 @@ class RelationOperator:
             return self.pinned_main_line(ctx)[p]
         counted = self.missing_masks(ctx)[p] & self.allowable
         later = self.later(ctx, p, counted.bit_count())
-        return bool(later) and self.pinned_related(ctx, p, counted, later)
+        return bool(later) and self.pinned_related(ctx, p, counted, later, self.pinning(ctx))
 
     def pinned_main_line(self, ctx: Context) -> list[bool]:
         """:meth:`pinned_related` at every main-line position, asked once for all, with
@@ -940,7 +964,7 @@ class RelationOperator:
             self.line_sides(ctx),
             self.params.same_side,
         )
-        by_side, below = sides.by_side, sides.first_below
+        by_side, below, game = sides.by_side, sides.first_below, self.pinning(ctx)
         for p in range(ctx.table.mainline_length):
             counted = missing_masks[p] & allowable
             need = counted.bit_count() - bound
@@ -951,11 +975,13 @@ class RelationOperator:
                 start = bisect.bisect_right(positions, p)
                 stop = below[need] if need < len(below) else 0
                 later = positions[start : bisect.bisect_left(positions, stop, lo=start)]
-            found.append(bool(later) and self.pinned_related(ctx, p, counted, later))
+            found.append(bool(later) and self.pinned_related(ctx, p, counted, later, game))
         ctx.memo[key] = found
         return found
 
-    def pinned_related(self, ctx: Context, p: int, counted: int, later: list[int]) -> bool:
+    def pinned_related(
+        self, ctx: Context, p: int, counted: int, later: list[int], game: _Pinning
+    ) -> bool:
         """Whether some P2 of ``later`` fits P1, which holds ``counted`` pieces of the
         kinds counted as missing.  With more than the bound of them, only the shifts that
         put a P2 piece on a pin of its kind (:meth:`pins`) can fit.  A shift that puts a
@@ -968,7 +994,7 @@ class RelationOperator:
             memo = self._tables(ctx)
             one = self.first(ctx, memo.firsts, p)
             return any(self.related(one, ctx, memo.turns, q) for q in later)
-        game, boards = self.pinning(ctx), ctx.boards
+        boards = ctx.boards
         spreads, pieces, centred = game.spreads, game.pieces, game.centres
         # A counted new piece may stand after the shift on a piece of its colour, or on a
         # square that is not allowable: elsewhere it is new, or it differs from P1's.
@@ -988,19 +1014,27 @@ class RelationOperator:
                 continue
             centres = centred[kind]
             if centres is None:
-                centres = centred[kind] = [_centres(bb) for bb in placed]
+                centres = centred[kind] = _Centred.of(placed, spreads)
+            grids, sources = centres.grids, centres.sources
             while squares:
                 low = squares & -squares
                 squares ^= low
                 target = low.bit_length() - 1
-                barred = barred_at << _origin(target)
-                for q in later:
-                    spread = spreads[q]
-                    for origin, source in centres[q]:
-                        if not spread << origin & barred and self.fits_pair(
-                            ctx, p, q, target, source
-                        ):
+                barred = barred_at << _ORIGINS[target]
+                if grids is not None and barred:
+                    # At most one piece of the kind per position: its grid is ready (-1
+                    # where there is none: it meets every barred grid).
+                    for q in later:
+                        if not grids[q] & barred and self.fits_pair(ctx, p, q, target, sources[q]):
                             return True
+                else:
+                    for q in later:
+                        spread = spreads[q]
+                        for origin, source in centres.centres[q]:
+                            if not spread << origin & barred and self.fits_pair(
+                                ctx, p, q, target, source
+                            ):
+                                return True
                 left -= 1
                 if not left:
                     return False
