@@ -6,8 +6,16 @@ per position.
 Each position's placement is read once into four bit planes of piece kinds (two squares
 hold the same piece when the planes agree); P2's turned placements are remembered per
 position, and the answer per position.  Without shift or flip, a placement is one
-:data:`_Row`, and along a main line the positions that fail on a square no move has
-changed since are skipped (:class:`_LineChanges`, :func:`_skip`).
+:data:`_Row`; along a main line, when no new piece is allowed, each later position is
+tried by one intersection (a counted P2 piece on an empty allowable P1 square) and only
+the few that pass are compared in full (:meth:`RelationOperator.new_free_main_line`),
+else the positions that fail on a square no move has changed since are skipped
+(:class:`_LineChanges`, :func:`_skip`).  With a shift, no new piece allowed and a
+missing bound, a pair can fit only under a shift that puts a P2 piece on one of bound + 1
+counted P1 pieces of its kind (the pins); each pair and pin is tried by one intersection
+of grids centred on the two pieces (:func:`_spread`, :func:`_origin`) before it is
+compared in full (:meth:`RelationOperator.pinned_related`).  Both scans answer a game's
+main line in one loop.
 
 >>> from cqllegacy.core.tree import Scope
 >>> from cqllegacy.evaluator.evaluate import context_at
@@ -984,10 +992,11 @@ class RelationOperator:
     ) -> bool:
         """Whether some P2 of ``later`` fits P1, which holds ``counted`` pieces of the
         kinds counted as missing.  With more than the bound of them, only the shifts that
-        put a P2 piece on a pin of its kind (:meth:`pins`) can fit.  A shift that puts a
-        counted new piece on an empty allowable square never fits: on grids centred on
-        the pin and on the P2 piece (:func:`_origin`) one intersection tells, so only
-        the pairs that pass it are compared in full."""
+        put a P2 piece on one of bound + 1 of them (the pins) of its kind can fit (one of
+        them is not missing).  A shift that puts a counted new piece on an allowable
+        square where P1 holds no piece of its colour never fits: on grids centred on the
+        pin and on the P2 piece (:func:`_origin`) one intersection tells, so only the
+        pairs that pass it are compared in full."""
         bound = self.missing.hi
         assert bound is not None
         if counted.bit_count() <= bound:  # nothing pins the shifts
