@@ -834,8 +834,8 @@ class RelationOperator:
         return found
 
     def line_sides(self, ctx: Context) -> _LineSides:
-        """The main-line positions by side to move, and whether the counted pieces never
-        grow along the main line."""
+        """The main-line positions by side to move, and where the pieces counted as
+        missing first fall below each number along the main line (:func:`_first_below`)."""
         key = (self._token, "sides")
         found: _LineSides | None = ctx.memo.get(key)
         if found is None:
