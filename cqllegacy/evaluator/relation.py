@@ -6,8 +6,16 @@ per position.
 Each position's placement is read once into four bit planes of piece kinds (two squares
 hold the same piece when the planes agree); P2's turned placements are remembered per
 position, and the answer per position.  Without shift or flip, a placement is one
-:data:`_Row`, and along a main line the positions that fail on a square no move has
-changed since are skipped (:class:`_LineChanges`, :func:`_skip`).
+:data:`_Row`; along a main line, when no new piece is allowed, each later position is
+tried by one intersection (a counted P2 piece on an empty allowable P1 square) and only
+the few that pass are compared in full (:meth:`RelationOperator.new_free_main_line`),
+else the positions that fail on a square no move has changed since are skipped
+(:class:`_LineChanges`, :func:`_skip`).  With a shift, no new piece allowed and a
+missing bound, a pair can fit only under a shift that puts a P2 piece on one of bound + 1
+counted P1 pieces of its kind (the pins); each pair and pin is tried by one intersection
+of grids centred on the two pieces (:func:`_spread`, :func:`_origin`) before it is
+compared in full (:meth:`RelationOperator.pinned_related`).  Both scans answer a game's
+main line in one loop.
 
 >>> from cqllegacy.core.tree import Scope
 >>> from cqllegacy.evaluator.evaluate import context_at
@@ -28,6 +36,8 @@ changed since are skipped (:class:`_LineChanges`, :func:`_skip`).
 from __future__ import annotations
 
 import bisect
+import itertools
+import operator
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -61,6 +71,90 @@ class _Placement(NamedTuple):
     counted: int  # squares of the kinds counted as missing (P1) or new (P2)
     kinds: tuple[int, ...]  # the 12 piece bitboards
     rarest: tuple[int, ...]  # P2: the kinds, those it holds fewest of first
+
+
+#: The kinds in the order pins are taken from P1: kings, queens, rooks, bishops, knights,
+#: pawns (those a side usually has fewest of first), White's before Black's.
+_PIN_ORDER = (5, 11, 4, 10, 3, 9, 2, 8, 1, 7, 0, 6)
+
+
+_TYPE_BOARDS = tuple(
+    operator.attrgetter(name)
+    for name in ("pawns", "knights", "bishops", "rooks", "queens", "kings")
+)
+_COLOURS = operator.attrgetter("occupied_co")
+
+
+def _kind_boards(boards: Sequence[Board], kind: int) -> list[int]:
+    """The pieces of ``kind`` (indexed like the bits of a type set) on each board.
+
+    >>> _kind_boards([chess.Board()], 5) == [chess.BB_E1], _kind_boards([chess.Board()], 10)
+    (True, [576460752303423488])
+    """
+    colours = map(operator.itemgetter(kind < 6), map(_COLOURS, boards))
+    return list(map(operator.and_, map(_TYPE_BOARDS[kind % 6], boards), colours))
+
+
+def _piece_kinds(board: Board) -> tuple[int, ...]:
+    """The 12 piece bitboards of ``board``, indexed like the bits of a type set (as
+    :meth:`Context.piece_boards` reads them, without a call per kind)."""
+    black, white = board.occupied_co
+    pawns, knights, bishops = board.pawns, board.knights, board.bishops
+    rooks, queens, kings = board.rooks, board.queens, board.kings
+    return (
+        pawns & white,
+        knights & white,
+        bishops & white,
+        rooks & white,
+        queens & white,
+        kings & white,
+        pawns & black,
+        knights & black,
+        bishops & black,
+        rooks & black,
+        queens & black,
+        kings & black,
+    )
+
+
+class _Pinning(NamedTuple):
+    """What the pinned shifts of a relation read of a game, per position: by kind (made
+    when first asked for) the pieces of that kind, the pieces of the kinds counted as
+    new :func:`_spread`, and by kind (made when first asked for) :func:`_centres` of the
+    pieces of that kind."""
+
+    pieces: list[list[int] | None]
+    spreads: list[int]
+    centres: list[_Centred | None]
+
+
+class _Centred(NamedTuple):
+    """The pieces of one kind per position of a game: :func:`_centres` of them, and when
+    no position holds two of them, the spread new pieces (:attr:`_Pinning.spreads`)
+    centred on the one (-1 where there is none) and its square."""
+
+    centres: list[tuple[tuple[int, int], ...]]
+    grids: list[int] | None
+    sources: list[int]
+
+    @classmethod
+    def of(cls, placed: list[int], spreads: list[int]) -> _Centred:
+        centres = [_SINGLE[pieces] if pieces in _SINGLE else _centres(pieces) for pieces in placed]
+        if max(map(int.bit_count, placed), default=0) > 1:
+            return cls(centres, None, [])
+        grids = [
+            spread << found[0][0] if found else -1
+            for spread, found in zip(spreads, centres, strict=True)
+        ]
+        return cls(centres, grids, [found[0][1] if found else -1 for found in centres])
+
+
+class _Unturned(NamedTuple):
+    """What :meth:`RelationOperator.fits` reads of an unturned P2."""
+
+    occupied: int
+    planes: tuple[int, int, int, int]
+    counted: int
 
 
 def _planes(kinds: Sequence[int]) -> tuple[int, int, int, int]:
@@ -103,6 +197,61 @@ def _later_in(table: Any, p: int, main_chain: bool, off_chain: bool) -> list[int
         return list(later)
     on_chain = set(chain)
     return [q for q in later if q not in on_chain]
+
+
+def _spread(white: int, black: int) -> int:
+    """The squares ``white`` and ``black`` on grids 16 files wide, rank ``r`` in bits
+    ``16 r .. 16 r + 7`` (so that a placement moved by up to seven files in either
+    direction keeps its ranks apart), the black grid 256 bits above the white one (so
+    that one intersection compares both colours, however far the grids are moved).
+
+    >>> _spread(1 << 8, 0) == 1 << 16, _spread(1 << 63, 0) == 1 << 119
+    (True, True)
+    >>> _spread(0, 1 << 9) == 1 << (256 + 17)
+    True
+    """
+    grid = bytearray(48)
+    grid[0:16:2] = white.to_bytes(8, "little")
+    grid[32:48:2] = black.to_bytes(8, "little")
+    return int.from_bytes(grid, "little")
+
+
+def _origin(square: int) -> int:
+    """How far to move a :func:`_spread` grid so that ``square`` lands on the grid's
+    centre (file 7, rank 7 of the 15 x 15 squares a shift can reach): two placements
+    each centred on one of their squares line up as the shift that takes the one square
+    onto the other."""
+    return (7 - (square >> 3)) * 16 + (7 - (square & 7))
+
+
+def _shift_of(target: int, source: int) -> tuple[int, int]:
+    """The shift that moves square ``source`` onto ``target``."""
+    return (target & 7) - (source & 7), (target >> 3) - (source >> 3)
+
+
+#: :func:`_origin` of each square.
+_ORIGINS = tuple(_origin(square) for square in range(64))
+
+#: :func:`_centres` of the bitboards of no square or one.
+_SINGLE = {0: (), **{1 << square: ((_origin(square), square),) for square in range(64)}}
+
+
+def _centres(pieces: int) -> tuple[tuple[int, int], ...]:
+    """For each square of ``pieces``: :func:`_origin` and the square.
+
+    >>> _centres(0), _centres(1 << 63), _centres(3)
+    ((), ((0, 63),), ((119, 0), (118, 1)))
+    """
+    single = _SINGLE.get(pieces)
+    if single is not None:
+        return single
+    found = []
+    while pieces:
+        low = pieces & -pieces
+        pieces ^= low
+        square = low.bit_length() - 1
+        found.append((_origin(square), square))
+    return tuple(found)
 
 
 #: A placement for a relation without shift or flip: side to move, occupied squares,
@@ -195,6 +344,32 @@ class _RelationMemo(NamedTuple):
     answers: dict[int, bool]
 
 
+class _LineSides(NamedTuple):
+    """The main-line positions by side to move (``None``: all of them), and where the
+    pieces counted as missing first fall below each number (:func:`_first_below`)."""
+
+    by_side: dict[bool | None, list[int]]
+    first_below: list[int] | None
+
+
+def _first_below(having: Sequence[int]) -> list[int] | None:
+    """For each number ``n`` up to the first count, the first index whose count is below
+    ``n`` (``len(having)`` when none is), if the counts never grow; else None.
+
+    >>> _first_below([3, 3, 1, 0]), _first_below([1, 2])
+    ([4, 3, 2, 2], None)
+    """
+    if any(a < b for a, b in itertools.pairwise(having)):
+        return None
+    top = having[0] if having else 0
+    found = [len(having)] * (top + 1)
+    for i, count in enumerate(having):
+        while top > count:
+            found[top] = i
+            top -= 1
+    return found
+
+
 class _Bounds(NamedTuple):
     lo: int
     hi: int | None
@@ -264,7 +439,29 @@ class RelationOperator:
             and missing_types & ANY_PIECE == ANY_PIECE
             and new_types & ANY_PIECE == ANY_PIECE
         )
+        # With a shift, the identity alone, a missing bound and no new piece allowed,
+        # the pairs are tried by the shifts their pins allow (:meth:`pinned_related`).
+        self.pinned = (
+            params.shift
+            and len(params.dihedrals) == 1
+            and new_hi == 0
+            and missing_hi is not None
+            and self.original_different is None
+            and self.original_same is None
+        )
+        # The kinds of pins, in the order they are taken from P1 (:meth:`pinned_related`).
+        self._pin_kinds = tuple(k for k in _PIN_ORDER if missing_types >> k & 1)
+        # Whether every piece counts as new: the spread new pieces are all the pieces.
+        self.new_everywhere = new_types & ANY_PIECE == ANY_PIECE
+        self._spread_allowable = _spread(self.allowable, self.allowable)
         self._token = object()
+        # The scans that answer a game's whole main line at once, when they apply.
+        self.whole_line: Callable[[Context], list[bool]] | None = None
+        if not params.off_chain:
+            if self.pinned:
+                self.whole_line = self.pinned_main_line
+            elif self.only_identity and self.blocks_new and not self.same_placement:
+                self.whole_line = self.new_free_main_line
 
     # ---- what is remembered of a game ---------------------------------------------------
 
@@ -286,7 +483,7 @@ class RelationOperator:
             counted = self._missing_mask(board) & allowable
             # P2's unturned placement at ``p`` has the same planes, often read already.
             unturned = self._tables(ctx).turns.get((p, 0))
-            kinds = ctx.piece_boards(p) if unturned is None else unturned.kinds
+            kinds = _piece_kinds(board) if unturned is None else unturned.kinds
             planes = _planes(kinds) if unturned is None else unturned.planes
             placement = known[p] = _Placement(occupied, planes, counted, kinds, ())
         return placement
@@ -299,11 +496,11 @@ class RelationOperator:
         if placement is None:
             if d == 0:  # the identity
                 board = ctx.boards[q]
-                kinds = ctx.piece_boards(q)
+                kinds = self.kinds(ctx)[q]
                 occupied, counted = board.occupied, self._new_mask(board)
             else:
                 turn = self.params.dihedrals[d]
-                kinds = tuple(turn(bb) for bb in ctx.piece_boards(q))
+                kinds = tuple(turn(bb) for bb in self.kinds(ctx)[q])
                 occupied = _kinds_union(kinds, ANY_PIECE)
                 counted = _kinds_union(kinds, self.params.new[0])
             placement = known[(q, d)] = _Placement(
@@ -334,7 +531,22 @@ class RelationOperator:
         key = (self._token, "rows")
         found: list[_Row] | None = ctx.memo.get(key)
         if found is None:
-            found = ctx.memo[key] = [self.row(board) for board in ctx.boards]
+            # row() inlined: a call per board costs more than the row.
+            allowable, boards = self.allowable, ctx.boards
+            missing, new = map(self._missing_mask, boards), map(self._new_mask, boards)
+            found = ctx.memo[key] = [
+                (
+                    board.turn,
+                    board.occupied & allowable,
+                    board.occupied_co[chess.WHITE],
+                    board.pawns | board.bishops | board.queens,
+                    board.knights | board.bishops | board.kings,
+                    board.rooks | board.queens | board.kings,
+                    counted_missing & allowable,
+                    counted_new & allowable,
+                )
+                for board, counted_missing, counted_new in zip(boards, missing, new, strict=True)
+            ]
         return found
 
     def changes(self, ctx: Context) -> _LineChanges:
@@ -516,6 +728,8 @@ class RelationOperator:
         changed since."""
         if self.same_placement:
             return self.repeated(ctx, p)
+        if self.blocks_new:
+            return self.new_free(ctx, p)
         table = self.rows(ctx)
         end = ctx.table.mainline_length
         line = self.changes(ctx)
@@ -538,6 +752,54 @@ class RelationOperator:
                 q += 1
         return False
 
+    def side_rows(self, ctx: Context) -> dict[bool | None, tuple[list[int], list[int]]]:
+        """The main-line positions by side to move (``None``: all of them), each list with
+        the squares of the pieces counted as new at those positions."""
+        key = (self._token, "side rows")
+        found: dict[bool | None, tuple[list[int], list[int]]] | None = ctx.memo.get(key)
+        if found is None:
+            rows = self.rows(ctx)[: ctx.table.mainline_length]
+            found = {None: (list(range(len(rows))), [row[7] for row in rows])}
+            for side in (True, False):
+                positions = [q for q, row in enumerate(rows) if row[0] == side]
+                found[side] = (positions, [rows[q][7] for q in positions])
+            ctx.memo[key] = found
+        return found
+
+    def new_free(self, ctx: Context, p: int) -> bool:
+        """:meth:`main_line` when no new piece is allowed (:meth:`new_free_main_line`)."""
+        return self.new_free_main_line(ctx)[p]
+
+    def new_free_main_line(self, ctx: Context) -> list[bool]:
+        """:meth:`main_line` at every main-line position when no new piece is allowed,
+        asked once for all: a later position with a counted new piece on an empty
+        allowable square of P1 fails, which one intersection of two bitboards tells (the
+        intersections made and tested without a Python step each); the few others are
+        compared in full."""
+        key = (self._token, "new free")
+        found: list[bool] | None = ctx.memo.get(key)
+        if found is not None:
+            return found
+        found = []
+        table = self.rows(ctx)
+        same_side, by_side = self.params.same_side, self.side_rows(ctx)
+        blocking, agrees = self.blocking, self.agrees
+        for p in range(ctx.table.mainline_length):
+            one = table[p]
+            turn, occ1, _, _, _, _, counted1, _ = one
+            positions, news = by_side[None if same_side is None else turn == same_side]
+            start = bisect.bisect_right(positions, p)
+            fitting = map(operator.not_, map((FULL & ~occ1).__and__, news[start:]))
+            for q in itertools.compress(positions[start:], fitting):
+                two = table[q]
+                if not blocking(one, two) and agrees(turn, occ1, counted1, two[0], two[1], two[7]):
+                    found.append(True)
+                    break
+            else:
+                found.append(False)
+        ctx.memo[key] = found
+        return found
+
     def untransformed(self, ctx: Context, p: int) -> bool:
         """The relation without shift or flip: one pass over the later positions with
         each placement read once (as :meth:`fits` and :meth:`originals_ok` compare)."""
@@ -554,17 +816,250 @@ class RelationOperator:
                 return True
         return False
 
+    def missing_masks(self, ctx: Context) -> list[int]:
+        """Per position, its pieces of the kinds counted as missing, anywhere."""
+        found: list[int] | None = ctx.memo.get((self._token, "missing"))
+        if found is None:
+            found = [self._missing_mask(board) for board in ctx.boards]
+            ctx.memo[(self._token, "missing")] = found
+        return found
+
     def counted_pieces(self, ctx: Context) -> list[int]:
         """Per position, how many pieces of the kinds counted as missing it holds
         anywhere (turning and shifting P2 gives no more)."""
         found: list[int] | None = ctx.memo.get((self._token, "counted"))
         if found is None:
-            found = [self._missing_mask(board).bit_count() for board in ctx.boards]
+            found = [mask.bit_count() for mask in self.missing_masks(ctx)]
             ctx.memo[(self._token, "counted")] = found
         return found
 
+    def line_sides(self, ctx: Context) -> _LineSides:
+        """The main-line positions by side to move, and where the pieces counted as
+        missing first fall below each number along the main line (:func:`_first_below`)."""
+        key = (self._token, "sides")
+        found: _LineSides | None = ctx.memo.get(key)
+        if found is None:
+            end = ctx.table.mainline_length
+            having = self.counted_pieces(ctx)
+            by_side: dict[bool | None, list[int]] = {None: list(range(end)), True: [], False: []}
+            for q, board in enumerate(ctx.boards[:end]):
+                by_side[board.turn].append(q)
+            found = ctx.memo[key] = _LineSides(by_side, _first_below(having[:end]))
+        return found
+
+    def main_line_later(self, ctx: Context, p: int, need: int) -> list[int]:
+        """The main-line positions after ``p`` with the side to move the relation asks
+        for and at least ``need`` pieces of the kinds counted as missing."""
+        sides = self.line_sides(ctx)
+        same_side = self.params.same_side
+        side = None if same_side is None else ctx.boards[p].turn == same_side
+        positions = sides.by_side[side]
+        start = bisect.bisect_right(positions, p)
+        if need <= 0:
+            return positions[start:]
+        if sides.first_below is None:
+            having = self.counted_pieces(ctx)
+            return [q for q in positions[start:] if having[q] >= need]
+        # The counts never grow: the positions with enough pieces come first.
+        below = sides.first_below
+        stop = below[need] if need < len(below) else 0
+        return positions[start : bisect.bisect_left(positions, stop, lo=start)]
+
+    def later(self, ctx: Context, p: int, counted: int) -> list[int]:
+        """The later positions in scope with the side to move asked for and enough pieces
+        of the kinds counted as missing (P1 holds ``counted`` of them)."""
+        params = self.params
+        missing_hi = self.missing.hi
+        # Each P1 piece counted as missing that is not missing stands under a P2 piece of
+        # its kind: a P2 with fewer pieces of the counted kinds cannot relate.
+        need = 0 if missing_hi is None else counted - missing_hi
+        if p < ctx.table.mainline_length and not params.off_chain:
+            # The chain from a main-line position is the rest of the main line.
+            return self.main_line_later(ctx, p, need)
+        later = _later_in(ctx.table, p, params.main_chain, params.off_chain)
+        if need > 0:
+            having = self.counted_pieces(ctx)
+            later = [q for q in later if having[q] >= need]
+        same_side = params.same_side
+        if same_side is not None:
+            boards, turn = ctx.boards, ctx.boards[p].turn
+            later = [q for q in later if (boards[q].turn == turn) == same_side]
+        return later
+
+    # ---- shifts pinned by pieces, on centred grids ---------------------------------------
+
+    def kinds(self, ctx: Context) -> list[tuple[int, ...]]:
+        """Per position, its 12 piece bitboards (:func:`_piece_kinds`)."""
+        key = (self._token, "kinds")
+        found: list[tuple[int, ...]] | None = ctx.memo.get(key)
+        if found is None:
+            found = ctx.memo[key] = [_piece_kinds(board) for board in ctx.boards]
+        return found
+
+    def pinning(self, ctx: Context) -> _Pinning:
+        """What the pinned shifts read of the game (:class:`_Pinning`), read once."""
+        key = (self._token, "pinning")
+        found: _Pinning | None = ctx.memo.get(key)
+        if found is None:
+            new_mask = self._new_mask
+            spreads = [
+                _spread(new & board.occupied_co[chess.WHITE], new & board.occupied_co[chess.BLACK])
+                for board, new in zip(ctx.boards, map(new_mask, ctx.boards), strict=True)
+            ]
+            found = ctx.memo[key] = _Pinning([None] * 12, spreads, [None] * 12)
+        return found
+
+    def unturned(self, ctx: Context, q: int) -> _Unturned:
+        """P2's placement at ``q``, as :meth:`turned` reads it unturned (without the
+        order of its kinds), read once."""
+        key = (self._token, "unturned")
+        found: list[_Unturned | None] | None = ctx.memo.get(key)
+        if found is None:
+            found = ctx.memo[key] = [None] * len(ctx.boards)
+        placement = found[q]
+        if placement is None:
+            board = ctx.boards[q]
+            placement = found[q] = _Unturned(
+                board.occupied, _planes(_piece_kinds(board)), self._new_mask(board)
+            )
+        return placement
+
+    def fits_shifted(self, one: _Placement, two: _Unturned, dx: int, dy: int) -> bool:
+        """:meth:`fits` for P2 moved by (``dx``, ``dy``), the translation inlined."""
+        keep, step = _KEEP[dx], dx + 8 * dy
+        occupied, planes, counted = two
+        p0, p1, p2, p3 = planes
+        if step >= 0:
+            occupied = (occupied & keep) << step & FULL
+            counted = (counted & keep) << step & FULL
+            moved = (
+                (p0 & keep) << step,
+                (p1 & keep) << step,
+                (p2 & keep) << step,
+                (p3 & keep) << step,
+            )
+        else:
+            occupied = (occupied & keep) >> -step
+            counted = (counted & keep) >> -step
+            moved = (
+                (p0 & keep) >> -step,
+                (p1 & keep) >> -step,
+                (p2 & keep) >> -step,
+                (p3 & keep) >> -step,
+            )
+        return self.fits(one, occupied, moved, counted)
+
+    def pinned_check(self, ctx: Context, p: int) -> bool:
+        """:meth:`check` when the shifts are pinned (:attr:`pinned`)."""
+        if p < ctx.table.mainline_length and not self.params.off_chain:
+            return self.pinned_main_line(ctx)[p]
+        counted = self.missing_masks(ctx)[p] & self.allowable
+        later = self.later(ctx, p, counted.bit_count())
+        return bool(later) and self.pinned_related(ctx, p, counted, later, self.pinning(ctx))
+
+    def pinned_main_line(self, ctx: Context) -> list[bool]:
+        """:meth:`pinned_related` at every main-line position, asked once for all, with
+        :meth:`main_line_later` inlined: a loop costs less than calls per position."""
+        key = (self._token, "main line")
+        found: list[bool] | None = ctx.memo.get(key)
+        if found is not None:
+            return found
+        found = []
+        boards, allowable, bound = ctx.boards, self.allowable, self.missing.hi
+        assert bound is not None
+        missing_masks, sides, same_side = (
+            self.missing_masks(ctx),
+            self.line_sides(ctx),
+            self.params.same_side,
+        )
+        by_side, below, game = sides.by_side, sides.first_below, self.pinning(ctx)
+        for p in range(ctx.table.mainline_length):
+            counted = missing_masks[p] & allowable
+            need = counted.bit_count() - bound
+            if need <= 0 or below is None:
+                later = self.main_line_later(ctx, p, need)
+            else:  # the counts never grow: the positions with enough pieces come first
+                positions = by_side[None if same_side is None else boards[p].turn == same_side]
+                start = bisect.bisect_right(positions, p)
+                stop = below[need] if need < len(below) else 0
+                later = positions[start : bisect.bisect_left(positions, stop, lo=start)]
+            found.append(bool(later) and self.pinned_related(ctx, p, counted, later, game))
+        ctx.memo[key] = found
+        return found
+
+    def pinned_related(
+        self, ctx: Context, p: int, counted: int, later: list[int], game: _Pinning
+    ) -> bool:
+        """Whether some P2 of ``later`` fits P1, which holds ``counted`` pieces of the
+        kinds counted as missing.  With more than the bound of them, only the shifts that
+        put a P2 piece on one of bound + 1 of them (the pins) of its kind can fit (one of
+        them is not missing).  A shift that puts a counted new piece on an allowable
+        square where P1 holds no piece of its colour never fits: on grids centred on the
+        pin and on the P2 piece (:func:`_origin`) one intersection tells, so only the
+        pairs that pass it are compared in full."""
+        bound = self.missing.hi
+        assert bound is not None
+        if counted.bit_count() <= bound:  # nothing pins the shifts
+            memo = self._tables(ctx)
+            one = self.first(ctx, memo.firsts, p)
+            return any(self.related(one, ctx, memo.turns, q) for q in later)
+        boards = ctx.boards
+        spreads, pieces, centred = game.spreads, game.pieces, game.centres
+        # A counted new piece may stand after the shift on a piece of its colour, or on a
+        # square that is not allowable: elsewhere it is new, or it differs from P1's.
+        if self.new_everywhere:  # the spreads are those of each colour's pieces
+            barred_at = self._spread_allowable & ~spreads[p]
+        else:
+            white, black = boards[p].occupied_co[chess.WHITE], boards[p].occupied_co[chess.BLACK]
+            barred_at = _spread(self.allowable & ~white, self.allowable & ~black)
+        # The pins: bound + 1 of the counted pieces, in the order of _PIN_ORDER.
+        left = bound + 1
+        for kind in self._pin_kinds:
+            placed = pieces[kind]
+            if placed is None:
+                placed = pieces[kind] = _kind_boards(boards, kind)
+            squares = placed[p] & counted
+            if not squares:
+                continue
+            centres = centred[kind]
+            if centres is None:
+                centres = centred[kind] = _Centred.of(placed, spreads)
+            grids, sources = centres.grids, centres.sources
+            while squares:
+                low = squares & -squares
+                squares ^= low
+                target = low.bit_length() - 1
+                barred = barred_at << _ORIGINS[target]
+                if grids is not None and barred:
+                    # At most one piece of the kind per position: its grid is ready (-1
+                    # where there is none: it meets every barred grid).
+                    for q in later:
+                        if not grids[q] & barred and self.fits_pair(ctx, p, q, target, sources[q]):
+                            return True
+                else:
+                    for q in later:
+                        spread = spreads[q]
+                        for origin, source in centres.centres[q]:
+                            if not spread << origin & barred and self.fits_pair(
+                                ctx, p, q, target, source
+                            ):
+                                return True
+                left -= 1
+                if not left:
+                    return False
+        return False
+
+    def fits_pair(self, ctx: Context, p: int, q: int, target: int, source: int) -> bool:
+        """Whether P2 at ``q`` fits P1 at ``p`` moved so that ``source`` lands on
+        ``target``."""
+        one = self.first(ctx, self._tables(ctx).firsts, p)
+        return self.fits_shifted(one, self.unturned(ctx, q), *_shift_of(target, source))
+
     def check(self, ctx: Context, p: int) -> bool:
         """Whether some later position in scope relates to ``p`` (remembered)."""
+        if self.whole_line is not None and p < ctx.table.mainline_length:
+            # Answered for the whole main line at once (no call per position on the way).
+            return self.whole_line(ctx)[p]
         firsts, turns, answers = self._tables(ctx)
         answer = answers.get(p)
         if answer is not None:
@@ -572,28 +1067,11 @@ class RelationOperator:
         if self.only_identity:
             answer = answers[p] = self.untransformed(ctx, p)
             return answer
-        params = self.params
+        if self.pinned:
+            answer = answers[p] = self.pinned_check(ctx, p)
+            return answer
         one = self.first(ctx, firsts, p)
-        boards = ctx.boards
-        turn = boards[p].turn
-        on_main_line = p < ctx.table.mainline_length and not params.off_chain
-        # The chain from a main-line position is the rest of the main line.
-        later = (
-            list(range(p + 1, ctx.table.mainline_length))
-            if on_main_line
-            else _later_in(ctx.table, p, params.main_chain, params.off_chain)
-        )
-        missing_hi = self.missing.hi
-        if missing_hi is not None:
-            # Each P1 piece counted as missing that is not missing stands under a P2 piece
-            # of its kind: a P2 with fewer pieces of the counted kinds cannot relate.
-            need = one.counted.bit_count() - missing_hi
-            if need > 0:
-                having = self.counted_pieces(ctx)
-                later = [q for q in later if having[q] >= need]
-        same_side = params.same_side
-        if same_side is not None:
-            later = [q for q in later if (boards[q].turn == turn) == same_side]
+        later = self.later(ctx, p, one.counted.bit_count())
         if self.original_different is not None or self.original_same is not None:
             later = [q for q in later if self.originals_ok(one, self.turned(ctx, turns, q, 0))]
         answer = any(self.related(one, ctx, turns, q) for q in later)

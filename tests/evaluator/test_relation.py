@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import bz2
 import io
+import random
 from collections.abc import Iterator
 from importlib import resources
+from typing import Any
 
 import chess
 import chess.pgn
@@ -21,7 +23,9 @@ from cqllegacy.evaluator.evaluate import REFERENCE_RULES
 from cqllegacy.evaluator.gametree import GameInfo, PositionTable
 from cqllegacy.evaluator.lowering import LOWERING
 from cqllegacy.evaluator.relation import RelationOperator, RelationParameters, _skip
-from cqllegacy.vocab.pieces import ANY_PIECE, ANYTHING, types_of
+from cqllegacy.evaluator.testing import position
+from cqllegacy.vocab.pieces import ANY_PIECE, ANYTHING, BLACK_PIECES, WHITE_PIECES, types_of
+from cqllegacy.vocab.rays import translate
 from cqllegacy.vocab.squares import FULL, Dihedral, iter_squares
 
 
@@ -203,3 +207,159 @@ def test_every_answer_is_the_reference_rules(relation: ct.Relation) -> None:
             for p in range(0, len(ctx.table), 3):
                 assert lowered(ctx, p) == reference(ctx, p)
         ctx.set_scope(ct.Scope.MAINLINE)
+
+
+# --------------------------------------------------------------------------------------
+# Shifts pinned by pieces, and later positions tried by one intersection: against the
+# reference rule on short games from sparse random positions, where whole placements
+# shift and pieces shifted off the board vanish.
+# --------------------------------------------------------------------------------------
+
+
+def _sparse_game(seed: int) -> chess.pgn.Game:
+    """Kings and a few pieces on random squares, then random moves; one side line."""
+    rng = random.Random(seed)
+    while True:
+        board = chess.Board(None)
+        squares = rng.sample(range(64), 2 + rng.randint(1, 5))
+        board.set_piece_at(squares[0], chess.Piece(chess.KING, chess.WHITE))
+        board.set_piece_at(squares[1], chess.Piece(chess.KING, chess.BLACK))
+        for square in squares[2:]:
+            piece_type = rng.choice([chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN])
+            board.set_piece_at(square, chess.Piece(piece_type, rng.random() < 0.5))
+        board.turn = rng.random() < 0.5
+        if board.is_valid():
+            break
+    game = chess.pgn.Game()
+    game.setup(board)
+    node: chess.pgn.GameNode = game
+    for ply in range(rng.randint(6, 16)):
+        moves = list(node.board().legal_moves)
+        if not moves:
+            break
+        if ply == 3 and len(moves) > 1:
+            node.add_variation(rng.choice(moves))
+        node = node.add_variation(rng.choice(moves))
+    return game
+
+
+def _contexts_of(games: list[chess.pgn.Game]) -> list[Context]:
+    out = []
+    for game in games:
+        table = PositionTable.build(game, variations=True, identities=False)
+        out.append(Context(table, GameInfo.from_headers(game.headers)))
+    return out
+
+
+#: White's king goes to the edge, its rook one file right: a later position shifted one
+#: file left (both kings shift off the board) leaves White one piece short.
+ROOK_PIN = position("8/8/8/k7/8/2R5/8/1K6 w - - 0 1", "Ka1 Ka4 Rd3 Ka5").game()
+
+SPARSE = _contexts_of([ROOK_PIN, *(_sparse_game(seed) for seed in range(40))])
+
+PINNED = [
+    ct.Relation(missing=(WHITE_PIECES, 1, 1), new=(ANYTHING, 0, 0), shift=True),
+    ct.Relation(missing=(ANYTHING, 0, 1), new=(ANYTHING, 0, 0), shift=True),
+    ct.Relation(missing=(BLACK_PIECES, 1, 2), new=(WHITE_PIECES, 0, 0), shift=True),
+    ct.Relation(
+        missing=(ANY_PIECE, 1, 2),
+        new=(ANYTHING, 0, 0),
+        shift=True,
+        side_to_move=ct.RelationSideToMove.IGNORE,
+        scope=ct.RelationScope.ALL,
+    ),
+    ct.Relation(
+        allowable=FULL & ~chess.BB_RANK_1,
+        missing=(ANY_PIECE, 0, 2),
+        new=(ANYTHING, 0, 0),
+        shift=True,
+        side_to_move=ct.RelationSideToMove.CHANGE,
+    ),
+    # Without shift: the later positions are tried by one intersection each.
+    ct.Relation(missing=(WHITE_PIECES, 1, 10), new=(ANYTHING, 0, 0)),
+    ct.Relation(
+        allowable=chess.BB_CENTER | chess.BB_RANK_1,
+        missing=(ANYTHING, 0, 3),
+        new=(BLACK_PIECES, 0, 0),
+        side_to_move=ct.RelationSideToMove.IGNORE,
+    ),
+]
+
+
+@pytest.mark.parametrize("relation", PINNED)
+def test_pinned_shifts_give_the_reference_rules_answers(relation: ct.Relation) -> None:
+    lowered = Compiler(REFERENCE_RULES, LOWERING).truth(relation)
+    reference = Compiler(REFERENCE_RULES).truth(relation)
+    related = 0
+    for ctx in [*SPARSE, *CONTEXTS[:1]]:
+        for scope in (ct.Scope.MAINLINE, ct.Scope.ALL):
+            ctx.set_scope(scope)
+            for p in range(len(ctx.table)):
+                answer = reference(ctx, p)
+                assert lowered(ctx, p) == answer, (relation, p)
+                related += answer
+        ctx.set_scope(ct.Scope.MAINLINE)
+    assert related  # the games hold positions that relate
+
+
+def test_a_shift_pinned_by_the_rook_alone() -> None:
+    """:data:`ROOK_PIN`: White's king is the missing piece, the rook pins the shift."""
+    relation = ct.Relation(missing=(WHITE_PIECES, 1, 1), new=(ANYTHING, 0, 0), shift=True)
+    lowered = Compiler(REFERENCE_RULES, LOWERING).truth(relation)
+    reference = Compiler(REFERENCE_RULES).truth(relation)
+    ctx = SPARSE[0]
+    # Positions 0, 1, 2 relate to 2, 3, 4 shifted a file left (rook on rook, both kings
+    # off the board, White's king missing); under the shift that puts White's king on
+    # White's king the rook lands on an empty square.  3 and 4 have no later position
+    # with the same side to move.
+    expected = [True, True, True, False, False]
+    assert [reference(ctx, p) for p in range(5)] == expected
+    assert [lowered(ctx, p) for p in range(5)] == expected
+
+
+def test_the_sparse_games_relate_under_shifts_no_king_pins() -> None:
+    """The games above exercise the pins after the first: some pairs relate only under
+    a shift that does not put White's king on White's king (it vanishes, or it is the
+    missing piece)."""
+    params = _params(missing=(WHITE_PIECES, 1, 1), new=(ANYTHING, 0, 0), shift=True)
+    op = _EveryShift(params)
+    found = 0
+    for ctx in SPARSE:
+        for p in range(ctx.table.mainline_length):
+            one = op.first(ctx, {}, p)
+            ones = ctx.piece_boards(p)
+            for q in range(p + 1, ctx.table.mainline_length):
+                twos = ctx.piece_boards(q)
+                king_shift = (
+                    (ones[5].bit_length() - 1) % 8 - (twos[5].bit_length() - 1) % 8,
+                    (ones[5].bit_length() - 1) // 8 - (twos[5].bit_length() - 1) // 8,
+                )
+                turned = op.turned(ctx, {}, q, 0)
+                fitting = [
+                    shift
+                    for shift in op.offsets(one, turned)
+                    if op.fits(one, *_translated(turned, *shift))
+                ]
+                found += bool(fitting) and king_shift not in fitting
+    assert found
+
+
+def _translated(two: Any, dx: int, dy: int) -> tuple[int, tuple[int, int, int, int], int]:
+    """P2's placement moved by (``dx``, ``dy``), by the square-set translation."""
+    occupied, planes, counted = two.occupied, two.planes, two.counted
+    moved = tuple(translate(plane, dx, dy) for plane in planes)
+    return (
+        translate(occupied, dx, dy),
+        (moved[0], moved[1], moved[2], moved[3]),
+        translate(counted, dx, dy),
+    )
+
+
+@pytest.mark.parametrize("relation", PINNED[-2:])
+def test_the_rows_of_a_game_are_those_of_its_boards(relation: ct.Relation) -> None:
+    """:meth:`RelationOperator.rows` reads the boards in one pass, as :meth:`row` does."""
+    op = RelationOperator(
+        _params(missing=relation.missing, new=relation.new, allowable=relation.allowable)
+    )
+    for ctx in SPARSE[:5]:
+        assert op.rows(ctx) == [op.row(board) for board in ctx.boards]
