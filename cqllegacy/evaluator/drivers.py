@@ -242,10 +242,11 @@ def _sieved_hits(
         ctx.memo[key] = listed
     if sieve.variable is None:
         return tuple(p for p, _ in listed if body(ctx, p))
-    where, identity = ctx.where, ctx.bindings[sieve.variable]
+    # The bound piece's squares, position by position (no row of every piece's square).
+    track = ctx.tracks[sieve.variable]
     out = []
     for p, mask in listed:
-        sq = where[p][identity]
+        sq = track[p]
         if mask >> (64 if sq == NO_PIECE else sq) & 1:
             out.append(p)
     return tuple(out)
