@@ -254,6 +254,7 @@ class PositionTable:
     _who: list[tuple[int, ...]] | None = None
     _where: list[tuple[int, ...]] | None = None
     _followed: _Followed | None = None
+    _to_follow: bool = False
     _tracks: dict[int, list[int]] = attrs.field(factory=dict)
     _index: dict[int, int] = attrs.field(factory=dict)
 
@@ -312,8 +313,8 @@ class PositionTable:
             mainline_length=n,
             moves=[None, *moves],
         )
-        if identities:
-            table._followed = _follow_main_line(boards, moves)
+        # The pieces are followed when first asked (a game may fail before that).
+        table._to_follow = identities
         return table
 
     def _add(
@@ -387,8 +388,9 @@ class PositionTable:
 
     def _promotions(self) -> list[tuple[int, int]]:
         """(p, identity): the piece ``identity`` promoted by the move that reached ``p``."""
-        if self._followed is not None:
-            return self._followed.promotions
+        followed = self._following()
+        if followed is not None:
+            return followed.promotions
         if self._who is None:
             raise ValueError("the table was built without piece identities")
         who = self._who
@@ -400,22 +402,31 @@ class PositionTable:
                     out.append((p, identity))
         return out
 
+    def _following(self) -> _Followed | None:
+        """The pieces of a main-line table followed along it (None for a game tree's
+        table, or one built without identities)."""
+        if self._to_follow:
+            self._to_follow = False
+            moves = [move for move in self.moves[1:] if move is not None]
+            self._followed = _follow_main_line(self.boards, moves)
+        return self._followed
+
     @property
     def follows_pieces(self) -> bool:
         """Whether the table was built with piece identities."""
-        return self._followed is not None or self._who is not None
+        return self._to_follow or self._followed is not None or self._who is not None
 
     @property
     def who(self) -> list[tuple[int, ...]] | None:
         """``who[p][sq]``: the identity of the piece on ``sq`` at ``p`` (see the class)."""
-        if self._who is None and self._followed is not None:
+        if self._who is None and self._following() is not None:
             self._build_rows()
         return self._who
 
     @property
     def where(self) -> list[tuple[int, ...]] | None:
         """``where[p][identity]``: the square of the piece ``identity`` at ``p``."""
-        if self._where is None and self._followed is not None:
+        if self._where is None and self._following() is not None:
             self._build_rows()
         return self._where
 
@@ -436,8 +447,9 @@ class PositionTable:
         the moves that relocate it, without building ``where``'s rows."""
         found = self._tracks.get(identity)
         if found is None:
-            if self._followed is not None:
-                found = self._followed.track(identity, len(self.boards))
+            followed = self._following()
+            if followed is not None:
+                found = followed.track(identity, len(self.boards))
             elif self._where is not None:
                 found = [row[identity] for row in self._where]
             else:
