@@ -206,7 +206,16 @@ def _follow_main_line(boards: list[chess.Board], moves: list[chess.Move]) -> _Fo
         if not move:
             continue
         origin, target = move.from_square, move.to_square
-        if _plain_move(board, move):
+        # _plain_move, written out (it runs for every move of every game).
+        if board.kings >> origin & 1:
+            plain = -1 <= (origin & 7) - (target & 7) <= 1 and not (
+                (board.rooks & board.occupied_co[board.turn]) >> target & 1
+            )
+        elif board.pawns >> origin & 1 and not board.occupied >> target & 1:
+            plain = origin & 7 == target & 7
+        else:
+            plain = True
+        if plain:
             mover, taken = who[origin], who[target]
             if taken != NO_PIECE:
                 relocations[taken].append((p, NO_PIECE))
