@@ -363,6 +363,7 @@ def test_a_snapshot_is_python_chess_copy_of_the_board() -> None:
         for move in [*game.mainline_moves(), None]:
             ours, theirs = snapshot(board), board.copy(stack=False)
             assert type(ours) is type(theirs)
+            assert list(vars(ours)) == list(vars(theirs))  # the same fields, set in one order
             assert {f: getattr(ours, f) for f in fields} == {f: getattr(theirs, f) for f in fields}
             assert ours.move_stack == [] and ours._stack == []
             assert ours.occupied_co is not board.occupied_co
