@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 import attrs
 import chess
@@ -75,6 +75,26 @@ _PLIES = range(1 << 40)
 # --------------------------------------------------------------------------------------
 
 
+class _Tracks(dict[str, list[int]]):
+    """``tracks[name][p]``: the square at ``p`` of the piece bound to ``name``
+    (``where[p][bindings[name]]``), its track read from the table on first use after
+    each binding (:meth:`PositionTable.track`): no row of every piece's square."""
+
+    __slots__ = ("_bindings", "table")
+
+    def __init__(self, bindings: dict[str, int]) -> None:
+        super().__init__()
+        # The context's bindings and table, not the context (no reference cycle).
+        self._bindings = bindings
+        self.table: PositionTable | None = None
+
+    def __missing__(self, name: str) -> list[int]:
+        if self.table is None:
+            raise KeyError(name)
+        track = self[name] = self.table.track(self._bindings[name])
+        return track
+
+
 class Context:
     """One game being evaluated: its positions, tags, continuations in scope and bindings.
 
@@ -102,6 +122,7 @@ class Context:
         "parent",
         "ply",
         "table",
+        "tracks",
         "where",
         "who",
     )
@@ -119,25 +140,37 @@ class Context:
     def __init__(self, table: PositionTable | None, info: GameInfo) -> None:
         self.info = info
         self.bindings: dict[str, int] = {}
+        self.tracks = _Tracks(self.bindings)
         self.memo: dict[tuple[object, object], Any] = {}
         self._piece_boards: dict[int, tuple[int, ...]] = {}
         self._all_scope = False
         if table is None:
             return
-        self.table = table
+        self.table = self.tracks.table = table
         self.boards = table.boards
         self.moves = table.moves
         self.children = table.children
         self.nodes = table.nodes
         self.parent = table.parent
         self.ply = table.ply
-        if table.who is not None and table.where is not None:
-            # Only a table that follows pieces has them (queries with piece variables).
-            self.who, self.where = table.who, table.where
+        # ``who`` and ``where`` (only a table that follows pieces has them: queries with
+        # piece variables) are read from the table when first asked (``__getattr__``):
+        # their rows cost more to build than most queries that follow pieces need.
         self.mainline_end = table.mainline_length
         self._main_next = table.main_continuations()
         self.next = self._main_next
         self._refresh_key()
+
+    if not TYPE_CHECKING:  # (hidden from mypy: other attributes stay checked)
+
+        def __getattr__(self, name):
+            # Called only for an unset slot: ``who``/``where`` are set on first use.
+            if name in ("who", "where"):
+                rows = getattr(self.table, name)
+                if rows is not None:
+                    setattr(self, name, rows)
+                    return rows
+            raise AttributeError(name)
 
     @classmethod
     def streaming(cls, info: GameInfo) -> Context:
@@ -169,6 +202,7 @@ class Context:
             self.bindings.pop(name, None)
         else:
             self.bindings[name] = identity
+        self.tracks.pop(name, None)
         self._refresh_key()
 
     def _refresh_key(self) -> None:

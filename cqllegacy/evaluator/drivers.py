@@ -169,6 +169,8 @@ class TreeDriver:
         """The hits of the first binding of the tags that satisfies every list (only
         ``candidates[i]`` are examined for list i, when given)."""
         ctx = Context(table, info)
+        if candidates is None and self._out_of_reach(ctx, skip_initial, variations):
+            return Verdict(False, ())
         cache: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
         for binding in self._bindings(table):
             for name, identity in binding.items():
@@ -201,21 +203,48 @@ class TreeDriver:
             if len(set(choice)) == len(choice):
                 yield {tag.name: identity for tag, identity in zip(tags, choice, strict=True)}
 
+    def _out_of_reach(self, ctx: Context, skip_initial: bool, variations: bool) -> bool:
+        """Whether some list tried for every binding at once (a sieve) lists fewer
+        positions than its ``matchcount`` asks for: every binding's hits are among them,
+        so no binding satisfies it, and the game fails before any piece is followed.
+        Looked at: the first list (the bindings try it first in any case) and the lists
+        whose positions are listed by a necessity naming no piece (a listing the bindings
+        share); another list's listing may cost more than following the pieces."""
+        for index, compiled in enumerate(self.lists):
+            sieve = compiled.sieve
+            if sieve is None or (index > 0 and sieve.variable is not None):
+                continue
+            first, end = self._span(ctx, compiled, skip_initial, variations)
+            bounds = compiled.source.matchcount
+            fewest = 1 if bounds is None else bounds[0]
+            if len(_listed(ctx, sieve, first, end)) < fewest:
+                return True
+        return False
+
     @staticmethod
+    def _span(
+        ctx: Context, compiled: CompiledList, skip_initial: bool, variations: bool
+    ) -> tuple[int, int]:
+        """The positions ``first .. end - 1`` a list examines (its scope set on ``ctx``)."""
+        scope = Scope.ALL if variations else compiled.source.scope
+        ctx.set_scope(scope)
+        end = len(ctx.table) if scope is Scope.ALL else ctx.table.mainline_length
+        first = 1 if skip_initial else 0
+        if compiled.analysis.start_only:
+            end = min(end, 1)
+        return first, end
+
+    @classmethod
     def _list_hits(
+        cls,
         ctx: Context,
         compiled: CompiledList,
         skip_initial: bool,
         variations: bool,
         only: Sequence[int] | None,
     ) -> tuple[int, ...]:
-        scope = Scope.ALL if variations else compiled.source.scope
-        ctx.set_scope(scope)
-        end = len(ctx.table) if scope is Scope.ALL else ctx.table.mainline_length
+        first, end = cls._span(ctx, compiled, skip_initial, variations)
         body = compiled.test
-        first = 1 if skip_initial else 0
-        if compiled.analysis.start_only:
-            end = min(end, 1)
         sieve = compiled.sieve
         if sieve is not None and only is None:
             return _sieved_hits(ctx, sieve, body, first, end)
@@ -223,12 +252,9 @@ class TreeDriver:
         return tuple(p for p in examined if body(ctx, p))
 
 
-def _sieved_hits(
-    ctx: Context, sieve: ListSieve, body: TruthFn, first: int, end: int
-) -> tuple[int, ...]:
-    """The positions of ``first .. end`` where the body holds for the current binding:
-    the positions where some binding may match are listed once per game and scope (with
-    their masks), and the binding's hits read from the masks or tried there only."""
+def _listed(ctx: Context, sieve: ListSieve, first: int, end: int) -> list[tuple[int, int]]:
+    """The positions of ``first .. end`` where some binding may make the sieved list hold
+    (with the masks of where its piece must stand), listed once per game and scope."""
     key = ((sieve, ctx.all_scope), (first, end))
     listed: list[tuple[int, int]] | None = ctx.memo.get(key)
     if listed is None:
@@ -240,12 +266,23 @@ def _sieved_hits(
             necessity = sieve.necessity
             listed = [(p, 0) for p in range(first, end) if necessity(ctx, p)]
         ctx.memo[key] = listed
+    return listed
+
+
+def _sieved_hits(
+    ctx: Context, sieve: ListSieve, body: TruthFn, first: int, end: int
+) -> tuple[int, ...]:
+    """The positions of ``first .. end`` where the body holds for the current binding:
+    the positions where some binding may match are listed once per game and scope (with
+    their masks), and the binding's hits read from the masks or tried there only."""
+    listed = _listed(ctx, sieve, first, end)
     if sieve.variable is None:
         return tuple(p for p, _ in listed if body(ctx, p))
-    where, identity = ctx.where, ctx.bindings[sieve.variable]
+    # The bound piece's squares, position by position (no row of every piece's square).
+    track = ctx.tracks[sieve.variable]
     out = []
     for p, mask in listed:
-        sq = where[p][identity]
+        sq = track[p]
         if mask >> (64 if sq == NO_PIECE else sq) & 1:
             out.append(p)
     return tuple(out)

@@ -169,6 +169,76 @@ def _next_identities(
     return tuple(out), tuple(located)
 
 
+@attrs.frozen(slots=True)
+class _Followed:
+    """The pieces of one main line followed move by move: the piece on each square at the
+    start (``NO_PIECE`` on an empty one), per piece the positions where it arrives on a
+    square or leaves the board (``(p, square or NO_PIECE)``, in order), and the
+    promotions ``(p, identity)``."""
+
+    start: tuple[int, ...]
+    relocations: dict[int, list[tuple[int, int]]]
+    promotions: list[tuple[int, int]]
+
+    def track(self, identity: int, positions: int) -> list[int]:
+        """The square of ``identity`` at each of the ``positions`` positions."""
+        out: list[int] = []
+        square, since = self.start[identity], 0
+        for p, target in self.relocations.get(identity, ()):
+            out += [square] * (p - since)
+            square, since = target, p
+        out += [square] * (positions - since)
+        return out
+
+
+def _follow_main_line(boards: list[chess.Board], moves: list[chess.Move]) -> _Followed:
+    """Follow every piece along a main line (``moves[i]`` leads from ``boards[i]``),
+    keeping only the moves of each: one list update per move, no row of 64 squares per
+    position (``PositionTable._build_rows`` makes those when asked; tests compare)."""
+    occupied = boards[0].occupied
+    who = [sq if occupied >> sq & 1 else NO_PIECE for sq in range(64)]
+    start = tuple(who)
+    relocations: dict[int, list[tuple[int, int]]] = {sq: [] for sq in range(64) if who[sq] >= 0}
+    promotions: list[tuple[int, int]] = []
+    p = 0
+    for board, move in zip(boards[:-1], moves, strict=True):
+        p += 1
+        if not move:
+            continue
+        origin, target = move.from_square, move.to_square
+        # _plain_move, written out (it runs for every move of every game).
+        if board.kings >> origin & 1:
+            plain = -1 <= (origin & 7) - (target & 7) <= 1 and not (
+                (board.rooks & board.occupied_co[board.turn]) >> target & 1
+            )
+        elif board.pawns >> origin & 1 and not board.occupied >> target & 1:
+            plain = origin & 7 == target & 7
+        else:
+            plain = True
+        if plain:
+            mover, taken = who[origin], who[target]
+            if taken != NO_PIECE:
+                relocations[taken].append((p, NO_PIECE))
+            who[origin], who[target] = NO_PIECE, mover
+            if mover != NO_PIECE:
+                relocations[mover].append((p, target))
+                if move.promotion is not None:
+                    promotions.append((p, mover))
+            continue
+        relocated, captured = piece_moves(board, move)
+        if captured is not None and who[captured] != NO_PIECE:
+            relocations[who[captured]].append((p, NO_PIECE))
+            who[captured] = NO_PIECE
+        moving = [(who[origin], target) for origin, target in relocated]
+        for origin, _ in relocated:
+            who[origin] = NO_PIECE
+        for identity, target in moving:
+            who[target] = identity
+            if identity != NO_PIECE:
+                relocations[identity].append((p, target))
+    return _Followed(start, relocations, promotions)
+
+
 @attrs.define(slots=True, eq=False)
 class PositionTable:
     """The examined positions of one game, indexed 0 .. n-1 (0 is the start position).
@@ -190,8 +260,11 @@ class PositionTable:
     subtree_end: list[int]
     mainline_length: int
     moves: list[chess.Move | None] = attrs.field(factory=list)
-    who: list[tuple[int, ...]] | None = None
-    where: list[tuple[int, ...]] | None = None
+    _who: list[tuple[int, ...]] | None = None
+    _where: list[tuple[int, ...]] | None = None
+    _followed: _Followed | None = None
+    _to_follow: bool = False
+    _tracks: dict[int, list[int]] = attrs.field(factory=dict)
     _index: dict[int, int] = attrs.field(factory=dict)
 
     def __len__(self) -> int:
@@ -204,7 +277,7 @@ class PositionTable:
         """Walk ``game`` (with its variations when ``variations``), one board per position."""
         table = cls([], [], [], [], [], [], [], 0)
         if identities:
-            table.who, table.where = [], []
+            table._who, table._where = [], []
         root_board = game.board()
         # Explicit stack: variations may nest deeper than Python's recursion limit.
         stack: list[tuple[chess.pgn.GameNode, int, chess.Board]] = [(game, -1, root_board)]
@@ -249,13 +322,8 @@ class PositionTable:
             mainline_length=n,
             moves=[None, *moves],
         )
-        if identities:
-            who = where = _start_identities(boards[0])
-            table.who, table.where = [who], [where]
-            for board, move in zip(boards[:-1], moves, strict=True):
-                who, where = _next_identities(who, where, board, move)
-                table.who.append(who)
-                table.where.append(where)
+        # The pieces are followed when first asked (a game may fail before that).
+        table._to_follow = identities
         return table
 
     def _add(
@@ -280,15 +348,15 @@ class PositionTable:
             if not siblings:
                 self.main_child[parent] = index
             self.children[parent] = (*siblings, index)
-        if self.who is not None and self.where is not None:
+        if self._who is not None and self._where is not None:
             if parent < 0:
                 who = where = _start_identities(board)
             else:
                 who, where = _next_identities(
-                    self.who[parent], self.where[parent], self.boards[parent], move
+                    self._who[parent], self._where[parent], self.boards[parent], move
                 )
-            self.who.append(who)
-            self.where.append(where)
+            self._who.append(who)
+            self._where.append(where)
         return index
 
     def _finish(self) -> None:
@@ -319,16 +387,84 @@ class PositionTable:
         and what it promotes to in the table's moves (not every board read square by
         square; tests compare the two).
         """
-        if self.who is None:
-            raise ValueError("the table was built without piece identities")
-        start, who = self.boards[0], self.who
+        start = self.boards[0]
         seen = {sq: content_bit(start.piece_at(sq)) for sq in iter_squares(start.occupied)}
+        for p, identity in self._promotions():
+            move = self.moves[p]
+            assert move is not None
+            seen[identity] |= content_bit(self.boards[p].piece_at(move.to_square))
+        return seen
+
+    def _promotions(self) -> list[tuple[int, int]]:
+        """(p, identity): the piece ``identity`` promoted by the move that reached ``p``."""
+        followed = self._following()
+        if followed is not None:
+            return followed.promotions
+        if self._who is None:
+            raise ValueError("the table was built without piece identities")
+        who = self._who
+        out = []
         for p, move in enumerate(self.moves):
             if move is not None and move.promotion is not None:
                 identity = who[p][move.to_square]
                 if identity != NO_PIECE:
-                    seen[identity] |= content_bit(self.boards[p].piece_at(move.to_square))
-        return seen
+                    out.append((p, identity))
+        return out
+
+    def _following(self) -> _Followed | None:
+        """The pieces of a main-line table followed along it (None for a game tree's
+        table, or one built without identities)."""
+        if self._to_follow:
+            self._to_follow = False
+            moves = [move for move in self.moves[1:] if move is not None]
+            self._followed = _follow_main_line(self.boards, moves)
+        return self._followed
+
+    @property
+    def follows_pieces(self) -> bool:
+        """Whether the table was built with piece identities."""
+        return self._to_follow or self._followed is not None or self._who is not None
+
+    @property
+    def who(self) -> list[tuple[int, ...]] | None:
+        """``who[p][sq]``: the identity of the piece on ``sq`` at ``p`` (see the class)."""
+        if self._who is None and self._following() is not None:
+            self._build_rows()
+        return self._who
+
+    @property
+    def where(self) -> list[tuple[int, ...]] | None:
+        """``where[p][identity]``: the square of the piece ``identity`` at ``p``."""
+        if self._where is None and self._following() is not None:
+            self._build_rows()
+        return self._where
+
+    def _build_rows(self) -> None:
+        """``who`` and ``where`` of a main-line table, position by position (built only
+        when some filter asks for them: the tracks of the bound pieces serve most)."""
+        who = where = _start_identities(self.boards[0])
+        rows_who, rows_where = [who], [where]
+        for p in range(1, len(self.boards)):
+            who, where = _next_identities(who, where, self.boards[p - 1], self.moves[p])
+            rows_who.append(who)
+            rows_where.append(where)
+        self._who, self._where = rows_who, rows_where
+
+    def track(self, identity: int) -> list[int]:
+        """The square of the piece ``identity`` at every position (``NO_PIECE`` where it
+        is not on the board): ``track(i)[p] == where[p][i]``, found once per piece from
+        the moves that relocate it, without building ``where``'s rows."""
+        found = self._tracks.get(identity)
+        if found is None:
+            followed = self._following()
+            if followed is not None:
+                found = followed.track(identity, len(self.boards))
+            elif self._where is not None:
+                found = [row[identity] for row in self._where]
+            else:
+                raise ValueError("the table was built without piece identities")
+            self._tracks[identity] = found
+        return found
 
     def is_mainline(self, p: int) -> bool:
         return p < self.mainline_length

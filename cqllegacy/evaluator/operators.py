@@ -620,7 +620,7 @@ def _fading_keyed(
     def any_holds(ctx: Context, p: int) -> bool:
         if unkeyed is not None and unkeyed(ctx, p):
             return True
-        sq = ctx.where[p][ctx.bindings[name]]
+        sq = ctx.tracks[name][p]
         if sq == NO_PIECE:
             return False
         some = table[sq]
@@ -1209,7 +1209,7 @@ def holders_test(name: str, holders: Holders) -> TruthFn:
     (:data:`OFF_BOARD` when it is off the board) in the mask ``holders`` gives."""
 
     def bound_holds(ctx: Context, p: int) -> bool:
-        sq = ctx.where[p][ctx.bindings[name]]
+        sq = ctx.tracks[name][p]
         return bool(holders(ctx, p) >> (64 if sq == NO_PIECE else sq) & 1)
 
     return bound_holds
@@ -1345,10 +1345,10 @@ def _bound_hits(
     hits: list[int] | None = ctx.memo.get(key)
     if hits is None:
         listed, _ = _listed(ctx, shared, necessity, reached)
-        where = ctx.where
+        track = ctx.tracks[name]
         hits = []
         for q in listed:
-            sq = where[q][identity]
+            sq = track[q]
             if holders(ctx, q) >> (64 if sq == NO_PIECE else sq) & 1:
                 hits.append(q)
         ctx.memo[key] = hits

@@ -371,7 +371,7 @@ def _piece_variable(c: Compiler, node: PieceVariable) -> Compiled:
     name = node.name
 
     def variable(ctx: Context, p: int) -> int:
-        sq = ctx.where[p][ctx.bindings[name]]
+        sq = ctx.tracks[name][p]
         return 0 if sq == NO_PIECE else 1 << sq
 
     return as_set(variable)

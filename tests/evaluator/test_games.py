@@ -57,6 +57,7 @@ from cqllegacy.core.tree import (
 from cqllegacy.errors import CqlLegacyError
 from cqllegacy.evaluator.evaluate import GameMatch, compile_query, evaluate_filter
 from cqllegacy.evaluator.gametree import NO_PIECE, PositionTable, piece_moves
+from cqllegacy.evaluator.stream import snapshot
 from cqllegacy.evaluator.testing import game_from_pgn, pd, position
 from cqllegacy.vocab.pieces import content_bit, types_of
 from cqllegacy.vocab.results import GameResult
@@ -335,6 +336,41 @@ def test_a_main_line_follows_pieces_as_the_game_tree_does() -> None:
         )
         assert (line.who, line.where) == (tree.who, tree.where)
         assert line.identity_types() == tree.identity_types()
+
+
+def test_a_main_line_tracks_each_piece_where_the_game_tree_places_it() -> None:
+    # The stream's table follows pieces by their moves alone (``track``), without rows;
+    # the game tree's rows, built position by position, are the reference.
+    for game in [*(game_from_pgn(text) for text in _ODD_MOVES), *_games(40)]:
+        tree = PositionTable.build(game, identities=True)
+        assert tree.where is not None
+        line = PositionTable.from_main_line(
+            tree.boards, [m for m in tree.moves if m is not None], identities=True
+        )
+        for identity in range(64):
+            column = [where[identity] for where in tree.where]
+            assert line.track(identity) == column
+            assert tree.track(identity) == column
+        assert line.identity_types() == _types_square_by_square(tree)
+
+
+def test_a_snapshot_is_python_chess_copy_of_the_board() -> None:
+    # Every field python-chess's copy sets, on every board of real and odd games, and the
+    # copy shares nothing mutable with the board it was made from.
+    fields = (*(name for name in vars(chess.Board()) if name not in ("move_stack", "_stack")),)
+    for game in [*(game_from_pgn(text) for text in _ODD_MOVES), *_games(10)]:
+        board = game.board()
+        for move in [*game.mainline_moves(), None]:
+            ours, theirs = snapshot(board), board.copy(stack=False)
+            assert type(ours) is type(theirs)
+            assert list(vars(ours)) == list(vars(theirs))  # the same fields, set in one order
+            assert {f: getattr(ours, f) for f in fields} == {f: getattr(theirs, f) for f in fields}
+            assert ours.move_stack == [] and ours._stack == []
+            assert ours.occupied_co is not board.occupied_co
+            if move is None:
+                break
+            board.push(move)
+            assert ours.occupied_co == theirs.occupied_co and ours.fen() == theirs.fen()
 
 
 def test_a_find_that_follows_a_piece_keeps_to_its_scope() -> None:
