@@ -566,11 +566,14 @@ def _somewhere_of(found: tuple[Alternative, ...]) -> tuple[Alternative, ...]:
 
 def _found_later(part: Find | InRange, bounds: Bounds) -> Alternative:
     """``find X`` (or ``find all X`` counted at least once): X holds at this position or
-    a later one of the main line."""
+    a later one of the main line.  A bare ``find all X`` says nothing: it counts, and a
+    count of none still matches."""
     if isinstance(part, InRange):
         if not (isinstance(part.value, Find) and part.value.all and (part.lo or 0) >= 1):
             return Alternative()
         part = part.value
+    elif part.all:
+        return Alternative()
     return _somewhere(part.arg, bounds)[0]
 
 

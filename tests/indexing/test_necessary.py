@@ -131,6 +131,16 @@ def test_find_is_said_of_some_position_of_the_game() -> None:
     assert somewhere.moves[0].promote == types_of("N") | types_of("n")
 
 
+def test_a_bare_find_all_says_nothing_as_a_count_of_none_matches() -> None:
+    """Found by the generated equivalence test: ``find all Ka1`` matches every game (its
+    count, 0 included, is its value), so the index may not ask for Ka1 somewhere."""
+    assert necessity(modern("cql() find all Ka1")) is None
+    need = necessity(modern("cql() initial find all Ka1"))
+    assert need is not None and need.lists[0].alternatives[0].elsewhere == ()
+    counted = necessity(modern("cql() (find all Ka1) >= 1"))
+    assert counted is not None and counted.lists[0].alternatives[0].elsewhere != ()
+
+
 def test_line_steps_after_a_repeated_one_are_said_of_some_position() -> None:
     line = Line(
         (LineStep(Simple(Keyword.CHECK)), LineStep(pd("Qa1"), 0, None), LineStep(pd("Rb1")))
