@@ -155,18 +155,30 @@ def _next_identities(
         if mover != NO_PIECE:
             located[mover] = target
         return tuple(out), tuple(located)
+    for identity, landing in _relocate_by_python_chess(out, board, move):
+        located[identity] = landing
+    return tuple(out), tuple(located)
+
+
+def _relocate_by_python_chess(
+    who: list[int], board: chess.Board, move: chess.Move
+) -> list[tuple[int, int]]:
+    """``who`` updated in place for a move that is not :func:`_plain_move` (castling, en
+    passant: python-chess says which pieces go where); the pieces it moved or took, in
+    that order, as ``(identity, square or NO_PIECE)``."""
+    changes: list[tuple[int, int]] = []
     relocated, captured = piece_moves(board, move)
     if captured is not None and who[captured] != NO_PIECE:
-        located[who[captured]] = NO_PIECE
-        out[captured] = NO_PIECE
+        changes.append((who[captured], NO_PIECE))
+        who[captured] = NO_PIECE
     moving = [(who[origin], target) for origin, target in relocated]
     for origin, _ in relocated:
-        out[origin] = NO_PIECE
+        who[origin] = NO_PIECE
     for identity, target in moving:
-        out[target] = identity
+        who[target] = identity
         if identity != NO_PIECE:
-            located[identity] = target
-    return tuple(out), tuple(located)
+            changes.append((identity, target))
+    return changes
 
 
 @attrs.frozen(slots=True)
@@ -225,17 +237,8 @@ def _follow_main_line(boards: list[chess.Board], moves: list[chess.Move]) -> _Fo
                 if move.promotion is not None:
                     promotions.append((p, mover))
             continue
-        relocated, captured = piece_moves(board, move)
-        if captured is not None and who[captured] != NO_PIECE:
-            relocations[who[captured]].append((p, NO_PIECE))
-            who[captured] = NO_PIECE
-        moving = [(who[origin], target) for origin, target in relocated]
-        for origin, _ in relocated:
-            who[origin] = NO_PIECE
-        for identity, target in moving:
-            who[target] = identity
-            if identity != NO_PIECE:
-                relocations[identity].append((p, target))
+        for identity, landing in _relocate_by_python_chess(who, board, move):
+            relocations[identity].append((p, landing))
     return _Followed(start, relocations, promotions)
 
 
