@@ -1195,14 +1195,11 @@ def _piece_move(c: Compiler, node: Filter, name: str) -> TruthFn | None:
     parts = meaningful(node.conjuncts())
     if len(parts) != 1 or not isinstance(move := parts[0], Move) or move.previous:
         return None
-    if move.from_ is None or any(
-        _reads_bindings(part) for part in (move.to, move.capture) if part is not None
-    ):
+    split = _moving_variable(c, move, name)
+    if split is None:
         return None
-    unit = _unit_holders(c, move.from_, name)
-    if unit is None:
-        return None
-    rest = MoveTest.of(c, attrs.evolve(move, from_=None))
+    unit, rest = split
+    assert move.from_ is not None  # (_moving_variable asks for it)
     fixed = _fixed_squares(move.from_, name)
     return op.find_moving(name, fixed or unit, rest.matches, _squares_of(move.to))
 
@@ -1497,6 +1494,17 @@ def _unit_holders(c: Compiler, node: Filter, name: str) -> op.Holders | None:
 def _move_holders(c: Compiler, node: Move, name: str) -> op.Holders | None:
     """``move from X …`` with X the variable's square or nothing, the rest reading no
     variable: the squares of X that a continuation leaves by a move the rest accepts."""
+    split = _moving_variable(c, node, name)
+    if split is None:
+        return None
+    unit, rest = split
+    return op.holders_moving(unit, rest.matches)
+
+
+def _moving_variable(c: Compiler, node: Move, name: str) -> tuple[op.Holders, MoveTest] | None:
+    """``move from X …`` split into the unit holders of X (the variable's square or
+    nothing) and the test of the rest of the move, which reads no variable (None when
+    the move is not of that shape)."""
     if node.from_ is None or any(
         _reads_bindings(part) for part in (node.to, node.capture) if part is not None
     ):
@@ -1504,8 +1512,7 @@ def _move_holders(c: Compiler, node: Move, name: str) -> op.Holders | None:
     unit = _unit_holders(c, node.from_, name)
     if unit is None:
         return None
-    rest = MoveTest.of(c, attrs.evolve(node, from_=None))
-    return op.holders_moving(unit, rest.matches)
+    return unit, MoveTest.of(c, attrs.evolve(node, from_=None))
 
 
 # --------------------------------------------------------------------------------------
