@@ -34,7 +34,8 @@ def add_index_options(parser: argparse.ArgumentParser) -> None:
         "--index",
         metavar="PATH",
         help="the index to use (made by `cqllegacy index`): a file for one input, else a "
-        "folder; default: INPUT.cqlidx beside each input, used when it is fresh",
+        "folder; default: INPUT.cqlidx beside each input, used when it is fresh and can "
+        "repay its cost (a small file of a query only tags narrow is scanned)",
     )
     group.add_argument(
         "--no-index", action="store_true", help="scan every game, even where an index is"

@@ -22,12 +22,21 @@ decide (``decided_by_tags``): the scan reads such a query's games without replay
 move, most of them only as far as their tag lines.  A query that examines
 variations is narrowed by its tags and game numbers only (the positions of variations
 are not indexed).
+
+An index costs a run about :data:`INDEX_COST` of CPU before it saves anything (DuckDB
+and numpy loaded, the index opened, checked and asked), so a file is scanned where the
+index cannot repay that (:func:`index_pays`): a small plain file of a query the index
+would narrow by its tags and game numbers alone, or not at all, whose games fed from
+stored positions (those the tags may admit, counted from the file's tag lines) and whose
+bytes left unsplit save less than that cost.  A query whose positions narrow uses the
+index on any file: what it leaves out is unknown until it is asked.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -39,22 +48,47 @@ import attrs
 from cqllegacy.core.tree import Query
 from cqllegacy.errors import IncompleteInput
 from cqllegacy.evaluator.necessary import Necessity, necessity
+from cqllegacy.evaluator.needles import Needles
 from cqllegacy.indexing import replay
 from cqllegacy.indexing.store import Index, StaleIndex, default_index_path, open_index
 from cqllegacy.runner import scanner
 from cqllegacy.runner.compiled import CompiledQueryLike
 from cqllegacy.runner.game_scan import GameScan
-from cqllegacy.runner.pgn import DamagedInput, GameText, open_pgn, split_games
+from cqllegacy.runner.pgn import (
+    Compression,
+    DamagedInput,
+    GameText,
+    detect_compression,
+    open_pgn,
+    split_games,
+)
 from cqllegacy.runner.progress import Messages
 from cqllegacy.runner.results import InputFile, MatchSink, ScanOptions, StopScan, Summary
 
 if TYPE_CHECKING:
     from cqllegacy.runner.parallel import Engine
 
-__all__ = ["FROM_THE_FILE", "IndexCandidates", "IndexChoice", "scan"]
+__all__ = [
+    "FROM_THE_FILE", "INDEX_COST", "STORED_SAVES", "UNSPLIT_SAVES", "IndexCandidates",
+    "IndexChoice", "index_pays", "scan",
+]  # fmt: skip
 
 #: Beyond this share of a file's games as candidates, they are read from the file.
 FROM_THE_FILE = 0.5
+
+# The cost rule (:func:`index_pays`), in CPU seconds of this project's machines; only
+# their ratios decide.  Measured in one process on the first 1,000 to 10,275 games of
+# the benchmark corpus (README, "the position index"): loading DuckDB's module and numpy
+# and opening, checking and asking an index cost 0.15-0.25 s; evaluating a game from its
+# stored positions about 0.45 ms less than replaying its text; the scan splits a game
+# and tests its tag section (about 30 us a game of 930 bytes) where the index tests its
+# stored tags (about 7 us).
+#: What the index costs a run before it saves anything.
+INDEX_COST = 0.2
+#: What a clean game evaluated from its stored positions saves beside its replay.
+STORED_SAVES = 0.00045
+#: What a byte of the file that the index spares a run from splitting saves.
+UNSPLIT_SAVES = 25e-9
 
 
 @attrs.frozen
@@ -103,15 +137,25 @@ def scan(
         return scanner.scan(
             compiled, inputs, options=options, sinks=sinks, progress=progress, engine=engine
         )
+    stored = replay.feeds(compiled, options)
+    paying = [index_pays(need, stored, compiled.tag_needles, item.path) for item in inputs]
+    unpaid = [item.name for item, pays in zip(inputs, paying, strict=True) if not pays]
+    if choice.path is not None and unpaid:
+        progress.message(
+            "note: the index cannot repay its cost on so small a file for this query; "
+            f"scanning {', '.join(unpaid)}"
+        )
     with contextlib.ExitStack() as stack:
-        indexes = [stack.enter_context(_opened(choice, item, inputs, progress)) for item in inputs]
+        indexes = [
+            stack.enter_context(_opened(choice, item, inputs, progress)) if pays else None
+            for item, pays in zip(inputs, paying, strict=True)
+        ]
         if not any(indexes):
             return scanner.scan(
                 compiled, inputs, options=options, sinks=sinks, progress=progress, engine=engine
             )
         if spread:
             # The candidates are the units of work of the engine's workers.
-            stored = replay.feeds(compiled, options)
             chosen = [
                 None
                 if index is None
@@ -125,6 +169,65 @@ def scan(
         if engine is not None:
             engine.close()
         return _scan_indexed(compiled, need, inputs, indexes, options, sinks, progress)
+
+
+def index_pays(need: Necessity | None, stored: bool, needles: Needles, path: Path) -> bool:
+    """Whether the index of the file at ``path`` can repay what it costs a run
+    (:data:`INDEX_COST`) for a query that needs ``need`` (None: nothing the index can
+    check) and whose clean games are evaluated from stored positions where ``stored``.
+
+    A query the positions narrow: yes (what they leave out is unknown until asked).
+    Otherwise it saves :data:`UNSPLIT_SAVES` a byte of the file (the scan splits every
+    game) and, where ``stored``, :data:`STORED_SAVES` a game it evaluates: at most the
+    games whose tag lines hold a text of every clause of the tag ``needles`` (the scan
+    rejects the others before reading their moves), their game numbers within
+    ``need.gamenumber``.  A file too large to fall short, or a compressed one (its size
+    says little), is not read to count: yes.
+    """
+    if need is not None and need.lists:
+        return True
+    size = _size(path)
+    unsplit = size * UNSPLIT_SAVES
+    if unsplit >= INDEX_COST:
+        return True
+    if not stored:
+        return False
+    games = _games_admitted(path, needles)
+    if games is None:
+        return True
+    if need is not None and need.gamenumber is not None:
+        first, last = need.gamenumber
+        if last is not None:
+            games = min(games, max(last - first + 1, 0))
+    return games * STORED_SAVES + unsplit >= INDEX_COST
+
+
+#: A tag line; the last of a tag section (the next line is not a tag line).
+_TAG_LINE = re.compile(rb"(?m)^[ \t]*\[[^\n]*")
+_LAST_TAG_LINE = re.compile(rb"(?m)^[ \t]*\[[^\n]*\n(?![ \t]*\[)")
+
+
+def _games_admitted(path: Path, needles: Needles) -> int | None:
+    """At most how many games of the plain PGN file at ``path`` have tag lines holding
+    a text of every clause of ``needles`` (every game when there is none), counted in
+    its bytes; None when it cannot be read so, or seems to hold no game (a compressed or
+    wide file).  Counted from the lines that begin with ``[``: a game whose tags lie
+    elsewhere is not counted, which can only make the run choose the scan."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    if detect_compression(data[:6]) is not Compression.PLAIN:
+        return None
+    games = len(_LAST_TAG_LINE.findall(data))
+    if not games:
+        return None
+    if not needles:
+        return games
+    lines = b"\n".join(_TAG_LINE.findall(data)).lower()
+    hits = (sum(lines.count(text.encode("ascii")) for text in clause) for clause in needles)
+    return min(games, *hits)
 
 
 def _why_not(compiled: CompiledQueryLike) -> str:

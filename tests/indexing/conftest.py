@@ -1,0 +1,15 @@
+"""The index's tests run on files far smaller than the cost rule lets an index pay on
+(:func:`cqllegacy.indexing.scan.index_pays`: a small file of a query narrowed by its tags
+alone, or not at all, is scanned): here every index pays, so that the path a test
+means is the one taken.  ``test_cost_rule.py`` puts the rule back and tests it."""
+
+from __future__ import annotations
+
+import pytest
+
+from cqllegacy.indexing import scan as indexed_scan
+
+
+@pytest.fixture(autouse=True)
+def every_index_pays(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(indexed_scan, "INDEX_COST", 0.0)
