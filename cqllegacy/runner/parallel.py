@@ -621,7 +621,8 @@ _WORKER_LOST_NAMES = frozenset({"KilledWorker", "FutureCancelledError", "CommClo
 def worker_lost(exc: BaseException) -> bool:
     """Whether ``exc``, raised by a unit's future, says the worker running it died.
 
-    >>> worker_lost(concurrent.futures.process.BrokenProcessPool("x"))
+    >>> from concurrent.futures.process import BrokenProcessPool
+    >>> worker_lost(BrokenProcessPool("x"))
     True
     >>> worker_lost(ValueError("x"))
     False
