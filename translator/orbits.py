@@ -84,6 +84,7 @@ __all__ = [
     "MAX_TRANSFORMED_LISTS",
     "Budget",
     "Layering",
+    "forget_transformed_lists",
     "legacy_orbit",
     "live_orbit",
     "modern_atoms",
@@ -217,7 +218,7 @@ def _(item: Ray, t: LegacyTransform) -> PositionItem:
 
 @ITEM_MAPS.register(ListOfLists)
 def _(item: ListOfLists, t: LegacyTransform) -> PositionItem:
-    return attrs.evolve(item, lists=tuple(transform_list(t, pl) for pl in item.lists))
+    return attrs.evolve(item, lists=tuple(_nested_image(t, pl) for pl in item.lists))
 
 
 def transform_list(t: LegacyTransform, pl: PositionList) -> PositionList:
@@ -233,25 +234,42 @@ def transform_list(t: LegacyTransform, pl: PositionList) -> PositionList:
     """
     if t.is_identity:
         return pl
+    return attrs.evolve(pl, items=tuple(_map_item(item, t) for item in pl.items))
+
+
+def _nested_image(t: LegacyTransform, pl: PositionList) -> PositionList:
+    """``transform_list(t, pl)`` for a nested list, made once per effect of ``t`` on it
+    (``_LIST_IMAGES``)."""
+    if t.is_identity:
+        return pl
     key = (id(pl), *_effect(t, _own_square_sets(pl)))
     known = _LIST_IMAGES.get(key)
     if known is not None and known[0] is pl:
         return known[1]
-    image = attrs.evolve(pl, items=tuple(_map_item(item, t) for item in pl.items))
+    image = transform_list(t, pl)
     _remember(_LIST_IMAGES, key, (pl, image))
     return image
 
 
-#: The transformed lists built so far: by the identity of a list and the effect of the
-#: transform on it (:func:`_effect`), the list itself (kept, so that its identity is
-#: never another list's) and its image.  The members of an orbit share their nested
+#: The transformed nested lists built so far: by the identity of a list and the effect
+#: of the transform on it (:func:`_effect`), the list itself (kept, so that its identity
+#: is never another list's) and its image.  The members of an orbit share their nested
 #: lists' images (a ``:sequence`` of nine lists under 3,600 transforms has some 130
 #: distinct images of its nested lists, not 12,000), and the members share their nodes.
+#: A list's own image is not remembered: each transform of an orbit has its own effect.
 _LIST_IMAGES: dict[tuple[Any, ...], tuple[PositionList, PositionList]] = {}
 #: The distinct square sets of a list's designators, by the identity of the list.
 _SQUARE_SETS: dict[int, tuple[PositionList, tuple[int, ...]]] = {}
 #: At most this many lists are remembered in each (all forgotten when there would be more).
 MAX_REMEMBERED_LISTS = 1 << 16
+
+
+def forget_transformed_lists() -> None:
+    """Forget the lists :func:`transform_list` remembers (``to_core`` does, at the end
+    of a script: its lists are no other script's, and what a process keeps alive every
+    garbage collection walks)."""
+    _LIST_IMAGES.clear()
+    _SQUARE_SETS.clear()
 
 
 def _remember(memo: dict[Any, Any], key: Any, value: Any) -> None:
@@ -612,8 +630,18 @@ def choose_compact(
             continue
         body = inner[0] if len(inner) == 1 else Or(tuple(inner))
         if _same_atoms(candidate.layers, body, len(inner) > 1, target):
+            _ask_innermost_orbits(candidate.layers, body)
             return wrap(candidate.layers, body)
     return None
+
+
+def _ask_innermost_orbits(layers: Sequence[TransformKind], body: Filter) -> None:
+    """Ask ``core.transforms.orbit`` for the innermost layer's images of every member of
+    the layers outside it: the evaluator expands the written transforms through it, and
+    finds them there instead of making them again (the images are at hand now)."""
+    seen: list[set[Filter]] = [set() for _ in layers[:-1]]
+    for member in _images(layers[:-1], 0, body, seen):
+        modern.orbit(layers[-1], member)
 
 
 def single_layer_count(

@@ -62,7 +62,15 @@ from cqllegacy.vocab.squares import (
     modern_shift,
 )
 
-__all__ = ["REWRITE", "BasicTransform", "apply", "apply_unremembered", "basic_transforms", "orbit"]
+__all__ = [
+    "REWRITE",
+    "BasicTransform",
+    "apply",
+    "apply_unremembered",
+    "basic_transforms",
+    "forget_images",
+    "orbit",
+]
 
 
 @attrs.frozen(slots=True, cache_hash=True)
@@ -235,11 +243,20 @@ REWRITE: Dispatcher[Callable[[Filter, BasicTransform], Filter]] = Dispatcher("tr
 #: nodes (a ``check`` step is one node in every member), so a tree's shared subtrees are
 #: rewritten once per transform, however many members and candidate layers hold them.
 _IMAGES: dict[BasicTransform, dict[int, tuple[Filter, Filter | None]]] = {}
-#: At most this many images are kept (all are forgotten when there would be more).
-MAX_REMEMBERED_IMAGES = 1 << 17
+#: At most this many images are kept (all are forgotten when there would be more): the
+#: 20,000 of a large orbit's translation and compilation, not every script's that a long
+#: process translates (what it keeps alive, every garbage collection walks).
+MAX_REMEMBERED_IMAGES = 1 << 15
 _remembered = 0
 #: False while :func:`apply_unremembered` runs: every node rewritten by its rule.
 _remember = True
+
+
+def forget_images() -> None:
+    """Forget every image :func:`apply` remembers."""
+    global _remembered
+    _IMAGES.clear()
+    _remembered = 0
 
 
 def _rewrite(node: Filter, tau: BasicTransform) -> Filter:
