@@ -25,7 +25,7 @@ import functools
 import itertools
 import typing
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any
 
 import attrs
@@ -581,8 +581,14 @@ def _images(
         yield member
         return
     met = seen[depth]
-    for tau in modern.basic_transforms(layers[depth]):
-        image = modern.apply(tau, member)
+    if depth == len(layers) - 1:
+        # The innermost layer's images of a member are those the evaluator expands the
+        # written transform into (core.transforms.orbit, remembered): asked here first,
+        # they are not made again when the translation runs.
+        images: Iterable[Filter | None] = modern.orbit(layers[depth], member)
+    else:
+        images = (modern.apply(tau, member) for tau in modern.basic_transforms(layers[depth]))
+    for image in images:
         if image is not None and image not in met:
             met.add(image)
             yield from _images(layers, depth + 1, image, seen)
@@ -630,18 +636,8 @@ def choose_compact(
             continue
         body = inner[0] if len(inner) == 1 else Or(tuple(inner))
         if _same_atoms(candidate.layers, body, len(inner) > 1, target):
-            _ask_innermost_orbits(candidate.layers, body)
             return wrap(candidate.layers, body)
     return None
-
-
-def _ask_innermost_orbits(layers: Sequence[TransformKind], body: Filter) -> None:
-    """Ask ``core.transforms.orbit`` for the innermost layer's images of every member of
-    the layers outside it: the evaluator expands the written transforms through it, and
-    finds them there instead of making them again (the images are at hand now)."""
-    seen: list[set[Filter]] = [set() for _ in layers[:-1]]
-    for member in _images(layers[:-1], 0, body, seen):
-        modern.orbit(layers[-1], member)
 
 
 def single_layer_count(

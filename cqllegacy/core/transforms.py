@@ -250,6 +250,10 @@ MAX_REMEMBERED_IMAGES = 1 << 15
 _remembered = 0
 #: False while :func:`apply_unremembered` runs: every node rewritten by its rule.
 _remember = True
+#: Classes without operands (piece designators, keywords, numbers): rewritten afresh,
+#: their rule costs less than the memo (a knight's orbit of 3,600 small members shares
+#: nothing).
+_LEAVES = frozenset(cls for cls in node_classes() if not cls.OPERANDS)
 
 
 def forget_images() -> None:
@@ -262,7 +266,7 @@ def forget_images() -> None:
 def _rewrite(node: Filter, tau: BasicTransform) -> Filter:
     """``node``'s image under ``tau``, made once per node and transform (``_IMAGES``)."""
     global _remembered
-    if not _remember:
+    if not _remember or type(node) in _LEAVES:
         return REWRITE[type(node)](node, tau)
     images = _IMAGES.get(tau)
     if images is None:
