@@ -557,10 +557,10 @@ def modern_atoms(
 def _modern_atoms(
     layers: Sequence[TransformKind], inner: Filter, disjuncts: bool
 ) -> Iterator[Hashable]:
-    """The atoms of :func:`modern_atoms` (repeats included), made lazily, depth first:
-    :func:`_same_atoms` gives a candidate up at its first atom outside the target, before
-    the rest of its images are made.  Raises ``ValueError`` when a node cannot stand
-    under a transform.
+    """The atoms of :func:`modern_atoms` (repeats included), made lazily, depth first
+    (the innermost layer's orbit of one member at a time): :func:`_same_atoms` gives a
+    candidate up at its first atom outside the target, before the images of the other
+    members are made.  Raises ``ValueError`` when a node cannot stand under a transform.
 
     The images of one layer are the distinct images of every member of the layer outside
     it, as the evaluator expands nested transforms (``core.transforms.orbit``); a member
