@@ -157,6 +157,7 @@ __all__ = [
     "LocalSteps",
     "bare_move_from",
     "common_bound",
+    "counted_members",
     "disjunction_members",
     "exact_atoms",
     "gate",
@@ -410,10 +411,15 @@ def _attack_sum_groups(node: Filter) -> tuple[dict[tuple[Filter, TypeSet], int],
 def _board_count(node: Filter) -> op.BoardCount | None:
     """``#(L attacks R)`` of plain piece designators, or a sum of ``#(L attacks T@s)``
     over at least two distinct single squares s for one plain L and one T (how the
-    translator writes ``:attackcount`` on several targets), as a function of the board."""
+    translator writes ``:attackcount`` on several targets), or a count of an orbit's
+    members, or a sum of such counts, whose members are conjunctions of atoms (how the
+    translator writes ``:accumulate``), as a function of the board."""
     pair = _plain_pair(node)
     if pair is not None:
         return op.attack_count(*pair)
+    counted = counted_members(node)
+    if counted is not None:
+        return op.count_conjunctions(counted)
     if not (isinstance(node, Arith) and node.op is ArithOp.ADD):
         return None
     groups, others = _attack_sum_groups(node)
@@ -423,6 +429,32 @@ def _board_count(node: Filter) -> op.BoardCount | None:
     if not isinstance(left, PieceSet) or not _plain_pieces(left) or squares.bit_count() < 2:
         return None
     return op.board_attack_sum(left, types, squares)
+
+
+def counted_members(node: Filter) -> list[tuple[op.Atom, ...]] | None:
+    """The members ``node`` counts, each as the atoms whose conjunction is exactly its
+    truth, as often as it is counted: ``node`` is ``count T {…}`` (an orbit's members
+    that hold) or a sum of such counts; None for anything else, or when some member is
+    not a conjunction of atoms.
+
+    >>> from cqllegacy.core.tree import TransformKind
+    >>> from cqllegacy.evaluator.testing import pd
+    >>> count = Transform(TransformKind.FLIPCOLOR, pd("Ka1"), count=True)
+    >>> [atoms[0].squares for atoms in counted_members(Arith(ArithOp.ADD, count, count))]
+    [1, 72057594037927936, 1, 72057594037927936]
+    """
+    if isinstance(node, Arith) and node.op is not ArithOp.ADD:
+        return None
+    out: list[tuple[op.Atom, ...]] = []
+    for term in node.sum_terms():
+        if not (isinstance(term, Transform) and term.count):
+            return None
+        for member in orbit_members(term):
+            atoms = exact_atoms(member)
+            if atoms is None:
+                return None
+            out.append(atoms)
+    return out
 
 
 # --------------------------------------------------------------------------------------
@@ -840,7 +872,8 @@ def _union(c: Compiler, node: Union) -> Compiled:
 
 def _transform(c: Compiler, node: Transform) -> Compiled | None:
     if node.count:
-        return None
+        count = _board_count(node)
+        return None if count is None else as_number(op.on_board(count))
     kind = c.compile(node.arg).kind
     board, test = _any(c, node)
     if kind is Kind.NUMBER:
