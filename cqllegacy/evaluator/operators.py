@@ -1488,7 +1488,9 @@ def _moves_by_piece(ctx: Context) -> dict[int, list[tuple[int, int, int, int]]]:
     found: dict[int, list[tuple[int, int, int, int]]] | None = ctx.memo.get(key)
     if found is None:
         found = {}
-        boards, moves, who, following = ctx.boards, ctx.moves, ctx.who, ctx.next
+        # The piece each move moves, read from the followed main line where there is
+        # one: no row of every square's piece per position.
+        boards, moves, movers, following = ctx.boards, ctx.moves, ctx.table.movers(), ctx.next
         for q in range(len(ctx.table)):
             for r in following[q]:
                 move = moves[r]
@@ -1497,7 +1499,7 @@ def _moves_by_piece(ctx: Context) -> dict[int, list[tuple[int, int, int, int]]]:
                     reached = 1 << move.to_square
                     if boards[q].kings >> origin & 1:
                         reached |= _LANDINGS_ON_RANK[origin >> 3]
-                    found.setdefault(who[q][origin], []).append((q, r, origin, reached))
+                    found.setdefault(movers[r], []).append((q, r, origin, reached))
         ctx.memo[key] = found
     return found
 
