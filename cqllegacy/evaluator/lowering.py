@@ -1519,9 +1519,21 @@ def _unit_holders(c: Compiler, node: Filter, name: str) -> op.Holders | None:
             return None
         other = c.set_fn(node.right)
         if isinstance(node, Attacks):
-            return op.holders_attacking(unit, other)
+            return op.holders_attacking(unit, other, _bound_pieces(c, node.left))
         return op.holders_attacked(unit, other)
     return None
+
+
+def _bound_pieces(c: Compiler, node: Filter) -> SetFn | None:
+    """When ``node`` is a piece variable whose tag takes pieces of one colour, the
+    squares of that colour's pieces (where the bound piece stands, whenever it is on
+    the board: :func:`tag_bounds`); None otherwise."""
+    if not isinstance(node, PieceVariable):
+        return None
+    bound = _tag_bounds(c).get(node.name)
+    if bound is None or bound.types & ANY_PIECE == ANY_PIECE:
+        return None
+    return c.set_fn(bound)
 
 
 def _move_holders(c: Compiler, node: Move, name: str) -> op.Holders | None:

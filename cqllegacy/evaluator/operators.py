@@ -1188,9 +1188,11 @@ def holders_within(units: Sequence[Holders], values: Sequence[SetFn]) -> Holders
     return within
 
 
-def holders_attacking(unit: Holders, targets: SetFn) -> Holders:
+def holders_attacking(unit: Holders, targets: SetFn, among: SetFn | None = None) -> Holders:
     """``x attacks R`` (and ``R attackedby x``): the squares of the unit whose piece
-    attacks some square of R."""
+    attacks some square of R.  ``among``, when given, holds the square of the bound piece
+    wherever it is on the board (the pieces of its tag's colour): only its pieces are
+    looked at, the other bits being never read."""
     if unit is variable_squares:
 
         def attackers_holders(ctx: Context, p: int) -> int:
@@ -1198,7 +1200,8 @@ def holders_attacking(unit: Holders, targets: SetFn) -> Holders:
             if not found:
                 return 0
             board = ctx.boards[p]
-            return attacking(board, board.occupied, found)
+            pieces = board.occupied if among is None else among(ctx, p)
+            return attacking(board, pieces, found)
 
         return attackers_holders
 
