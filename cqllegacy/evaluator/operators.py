@@ -353,34 +353,46 @@ def _factored_hits(conjunctions: Sequence[Sequence[Atom]], hit: str) -> list[str
             masks.setdefault(atom.types, f"m{len(masks)}")
     lines = [f"{name} = {mask_expression(types)}" for types, name in masks.items()]
     unique = [tuple(dict.fromkeys(atoms)) for atoms in conjunctions]
-    return lines + _factored(unique, hit, masks, 0)
+    return lines + _factored(unique, hit, masks, {}, 0)
 
 
 def _factored(
-    conjunctions: Sequence[tuple[Atom, ...]], hit: str, masks: Mapping[TypeSet, str], depth: int
+    conjunctions: Sequence[tuple[Atom, ...]],
+    hit: str,
+    masks: Mapping[TypeSet, str],
+    chances: dict[Atom, float],
+    depth: int,
 ) -> list[str]:
     """Greedy factoring: the atom most conjunctions share (the one likelier to fail
-    among equals) is tested once, the conjunctions holding it continue under it without
-    it, and the rest are factored the same way; conjunctions that share nothing are
-    tested alone, their atoms likeliest to fail first."""
+    among equals; ``chances`` remembers the guesses) is tested once, the conjunctions
+    holding it continue under it without it, and the rest are factored the same way;
+    conjunctions that share nothing are tested alone, their atoms likeliest to fail
+    first."""
     lines: list[str] = []
     pending = list(conjunctions)
     while pending:
         shared = collections.Counter(atom for atoms in pending for atom in atoms)
-        best = max(shared, key=lambda a: (shared[a], -_atom_chance(a)), default=None)
-        if best is None or shared[best] < 2 or depth >= _MAX_FACTOR_DEPTH:
+        most = max(shared.values(), default=0)
+        if most < 2 or depth >= _MAX_FACTOR_DEPTH:
             lines.extend(_conjunction_hit(atoms, hit, masks) for atoms in pending)
             break
+        best = min(
+            (atom for atom, n in shared.items() if n == most),
+            key=lambda atom: _atom_chance(atom, chances),
+        )
         inner = [tuple(a for a in atoms if a != best) for atoms in pending if best in atoms]
         pending = [atoms for atoms in pending if best not in atoms]
         lines.append(f"if {_atom_condition(masks[best.types], best)}:")
-        lines.extend(f"    {line}" for line in _factored(inner, hit, masks, depth + 1))
+        lines.extend(f"    {line}" for line in _factored(inner, hit, masks, chances, depth + 1))
     return lines
 
 
-def _atom_chance(atom: Atom) -> float:
+def _atom_chance(atom: Atom, chances: dict[Atom, float]) -> float:
     """How likely ``atom`` is to hold on a usual board (a rough guess, for ordering)."""
-    return _Step.of(atom.types, [atom]).chance
+    chance = chances.get(atom)
+    if chance is None:
+        chance = chances[atom] = _Step.of(atom.types, [atom]).chance
+    return chance
 
 
 def _conjunction_hit(atoms: Sequence[Atom], hit: str, masks: Mapping[TypeSet, str]) -> str:
