@@ -680,7 +680,61 @@ def _is_true(node: Filter) -> bool:
 
 
 def _any_member(c: Compiler, node: Filter) -> tuple[BoardCheck | None, TruthFn]:
-    members = dict.fromkeys(disjunction_members(node))
+    members = list(dict.fromkeys(disjunction_members(node)))
+    shared = _shared_board_conjuncts(c, members)
+    if not shared or all(c.compile(member).board is not None for member in members):
+        # Members the board decides are filed by key atoms on one board check already.
+        return _keyed_any(c, members)
+    # Some member holds: the conjuncts all share, decided on the board, then some rest.
+    guard, _ = _conjunction(c, shared)
+    assert guard is not None
+    board, test = _keyed_any(c, [_without(member, shared) for member in members])
+    if board is not None:
+        both = op.all_of([guard, board])
+        return both, op.on_board(both)
+    return None, op.gated(op.on_board(guard), test)
+
+
+def _shared_board_conjuncts(c: Compiler, members: Sequence[Filter]) -> list[Filter]:
+    """The conjuncts every one of two or more ``members`` has that the board decides
+    cheaply (``wtm``, ``btm``, ``check``, piece atoms: the orbit of ``shift {wtm check
+    move to _d4 …}`` asks them of every member), tested once for all before any member.
+    Costlier ones (mate, attack counts …) stay in the members, where a key may spare
+    them."""
+    if len(members) < 2:
+        return []
+    rest = [set(meaningful(member.conjuncts())) for member in members[1:]]
+    return [
+        part
+        for part in dict.fromkeys(meaningful(members[0].conjuncts()))
+        if all(part in parts for parts in rest) and _cheap_on_board(c, part)
+    ]
+
+
+def _cheap_on_board(c: Compiler, node: Filter) -> bool:
+    """The side to move, check, or piece atoms."""
+    if isinstance(node, Simple):
+        return node.keyword in _CHEAP_KEYWORDS
+    return exact_atoms(node) not in (None, ())
+
+
+#: The keywords :func:`_shared_board_conjuncts` tests before the members (python-chess
+#: finds check with one attack lookup; mate and stalemate generate moves).
+_CHEAP_KEYWORDS = frozenset({Keyword.WTM, Keyword.BTM, Keyword.CHECK})
+
+
+def _without(member: Filter, shared: Sequence[Filter]) -> Filter:
+    """``member`` as far as its truth goes, without the conjuncts ``shared``."""
+    parts = [part for part in meaningful(member.conjuncts()) if part not in shared]
+    if not parts:
+        return Simple(Keyword.TRUE)
+    return parts[0] if len(parts) == 1 else Compound(tuple(parts))
+
+
+def _keyed_any(c: Compiler, members: Sequence[Filter]) -> tuple[BoardCheck | None, TruthFn]:
+    """Some of ``members`` holds: filed by a piece variable's square, by where the next
+    move lands, or by key atoms."""
+    members = list(dict.fromkeys(members))
     by_variable = _variable_keyed_any(c, list(members))
     if by_variable is not None:
         return None, by_variable

@@ -13,6 +13,11 @@ tree, and lowered on the stream the runner uses; and, where the naive legacy eva
 * ``find`` bodies with one binding-free necessity share its list of positions.
 * A relation with a missing-piece bound skips later positions with too few pieces of the
   counted kinds, and pins its shifts by the P1 pieces P2 holds fewest of.
+* Pawn structures (isolated tripled pawns on any file, passed pawns counted by
+  ``:accumulate``): the members' shared atoms are tested once
+  (``operators._factored_hits``) and counted orbits are one generated count
+  (``operators.count_conjunctions``), checked also against atoms read square by square
+  from python-chess.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from cqllegacy.vocab.pieces import ANYTHING, EMPTY_BIT, types_of
 from cqllegacy.vocab.squares import FULL, parse_squares
 from tests.evaluator.test_equivalence import (
     FEW,
+    GAMES,
     LONG,
     SETTINGS,
     SHORT,
@@ -575,3 +581,21 @@ def test_shared_atoms_tested_once_count_and_find_what_each_member_says(
 )
 def test_counted_orbits(text: str) -> None:
     assert_same(read_modern(text), LONG)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Every member asks the side to move and check (tested once, before the members).
+        "(match (position :wtm :check :moveto ?e4 :movefrom A :shift))",
+        "(match (position :btm :moveto .d5 :shift))",
+        # A piece atom every member shares, members that follow a line.
+        "(match (position :or ((position Ke1 :wtm :sequence ((position :moveto ?f3)"
+        " (position :movefrom p))) (position Ke1 :wtm :moveto ?c3))))",
+        # One member is only the shared conjuncts (the rest of it: true).
+        "(match (position :wtm :or ((position :wtm) (position :wtm :moveto ?e4))))",
+    ],
+)
+def test_orbits_whose_members_share_board_conjuncts(text: str) -> None:
+    matched = assert_same_on(read_legacy(text), [(GAMES[i], TREES[i]) for i in LONG])
+    assert any(matched), text
