@@ -254,6 +254,13 @@ class IncompleteInput(CqlLegacyError):
     exit_status = INPUT_DAMAGED
 
 
+class IndexFailed(IncompleteInput):
+    """An index that failed while a run read it (a damaged block, too little memory).
+    The run catches it and scans what the index had not yet answered: DuckDB checks
+    every block it reads, so what the index gave before failing is right.  Should it
+    ever reach the user, it is an input not read to its end."""
+
+
 class WriteError(CqlLegacyError):
     """A result that could not be written (full disk, I/O error); nothing was replaced."""
 

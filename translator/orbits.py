@@ -25,7 +25,7 @@ import functools
 import itertools
 import typing
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any
 
 import attrs
@@ -84,6 +84,7 @@ __all__ = [
     "MAX_TRANSFORMED_LISTS",
     "Budget",
     "Layering",
+    "forget_transformed_lists",
     "legacy_orbit",
     "live_orbit",
     "modern_atoms",
@@ -217,7 +218,7 @@ def _(item: Ray, t: LegacyTransform) -> PositionItem:
 
 @ITEM_MAPS.register(ListOfLists)
 def _(item: ListOfLists, t: LegacyTransform) -> PositionItem:
-    return attrs.evolve(item, lists=tuple(transform_list(t, pl) for pl in item.lists))
+    return attrs.evolve(item, lists=tuple(_nested_image(t, pl) for pl in item.lists))
 
 
 def transform_list(t: LegacyTransform, pl: PositionList) -> PositionList:
@@ -234,6 +235,63 @@ def transform_list(t: LegacyTransform, pl: PositionList) -> PositionList:
     if t.is_identity:
         return pl
     return attrs.evolve(pl, items=tuple(_map_item(item, t) for item in pl.items))
+
+
+def _nested_image(t: LegacyTransform, pl: PositionList) -> PositionList:
+    """``transform_list(t, pl)`` for a nested list, made once per effect of ``t`` on it
+    (``_LIST_IMAGES``)."""
+    if t.is_identity:
+        return pl
+    key = (id(pl), *_effect(t, _own_square_sets(pl)))
+    known = _LIST_IMAGES.get(key)
+    if known is not None and known[0] is pl:
+        return known[1]
+    image = transform_list(t, pl)
+    _remember(_LIST_IMAGES, key, (pl, image))
+    return image
+
+
+#: The transformed nested lists built so far: by the identity of a list and the effect
+#: of the transform on it (:func:`_effect`), the list itself (kept, so that its identity
+#: is never another list's) and its image.  The members of an orbit share their nested
+#: lists' images (a ``:sequence`` of nine lists under 3,600 transforms has some 130
+#: distinct images of its nested lists, not 12,000), and the members share their nodes.
+#: A list's own image is not remembered: each transform of an orbit has its own effect.
+_LIST_IMAGES: dict[tuple[Any, ...], tuple[PositionList, PositionList]] = {}
+#: The distinct square sets of a list's designators, by the identity of the list.
+_SQUARE_SETS: dict[int, tuple[PositionList, tuple[int, ...]]] = {}
+#: At most this many lists are remembered in each (all forgotten when there would be more).
+MAX_REMEMBERED_LISTS = 1 << 16
+
+
+def forget_transformed_lists() -> None:
+    """Forget the lists :func:`transform_list` remembers (``to_core`` does, at the end
+    of a script: its lists are no other script's, and what a process keeps alive every
+    garbage collection walks)."""
+    _LIST_IMAGES.clear()
+    _SQUARE_SETS.clear()
+
+
+def _remember(memo: dict[Any, Any], key: Any, value: Any) -> None:
+    if len(memo) >= MAX_REMEMBERED_LISTS:
+        memo.clear()
+    memo[key] = value
+
+
+def _own_square_sets(pl: PositionList) -> tuple[int, ...]:
+    known = _SQUARE_SETS.get(id(pl))
+    if known is not None and known[0] is pl:
+        return known[1]
+    squares = _square_sets(pl)
+    _remember(_SQUARE_SETS, id(pl), (pl, squares))
+    return squares
+
+
+def _effect(t: LegacyTransform, squares: tuple[int, ...]) -> tuple[Any, ...]:
+    """What :func:`transform_list` reads of ``t`` for a list whose designators hold
+    ``squares`` (:func:`_distinct_effects`): transforms with the same effect on a list
+    give equal lists."""
+    return (t.swap_colors, t.swaps_ranks_and_files, *(t.map_squares(s) for s in squares))
 
 
 # --------------------------------------------------------------------------------------
@@ -499,25 +557,41 @@ def modern_atoms(
 def _modern_atoms(
     layers: Sequence[TransformKind], inner: Filter, disjuncts: bool
 ) -> Iterator[Hashable]:
-    """The atoms of :func:`modern_atoms` as the innermost layer makes them (repeats
-    included); raises ``ValueError`` when a node cannot stand under a transform."""
-    members: dict[Filter, None] = {inner: None}
-    for kind in layers[:-1]:
-        images: dict[Filter, None] = {}
-        for member in members:
-            for tau in modern.basic_transforms(kind):
-                image = modern.apply(tau, member)
-                if image is not None:
-                    images.setdefault(image, None)
-        members = images
-    for member in members:
+    """The atoms of :func:`modern_atoms` (repeats included), made lazily, depth first
+    (the innermost layer's orbit of one member at a time): :func:`_same_atoms` gives a
+    candidate up at its first atom outside the target, before the images of the other
+    members are made.  Raises ``ValueError`` when a node cannot stand under a transform.
+
+    The images of one layer are the distinct images of every member of the layer outside
+    it, as the evaluator expands nested transforms (``core.transforms.orbit``); a member
+    met again through another composition is not expanded again.
+    """
+    seen: list[set[Filter]] = [set() for _ in layers]
+    for image in _images(layers, 0, inner, seen):
+        for part in image.items if disjuncts and isinstance(image, Or) else (image,):
+            yield normalize(part)
+
+
+def _images(
+    layers: Sequence[TransformKind], depth: int, member: Filter, seen: list[set[Filter]]
+) -> Iterator[Filter]:
+    """The distinct images of ``member`` under the layers from ``depth`` inwards, each
+    layer's images not yet met at that depth (``seen``)."""
+    if depth == len(layers):
+        yield member
+        return
+    met = seen[depth]
+    if depth == len(layers) - 1:
         # The innermost layer's images of a member are those the evaluator expands the
         # written transform into (core.transforms.orbit, remembered): asked here first,
-        # they are not computed again when the translation runs.
-        last = modern.orbit(layers[-1], member) if layers else (member,)
-        for image in last:
-            for part in image.items if disjuncts and isinstance(image, Or) else (image,):
-                yield normalize(part)
+        # they are not made again when the translation runs.
+        images: Iterable[Filter | None] = modern.orbit(layers[depth], member)
+    else:
+        images = (modern.apply(tau, member) for tau in modern.basic_transforms(layers[depth]))
+    for image in images:
+        if image is not None and image not in met:
+            met.add(image)
+            yield from _images(layers, depth + 1, image, seen)
 
 
 def _same_atoms(

@@ -27,7 +27,13 @@ from collections.abc import Callable, Iterator, Sequence
 
 import attrs
 from cqllegacy.translator.errors import translation_error
-from cqllegacy.translator.orbits import Budget, choose_compact, legacy_orbit, transform_keywords
+from cqllegacy.translator.orbits import (
+    Budget,
+    choose_compact,
+    forget_transformed_lists,
+    legacy_orbit,
+    transform_keywords,
+)
 from cqllegacy.translator.rewrite import (
     FALSE,
     TRUE,
@@ -42,6 +48,7 @@ from cqllegacy.translator.rewrite import (
 )
 
 from cqllegacy.core import tree as core
+from cqllegacy.core.transforms import forget_images
 from cqllegacy.legacy import tree as lt
 from cqllegacy.legacy.tree import FlagKeyword, PositionList, Range, Script
 from cqllegacy.vocab.spans import Span
@@ -59,7 +66,14 @@ def to_core(script: Script, *, modern: bool = False) -> core.Query:
     Raises :class:`~translator.errors.TranslationError` for a script whose meaning the
     core cannot hold (see the README's compatibility notes for the cases).
     """
-    return _Builder(script, modern=modern).build()
+    try:
+        return _Builder(script, modern=modern).build()
+    finally:
+        # The lists and images of one script's orbits are not the next script's, and what
+        # a process keeps alive every garbage collection walks (the orbits the evaluator
+        # expands stay in core.transforms.orbit's cache: choose_compact asked them).
+        forget_transformed_lists()
+        forget_images()
 
 
 def _is_gamenumber(item: object) -> bool:

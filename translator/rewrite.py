@@ -77,6 +77,12 @@ class TranslationContext:
     path: str | None = None
     memo: dict[PositionList, core.Filter] = attrs.field(factory=dict)
     nested: dict[PositionList, core.Filter] = attrs.field(factory=dict)
+    #: ``memo`` and ``nested`` asked by the identity of a list first: the members of an
+    #: orbit share their nested lists (``orbits.transform_list``), and a legacy list's
+    #: hash is computed afresh at every lookup.  Each entry keeps its list.
+    by_identity: dict[tuple[int, bool], tuple[PositionList, core.Filter]] = attrs.field(
+        factory=dict
+    )
     #: Write what CQL 6.1 text says (``translate``) instead of the faster legacy-only
     #: nodes ``run`` evaluates (``:relation`` as ``echo``).
     modern: bool = False
@@ -928,9 +934,26 @@ def item_parts(pl: PositionList, ctx: TranslationContext) -> Parts:
 
 def member_filter(member: PositionList, ctx: TranslationContext) -> core.Filter:
     """One orbit member (a list without transform keywords of its own) as one filter."""
-    if member not in ctx.memo:
-        ctx.memo[member] = conjunction(item_parts(member, ctx))
-    return ctx.memo[member]
+    return _once(ctx, ctx.memo, member, lambda: conjunction(item_parts(member, ctx)))
+
+
+def _once(
+    ctx: TranslationContext,
+    memo: dict[PositionList, core.Filter],
+    pl: PositionList,
+    make: Callable[[], core.Filter],
+) -> core.Filter:
+    """``memo[pl]``, made by ``make`` when no equal list was made before; asked by the
+    identity of ``pl`` first (``ctx.by_identity``)."""
+    key = (id(pl), memo is ctx.nested)
+    known = ctx.by_identity.get(key)
+    if known is not None and known[0] is pl:
+        return known[1]
+    made = memo.get(pl)
+    if made is None:
+        made = memo[pl] = make()
+    ctx.by_identity[key] = (pl, made)
+    return made
 
 
 def orbit_filters(
@@ -1037,9 +1060,7 @@ def nested_filter(pl: PositionList, ctx: TranslationContext) -> core.Filter:
 
     The members of a transformed list often share nested lists: each is rewritten once.
     """
-    if pl not in ctx.nested:
-        ctx.nested[pl] = conjunction(list_parts(pl, ctx))
-    return ctx.nested[pl]
+    return _once(ctx, ctx.nested, pl, lambda: conjunction(list_parts(pl, ctx)))
 
 
 # --------------------------------------------------------------------------------------

@@ -62,10 +62,18 @@ from cqllegacy.vocab.squares import (
     modern_shift,
 )
 
-__all__ = ["REWRITE", "BasicTransform", "apply", "basic_transforms", "orbit"]
+__all__ = [
+    "REWRITE",
+    "BasicTransform",
+    "apply",
+    "apply_unremembered",
+    "basic_transforms",
+    "forget_images",
+    "orbit",
+]
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class BasicTransform:
     """Apply ``dihedral``, then the colour swap (if ``swap_colors``), then shift by ``(dx, dy)``.
 
@@ -185,6 +193,17 @@ def apply(tau: BasicTransform, filter: Filter) -> Filter | None:
         return None
 
 
+def apply_unremembered(tau: BasicTransform, filter: Filter) -> Filter | None:
+    """:func:`apply` computed afresh, every node rewritten by its rule (what the memo of
+    images must always agree with; the tests compare the two)."""
+    global _remember
+    _remember = False
+    try:
+        return apply(tau, filter)
+    finally:
+        _remember = True
+
+
 @functools.lru_cache(maxsize=256)
 def orbit(kind: TransformKind, filter: Filter) -> tuple[Filter, ...]:
     """The distinct valid images of ``filter`` under B(kind), in first-seen order
@@ -216,8 +235,60 @@ def orbit(kind: TransformKind, filter: Filter) -> tuple[Filter, ...]:
 REWRITE: Dispatcher[Callable[[Filter, BasicTransform], Filter]] = Dispatcher("transform rules")
 
 
+#: The images made so far under each basic transform: by the identity of a node, the node
+#: itself (kept, so that its identity is never another node's) and its image, or None when
+#: the transform empties one of its designators.  Keyed by identity, not equality: equal
+#: nodes may differ in what equality ignores (the ``origin`` of a construct), and an image
+#: keeps its own node's.  The translator's nested lists and orbit members share their
+#: nodes (a ``check`` step is one node in every member), so a tree's shared subtrees are
+#: rewritten once per transform, however many members and candidate layers hold them.
+_IMAGES: dict[BasicTransform, dict[int, tuple[Filter, Filter | None]]] = {}
+#: At most this many images are kept (all are forgotten when there would be more): the
+#: 20,000 of a large orbit's translation and compilation, not every script's that a long
+#: process translates (what it keeps alive, every garbage collection walks).
+MAX_REMEMBERED_IMAGES = 1 << 15
+_remembered = 0
+#: False while :func:`apply_unremembered` runs: every node rewritten by its rule.
+_remember = True
+#: Classes without operands (piece designators, keywords, numbers): rewritten afresh,
+#: their rule costs less than the memo (a knight's orbit of 3,600 small members shares
+#: nothing).
+_LEAVES = frozenset(cls for cls in node_classes() if not cls.OPERANDS)
+
+
+def forget_images() -> None:
+    """Forget every image :func:`apply` remembers."""
+    global _remembered
+    _IMAGES.clear()
+    _remembered = 0
+
+
 def _rewrite(node: Filter, tau: BasicTransform) -> Filter:
-    return REWRITE[type(node)](node, tau)
+    """``node``'s image under ``tau``, made once per node and transform (``_IMAGES``)."""
+    global _remembered
+    if not _remember or type(node) in _LEAVES:
+        return REWRITE[type(node)](node, tau)
+    images = _IMAGES.get(tau)
+    if images is None:
+        images = _IMAGES[tau] = {}
+    known = images.get(id(node))
+    if known is not None and known[0] is node:
+        if known[1] is None:
+            raise _InvalidMember
+        return known[1]
+    if _remembered >= MAX_REMEMBERED_IMAGES:
+        _IMAGES.clear()
+        _remembered = 0
+        images = _IMAGES[tau] = {}
+    try:
+        image: Filter | None = REWRITE[type(node)](node, tau)
+    except _InvalidMember:
+        image = None
+    images[id(node)] = (node, image)
+    _remembered += 1
+    if image is None:
+        raise _InvalidMember
+    return image
 
 
 def _rewrite_fields(node: Filter, tau: BasicTransform) -> Filter:

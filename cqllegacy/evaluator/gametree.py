@@ -185,12 +185,14 @@ def _relocate_by_python_chess(
 class _Followed:
     """The pieces of one main line followed move by move: the piece on each square at the
     start (``NO_PIECE`` on an empty one), per piece the positions where it arrives on a
-    square or leaves the board (``(p, square or NO_PIECE)``, in order), and the
-    promotions ``(p, identity)``."""
+    square or leaves the board (``(p, square or NO_PIECE)``, in order), the promotions
+    ``(p, identity)``, and per position the piece the move that reached it moved from
+    its square (``movers[p]``; ``NO_PIECE`` at the start and after a null move)."""
 
     start: tuple[int, ...]
     relocations: dict[int, list[tuple[int, int]]]
     promotions: list[tuple[int, int]]
+    movers: list[int]
 
     def track(self, identity: int, positions: int) -> list[int]:
         """The square of ``identity`` at each of the ``positions`` positions."""
@@ -212,12 +214,15 @@ def _follow_main_line(boards: list[chess.Board], moves: list[chess.Move]) -> _Fo
     start = tuple(who)
     relocations: dict[int, list[tuple[int, int]]] = {sq: [] for sq in range(64) if who[sq] >= 0}
     promotions: list[tuple[int, int]] = []
+    movers = [NO_PIECE]
     p = 0
     for board, move in zip(boards[:-1], moves, strict=True):
         p += 1
         if not move:
+            movers.append(NO_PIECE)
             continue
         origin, target = move.from_square, move.to_square
+        movers.append(who[origin])
         # _plain_move, written out (it runs for every move of every game).
         if board.kings >> origin & 1:
             plain = -1 <= (origin & 7) - (target & 7) <= 1 and not (
@@ -239,7 +244,7 @@ def _follow_main_line(boards: list[chess.Board], moves: list[chess.Move]) -> _Fo
             continue
         for identity, landing in _relocate_by_python_chess(who, board, move):
             relocations[identity].append((p, landing))
-    return _Followed(start, relocations, promotions)
+    return _Followed(start, relocations, promotions, movers)
 
 
 @attrs.define(slots=True, eq=False)
@@ -268,6 +273,7 @@ class PositionTable:
     _followed: _Followed | None = None
     _to_follow: bool = False
     _tracks: dict[int, list[int]] = attrs.field(factory=dict)
+    _movers: list[int] | None = None
     _index: dict[int, int] = attrs.field(factory=dict)
 
     def __len__(self) -> int:
@@ -452,6 +458,25 @@ class PositionTable:
             rows_who.append(who)
             rows_where.append(where)
         self._who, self._where = rows_who, rows_where
+
+    def movers(self) -> list[int]:
+        """``movers()[r]``: the piece the move that reached ``r`` moves from its square
+        (``who[parent[r]][moves[r].from_square]``; ``NO_PIECE`` for the start and a null
+        move), read from the followed main line's moves where there is one, without
+        building ``who``'s rows."""
+        if self._movers is None:
+            followed = self._following()
+            if followed is not None:
+                self._movers = followed.movers
+            else:
+                who = self.who
+                if who is None:
+                    raise ValueError("the table was built without piece identities")
+                self._movers = [
+                    NO_PIECE if not move else who[self.parent[r]][move.from_square]
+                    for r, move in enumerate(self.moves)
+                ]
+        return self._movers
 
     def track(self, identity: int) -> list[int]:
         """The square of the piece ``identity`` at every position (``NO_PIECE`` where it

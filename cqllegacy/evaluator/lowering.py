@@ -157,6 +157,7 @@ __all__ = [
     "LocalSteps",
     "bare_move_from",
     "common_bound",
+    "counted_members",
     "disjunction_members",
     "exact_atoms",
     "gate",
@@ -410,10 +411,15 @@ def _attack_sum_groups(node: Filter) -> tuple[dict[tuple[Filter, TypeSet], int],
 def _board_count(node: Filter) -> op.BoardCount | None:
     """``#(L attacks R)`` of plain piece designators, or a sum of ``#(L attacks T@s)``
     over at least two distinct single squares s for one plain L and one T (how the
-    translator writes ``:attackcount`` on several targets), as a function of the board."""
+    translator writes ``:attackcount`` on several targets), or a count of an orbit's
+    members, or a sum of such counts, whose members are conjunctions of atoms (how the
+    translator writes ``:accumulate``), as a function of the board."""
     pair = _plain_pair(node)
     if pair is not None:
         return op.attack_count(*pair)
+    counted = counted_members(node)
+    if counted is not None:
+        return op.count_conjunctions(counted)
     if not (isinstance(node, Arith) and node.op is ArithOp.ADD):
         return None
     groups, others = _attack_sum_groups(node)
@@ -423,6 +429,32 @@ def _board_count(node: Filter) -> op.BoardCount | None:
     if not isinstance(left, PieceSet) or not _plain_pieces(left) or squares.bit_count() < 2:
         return None
     return op.board_attack_sum(left, types, squares)
+
+
+def counted_members(node: Filter) -> list[tuple[op.Atom, ...]] | None:
+    """The members ``node`` counts, each as the atoms whose conjunction is exactly its
+    truth, as often as it is counted: ``node`` is ``count T {…}`` (an orbit's members
+    that hold) or a sum of such counts; None for anything else, or when some member is
+    not a conjunction of atoms.
+
+    >>> from cqllegacy.core.tree import TransformKind
+    >>> from cqllegacy.evaluator.testing import pd
+    >>> count = Transform(TransformKind.FLIPCOLOR, pd("Ka1"), count=True)
+    >>> [atoms[0].squares for atoms in counted_members(Arith(ArithOp.ADD, count, count))]
+    [1, 72057594037927936, 1, 72057594037927936]
+    """
+    if isinstance(node, Arith) and node.op is not ArithOp.ADD:
+        return None
+    out: list[tuple[op.Atom, ...]] = []
+    for term in node.sum_terms():
+        if not (isinstance(term, Transform) and term.count):
+            return None
+        for member in orbit_members(term):
+            atoms = exact_atoms(member)
+            if atoms is None:
+                return None
+            out.append(atoms)
+    return out
 
 
 # --------------------------------------------------------------------------------------
@@ -648,7 +680,61 @@ def _is_true(node: Filter) -> bool:
 
 
 def _any_member(c: Compiler, node: Filter) -> tuple[BoardCheck | None, TruthFn]:
-    members = dict.fromkeys(disjunction_members(node))
+    members = list(dict.fromkeys(disjunction_members(node)))
+    shared = _shared_board_conjuncts(c, members)
+    if not shared or all(c.compile(member).board is not None for member in members):
+        # Members the board decides are filed by key atoms on one board check already.
+        return _keyed_any(c, members)
+    # Some member holds: the conjuncts all share, decided on the board, then some rest.
+    guard, _ = _conjunction(c, shared)
+    assert guard is not None
+    board, test = _keyed_any(c, [_without(member, shared) for member in members])
+    if board is not None:
+        both = op.all_of([guard, board])
+        return both, op.on_board(both)
+    return None, op.gated(op.on_board(guard), test)
+
+
+def _shared_board_conjuncts(c: Compiler, members: Sequence[Filter]) -> list[Filter]:
+    """The conjuncts every one of two or more ``members`` has that the board decides
+    cheaply (``wtm``, ``btm``, ``check``, piece atoms: the orbit of ``shift {wtm check
+    move to _d4 …}`` asks them of every member), tested once for all before any member.
+    Costlier ones (mate, attack counts …) stay in the members, where a key may spare
+    them."""
+    if len(members) < 2:
+        return []
+    rest = [set(meaningful(member.conjuncts())) for member in members[1:]]
+    return [
+        part
+        for part in dict.fromkeys(meaningful(members[0].conjuncts()))
+        if all(part in parts for parts in rest) and _cheap_on_board(c, part)
+    ]
+
+
+def _cheap_on_board(c: Compiler, node: Filter) -> bool:
+    """The side to move, check, or piece atoms."""
+    if isinstance(node, Simple):
+        return node.keyword in _CHEAP_KEYWORDS
+    return exact_atoms(node) not in (None, ())
+
+
+#: The keywords :func:`_shared_board_conjuncts` tests before the members (python-chess
+#: finds check with one attack lookup; mate and stalemate generate moves).
+_CHEAP_KEYWORDS = frozenset({Keyword.WTM, Keyword.BTM, Keyword.CHECK})
+
+
+def _without(member: Filter, shared: Sequence[Filter]) -> Filter:
+    """``member`` as far as its truth goes, without the conjuncts ``shared``."""
+    parts = [part for part in meaningful(member.conjuncts()) if part not in shared]
+    if not parts:
+        return Simple(Keyword.TRUE)
+    return parts[0] if len(parts) == 1 else Compound(tuple(parts))
+
+
+def _keyed_any(c: Compiler, members: Sequence[Filter]) -> tuple[BoardCheck | None, TruthFn]:
+    """Some of ``members`` holds: filed by a piece variable's square, by where the next
+    move lands, or by key atoms."""
+    members = list(dict.fromkeys(members))
     by_variable = _variable_keyed_any(c, list(members))
     if by_variable is not None:
         return None, by_variable
@@ -840,7 +926,8 @@ def _union(c: Compiler, node: Union) -> Compiled:
 
 def _transform(c: Compiler, node: Transform) -> Compiled | None:
     if node.count:
-        return None
+        count = _board_count(node)
+        return None if count is None else as_number(op.on_board(count))
     kind = c.compile(node.arg).kind
     board, test = _any(c, node)
     if kind is Kind.NUMBER:
@@ -1486,9 +1573,21 @@ def _unit_holders(c: Compiler, node: Filter, name: str) -> op.Holders | None:
             return None
         other = c.set_fn(node.right)
         if isinstance(node, Attacks):
-            return op.holders_attacking(unit, other)
+            return op.holders_attacking(unit, other, _bound_pieces(c, node.left))
         return op.holders_attacked(unit, other)
     return None
+
+
+def _bound_pieces(c: Compiler, node: Filter) -> SetFn | None:
+    """When ``node`` is a piece variable whose tag takes pieces of one colour, the
+    squares of that colour's pieces (where the bound piece stands, whenever it is on
+    the board: :func:`tag_bounds`); None otherwise."""
+    if not isinstance(node, PieceVariable):
+        return None
+    bound = _tag_bounds(c).get(node.name)
+    if bound is None or bound.types & ANY_PIECE == ANY_PIECE:
+        return None
+    return c.set_fn(bound)
 
 
 def _move_holders(c: Compiler, node: Move, name: str) -> op.Holders | None:

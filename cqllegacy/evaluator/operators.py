@@ -55,11 +55,12 @@ ignored, own pieces attacked: decision L6).  Two exact shortcuts make them cheap
 from __future__ import annotations
 
 import bisect
+import collections
 import functools
 import operator
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar, cast
 
 import attrs
 import chess
@@ -100,6 +101,7 @@ __all__ = [
     "attacking",
     "attacks",
     "count_bound",
+    "count_conjunctions",
     "find_among",
     "find_bound",
     "holders_all",
@@ -232,24 +234,19 @@ def _atom_condition(mask: str, atom: Atom) -> str:
     """A Python condition that holds when ``atom`` does, ``mask`` being its mask."""
     if atom.presence:
         return f"{mask} & {atom.squares}"
+    if atom.lo <= 0 and atom.hi == 0:
+        # "none of S": no count needed.
+        return f"not ({mask} & {atom.squares})"
     count = f"({mask} & {atom.squares}).bit_count()"
     return f"{count} >= {atom.lo}" if atom.hi is None else f"{atom.lo} <= {count} <= {atom.hi}"
 
 
-def _condition(atoms: Sequence[Atom]) -> str:
-    """A Python condition on ``board`` that holds when all ``atoms`` do."""
-    parts = [
-        part for step in _steps(atoms) for part in step.conditions(mask_expression(step.types))
-    ]
-    return " and ".join(f"({part})" for part in parts) or "True"
-
-
 def _function(
-    body: Sequence[str], *, otherwise: bool, tables: dict[str, Any] | None = None
+    body: Sequence[str], *, otherwise: bool | str, tables: dict[str, Any] | None = None
 ) -> BoardCheck:
     """``def check(board)`` with ``body`` (text built here from type sets and integers
-    only), returning ``otherwise`` at its end; ``tables`` are the names the body refers
-    to.  One call instead of a call per atom."""
+    only), returning ``otherwise`` at its end (a constant, or a name the body sets);
+    ``tables`` are the names the body refers to.  One call instead of a call per atom."""
     source = "def check(board):\n" + "".join(f"    {line}\n" for line in body)
     source += f"    return {otherwise}\n"
     return _made(source, tables or {})
@@ -305,16 +302,17 @@ def all_atoms(atoms: Sequence[Atom]) -> BoardCheck | None:
 
 def _any_conjunction(conjunctions: Sequence[Sequence[Atom]]) -> BoardCheck:
     """Some of the conjunctions of atoms holds; one-atom conjunctions of the same type
-    set are checked together on one mask."""
+    set are checked together on one mask, the others with their shared atoms factored
+    out (:func:`_factored_hits`)."""
     single: dict[TypeSet, list[Atom]] = {}
-    lines: list[str] = []
+    multi: list[Sequence[Atom]] = []
     for atoms in conjunctions:
         if not atoms:
             return _always
         if len(atoms) == 1:
             single.setdefault(atoms[0].types, []).append(atoms[0])
         else:
-            lines.append(f"if {_condition(atoms)}: return True")
+            multi.append(atoms)
     head: list[str] = []
     for types, group in single.items():
         head.append(f"m = {mask_expression(types)}")
@@ -322,7 +320,87 @@ def _any_conjunction(conjunctions: Sequence[Sequence[Atom]]) -> BoardCheck:
         if present:
             head.append(f"if m & {present}: return True")
         head.extend(f"if {_atom_condition('m', a)}: return True" for a in group if not a.presence)
-    return _function(head + lines, otherwise=False)
+    return _function(head + _factored_hits(multi, "return True"), otherwise=False)
+
+
+def count_conjunctions(conjunctions: Sequence[Sequence[Atom]]) -> BoardCount:
+    """How many of the conjunctions of atoms hold, each counted as often as it is
+    listed (the members of ``count shift {…}`` orbits and of sums of them), their shared
+    atoms factored out (:func:`_factored_hits`).
+
+    >>> pawn, king = Atom(types_of("P"), chess.BB_E2), Atom(types_of("K"), chess.BB_E1)
+    >>> count_conjunctions([(pawn, king), (king,), (pawn, king), ()])(chess.Board())
+    4
+    """
+    check = _function(["n = 0", *_factored_hits(conjunctions, "n += 1")], otherwise="n")
+    return cast(BoardCount, check)
+
+
+#: Factoring stops nesting here (Python's parser limits how deep blocks may nest).
+_MAX_FACTOR_DEPTH = 12
+
+
+def _factored_hits(conjunctions: Sequence[Sequence[Atom]], hit: str) -> list[str]:
+    """Statements that run ``hit`` once for every conjunction of atoms that holds, an
+    atom shared by several conjunctions tested once for them all: the members of an orbit
+    share most of their atoms (the shifts of ``:piececount Pc? 3 6`` along a file are one
+    atom), so a position tests each once instead of once per member."""
+    if not conjunctions:
+        return []
+    masks: dict[TypeSet, str] = {}
+    for atoms in conjunctions:
+        for atom in atoms:
+            masks.setdefault(atom.types, f"m{len(masks)}")
+    lines = [f"{name} = {mask_expression(types)}" for types, name in masks.items()]
+    unique = [tuple(dict.fromkeys(atoms)) for atoms in conjunctions]
+    return lines + _factored(unique, hit, masks, {}, 0)
+
+
+def _factored(
+    conjunctions: Sequence[tuple[Atom, ...]],
+    hit: str,
+    masks: Mapping[TypeSet, str],
+    chances: dict[Atom, float],
+    depth: int,
+) -> list[str]:
+    """Greedy factoring: the atom most conjunctions share (the one likelier to fail
+    among equals; ``chances`` remembers the guesses) is tested once, the conjunctions
+    holding it continue under it without it, and the rest are factored the same way;
+    conjunctions that share nothing are tested alone, their atoms likeliest to fail
+    first."""
+    lines: list[str] = []
+    pending = list(conjunctions)
+    while pending:
+        shared = collections.Counter(atom for atoms in pending for atom in atoms)
+        most = max(shared.values(), default=0)
+        if most < 2 or depth >= _MAX_FACTOR_DEPTH:
+            lines.extend(_conjunction_hit(atoms, hit, masks) for atoms in pending)
+            break
+        best = min(
+            (atom for atom, n in shared.items() if n == most),
+            key=lambda atom: _atom_chance(atom, chances),
+        )
+        inner = [tuple(a for a in atoms if a != best) for atoms in pending if best in atoms]
+        pending = [atoms for atoms in pending if best not in atoms]
+        lines.append(f"if {_atom_condition(masks[best.types], best)}:")
+        lines.extend(f"    {line}" for line in _factored(inner, hit, masks, chances, depth + 1))
+    return lines
+
+
+def _atom_chance(atom: Atom, chances: dict[Atom, float]) -> float:
+    """How likely ``atom`` is to hold on a usual board (a rough guess, for ordering)."""
+    chance = chances.get(atom)
+    if chance is None:
+        chance = chances[atom] = _Step.of(atom.types, [atom]).chance
+    return chance
+
+
+def _conjunction_hit(atoms: Sequence[Atom], hit: str, masks: Mapping[TypeSet, str]) -> str:
+    """``hit`` when all ``atoms`` hold, those likeliest to fail first."""
+    parts = [part for step in _steps(atoms) for part in step.conditions(masks[step.types])]
+    if not parts:
+        return hit
+    return "if " + " and ".join(f"({part})" for part in parts) + f": {hit}"
 
 
 def all_of(checks: Sequence[BoardCheck]) -> BoardCheck:
@@ -1122,9 +1200,11 @@ def holders_within(units: Sequence[Holders], values: Sequence[SetFn]) -> Holders
     return within
 
 
-def holders_attacking(unit: Holders, targets: SetFn) -> Holders:
+def holders_attacking(unit: Holders, targets: SetFn, among: SetFn | None = None) -> Holders:
     """``x attacks R`` (and ``R attackedby x``): the squares of the unit whose piece
-    attacks some square of R."""
+    attacks some square of R.  ``among``, when given, holds the square of the bound piece
+    wherever it is on the board (the pieces of its tag's colour): only its pieces are
+    looked at, the other bits being never read."""
     if unit is variable_squares:
 
         def attackers_holders(ctx: Context, p: int) -> int:
@@ -1132,7 +1212,8 @@ def holders_attacking(unit: Holders, targets: SetFn) -> Holders:
             if not found:
                 return 0
             board = ctx.boards[p]
-            return attacking(board, board.occupied, found)
+            pieces = board.occupied if among is None else among(ctx, p)
+            return attacking(board, pieces, found)
 
         return attackers_holders
 
@@ -1422,7 +1503,9 @@ def _moves_by_piece(ctx: Context) -> dict[int, list[tuple[int, int, int, int]]]:
     found: dict[int, list[tuple[int, int, int, int]]] | None = ctx.memo.get(key)
     if found is None:
         found = {}
-        boards, moves, who, following = ctx.boards, ctx.moves, ctx.who, ctx.next
+        # The piece each move moves, read from the followed main line where there is
+        # one: no row of every square's piece per position.
+        boards, moves, movers, following = ctx.boards, ctx.moves, ctx.table.movers(), ctx.next
         for q in range(len(ctx.table)):
             for r in following[q]:
                 move = moves[r]
@@ -1431,7 +1514,7 @@ def _moves_by_piece(ctx: Context) -> dict[int, list[tuple[int, int, int, int]]]:
                     reached = 1 << move.to_square
                     if boards[q].kings >> origin & 1:
                         reached |= _LANDINGS_ON_RANK[origin >> 3]
-                    found.setdefault(who[q][origin], []).append((q, r, origin, reached))
+                    found.setdefault(movers[r], []).append((q, r, origin, reached))
         ctx.memo[key] = found
     return found
 

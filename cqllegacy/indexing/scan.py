@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from cqllegacy.core.tree import Query
-from cqllegacy.errors import IncompleteInput
+from cqllegacy.errors import IncompleteInput, IndexFailed
 from cqllegacy.evaluator.necessary import Necessity, necessity
 from cqllegacy.evaluator.needles import Needles
 from cqllegacy.indexing import replay
@@ -330,6 +330,19 @@ def _candidates_of(
     games) from the file itself, split as the scan splits it, the others left unread: a
     split costs little beside a replay.
     """
+    base = state.summary.games
+    try:
+        _answer_from(state, item, index, need)
+    except IndexFailed as exc:
+        # What the index answered before it failed is right (DuckDB checks each block it
+        # reads): the games after the last one handled are scanned, as a scan would.
+        handled = state.summary.games - base
+        rest = f"the rest of {item.name}" if handled else item.name
+        state.progress.message(f"note: {exc}; scanning {rest}")
+        scanner.scan_file(state, item, after=handled)
+
+
+def _answer_from(state: GameScan, item: InputFile, index: Index, need: Necessity | None) -> None:
     base = state.summary.games
     size = _size(item.path)
     if need is None:

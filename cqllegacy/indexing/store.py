@@ -35,6 +35,7 @@ on every run (git's "racy" entries).
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -43,13 +44,13 @@ import shutil
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import attrs
 import chess
 
 from cqllegacy import __version__
-from cqllegacy.errors import IncompleteInput, WriteError
+from cqllegacy.errors import IncompleteInput, IndexFailed, WriteError
 from cqllegacy.evaluator.necessary import (
     POSITION_ONLY_FLAGS,
     Alternative,
@@ -276,7 +277,7 @@ WRITER_MEMORY = 64 * 1024 * 1024
 #: (Memory then grows with a file's long games, not with its ordinary ones.)
 LONG_TEXT = 1024 * 1024
 LONG_TEXT_ROOM = 2
-#: DuckDB's memory limit once a run reads stored positions (:meth:`Index.main_lines`).
+#: DuckDB's memory limit for a run's questions and the positions it reads.
 READER_MEMORY = "128MB"
 
 
@@ -457,6 +458,21 @@ def _remove(temporary: Path) -> None:
 # --------------------------------------------------------------------------------------
 
 
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _answering(method: _Method) -> _Method:
+    """``method`` of an :class:`Index`, a DuckDB error in it (a damaged block, too little
+    memory) raised as :class:`~cqllegacy.errors.IndexFailed`, which a run catches."""
+
+    @functools.wraps(method)
+    def asked(self: Index, *args: Any, **kwargs: Any) -> Any:
+        with self.failing():
+            return method(self, *args, **kwargs)
+
+    return cast(_Method, asked)
+
+
 @attrs.define
 class Index:
     """An open, fresh index of the PGN file ``source``."""
@@ -465,12 +481,21 @@ class Index:
     connection: Any
     games: int
     source: Path
-    _reads_bounded: bool = attrs.field(default=False, init=False)
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.connection.close()
 
+    @contextlib.contextmanager
+    def failing(self) -> Iterator[None]:
+        """A DuckDB error in the block as :class:`~cqllegacy.errors.IndexFailed`."""
+        try:
+            yield
+        except _reading_duckdb().Error as exc:
+            why = _first_line(exc)
+            raise IndexFailed(f"index {self.path} failed while it was read ({why})") from exc
+
+    @_answering
     def candidates(
         self,
         need: Necessity,
@@ -542,11 +567,13 @@ class Index:
         """What the index keeps of the games ``numbers``: a range, or the text."""
         for start in range(0, len(numbers), batch):
             part = list(numbers[start : start + batch])
-            rows = self.connection.execute(
-                "SELECT game, line, byte_start, byte_length, digest, tag_text, movetext, "
-                "encoding, problems FROM games WHERE game IN (SELECT unnest(?)) ORDER BY game",
-                [part],
-            ).fetchall()
+            with self.failing():
+                rows = self.connection.execute(
+                    "SELECT game, line, byte_start, byte_length, digest, tag_text, movetext, "
+                    "encoding, problems FROM games WHERE game IN (SELECT unnest(?)) "
+                    "ORDER BY game",
+                    [part],
+                ).fetchall()
             for game, line, byte_start, length, digest, *text in rows:
                 if byte_start is None:
                     yield game_text((game, line, *text))
@@ -554,6 +581,7 @@ class Index:
                     yield GameRange(game, line, byte_start, length, digest)
 
 
+    @_answering
     def game_facts(self, numbers: Sequence[int]) -> list[tuple[int, bool, str | None]]:
         """Per game of ``numbers`` (ascending): its number, whether it reads cleanly and
         (for a clean one) its tags as stored (JSON), in the order of ``numbers``."""
@@ -566,6 +594,7 @@ class Index:
         ).fetchall()
         return [(int(game), bool(clean), tags) for game, clean, tags in rows]
 
+    @_answering
     def main_lines(self, numbers: Sequence[int]) -> dict[str, Any]:
         """The stored main-line positions of the clean games among ``numbers``
         (ascending), one numpy array per column (``game``, ``ply``,
@@ -575,13 +604,6 @@ class Index:
         columns = ", ".join(
             ("game", "ply", *BOARD_FIELDS, "flags", "ep", "move_from", "move_to", "move_promotion")
         )
-        if not self._reads_bounded:
-            # DuckDB keeps the blocks it read in its buffers up to its memory limit (by
-            # default most of the machine's): reading every position of a large index
-            # would hold it all.  A bound keeps a run's memory flat in the index's size.
-            with contextlib.suppress(Exception):  # a bound DuckDB refuses: none
-                self.connection.execute(f"SET memory_limit = '{READER_MEMORY}'")
-            self._reads_bounded = True
         first, last = int(numbers[0]), int(numbers[-1])
         sql = f"SELECT {columns} FROM positions WHERE game BETWEEN ? AND ?"
         parameters: list[object] = [first, last]
@@ -610,7 +632,11 @@ def open_index(path: Path, source: Path) -> Index:
     if not path.is_file():
         raise StaleIndex(f"no index at {path}")
     try:
-        connection = _reading_duckdb().connect(str(path), read_only=True)
+        # DuckDB keeps the blocks it read in its buffers up to its memory limit (by
+        # default most of the machine's): a bound keeps a run's memory flat in the
+        # index's size.  A question that needs more fails, and the run scans.
+        config = {"memory_limit": READER_MEMORY}
+        connection = _reading_duckdb().connect(str(path), read_only=True, config=config)
     except Exception as exc:
         raise StaleIndex(f"index {path} cannot be read ({_first_line(exc)})") from exc
     try:

@@ -511,7 +511,7 @@ PositionItem: TypeAlias = (
 )
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class PositionList:
     """``(position item…)``; items keep their source order (comments included)."""
 

@@ -94,13 +94,16 @@ class GameScan:
     def _needles(self) -> Needles:
         return self.compiled.tag_needles
 
-    def file(self, source: PgnSource, name: str) -> None:
-        """Every game of an open PGN file; a file whose data breaks off is reported and
-        counted, and its games read before the break stay scanned."""
+    def file(self, source: PgnSource, name: str, after: int = 0) -> None:
+        """Every game of an open PGN file after its first ``after`` (those are counted
+        already); a file whose data breaks off is reported and counted, and its games
+        read before the break stay scanned."""
         games_in_file = 0
         try:
             for text in split_games(source.lines()):
                 games_in_file = text.file_ordinal
+                if games_in_file <= after:
+                    continue
                 self.game(text, name)
                 self.progress.update(
                     self.summary.games,

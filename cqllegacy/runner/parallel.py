@@ -40,7 +40,7 @@ from typing import Protocol, TypeVar
 
 import attrs
 
-from cqllegacy.errors import display_path
+from cqllegacy.errors import IndexFailed, display_path
 from cqllegacy.runner.compiled import CompiledQueryLike
 from cqllegacy.runner.game_scan import GameScan
 from cqllegacy.runner.pgn import (
@@ -767,7 +767,6 @@ def run_units(
         except OSError:
             sizes.append(0)
     part = engine.part_bytes or part_size(sum(sizes), engine.workers)
-    batch_games = engine.batch_games
     damaged = 0
     games_before = 0
     bytes_before = 0
@@ -775,31 +774,16 @@ def run_units(
     try:
         for item, size, chosen in zip(inputs, sizes, indexed, strict=True):
             if chosen is not None:
-                games_before = _indexed_file(
+                games_before, broken = _indexed_file(
                     engine, pipeline, shared, item, chosen, games_before, bytes_before, size,
                     options, renderers,
                 )  # fmt: skip
-                bytes_before += size
-                continue
-            try:
-                with open(item.path, "rb") as handle:
-                    head = handle.read(6)
-                # Byte ranges need one byte per ASCII character: not UTF-16 or UTF-32.
-                if detect_compression(head) is Compression.PLAIN and not wide_encoding(head):
-                    games_before = _plain_file(
-                        engine, pipeline, shared, item, part, games_before, bytes_before,
-                        options, renderers,
-                    )  # fmt: skip
-                else:
-                    games_before, broken = _compressed_file(
-                        engine, pipeline, shared, item, batch_games, games_before,
-                        bytes_before, options, renderers,
-                    )  # fmt: skip
-                    damaged += broken
-            except OSError as exc:
-                damaged += 1
-                reason = exc.strerror or str(exc)
-                pipeline.add(_Ready(_message(f"warning: {item.name}: cannot read: {reason}")), 0)
+            else:
+                games_before, broken = _scanned_file(
+                    engine, pipeline, shared, item, part, games_before, bytes_before,
+                    options, renderers,
+                )  # fmt: skip
+            damaged += broken
             bytes_before += size
         pipeline.drain()
     except BaseException:
@@ -808,6 +792,39 @@ def run_units(
         raise
     engine.close()
     return damaged
+
+
+def _scanned_file(
+    engine: Engine,
+    pipeline: _Pipeline,
+    shared: object,
+    item: InputFile,
+    part_bytes: int,
+    games_before: int,
+    bytes_before: int,
+    options: ScanOptions,
+    renderers: tuple[Renderer, ...],
+) -> tuple[int, int]:
+    """Send every game of ``item`` to the workers: the games before the file's, and
+    whether it could not be read to its end (0 or 1)."""
+    try:
+        with open(item.path, "rb") as handle:
+            head = handle.read(6)
+        # Byte ranges need one byte per ASCII character: not UTF-16 or UTF-32.
+        if detect_compression(head) is Compression.PLAIN and not wide_encoding(head):
+            games_before = _plain_file(
+                engine, pipeline, shared, item, part_bytes, games_before, bytes_before,
+                options, renderers,
+            )  # fmt: skip
+            return games_before, 0
+        return _compressed_file(
+            engine, pipeline, shared, item, engine.batch_games, games_before, bytes_before,
+            options, renderers,
+        )  # fmt: skip
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        pipeline.add(_Ready(_message(f"warning: {item.name}: cannot read: {reason}")), 0)
+        return games_before, 1
 
 
 def _plain_file(
@@ -848,11 +865,13 @@ def _compressed_file(
     bytes_before: int,
     options: ScanOptions,
     renderers: tuple[Renderer, ...],
+    after: int = 0,
 ) -> tuple[int, int]:
-    """Read and split a compressed file here, scan its games in batches elsewhere."""
+    """Read and split a compressed file here, scan its games after its first ``after``
+    (those are sent already) in batches elsewhere."""
     with open_pgn(item.path) as source:
         batch: list[GameText] = []
-        first = games_before
+        first = games_before + after
         games_in_file = 0
 
         def send() -> None:
@@ -866,8 +885,10 @@ def _compressed_file(
 
         try:
             for text in split_games(source.lines()):
-                batch.append(text)
                 games_in_file = text.file_ordinal
+                if games_in_file <= after:
+                    continue
+                batch.append(text)
                 if len(batch) >= batch_games:
                     send()
         except DamagedInput as exc:
@@ -892,24 +913,35 @@ def _indexed_file(
     size: int,
     options: ScanOptions,
     renderers: tuple[Renderer, ...],
-) -> int:
+) -> tuple[int, int]:
     """Send the candidate games of an indexed file in batches, a few per worker; the
-    last unit covers the file to its end (its games after the last candidate)."""
-    numbers = chosen.numbers(games_before)
+    last unit covers the file to its end (its games after the last candidate).  An
+    index that fails on the way (:class:`~cqllegacy.errors.IndexFailed`) is said once
+    and the games it has not answered are scanned.  Returns what
+    :func:`_scanned_file` does."""
     games = chosen.games
-    batch = candidate_batch(len(numbers), engine.workers, engine.batch_games)
     covered = 0
-    for start in range(0, len(numbers), batch):
-        texts = chosen.unit(numbers[start : start + batch])
-        end = games if start + batch >= len(numbers) else numbers[start + batch - 1]
-        unit = f"{display_path(item.name)} games {covered + 1}-{end} of this file"
-        args = (shared, item.name, texts, games_before, (covered, end), options, renderers)
-        done = bytes_before + (size * end // games if games else size)
-        pipeline.submit(_Task(scan_candidates, args, unit), done)
-        covered = end
+    try:
+        numbers = chosen.numbers(games_before)
+        batch = candidate_batch(len(numbers), engine.workers, engine.batch_games)
+        for start in range(0, len(numbers), batch):
+            texts = chosen.unit(numbers[start : start + batch])
+            end = games if start + batch >= len(numbers) else numbers[start + batch - 1]
+            unit = f"{display_path(item.name)} games {covered + 1}-{end} of this file"
+            args = (shared, item.name, texts, games_before, (covered, end), options, renderers)
+            done = bytes_before + (size * end // games if games else size)
+            pipeline.submit(_Task(scan_candidates, args, unit), done)
+            covered = end
+    except IndexFailed as exc:
+        rest = f"the rest of {item.name}" if covered else item.name
+        pipeline.add(_Ready(_message(f"note: {exc}; scanning {rest}")), bytes_before)
+        return _compressed_file(
+            engine, pipeline, shared, item, engine.batch_games, games_before, bytes_before,
+            options, renderers, after=covered,
+        )  # fmt: skip
     if covered < games:
         pipeline.add(_Ready(UnitResult((), games - covered, 0, 0)), bytes_before + size)
-    return games_before + games
+    return games_before + games, 0
 
 
 def candidate_batch(candidates: int, workers: int, largest: int) -> int:

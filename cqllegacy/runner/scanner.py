@@ -105,7 +105,8 @@ def past_the_last_game(state: GameScan) -> StopScan:
     return StopScan(f"stopped after game {state.last_game}", games=state.last_game or 0)
 
 
-def scan_file(state: GameScan, item: InputFile) -> None:
+def scan_file(state: GameScan, item: InputFile, after: int = 0) -> None:
+    """Scan the games of ``item`` after its first ``after`` into ``state``."""
     with contextlib.ExitStack() as stack:
         try:
             source = stack.enter_context(open_pgn(item.path))
@@ -114,7 +115,7 @@ def scan_file(state: GameScan, item: InputFile) -> None:
             reason = exc.strerror or str(exc)
             state.progress.message(f"warning: {item.name}: cannot read: {reason}")
             return
-        state.file(source, item.name)
+        state.file(source, item.name, after)
 
 
 def spreads(engine: Engine, sinks: Sequence[MatchSink], inputs: Sequence[InputFile]) -> bool:

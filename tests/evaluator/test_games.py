@@ -354,6 +354,27 @@ def test_a_main_line_tracks_each_piece_where_the_game_tree_places_it() -> None:
         assert line.identity_types() == _types_square_by_square(tree)
 
 
+def test_a_main_line_names_the_piece_each_move_moves_as_the_game_tree_does() -> None:
+    # ``movers`` of a main line comes from following its moves, without rows; the rows
+    # followed with python-chess's own castling and en passant rules are the reference.
+    odd = [game_from_pgn(text) for text in _ODD_MOVES]
+    for game in [*odd, *_games(40)]:
+        for variations in (False, True):
+            tree = PositionTable.build(game, variations=variations, identities=True)
+            who = _who_move_by_move(tree)
+            expected = [
+                NO_PIECE if not move else who[tree.parent[r]][move.from_square]
+                for r, move in enumerate(tree.moves)
+            ]
+            assert tree.movers() == expected
+            if not variations:
+                line = PositionTable.from_main_line(
+                    tree.boards, [m for m in tree.moves if m is not None], identities=True
+                )
+                assert line.movers() == expected
+                assert line._who is None  # no rows were built
+
+
 def test_a_snapshot_is_python_chess_copy_of_the_board() -> None:
     # Every field python-chess's copy sets, on every board of real and odd games, and the
     # copy shares nothing mutable with the board it was made from.

@@ -13,6 +13,11 @@ tree, and lowered on the stream the runner uses; and, where the naive legacy eva
 * ``find`` bodies with one binding-free necessity share its list of positions.
 * A relation with a missing-piece bound skips later positions with too few pieces of the
   counted kinds, and pins its shifts by the P1 pieces P2 holds fewest of.
+* Pawn structures (isolated tripled pawns on any file, passed pawns counted by
+  ``:accumulate``): the members' shared atoms are tested once
+  (``operators._factored_hits``) and counted orbits are one generated count
+  (``operators.count_conjunctions``), checked also against atoms read square by square
+  from python-chess.
 """
 
 from __future__ import annotations
@@ -29,14 +34,16 @@ from hypothesis import strategies as st
 from cqllegacy.core import tree as ct
 from cqllegacy.evaluator.evaluate import compile_query
 from cqllegacy.evaluator.lowering import variable_key
+from cqllegacy.evaluator.operators import Atom, Member, any_member, count_conjunctions
 from cqllegacy.evaluator.testing import game_from_pgn, pd, position
 from cqllegacy.legacy.grammar import read_script
 from cqllegacy.runner.pgn import read_game, split_games
 from cqllegacy.runner.scripts import load_query, read_legacy, read_modern
-from cqllegacy.vocab.pieces import ANYTHING
-from cqllegacy.vocab.squares import FULL
+from cqllegacy.vocab.pieces import ANYTHING, EMPTY_BIT, types_of
+from cqllegacy.vocab.squares import FULL, parse_squares
 from tests.evaluator.test_equivalence import (
     FEW,
+    GAMES,
     LONG,
     SETTINGS,
     SHORT,
@@ -451,3 +458,144 @@ def test_lists_read_for_every_binding_against_the_naive_evaluator(text: str) -> 
     for i in SHORT:
         game: chess.pgn.Game = TREES[i]
         assert fast.evaluate(game, i + 1).matched == ref.game_matches(script, game, i + 1), i
+
+
+# --------------------------------------------------------------------------------------
+# Pawn structures: orbits and counted orbits of conjunctions of atoms, shared atoms
+# tested once (operators._factored_hits, operators.count_conjunctions)
+# --------------------------------------------------------------------------------------
+
+#: Written here after the published kind (the Scidb examples are GPL text, measured only
+#: from a local folder): isolated tripled pawns on any file, either colour; a position
+#: with at least two white passed pawns, counted by ``:accumulate`` over shifted copies
+#: (one on its second rank, its file and the neighbours' ahead of it free of pawns); the
+#: same for both colours, the black half with its own counter.
+PAWN_STRUCTURES = [
+    "(match (position p[f5-7] :piececount pf? 3 8 :piececount p[e?,g?] 0 :shift :flipcolor))",
+    "(match (position Pe2 :piececount [Pp][e3-7] 0 :piececount p[d3-7,f3-7] 0 :shift"
+    " :accumulate passers :sumrange passers 2 8))",
+    "(match (position :sumrange w 2 8 :sumrange b 1 8 :and ((position Pe2"
+    " :piececount [Pp][e3-7] 0 :piececount p[d3-7,f3-7] 0 :shift :accumulate w)"
+    " (position pe7 :piececount [Pp][e2-6] 0 :piececount P[d2-6,f2-6] 0 :shift"
+    " :accumulate b))))",
+]
+
+#: Games where they match: isolated tripled black pawns on the c-file, white ones on the
+#: c-file (and passed: no black pawn), and passed pawns on both sides (white's a- and
+#: h-pawns, black's d-pawn).
+_PAWN_GAMES = "".join(
+    f'[Event "{event}"]\n[FEN "{fen}"]\n[SetUp "1"]\n\n{moves}\n\n'
+    for event, fen, moves in (
+        ("tripled", "4k3/2p5/2p5/2p5/8/8/P2P4/4K3 w - - 0 1", "1. Ke2 Kd7 2. Ke3 Kd6 *"),
+        ("tripled white", "4k3/8/8/8/2P5/2P5/P1P5/4K3 w - - 0 1", "1. Kd2 Ke7 *"),
+        ("passers", "4k3/3p4/8/8/8/8/P6P/4K3 w - - 0 1", "1. a4 Ke7 2. h4 d5 3. a5 *"),
+    )
+)
+PAWN_POOL = [(text, read_game(text)) for text in split_games(io.StringIO(_PAWN_GAMES))]
+PAWN_MATCHES = dict(
+    zip(
+        PAWN_STRUCTURES,
+        ([True, True, False], [False, True, True], [False, False, True]),
+        strict=True,
+    )
+)
+
+
+@pytest.mark.parametrize("text", PAWN_STRUCTURES)
+def test_pawn_structures_on_long_games(text: str) -> None:
+    assert_same(read_legacy(text), LONG)
+
+
+@pytest.mark.parametrize("text", PAWN_STRUCTURES)
+def test_pawn_structures_on_games_made_to_match(text: str) -> None:
+    script = read_script(text)
+    fast = compile_query(to_core(script))
+    matched = assert_same_on(to_core(script), PAWN_POOL)
+    for i, (_, game) in enumerate(PAWN_POOL):
+        expected = ref.game_matches(script, game, i + 1)
+        assert fast.evaluate(game, i + 1).matched == expected, i
+        assert matched[i] == expected, i
+    assert matched == PAWN_MATCHES[text]
+
+
+def _atom_holds(atom: Atom, board: chess.Board) -> bool:
+    """``atom`` read square by square from python-chess's pieces."""
+    count = 0
+    for square in chess.SQUARES:
+        if atom.squares >> square & 1:
+            piece = board.piece_at(square)
+            content = EMPTY_BIT if piece is None else types_of(piece.symbol())
+            count += bool(content & atom.types)
+    return atom.lo <= count and (atom.hi is None or count <= atom.hi)
+
+
+_BOARDS = [
+    node.board()
+    for i in LONG[:3]
+    for ply, node in enumerate(TREES[i].mainline())
+    if ply % 7 == 0
+] + [game.end().board() for _, game in PAWN_POOL]
+
+#: Atoms of pawn structures, few enough that generated conjunctions share many.
+_ATOMS = st.sampled_from(
+    [
+        Atom(types_of(letters) if letters != "_" else EMPTY_BIT, parse_squares(squares), lo, hi)
+        for letters, squares, lo, hi in (
+            ("P", "a-h2", 1, None),
+            ("P", "c2-4", 1, None),
+            ("P", "c1-8", 2, 6),
+            ("P", "[b1-8,d1-8]", 0, 0),
+            ("p", "[c1-8,e1-8]", 0, 0),
+            ("Pp", "d3-7", 0, 0),
+            ("p", "d7", 1, None),
+            ("K", "a-h1", 1, 1),
+            ("_", "e4", 1, None),
+            ("Pp", "a-h1-8", 8, 16),
+        )
+    ]
+)
+
+
+@settings(SETTINGS, max_examples=60)
+@given(st.lists(st.lists(_ATOMS, max_size=4), max_size=12))
+def test_shared_atoms_tested_once_count_and_find_what_each_member_says(
+    conjunctions: list[list[Atom]],
+) -> None:
+    count = count_conjunctions(conjunctions)
+    some = any_member([Member(tuple(atoms)) for atoms in conjunctions])[0]
+    assert some is not None
+    for board in _BOARDS:
+        holding = [all(_atom_holds(atom, board) for atom in atoms) for atoms in conjunctions]
+        assert count(board) == sum(holding), (conjunctions, board.fen())
+        assert some(board) == any(holding), (conjunctions, board.fen())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A member counted by two terms is counted twice.
+        "cql() (shifthorizontal count {Pa2}) + (shifthorizontal count {Pa2}) >= 10",
+        "cql() 3 <= (shift count {Pc2-4 #Pc1-8 >= 2 #P[b1-8,d1-8] == 0})",
+        "cql() (flipcolor count {Ke1 Pd2}) + (shiftvertical count {_e4 Ph1-8}) == 2",
+    ],
+)
+def test_counted_orbits(text: str) -> None:
+    assert_same(read_modern(text), LONG)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Every member asks the side to move and check (tested once, before the members).
+        "(match (position :wtm :check :moveto ?e4 :movefrom A :shift))",
+        "(match (position :btm :moveto .d5 :shift))",
+        # A piece atom every member shares, members that follow a line.
+        "(match (position :or ((position Ke1 :wtm :sequence ((position :moveto ?f3)"
+        " (position :movefrom p))) (position Ke1 :wtm :moveto ?c3))))",
+        # One member is only the shared conjuncts (the rest of it: true).
+        "(match (position :wtm :or ((position :wtm) (position :wtm :moveto ?e4))))",
+    ],
+)
+def test_orbits_whose_members_share_board_conjuncts(text: str) -> None:
+    matched = assert_same_on(read_legacy(text), [(GAMES[i], TREES[i]) for i in LONG])
+    assert any(matched), text

@@ -317,3 +317,92 @@ def test_a_missing_named_index_is_said(pgn: Path, capsys: pytest.CaptureFixture[
     missing = pgn.with_name("nowhere.cqlidx")
     assert run(pgn, pgn.with_name("found.pgn"), "-q", "--index", str(missing)) == (0, expected)
     one_note(capsys.readouterr().err, "no index")
+
+
+#: DuckDB's storage: a 4 KiB file header and two 4 KiB database headers, then blocks of
+#: 256 KiB, each beginning with its checksum.
+_HEADERS, _BLOCK = 3 * 4096, 256 * 1024
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_block_damaged_anywhere_gives_the_scans_answer(
+    pgn: Path, jobs: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Whichever block of the index is damaged, the run answers as the scan does, says
+    so in one line when it met the damage and never shows a traceback: damage found
+    when the index is opened is said and the file scanned; damage met while the run
+    asks the index (checked by DuckDB as it reads the block) is said and the games the
+    index had not answered are scanned."""
+    expected = scanned(pgn)
+    path = default_index_path(pgn)
+    whole = path.read_bytes()
+    failed = 0
+    for start in range(_HEADERS, len(whole), _BLOCK):
+        damaged = bytearray(whole)
+        damaged[start + 1024 : start + 1088] = bytes(64)
+        path.write_bytes(bytes(damaged))
+        capsys.readouterr()
+        status, found = run(pgn, pgn.with_name("found.pgn"), "-q", "-j", jobs)
+        err = capsys.readouterr().err
+        assert (status, found) == (0, expected), (start, err)
+        if err:
+            one_note(err, str(path), "scanning")
+            failed += "failed while it was read" in err
+    assert failed  # some damage is met only while the run asks the index
+
+
+class _FailsLater:
+    """``Index.main_lines`` answering its first ``answers`` calls, then failing as a
+    damaged block does."""
+
+    def __init__(self, answers: int) -> None:
+        self.answers = answers
+        self.calls = 0
+        self.answer = store.Index.main_lines.__wrapped__  # type: ignore[attr-defined]
+
+    def __call__(self, index: store.Index, numbers: object) -> object:
+        import duckdb
+
+        self.calls += 1
+        if self.calls > self.answers:
+            raise duckdb.Error("Corrupt database file: simulated")
+        return self.answer(index, numbers)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_index_failing_after_some_answers_has_the_rest_scanned(
+    pgn: Path, jobs: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The games handed over before the index failed stay answered, once; the rest of
+    the file is scanned: the output is the scan's, the summary counts every game once."""
+    import cqllegacy.indexing.replay as replay
+
+    script = pgn.with_name("checks.cql")
+    script.write_text("(match (position :check))\n", encoding="utf-8")
+    argv = ["run", str(script), "-i", str(pgn), "-j", jobs]
+    assert main([*argv, "-o", str(pgn.with_name("scan.pgn")), "--no-index", "-q"]) == 0
+    expected = pgn.with_name("scan.pgn").read_bytes()
+    assert expected.count(b"[Event ") > 10
+    fails = _FailsLater(answers=2)
+    monkeypatch.setattr(replay, "BATCH", 5)
+    monkeypatch.setattr(store.Index, "main_lines", store._answering(fails))
+    capsys.readouterr()
+    assert main([*argv, "-o", str(pgn.with_name("found.pgn"))]) == 0
+    err = capsys.readouterr().err
+    assert fails.calls == 3  # two batches answered, then the failure
+    assert pgn.with_name("found.pgn").read_bytes() == expected
+    note, summary = err.splitlines()
+    assert "failed while it was read" in note and "scanning the rest of" in note
+    assert summary.startswith("read 60 games: ") and "Traceback" not in err
+
+
+def test_a_run_asks_the_index_within_a_bounded_memory(pgn: Path) -> None:
+    """DuckDB's buffers would otherwise keep what a run reads up to most of the
+    machine's memory: every question of a run (the candidates too) is asked under the
+    reader's bound, so a run's memory stays flat in the index's size."""
+    opened = open_index(default_index_path(pgn), pgn)
+    try:
+        (limit,) = opened.connection.execute("SELECT current_setting('memory_limit')").fetchone()
+    finally:
+        opened.close()
+    assert limit.replace(" ", "").lower() in {"122.0mib", "128.0mb", "128mb"}, limit

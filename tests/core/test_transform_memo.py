@@ -1,0 +1,86 @@
+"""The images ``core.transforms.apply`` remembers, against images made afresh.
+
+``apply`` keeps each node's image per basic transform, filed under the node's identity
+(``transforms._IMAGES``); ``apply_unremembered`` rewrites every node by its rule.  The
+trees are generated (``tests/support/strategies.py``) and hold their subtrees several
+times, as the members of an orbit share their steps, and equal copies of them, so that
+the memo is read for shared nodes, for equal nodes that are not the same, across
+transforms, and after a shift has emptied a designator (the member dropped).
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cqllegacy.core.transforms import BasicTransform, apply, apply_unremembered, basic_transforms
+from cqllegacy.core.tree import Compound, Filter, Move, Not, Or, Origin, TransformKind
+from cqllegacy.evaluator.testing import pd
+from cqllegacy.vocab.spans import Span
+from tests.support.strategies import filters
+
+#: Every basic transform of every kind, each once.
+TAUS = list(dict.fromkeys(tau for kind in TransformKind for tau in basic_transforms(kind)))
+
+
+def image(make: object, tau: BasicTransform, node: Filter) -> object:
+    """What ``make(tau, node)`` gives, or the refusal (a relation under a transform)."""
+    assert callable(make)
+    try:
+        return make(tau, node)
+    except ValueError as refusal:
+        return ("refused", str(refusal))
+
+
+def sharing(f: Filter) -> Filter:
+    """``f`` three times over, and an equal copy of it made of other nodes (where a
+    colour swap changes something)."""
+    swap = BasicTransform(swap_colors=True)
+    swapped = apply_unremembered(swap, f)
+    assert swapped is not None  # a colour swap never empties a designator
+    copy = apply_unremembered(swap, swapped)
+    assert copy == f
+    return Or((f, Compound((f, Not(f))), Compound((copy,))))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(filters(), st.lists(st.sampled_from(TAUS), min_size=1, max_size=8))
+def test_remembered_images_are_the_images_made_afresh(
+    f: Filter, taus: list[BasicTransform]
+) -> None:
+    tree = sharing(f)
+    # Twice through the transforms: the second round reads what the first remembered.
+    for tau in [*taus, *taus]:
+        for node in (f, tree):
+            assert image(apply, tau, node) == image(apply_unremembered, tau, node)
+
+
+def test_a_dropped_member_stays_dropped_when_asked_again() -> None:
+    rook = pd("Rh1")
+    tree = Compound((rook, Not(rook)))
+    right = BasicTransform(dx=1)
+    assert apply(right, tree) is None
+    assert apply(right, tree) is None  # from the memo
+    assert apply(right, rook) is None
+    assert apply(BasicTransform(dx=-1), tree) == Compound((pd("Rg1"), Not(pd("Rg1"))))
+
+
+def test_equal_nodes_keep_their_own_origin() -> None:
+    # Equality ignores a construct's origin; the memo goes by identity, so each image
+    # keeps its own node's origin (what a refusal of the printer names).
+    first = Move(from_=pd("Qa2"), origin=Origin(":movefrom", Span(3, 5)))
+    second = Move(from_=pd("Qa2"), origin=Origin(":movefrom", Span(9, 1)))
+    up = BasicTransform(dy=1)
+    images = [apply(up, first), apply(up, second)]
+    assert images[0] == images[1] == Move(from_=pd("Qa3"))
+    assert [getattr(i, "origin", None) for i in images] == [first.origin, second.origin]
+
+
+def test_shared_subtrees_are_rewritten_once_per_transform() -> None:
+    step = Compound((pd("Qa2"),))
+    tree = Or(tuple(Compound((step, pd(f"k{f}8"))) for f in "abcdefgh"))
+    flip = basic_transforms(TransformKind.FLIP)[3]
+    flipped = apply(flip, tree)
+    assert isinstance(flipped, Or)
+    images = {id(item.items[0]) for item in flipped.items if isinstance(item, Compound)}
+    assert len(images) == 1
