@@ -757,9 +757,9 @@ def run_units(
     bytes_done)`` in input order.  An input whose ``candidates`` are given (its index is
     fresh) has only those games evaluated.  Returns the number of input files that could
     not be read to the end."""
-    shared = engine.share(compiled)
-    renderers = tuple(sink.renderer for sink in sinks)
     pipeline = _Pipeline(engine, emit, window=2 * engine.workers)
+    renderers = tuple(sink.renderer for sink in sinks)
+    sending = _Sending(engine, pipeline, engine.share(compiled), options, renderers)
     sizes: list[int] = []
     for item in inputs:
         try:
@@ -775,14 +775,12 @@ def run_units(
         for item, size, chosen in zip(inputs, sizes, indexed, strict=True):
             if chosen is not None:
                 games_before, broken = _indexed_file(
-                    engine, pipeline, shared, item, chosen, games_before, bytes_before, size,
-                    options, renderers,
-                )  # fmt: skip
+                    sending, item, chosen, games_before, bytes_before, size
+                )
             else:
                 games_before, broken = _scanned_file(
-                    engine, pipeline, shared, item, part, games_before, bytes_before,
-                    options, renderers,
-                )  # fmt: skip
+                    sending, item, part, games_before, bytes_before
+                )
             damaged += broken
             bytes_before += size
         pipeline.drain()
@@ -794,16 +792,20 @@ def run_units(
     return damaged
 
 
+@attrs.frozen
+class _Sending:
+    """What sending a file's units to the workers takes, the same for every file."""
+
+    engine: Engine
+    pipeline: _Pipeline
+    #: The compiled query as the engine shares it with its workers.
+    shared: object
+    options: ScanOptions
+    renderers: tuple[Renderer, ...]
+
+
 def _scanned_file(
-    engine: Engine,
-    pipeline: _Pipeline,
-    shared: object,
-    item: InputFile,
-    part_bytes: int,
-    games_before: int,
-    bytes_before: int,
-    options: ScanOptions,
-    renderers: tuple[Renderer, ...],
+    sending: _Sending, item: InputFile, part_bytes: int, games_before: int, bytes_before: int
 ) -> tuple[int, int]:
     """Send every game of ``item`` to the workers: the games before the file's, and
     whether it could not be read to its end (0 or 1)."""
@@ -812,31 +814,17 @@ def _scanned_file(
             head = handle.read(6)
         # Byte ranges need one byte per ASCII character: not UTF-16 or UTF-32.
         if detect_compression(head) is Compression.PLAIN and not wide_encoding(head):
-            games_before = _plain_file(
-                engine, pipeline, shared, item, part_bytes, games_before, bytes_before,
-                options, renderers,
-            )  # fmt: skip
+            games_before = _plain_file(sending, item, part_bytes, games_before, bytes_before)
             return games_before, 0
-        return _compressed_file(
-            engine, pipeline, shared, item, engine.batch_games, games_before, bytes_before,
-            options, renderers,
-        )  # fmt: skip
+        return _compressed_file(sending, item, games_before, bytes_before)
     except OSError as exc:
         reason = exc.strerror or str(exc)
-        pipeline.add(_Ready(_message(f"warning: {item.name}: cannot read: {reason}")), 0)
+        sending.pipeline.add(_Ready(_message(f"warning: {item.name}: cannot read: {reason}")), 0)
         return games_before, 1
 
 
 def _plain_file(
-    engine: Engine,
-    pipeline: _Pipeline,
-    shared: object,
-    item: InputFile,
-    part_bytes: int,
-    games_before: int,
-    bytes_before: int,
-    options: ScanOptions,
-    renderers: tuple[Renderer, ...],
+    sending: _Sending, item: InputFile, part_bytes: int, games_before: int, bytes_before: int
 ) -> int:
     # Workers open the file themselves, maybe elsewhere: a path that does not depend on
     # the folder they run in.
@@ -844,28 +832,19 @@ def _plain_file(
     cuts = game_boundaries(path, part_bytes)
     ends = [*cuts[1:], os.path.getsize(path)]
     parts = [FileRange(path, item.name, a, b) for a, b in zip(cuts, ends, strict=True)]
-    counts = collections.deque(engine.submit(count_range, part) for part in parts)
+    counts = collections.deque(sending.engine.submit(count_range, part) for part in parts)
     file_games, line = 0, 1
     for part in parts:
         start = Start(games_before, file_games, line)
-        task = _Task(scan_range, (shared, part, start, options, renderers), part.describe())
-        pipeline.submit(task, bytes_before + part.end)
+        args = (sending.shared, part, start, sending.options, sending.renderers)
+        sending.pipeline.submit(_Task(scan_range, args, part.describe()), bytes_before + part.end)
         games, lines = _counts(counts.popleft(), part)
         games_before, file_games, line = games_before + games, file_games + games, line + lines
     return games_before
 
 
 def _compressed_file(
-    engine: Engine,
-    pipeline: _Pipeline,
-    shared: object,
-    item: InputFile,
-    batch_games: int,
-    games_before: int,
-    bytes_before: int,
-    options: ScanOptions,
-    renderers: tuple[Renderer, ...],
-    after: int = 0,
+    sending: _Sending, item: InputFile, games_before: int, bytes_before: int, after: int = 0
 ) -> tuple[int, int]:
     """Read and split a compressed file here, scan its games after its first ``after``
     (those are sent already) in batches elsewhere."""
@@ -878,8 +857,12 @@ def _compressed_file(
             nonlocal batch, first
             last = first + len(batch)
             unit = f"{display_path(item.name)} games {first + 1}-{last} of the input"
-            args = (shared, item.name, tuple(batch), first, options, renderers)
-            pipeline.submit(_Task(scan_batch, args, unit), bytes_before + source.bytes_read())
+            args = (
+                sending.shared, item.name, tuple(batch), first, sending.options,
+                sending.renderers,
+            )  # fmt: skip
+            done = bytes_before + source.bytes_read()
+            sending.pipeline.submit(_Task(scan_batch, args, unit), done)
             first += len(batch)
             batch = []
 
@@ -889,13 +872,13 @@ def _compressed_file(
                 if games_in_file <= after:
                     continue
                 batch.append(text)
-                if len(batch) >= batch_games:
+                if len(batch) >= sending.engine.batch_games:
                     send()
         except DamagedInput as exc:
             if batch:
                 send()
             note = f"warning: {item.name}: {exc}; reading stopped after game {games_in_file} "
-            pipeline.add(_Ready(_message(note + "of this file")), bytes_before)
+            sending.pipeline.add(_Ready(_message(note + "of this file")), bytes_before)
             return first, 1
         if batch:
             send()
@@ -903,22 +886,19 @@ def _compressed_file(
 
 
 def _indexed_file(
-    engine: Engine,
-    pipeline: _Pipeline,
-    shared: object,
+    sending: _Sending,
     item: InputFile,
     chosen: Candidates,
     games_before: int,
     bytes_before: int,
     size: int,
-    options: ScanOptions,
-    renderers: tuple[Renderer, ...],
 ) -> tuple[int, int]:
     """Send the candidate games of an indexed file in batches, a few per worker; the
     last unit covers the file to its end (its games after the last candidate).  An
     index that fails on the way (:class:`~cqllegacy.errors.IndexFailed`) is said once
     and the games it has not answered are scanned.  Returns what
     :func:`_scanned_file` does."""
+    engine, pipeline = sending.engine, sending.pipeline
     games = chosen.games
     covered = 0
     try:
@@ -928,17 +908,17 @@ def _indexed_file(
             texts = chosen.unit(numbers[start : start + batch])
             end = games if start + batch >= len(numbers) else numbers[start + batch - 1]
             unit = f"{display_path(item.name)} games {covered + 1}-{end} of this file"
-            args = (shared, item.name, texts, games_before, (covered, end), options, renderers)
+            args = (
+                sending.shared, item.name, texts, games_before, (covered, end),
+                sending.options, sending.renderers,
+            )  # fmt: skip
             done = bytes_before + (size * end // games if games else size)
             pipeline.submit(_Task(scan_candidates, args, unit), done)
             covered = end
     except IndexFailed as exc:
         rest = f"the rest of {item.name}" if covered else item.name
         pipeline.add(_Ready(_message(f"note: {exc}; scanning {rest}")), bytes_before)
-        return _compressed_file(
-            engine, pipeline, shared, item, engine.batch_games, games_before, bytes_before,
-            options, renderers, after=covered,
-        )  # fmt: skip
+        return _compressed_file(sending, item, games_before, bytes_before, after=covered)
     if covered < games:
         pipeline.add(_Ready(UnitResult((), games - covered, 0, 0)), bytes_before + size)
     return games_before + games, 0
