@@ -704,10 +704,12 @@ def _shared_board_conjuncts(c: Compiler, members: Sequence[Filter]) -> list[Filt
     if len(members) < 2:
         return []
     rest = [set(meaningful(member.conjuncts())) for member in members[1:]]
+    unspared = _none_spared(members)
     return [
         part
         for part in dict.fromkeys(meaningful(members[0].conjuncts()))
-        if all(part in parts for parts in rest) and _cheap_on_board(c, part)
+        if all(part in parts for parts in rest)
+        and (_cheap_on_board(c, part) or (unspared and _costly_on_board(part)))
     ]
 
 
@@ -718,9 +720,30 @@ def _cheap_on_board(c: Compiler, node: Filter) -> bool:
     return exact_atoms(node) not in (None, ())
 
 
+def _costly_on_board(node: Filter) -> bool:
+    """Mate or stalemate: decided on the board, by generating moves."""
+    return isinstance(node, Simple) and node.keyword in _COSTLY_KEYWORDS
+
+
+def _none_spared(members: Sequence[Filter]) -> bool:
+    """Whether every member asks its board checks at every position: none has an atom
+    tested before them, a square its piece variable must stand on or its next move must
+    reach (which would spare them where it fails).  A costly check all share is then
+    asked once for all instead of once a member (the two members of ``:stalemate …
+    :flipcolor`` asked python-chess for the legal moves twice a position)."""
+    return all(
+        not necessary_atoms(member)
+        and variable_key(member) is None
+        and move_destination(member) == FULL
+        for member in members
+    )
+
+
 #: The keywords :func:`_shared_board_conjuncts` tests before the members (python-chess
 #: finds check with one attack lookup; mate and stalemate generate moves).
 _CHEAP_KEYWORDS = frozenset({Keyword.WTM, Keyword.BTM, Keyword.CHECK})
+#: The keywords it tests before the members only when no member could spare them.
+_COSTLY_KEYWORDS = frozenset({Keyword.MATE, Keyword.STALEMATE})
 
 
 def _without(member: Filter, shared: Sequence[Filter]) -> Filter:

@@ -599,3 +599,34 @@ def test_counted_orbits(text: str) -> None:
 def test_orbits_whose_members_share_board_conjuncts(text: str) -> None:
     matched = assert_same_on(read_legacy(text), [(GAMES[i], TREES[i]) for i in LONG])
     assert any(matched), text
+
+
+#: Short games ending in mate by either side and in stalemate (Loyd's ten-move one).
+_ENDINGS = [
+    "1. f3 e5 2. g4 Qh4# 0-1",
+    "1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0",
+    "1. e3 a5 2. Qh5 Ra6 3. Qxa5 h5 4. h4 Rah6 5. Qxc7 f6 6. Qxd7+ Kf7 7. Qxb7 Qd3 "
+    "8. Qxb8 Qh7 9. Qxc8 Kg6 10. Qe6 1/2-1/2",
+]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Members that spare nothing: the shared stalemate is asked once, before them.
+        "(match (position :stalemate :rayattack (A a k) 0 8 :flipcolor))",
+        "(match (position :mate :rayattack (A k K) 0 8 :flipcolor))",
+        # Members with atoms: the shared mate stays in them, after their atoms.
+        "(match (position :mate :attackcount A k 1 :flipcolor))",
+        "(match (position :mate :or ((position :wtm) (position :btm))))",
+    ],
+)
+def test_orbits_whose_members_share_mate_or_stalemate(text: str) -> None:
+    pool = []
+    for number, moves in enumerate(_ENDINGS, 1):
+        pgn = f'[Event "ending {number}"]\n\n{moves}\n'
+        (game_text,) = split_games(io.StringIO(pgn))
+        pool.append((game_text, read_game(game_text)))
+    matched = assert_same_on(read_legacy(text), [*pool, *((GAMES[i], TREES[i]) for i in LONG)])
+    assert any(matched), text
+    assert not all(matched), text
