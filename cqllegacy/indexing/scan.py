@@ -127,9 +127,10 @@ def scan(
     # proving itself fresh, its stored tags read and tested one by one) can only add.
     use = choice.use and not compiled.decided_by_tags
     need = necessity(query, variations=options.variations) if use else None
+    stored = use and replay.feeds(compiled, options)
     # A query the index cannot narrow is still served by it when every clean game can be
     # evaluated from its stored positions (replay.feeds): that beats replaying its text.
-    every_game = need is None and use and replay.feeds(compiled, options)
+    every_game = need is None and stored
     spread = engine is not None and scanner.spreads(engine, sinks, inputs)
     if need is None and not every_game:
         if choice.use and choice.path is not None:
@@ -137,7 +138,6 @@ def scan(
         return scanner.scan(
             compiled, inputs, options=options, sinks=sinks, progress=progress, engine=engine
         )
-    stored = replay.feeds(compiled, options)
     paying = [index_pays(need, stored, compiled.tag_needles, item.path) for item in inputs]
     unpaid = [item.name for item, pays in zip(inputs, paying, strict=True) if not pays]
     if choice.path is not None and unpaid:
