@@ -418,7 +418,9 @@ def _board_count(node: Filter) -> op.BoardCount | None:
     if pair is not None:
         return op.attack_count(*pair)
     counted = counted_members(node)
-    if counted is not None:
+    if counted is not None and any(counted):
+        # (Members that are all the empty conjunction ask nothing of the board: their
+        # count stays with the reference rules, which a list decided by its tags needs.)
         return op.count_conjunctions(counted)
     if not (isinstance(node, Arith) and node.op is ArithOp.ADD):
         return None

@@ -630,3 +630,11 @@ def test_orbits_whose_members_share_mate_or_stalemate(text: str) -> None:
     matched = assert_same_on(read_legacy(text), [*pool, *((GAMES[i], TREES[i]) for i in LONG)])
     assert any(matched), text
     assert not all(matched), text
+
+
+def test_a_count_of_members_that_ask_nothing_reads_no_board() -> None:
+    """``:accumulate`` of an empty relation under ``:flipcolor`` counts members that are
+    true everywhere: a count the tags alone decide, asked without a board (found by the
+    generated relations of ``tests/translator/test_reference.py``)."""
+    query = read_legacy("(match (position :relation () :flipcolor :accumulate n :sumrange n 0))")
+    assert_same_on(query, [(GAMES[i], TREES[i]) for i in LONG])
