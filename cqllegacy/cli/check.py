@@ -28,13 +28,18 @@ canonical form (normalised spacing, one item per line, comments kept). With seve
 scripts each is preceded by a ';; FILE' line. A script is checked as 'run' and
 'translate' take it: what either would refuse is reported, with the reason they would
 give. Each mistake of a script that does not read is reported, as far as the ones after
-the first can be told apart from it.
+the first can be told apart from it (of a script over 1 MB, the first only).
 Exit status 0 when every script is valid, 1 when 'translate' refuses a legacy script
 that runs (no exact CQL 6.1 form), 2 when some script would not run.
 """
 
 #: Mistakes reported per script at most.
 MAX_MISTAKES = 10
+
+#: Beyond this many characters only the first mistake is reported: finding the next one
+#: reads the whole script again, seconds for a script of megabytes (made by a program, or
+#: hostile), for which the first mistake is the useful one.
+MAX_MENDED_CHARS = 1 << 20
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -60,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             canonical = check_file(path)
         except ScriptError as error:
-            for mistake in mistakes(error, functools.partial(check_text, path=path)):
+            for mistake in mistakes(error, functools.partial(_read_text, path=path)):
                 print(printable(mistake.render(), limit=None), file=sys.stderr)
             status = max(status, error.exit_status)
             continue
@@ -116,7 +121,7 @@ class _Edit:
 def mistakes(first: ScriptError, check: Callable[[str], object]) -> list[ScriptError]:
     """``first`` and the mistakes after it that mending each one in turn reveals."""
     original = first.source
-    if not original or first.text is None:
+    if not original or first.text is None or len(original) > MAX_MENDED_CHARS:
         return [first]
     found = [first]
     seen = {(first.line, first.column)}
@@ -205,6 +210,20 @@ def _moved(error: ScriptError, place: tuple[int, int], original: str) -> ScriptE
     return error
 
 
+def _read_text(text: str, path: str) -> object:
+    """``text`` read as ``check`` reads it, not printed: what finding the next mistake
+    needs (printing a script of megabytes costs as much again as reading it)."""
+    from cqllegacy.runner.scripts import script_language  # here: start-up of other commands
+
+    return _READERS[script_language(text)](text, path)
+
+
+def _read_legacy(text: str, path: str) -> object:
+    from cqllegacy.legacy import read_script
+
+    return read_script(text, path)
+
+
 def _check_legacy(text: str, path: str) -> str:
     # Imported here: the legacy grammar costs start-up that other commands need not pay.
     from cqllegacy.legacy import print_script, read_script
@@ -228,5 +247,11 @@ def _check_modern(text: str, path: str) -> str:
 
 _CHECKERS: dict[Language, Callable[[str, str], str]] = {
     "legacy": _check_legacy,
+    "modern": _check_modern,
+}
+
+# A modern script's mistakes include what compiling finds, and its printing is cheap.
+_READERS: dict[Language, Callable[[str, str], object]] = {
+    "legacy": _read_legacy,
     "modern": _check_modern,
 }
