@@ -3,16 +3,17 @@
 A command's start-up (its imports, hundreds of ``attrs`` classes, the script read,
 translated and compiled into many small frozen nodes) allocates far more than it frees,
 so the collector's default first-generation threshold (700 allocations) makes it walk
-every live object again and again for little garbage: about a tenth of a run's fixed
-start-up.  :func:`collector_for_start_up` raises that threshold for the start-up, and a
-command calls :func:`games_begin` once its start-up is done and before it reads games:
+every live object again and again for little garbage (measured, paired medians: a legacy
+script's run on an empty input 0.43 s of CPU with the default, 0.33 s without those
+collections). :func:`collector_for_start_up` raises that threshold for the start-up, and
+a command calls :func:`games_begin` once its start-up is done and before it reads games:
 the default threshold is restored, so that the games are collected as before and the
 run's memory stays flat in the input's size, and, when the command is the process's own
 (``main()`` called without words: the process ends with it), what exists then is moved
 out of the collector's sight for good (``gc.freeze``: the modules, classes and the
-compiled query live as long as the process; the collections during the games and the
-one at the interpreter's exit no longer walk them).  A caller that runs commands in its
-own process (``main(words)``: the tests) keeps its collector as it was.
+compiled query live as long as the process; the collections during the games no longer
+walk them). A caller that runs commands in its own
+process (``main(words)``: the tests) keeps its collector as it was.
 """
 
 from __future__ import annotations
