@@ -20,16 +20,11 @@ Everything the ``cqllegacy`` command does goes through here: ``cqllegacy run`` i
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import functools
-import html
-import importlib.resources
 import os
-import pickle
 import queue
 import sys
-import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -72,12 +67,15 @@ __all__ = ["SAMPLE_GAMES", "Match", "PgnSource", "Query", "index", "load", "samp
 
 def sample_games() -> contextlib.AbstractContextManager[Path]:
     """The bundled sample games (685 World Championship games) as a file on disk."""
+    import importlib.resources  # not on a run's path: a run names its inputs
+
     resource = importlib.resources.files("cqllegacy").joinpath("data", "wcc.pgn.bz2")
     return importlib.resources.as_file(resource)
 
 
-#: The bundled sample games' path (an installed package keeps them as a file).
-SAMPLE_GAMES = Path(str(importlib.resources.files("cqllegacy").joinpath("data", "wcc.pgn.bz2")))
+#: The bundled sample games' path (an installed package keeps them as a file: the path
+#: ``importlib.resources`` gives, without the import's cost at every start).
+SAMPLE_GAMES = Path(__file__).parent / "data" / "wcc.pgn.bz2"
 
 
 def load(source: str | os.PathLike[str]) -> Query:
@@ -214,9 +212,13 @@ class Query:
         index found beside it, a path that index (a file for one input, a folder
         otherwise), False scans; the results are the same (see :mod:`cqllegacy.indexing`)."""
         # A query its tags decide is scanned even beside an index (see
-        # cqllegacy.indexing.scan), without importing the index's modules; one named by
-        # path goes there, which says why it is not used.
-        if index is False or (index in (None, True) and self.compiled.decided_by_tags):
+        # cqllegacy.indexing.scan), and so is every input that has no index beside it,
+        # without importing the index's modules; one named by path goes there, which
+        # says why it is not used.
+        beside = index is None or index is True
+        if index is False or (
+            beside and (self.compiled.decided_by_tags or not _an_index_beside(inputs))
+        ):
             return scan(
                 self.compiled, inputs, options=options, sinks=sinks, progress=progress,
                 engine=engine,
@@ -257,6 +259,14 @@ class Query:
 
                 engine = ProcessEngine(jobs, small_inputs=False)
             yield from _threaded_scan(self, inputs, options, progress, engine, index)
+
+
+def _an_index_beside(inputs: Sequence[InputFile]) -> bool:
+    """Whether some input has a file where its index is looked for by default (fresh or
+    not: the index's modules say which)."""
+    from cqllegacy.indexing import default_index_path
+
+    return any(default_index_path(item.path).exists() for item in inputs)
 
 
 def index(
@@ -317,6 +327,8 @@ def pgn_inputs(pgn: PgnSource | Iterable[PgnSource]) -> Iterator[tuple[InputFile
         def spool(name: str, data: str | bytes) -> None:
             nonlocal folder
             if folder is None:
+                import tempfile  # only a stream or a game is spooled
+
                 folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cqllegacy-")))
             path = folder / f"{len(inputs) + 1}.pgn"
             if isinstance(data, str):
@@ -469,6 +481,8 @@ class Match:
         return diagram(first.board, highlighted=first.highlighted, move=first.move)
 
     def _repr_html_(self) -> str:
+        import html
+
         from cqllegacy.present.diagrams import inline_diagram, piece_sprites  # Jupyter only
 
         e = html.escape
@@ -550,6 +564,9 @@ def _keys(keys: Sequence[PositionKey]) -> str:
 def encode_found(found: FoundGame) -> str:
     """A matching game as text, so that a worker process can send it (a sink's renderer
     gives text)."""
+    import base64
+    import pickle
+
     return base64.b64encode(pickle.dumps(found)).decode("ascii")
 
 
@@ -571,6 +588,9 @@ class FoundQueue:
         self._put(found)
 
     def write(self, text: str) -> None:
+        import base64
+        import pickle
+
         self._put(pickle.loads(base64.b64decode(text)))
 
     def _put(self, found: FoundGame) -> None:

@@ -20,6 +20,7 @@ Exit statuses every command shares (each command documents its own 0 and 1):
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import signal
 from typing import TypeVar
@@ -35,9 +36,17 @@ BROKEN_PIPE = 128 + 13
 #: How much of a user's text a message quotes.
 QUOTED = 200
 
-_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f\ud800-\udfff]")
+_UNPRINTABLE = r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f\ud800-\udfff]"
 #: The same, and line ends and tabs: for what must stay on one line.
-_NOT_ONE_LINE = re.compile(r"[\x00-\x1f\x7f\x80-\x9f\u2028\u2029\ud800-\udfff]")
+_NOT_ONE_LINE = r"[\x00-\x1f\x7f\x80-\x9f\u2028\u2029\ud800-\udfff]"
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """A pattern compiled when first needed: compiling these classes of characters costs
+    milliseconds, which every command would pay at its start for messages most runs never
+    print."""
+    return re.compile(pattern)
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -57,7 +66,7 @@ def printable(text: str, limit: int | None = QUOTED) -> str:
     """
     if limit is not None and len(text) > limit:
         text = f"{text[:limit]}... ({len(text) - limit} more characters)"
-    return _UNPRINTABLE.sub(_escape, text)
+    return _compiled(_UNPRINTABLE).sub(_escape, text)
 
 
 def one_line(text: str, limit: int | None = QUOTED) -> str:
@@ -69,7 +78,7 @@ def one_line(text: str, limit: int | None = QUOTED) -> str:
     """
     if limit is not None and len(text) > limit:
         text = f"{text[:limit]}... ({len(text) - limit} more characters)"
-    return _NOT_ONE_LINE.sub(_escape, text)
+    return _compiled(_NOT_ONE_LINE).sub(_escape, text)
 
 
 def plural(count: int, word: str, words: str | None = None) -> str:

@@ -14,6 +14,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
+from cqllegacy.cli.startup import collector_for_start_up
 from cqllegacy.errors import BROKEN_PIPE, CqlLegacyError, Interrupted, one_line, printable
 from cqllegacy.signals import interrupting_signals
 
@@ -62,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """The command; returns its exit status.  Every way out is a status and at most a few
     lines on stderr, never a traceback: see the statuses in :mod:`cqllegacy.errors`."""
-    with interrupting_signals():
+    with interrupting_signals(), collector_for_start_up(whole_process=argv is None):
         try:
             return _command(argv)
         except CqlLegacyError as exc:

@@ -11,7 +11,6 @@ or a misspelt option, with what to type instead.
 from __future__ import annotations
 
 import argparse
-import difflib
 from collections.abc import Sequence
 
 #: CQL 6.1 / CQLi options that cqllegacy spells differently: the CQL name, lower case,
@@ -114,6 +113,8 @@ def _rewritten(
 
 
 def _suggestion(key: str, longs: dict[str, str]) -> str:
+    import difflib  # asked only of a one-hyphen word, not on every command's path
+
     close = difflib.get_close_matches(key, list(longs), n=1, cutoff=0.7)
     return f": did you mean {longs[close[0]]}?" if close else ""
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from cqllegacy.cli.options import default_jobs, positive
+from cqllegacy.cli.startup import games_begin
 from cqllegacy.errors import IncompleteInput, UsageError, WriteError
 
 DESCRIPTION = """\
@@ -83,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
         if target.resolve() == source.resolve():
             raise UsageError(f"the index of {source} would replace it")
     jobs = args.jobs or default_jobs()
+    games_begin()
     status = 0
     for source, target in zip(sources, targets, strict=True):
         progress = make_progress(sys.stderr, quiet=args.quiet, total_bytes=source.stat().st_size)

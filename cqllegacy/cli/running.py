@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.resources
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +15,7 @@ import attrs
 
 from cqllegacy.api import Match, Query, load, why_not
 from cqllegacy.cli.options import SAMPLE_DESCRIPTION, default_jobs, index_choice
+from cqllegacy.cli.startup import games_begin
 from cqllegacy.core.tree import Query as CoreQuery
 from cqllegacy.errors import UsageError, WriteError, display_path, listing
 from cqllegacy.runner.compiled import CompiledQueryLike, decided_by_tags
@@ -58,8 +58,9 @@ def default_output(script: Path) -> str:
     return f"{script.stem}-out.pgn"
 
 
-def plan_run(args: argparse.Namespace, loaded: Query, sample: Path) -> RunPlan:
-    """Inputs and destinations of the run: the command line first, then the script."""
+def plan_run(args: argparse.Namespace, loaded: Query, sample: Callable[[], Path]) -> RunPlan:
+    """Inputs and destinations of the run: the command line first, then the script
+    (``sample()`` gives the bundled games' file, asked only when there is no input)."""
     header = loaded.query.header
     if args.inputs:
         inputs = tuple(InputFile.of(name) for name in args.inputs)
@@ -73,7 +74,8 @@ def plan_run(args: argparse.Namespace, loaded: Query, sample: Path) -> RunPlan:
         output = default_output(loaded.path or Path("query"))
     html = getattr(args, "html", None)
     if not inputs:
-        return RunPlan((InputFile(sample, str(sample)),), output, args.report, True, html)
+        path = sample()
+        return RunPlan((InputFile(path, str(path)),), output, args.report, True, html)
     return RunPlan(inputs, output, args.report, False, html)
 
 
@@ -100,6 +102,8 @@ def check_plan(plan: RunPlan, script: Path | None) -> None:
 @contextlib.contextmanager
 def sample_games() -> Iterator[Path]:
     """The bundled sample games as a file on disk."""
+    import importlib.resources  # a run that names its inputs never comes here
+
     resource = importlib.resources.files("cqllegacy").joinpath("data", SAMPLE_GAMES)
     with importlib.resources.as_file(resource) as path:
         yield path
@@ -184,7 +188,7 @@ def _carry_out(
 ) -> tuple[Summary, RunPlan, list[str]]:
     err = sys.stderr
     with contextlib.ExitStack() as stack:
-        plan = plan_run(args, loaded, stack.enter_context(sample_games()))
+        plan = plan_run(args, loaded, lambda: stack.enter_context(sample_games()))
         check_plan(plan, loaded.path)
         if plan.sample and not args.quiet:
             print(
@@ -282,6 +286,7 @@ def run(args: argparse.Namespace) -> int:
     err = sys.stderr
     loaded = restricted(load(Path(args.script)), args.gamenumber)
     compiled = loaded.compiled
+    games_begin()  # the script is read and compiled: the collector as it was for the games
     options = ScanOptions(skip_initial=args.skip_initial, variations=args.variations)
     try:
         summary, plan, why = _carry_out(args, loaded, compiled, options)

@@ -5,3 +5,23 @@
 candidate games, :mod:`~cqllegacy.indexing.build` builds one (spread over processes),
 :mod:`~cqllegacy.indexing.scan` runs a query with the indexes of its inputs.
 """
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+#: The index file's suffix after the PGN file's own name.
+SUFFIX = ".cqlidx"
+
+
+def default_index_path(pgn: str | os.PathLike[str]) -> Path:
+    """Where the index of ``pgn`` is looked for: beside it, its name and ``.cqlidx``
+    (here, not in :mod:`~cqllegacy.indexing.store`: a run asks it before it imports any
+    of the index's modules, which it needs only when an index is there).
+
+    >>> default_index_path("db/games.pgn.bz2").as_posix()
+    'db/games.pgn.bz2.cqlidx'
+    """
+    path = Path(pgn)
+    return path.with_name(path.name + SUFFIX)

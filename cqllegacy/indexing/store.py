@@ -61,6 +61,7 @@ from cqllegacy.evaluator.necessary import (
     hull,
 )
 from cqllegacy.evaluator.operators import Atom
+from cqllegacy.indexing import SUFFIX, default_index_path
 from cqllegacy.indexing.ranges import GameRange, RangeMismatch, read_ranges
 from cqllegacy.indexing.records import (
     BOARD_FIELDS,
@@ -98,7 +99,6 @@ __all__ = [
 #: ranges of the file; 3: the source's status recorded, so that it is hashed only when
 #: its status changed.)
 FORMAT = 3
-SUFFIX = ".cqlidx"
 
 #: The flag bit each flag name of :mod:`~cqllegacy.evaluator.necessary` asks for.
 _FLAG_BITS = {"check": CHECK, "mate": MATE, "stalemate": STALEMATE}
@@ -120,16 +120,6 @@ _COLUMNS = {
 
 class StaleIndex(Exception):
     """An index that must not be used for an answer; the message says why, in one line."""
-
-
-def default_index_path(pgn: str | os.PathLike[str]) -> Path:
-    """Where the index of ``pgn`` is looked for: beside it, its name and ``.cqlidx``.
-
-    >>> default_index_path("db/games.pgn.bz2").as_posix()
-    'db/games.pgn.bz2.cqlidx'
-    """
-    path = Path(pgn)
-    return path.with_name(path.name + SUFFIX)
 
 
 def index_destination(source: Path, output: str | os.PathLike[str] | None, several: bool) -> Path:

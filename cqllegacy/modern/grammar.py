@@ -38,7 +38,6 @@ squares=18446744073709551615), lo=None, hi=5))
 
 from __future__ import annotations
 
-import difflib
 import enum
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -377,6 +376,8 @@ class _Parser:
                 raise _Syntax(message, token.start, text)
             if text not in SUPPORTED_WORDS and not re.fullmatch(DESIGNATOR_PATTERN, text):
                 error = _Syntax(f"unknown word {text!r}", token.start, text, expected)
+                import difflib  # a mistake's suggestion: not on every run's path
+
                 close = difflib.get_close_matches(text, sorted(SUPPORTED_WORDS), n=1)
                 error.hint = f"did you mean {close[0]!r}?" if close else ""
                 raise error

@@ -38,7 +38,6 @@ import errno
 import io
 import os
 import re
-import secrets
 import stat
 import sys
 from collections.abc import Collection, Iterator, Sequence
@@ -338,7 +337,9 @@ def temporary_name(target: Path) -> Path:
     if len(name) > room:
         name = name[:room]
     return target.with_name(
-        os.fsdecode(b"." + name + b"." + secrets.token_hex(4).encode() + b".tmp")
+        # os.urandom is what secrets.token_hex reads, without secrets' imports (hmac,
+        # hashlib) at every run's start.
+        os.fsdecode(b"." + name + b"." + os.urandom(4).hex().encode() + b".tmp")
     )
 
 

@@ -43,6 +43,35 @@ NOT_FOR_THE_COMMAND_LINE = (
 #: Never imported by a run that writes only PGN (no --html, no --why).
 NOT_FOR_A_PLAIN_RUN = ("cqllegacy.present", "dask", "cqllegacy.migration", "cqllegacy.fixturekit")
 
+#: Never imported by a run that uses no index (``--no-index``, or no index beside its
+#: inputs): the index's modules (``cqllegacy.indexing`` itself only says where an index
+#: would be) and what they load.
+NOT_WITHOUT_AN_INDEX = (
+    "cqllegacy.indexing.scan",
+    "cqllegacy.indexing.store",
+    "cqllegacy.indexing.replay",
+    "cqllegacy.indexing.records",
+    "cqllegacy.indexing.ranges",
+    "cqllegacy.indexing.build",
+    "cqllegacy.evaluator.necessary",
+    "duckdb",
+    "numpy",
+    "pyarrow",
+)
+
+#: Standard modules a plain run has no use for (the sample games' resources, temporary
+#: files, suggestions for misspelt options, pickling for threads, secrets' hashing);
+#: checked against what the interpreter loads by itself before any of ours, for a CQL 6
+#: script (pyparsing, the legacy reader's, loads difflib through unittest).
+NOT_FOR_A_PLAIN_RUN_STDLIB = (
+    "tempfile",
+    "importlib.resources",
+    "difflib",
+    "secrets",
+    "hmac",
+    "pickle",
+)
+
 LEGACY = "(match (position :mate :attackcount N k 1 :flipcolor))\n"
 MODERN = "cql()\nflipcolor {mate #(N attacks k) == 1}\n"
 GAMES = ROOT / "examples" / "games" / "smothered-mate.pgn"
@@ -67,11 +96,11 @@ def test_the_command_line_imports_no_reader_report_or_store() -> None:
     assert loaded_from(names, NOT_FOR_THE_COMMAND_LINE) == []
 
 
-def run_script(tmp_path: Path, text: str) -> list[str]:
+def run_script(tmp_path: Path, text: str, *options: str) -> list[str]:
     script = tmp_path / "query.cql"
     script.write_text(text, encoding="utf-8")
     out = tmp_path / "found.pgn"
-    argv = ["run", str(script), "-i", str(GAMES), "-o", str(out), "--jobs", "1", "-q"]
+    argv = ["run", str(script), "-i", str(GAMES), "-o", str(out), "--jobs", "1", "-q", *options]
     code = f"from cqllegacy.cli import main\nassert main({argv!r}) == 0"
     names = imported_after(code)
     # Both games are puzzles themed "smotheredMate": a knight mates, so both match.
@@ -89,3 +118,54 @@ def test_a_run_imports_its_own_reader_only(
 ) -> None:
     names = run_script(tmp_path, text)
     assert loaded_from(names, other_reader + NOT_FOR_A_PLAIN_RUN) == []
+
+
+@pytest.mark.parametrize("options", [("--no-index",), ()], ids=["no-index", "none-beside"])
+@pytest.mark.parametrize("text", [LEGACY, MODERN], ids=["legacy", "cql6"])
+def test_a_run_without_an_index_imports_none_of_the_index(
+    tmp_path: Path, text: str, options: tuple[str, ...]
+) -> None:
+    assert not (GAMES.parent / (GAMES.name + ".cqlidx")).exists()
+    names = run_script(tmp_path, text, *options)
+    assert loaded_from(names, NOT_WITHOUT_AN_INDEX) == []
+
+
+def test_a_plain_run_imports_no_standard_module_it_does_not_use(tmp_path: Path) -> None:
+    before = set(imported_after("pass"))  # site hooks may load some of them already
+    names = set(run_script(tmp_path, MODERN, "--no-index")) - before
+    assert loaded_from(sorted(names), NOT_FOR_A_PLAIN_RUN_STDLIB) == []
+
+
+#: The collector's state after a command, as the process that ran it sees it.
+COLLECTOR_AFTER = """
+import gc, json, sys
+from cqllegacy.cli import main
+found = gc.get_threshold()
+sys.argv = ["cqllegacy", *{argv!r}]
+status = {call}
+print(json.dumps([status, gc.get_freeze_count() > 0, gc.get_threshold() == found]))
+"""
+
+
+def collector_after(tmp_path: Path, call: str) -> list[object]:
+    script = tmp_path / "query.cql"
+    script.write_text(LEGACY, encoding="utf-8")
+    out = tmp_path / "found.pgn"
+    argv = ["run", str(script), "-i", str(GAMES), "-o", str(out), "-j", "1", "-q", "--no-index"]
+    code = COLLECTOR_AFTER.format(argv=argv, call=call)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    answer: list[object] = json.loads(done.stdout.splitlines()[-1])
+    return answer
+
+
+def test_the_command_of_the_process_freezes_its_start_up(tmp_path: Path) -> None:
+    # main() reads the process's own command line: what the start-up made (modules,
+    # classes, the compiled query) is frozen before the games, and the collector's
+    # threshold is the one it found.
+    assert collector_after(tmp_path, "main()") == [0, True, True]
+
+
+def test_a_command_run_inside_another_program_leaves_its_collector_alone(tmp_path: Path) -> None:
+    assert collector_after(tmp_path, "main(sys.argv[1:])") == [0, False, True]
