@@ -47,6 +47,7 @@ from cqllegacy.core.tree import (
     Arith,
     ArithOp,
     Filter,
+    LineStep,
     Or,
     TransformKind,
 )
@@ -718,14 +719,15 @@ def single_layer_count(
 def normalize(node: object) -> Hashable:
     """A hashable form equal for filters that differ only in the order of ``or``/``and``
     operands or of the terms of a sum (both commute); used to compare orbits."""
-    if isinstance(node, Filter):
-        return _normalized_filter(node)
+    if isinstance(node, Filter | LineStep):
+        return _normalized_node(node)
     return _normalized(node)
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _normalized_filter(node: Filter) -> Hashable:
-    # Orbit members share many equal subtrees: each is put in normal form once.
+def _normalized_node(node: Filter | LineStep) -> Hashable:
+    # Orbit members share many equal subtrees (and equal steps of lines): each is put in
+    # normal form once.
     return _normalized(node)
 
 
