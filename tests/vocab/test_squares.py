@@ -1,5 +1,8 @@
 """The shared square and piece tables against the worked examples of docs/semantics.md."""
 
+import functools
+import operator
+
 import chess
 import pytest
 from hypothesis import given, settings
@@ -96,7 +99,7 @@ _SETS = st.one_of(
         lambda s: sum(1 << q for q in s)
     ),
     st.sets(st.sampled_from([*chess.BB_RANKS, *chess.BB_FILES]), max_size=3).map(
-        lambda lines: sum(lines)
+        lambda lines: functools.reduce(operator.or_, lines, 0)
     ),
 )
 
