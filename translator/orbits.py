@@ -47,6 +47,7 @@ from cqllegacy.core.tree import (
     Arith,
     ArithOp,
     Filter,
+    LineStep,
     Or,
     TransformKind,
 )
@@ -116,6 +117,9 @@ def transform_designator(t: LegacyTransform, d: Designator) -> Designator:
     A ``$tag`` designator keeps its piece: only its squares move (L12).
     """
     types = d.types if d.tag is not None else t.map_types(d.types)
+    if type(d) is Designator:
+        # attrs.evolve, without its look-ups: a designator is made for every member.
+        return Designator(types, t.map_squares(d.squares), d.tag, span=d.span)
     return attrs.evolve(d, types=types, squares=t.map_squares(d.squares))
 
 
@@ -362,12 +366,22 @@ def _distinct_effects(
     these give equal lists (edge-inclusive shifts often do), and the first of them gives
     that list first.  Building each list once saves most of the work for ``:shift``.
     """
-    return list(_effects(transforms, _square_sets(base)).values())
+    squares = _square_sets(base)
+    return [_tabled(t, effect, squares) for effect, t in _effects(transforms, squares).items()]
 
 
 def _square_sets(base: PositionList) -> tuple[int, ...]:
     """The distinct square sets of the designators of ``base``, however deep."""
     return tuple(dict.fromkeys(d.squares for d in designators(base)))
+
+
+def _tabled(
+    t: LegacyTransform, effect: tuple[Any, ...], squares: tuple[int, ...]
+) -> LegacyTransform:
+    """``t`` with the images of ``squares`` its ``effect`` holds (after its two flags) at
+    hand: every designator of the list has one of them, and each nested list's key
+    (:func:`_nested_image`) asks for them again."""
+    return attrs.evolve(t, images=dict(zip(squares, effect[2:], strict=True)))
 
 
 def _effects(
@@ -417,7 +431,7 @@ def live_orbit(
     # The effect holds the images of ``squares`` after the two flags.
     placed = [2 + squares.index(i.squares) for i in base.items if type(i) is Designator]
     kept = [
-        t
+        _tabled(t, effect, squares)
         for n, (effect, t) in enumerate(chosen.items())
         if n == 0 or all(effect[k] for k in placed)
     ]
@@ -557,10 +571,20 @@ def modern_atoms(
 def _modern_atoms(
     layers: Sequence[TransformKind], inner: Filter, disjuncts: bool
 ) -> Iterator[Hashable]:
-    """The atoms of :func:`modern_atoms` (repeats included), made lazily, depth first
-    (the innermost layer's orbit of one member at a time): :func:`_same_atoms` gives a
-    candidate up at its first atom outside the target, before the images of the other
-    members are made.  Raises ``ValueError`` when a node cannot stand under a transform.
+    """The atoms of :func:`modern_atoms` (repeats included), made lazily: the normal
+    forms of :func:`_modern_parts`.  Raises ``ValueError`` when a node cannot stand under
+    a transform."""
+    return (normalize(part) for part in _modern_parts(layers, inner, disjuncts))
+
+
+def _modern_parts(
+    layers: Sequence[TransformKind], inner: Filter, disjuncts: bool
+) -> Iterator[Filter]:
+    """The filters whose normal forms are the atoms of :func:`modern_atoms`, made lazily,
+    depth first (the innermost layer's orbit of one member at a time): :func:`_same_atoms`
+    gives a candidate up at its first filter outside the target, before the images of the
+    other members are made.  Raises ``ValueError`` when a node cannot stand under a
+    transform.
 
     The images of one layer are the distinct images of every member of the layer outside
     it, as the evaluator expands nested transforms (``core.transforms.orbit``); a member
@@ -568,8 +592,7 @@ def _modern_atoms(
     """
     seen: list[set[Filter]] = [set() for _ in layers]
     for image in _images(layers, 0, inner, seen):
-        for part in image.items if disjuncts and isinstance(image, Or) else (image,):
-            yield normalize(part)
+        yield from image.items if disjuncts and isinstance(image, Or) else (image,)
 
 
 def _images(
@@ -594,20 +617,44 @@ def _images(
             yield from _images(layers, depth + 1, image, seen)
 
 
+class _Target:
+    """The members a candidate's modern orbit must mean: a filter equal to one of them
+    has its normal form among theirs, so their normal forms are made only when a filter
+    is not one of them (most candidates that hold give the members themselves)."""
+
+    def __init__(self, members: Sequence[Filter]) -> None:
+        self.members = frozenset(members)
+        self._normalized: frozenset[Hashable] | None = None
+
+    @property
+    def normalized(self) -> frozenset[Hashable]:
+        if self._normalized is None:
+            self._normalized = frozenset(normalize(m) for m in self.members)
+        return self._normalized
+
+
 def _same_atoms(
-    layers: Sequence[TransformKind], inner: Filter, disjuncts: bool, target: frozenset[Hashable]
+    layers: Sequence[TransformKind], inner: Filter, disjuncts: bool, target: _Target
 ) -> bool:
-    """``modern_atoms(layers, inner, disjuncts) == target``, given up at the first atom
-    outside ``target`` (most candidates of :func:`choose_compact` fail early)."""
-    seen: set[Hashable] = set()
+    """``modern_atoms(layers, inner, disjuncts) == target.normalized``, given up at the
+    first atom outside it (most candidates of :func:`choose_compact` fail early)."""
+    exact: set[Filter] = set()
+    other: set[Hashable] = set()
     try:
-        for atom in _modern_atoms(layers, inner, disjuncts):
-            if atom not in target:
+        for part in _modern_parts(layers, inner, disjuncts):
+            if part in target.members:
+                exact.add(part)
+                continue
+            atom = normalize(part)
+            if atom not in target.normalized:
                 return False
-            seen.add(atom)
+            other.add(atom)
     except ValueError:
         return False
-    return len(seen) == len(target)
+    if not other and len(exact) == len(target.members):
+        # Every member is met as it is: the two sets of normal forms are the same.
+        return True
+    return len(other | {normalize(part) for part in exact}) == len(target.normalized)
 
 
 def wrap(layers: Sequence[TransformKind], inner: Filter) -> Filter:
@@ -627,7 +674,7 @@ def choose_compact(
     ``inner_members(keywords)`` gives the rewritten (non-false) members of the orbit of
     the keywords a wrapper leaves explicit.
     """
-    target = frozenset(normalize(m) for m in members)
+    target = _Target(members)
     for candidate in modern_layerings(keywords):
         if not candidate.layers:
             continue
@@ -672,14 +719,15 @@ def single_layer_count(
 def normalize(node: object) -> Hashable:
     """A hashable form equal for filters that differ only in the order of ``or``/``and``
     operands or of the terms of a sum (both commute); used to compare orbits."""
-    if isinstance(node, Filter):
-        return _normalized_filter(node)
+    if isinstance(node, Filter | LineStep):
+        return _normalized_node(node)
     return _normalized(node)
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _normalized_filter(node: Filter) -> Hashable:
-    # Orbit members share many equal subtrees: each is put in normal form once.
+def _normalized_node(node: Filter | LineStep) -> Hashable:
+    # Orbit members share many equal subtrees (and equal steps of lines): each is put in
+    # normal form once.
     return _normalized(node)
 
 

@@ -23,7 +23,7 @@ G, then the optional colour flip C, then the shift S (decision L4: S ∘ C ∘ G
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 
@@ -136,6 +136,11 @@ class LegacyTransform:
     swap_colors: bool = False
     dx: int = 0
     dy: int = 0
+    #: Images of square sets already made (by the orbit that chose this transform for
+    #: them): :meth:`map_squares` looks there first.  Not part of the transform's identity.
+    images: Mapping[SquareSet, SquareSet] | None = attrs.field(
+        default=None, eq=False, repr=False, kw_only=True
+    )
 
     @property
     def is_identity(self) -> bool:
@@ -143,6 +148,10 @@ class LegacyTransform:
 
     def map_squares(self, squares: SquareSet) -> SquareSet:
         """The image of a square set; may be empty (decision L5 keeps such designators)."""
+        if self.images is not None:
+            known = self.images.get(squares)
+            if known is not None:
+                return known
         return legacy_shift(self.unshifted(squares), self.dx, self.dy)
 
     def unshifted(self, squares: SquareSet) -> SquareSet:

@@ -28,7 +28,7 @@ drop every image but the identity (M1) before the rewrite reaches the relation.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import attrs
 
@@ -113,6 +113,10 @@ class BasicTransform:
         if image == 0 and squares != 0:
             return None
         return image
+
+    def keeps_all(self, squares: Iterable[SquareSet]) -> bool:
+        """Whether :meth:`map_squares` of every one of ``squares`` is a designator."""
+        return all(self.map_squares(s) is not None for s in squares)
 
     def map_types(self, types: TypeSet) -> TypeSet:
         return color_swap(types) if self.swap_colors else types
@@ -216,11 +220,57 @@ def orbit(kind: TransformKind, filter: Filter) -> tuple[Filter, ...]:
     (Simple(keyword=<Keyword.CHECK: 'check'>),)
     """
     members: dict[Filter, None] = {}
+    squares = _reached_squares(filter) if kind in _SHIFT_KINDS else None
     for tau in basic_transforms(kind):
+        if squares is not None and not tau.keeps_all(squares):
+            continue  # apply would give None: a designator it reaches leaves the board
         image = apply(tau, filter)
         if image is not None:
             members.setdefault(image, None)
     return tuple(members)
+
+
+#: The kinds whose basic transforms are shifts: most of their images are invalid.
+_SHIFT_KINDS = frozenset(
+    {TransformKind.SHIFT, TransformKind.SHIFTHORIZONTAL, TransformKind.SHIFTVERTICAL}
+)
+
+
+def _reached_squares(filter: Filter) -> frozenset[SquareSet] | None:
+    """The square sets of the piece designators the rewrite of ``filter`` maps (every
+    one: each rule rewrites every sub-filter, and nothing stands below a node that
+    transforms leave alone), or None when the tree holds a node the rewrite refuses (it
+    must still be refused where a designator would leave the board after it).
+
+    ``apply(tau, filter)`` is None exactly when ``tau.map_squares`` is None for one of
+    them: :func:`orbit` skips those transforms without rewriting anything.  Remembered
+    by node (``_SQUARES``): orbit members share their subtrees."""
+    how = type(filter).TRANSFORMS
+    if how is Transforms.REFUSED:
+        return None
+    if isinstance(filter, PieceSet):
+        return frozenset((filter.squares,))
+    if how is Transforms.NOTHING:
+        return frozenset()
+    known = _SQUARES.get(id(filter))
+    if known is not None and known[0] is filter:
+        return known[1]
+    found: frozenset[SquareSet] | None = frozenset()
+    for child in filter.children():
+        below = _reached_squares(child)
+        if below is None:
+            found = None
+            break
+        found = found | below if found else below
+    if len(_SQUARES) >= MAX_REMEMBERED_IMAGES:
+        _SQUARES.clear()
+    _SQUARES[id(filter)] = (filter, found)
+    return found
+
+
+#: What :func:`_reached_squares` found, by the identity of a node (the node kept, so
+#: that its identity is never another node's).
+_SQUARES: dict[int, tuple[Filter, frozenset[SquareSet] | None]] = {}
 
 
 # --------------------------------------------------------------------------------------
@@ -260,6 +310,7 @@ def forget_images() -> None:
     """Forget every image :func:`apply` remembers."""
     global _remembered
     _IMAGES.clear()
+    _SQUARES.clear()
     _remembered = 0
 
 

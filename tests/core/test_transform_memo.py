@@ -13,8 +13,15 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cqllegacy.core.transforms import BasicTransform, apply, apply_unremembered, basic_transforms
-from cqllegacy.core.tree import Compound, Filter, Move, Not, Or, Origin, TransformKind
+from cqllegacy.core.transforms import (
+    BasicTransform,
+    apply,
+    apply_unremembered,
+    basic_transforms,
+    forget_images,
+    orbit,
+)
+from cqllegacy.core.tree import Compound, Filter, Move, Not, Or, Origin, Relation, TransformKind
 from cqllegacy.evaluator.testing import pd
 from cqllegacy.vocab.spans import Span
 from tests.support.strategies import filters
@@ -84,3 +91,59 @@ def test_shared_subtrees_are_rewritten_once_per_transform() -> None:
     assert isinstance(flipped, Or)
     images = {id(item.items[0]) for item in flipped.items if isinstance(item, Compound)}
     assert len(images) == 1
+
+
+def orbit_afresh(kind: TransformKind, node: Filter) -> tuple[Filter, ...]:
+    """The orbit by its definition: every basic transform's image made afresh, the
+    invalid ones dropped, repeats removed."""
+    images = (apply_unremembered(tau, node) for tau in basic_transforms(kind))
+    return tuple(dict.fromkeys(image for image in images if image is not None))
+
+
+def orbit_unremembered(kind: TransformKind, node: Filter) -> tuple[Filter, ...]:
+    # orbit skips the shifts that empty a designator before rewriting anything, from the
+    # square sets it finds in the tree (remembered by node, as the images are).
+    return orbit.__wrapped__(kind, node)  # type: ignore[attr-defined,no-any-return]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(filters(), st.sampled_from(list(TransformKind)))
+def test_orbits_are_the_images_made_afresh(f: Filter, kind: TransformKind) -> None:
+    for node in (f, sharing(f), f):
+        assert image(orbit_unremembered, kind, node) == image(orbit_afresh, kind, node)
+
+
+#: Piece designators on a few squares: most shifts take some of them off the board.
+SMALL = st.builds(
+    lambda squares, white: pd(("K" if white else "n") + f"[{','.join(squares)}]"),
+    st.lists(st.sampled_from(["a1", "b7", "d4", "e5", "h2", "g8", "c3-4"]), min_size=1, max_size=3),
+    st.booleans(),
+)
+#: Trees of them: several designators, some below moves, negations and other orbits.
+SHIFTED = st.lists(SMALL, min_size=1, max_size=4).flatmap(
+    lambda sets: st.sampled_from(
+        [
+            Compound(tuple(sets)),
+            Compound((Move(from_=sets[0], to=sets[-1]), Not(Compound(tuple(sets))))),
+            Or((sets[0], Compound(tuple(sets[1:]) or (sets[0],)))),
+        ]
+    )
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(SHIFTED, st.sampled_from(list(TransformKind)))
+def test_orbits_of_designators_that_shifts_empty_are_the_images_made_afresh(
+    tree: Filter, kind: TransformKind
+) -> None:
+    assert orbit_unremembered(kind, tree) == orbit_afresh(kind, tree)
+
+
+def test_an_orbit_with_a_relation_is_refused_though_shifts_empty_its_anchors() -> None:
+    # Every shift but the identity's empties a file anchor, but the rewrite meets the
+    # relation first: the orbit is refused, not left with the identity alone.
+    forget_images()
+    tree = Compound((Relation(), pd("[a1-8]"), pd("[h1-8]")))
+    refused = image(orbit_afresh, TransformKind.SHIFTHORIZONTAL, tree)
+    assert refused[0] == "refused"  # type: ignore[index]
+    assert image(orbit_unremembered, TransformKind.SHIFTHORIZONTAL, tree) == refused

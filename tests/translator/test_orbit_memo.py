@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from cqllegacy.translator import orbits
-from cqllegacy.translator.orbits import transform_list
+from cqllegacy.translator.orbits import Budget, legacy_orbit, live_orbit, transform_list
 from cqllegacy.translator.shifts import LegacyTransform, transform_set
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -93,6 +93,26 @@ def test_remembered_lists_are_the_lists_made_afresh(
         transform_list(t, pl)
     for t in chosen:
         assert transform_list(t, pl) == afresh(t, pl)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(LIST, KEYWORDS)
+def test_orbits_are_the_lists_every_transform_makes_afresh(
+    text: str, keywords: tuple[TransformKeyword, ...]
+) -> None:
+    # The orbits build one list per effect, with the images of the list's square sets
+    # made once per transform (LegacyTransform.images); afresh, every transform maps
+    # every designator itself.
+    pl = position(text)
+    expected = tuple(dict.fromkeys(afresh(t, pl) for t in transform_set(keywords)))
+    assert legacy_orbit(pl, keywords, Budget(), pl.span) == expected
+    live = live_orbit(pl, keywords, Budget(), pl.span)
+    if live is not None:
+        # Without the members a transform makes false by emptying a designator item.
+        assert live == tuple(m for m in expected if m in set(live))
+        for member in set(expected) - set(live):
+            emptied = [i for i in member.items if getattr(i, "squares", None) == 0]
+            assert emptied and type(emptied[0]).__name__ == "Designator"
 
 
 def test_a_colour_flip_that_keeps_the_squares_is_another_effect() -> None:

@@ -1,7 +1,12 @@
 """The shared square and piece tables against the worked examples of docs/semantics.md."""
 
+import functools
+import operator
+
 import chess
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cqllegacy.vocab.pieces import (
     ANYTHING,
@@ -18,7 +23,10 @@ from cqllegacy.vocab.squares import (
     color_swap_set,
     format_squares,
     modern_shift,
+    modern_shift_by_square,
     parse_squares,
+    step,
+    step_by_square,
 )
 
 
@@ -82,6 +90,29 @@ def test_direction_vectors_follow_the_square_maps():
 )
 def test_modern_shift_examples(source, dx, dy, image):
     assert modern_shift(sq(source), dx, dy) == sq(image)
+
+
+#: Square sets, dense ones included (full ranks and files, the whole board).
+_SETS = st.one_of(
+    st.integers(min_value=0, max_value=(1 << 64) - 1),
+    st.sets(st.integers(min_value=0, max_value=63), max_size=7).map(
+        lambda s: sum(1 << q for q in s)
+    ),
+    st.sets(st.sampled_from([*chess.BB_RANKS, *chess.BB_FILES]), max_size=3).map(
+        lambda lines: functools.reduce(operator.or_, lines, 0)
+    ),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    bb=_SETS, dx=st.integers(min_value=-8, max_value=8), dy=st.integers(min_value=-8, max_value=8)
+)
+def test_whole_board_shifts_move_each_square_as_their_definitions(bb, dx, dy):
+    # step and modern_shift move whole bitboards at once; the definitions move one
+    # square at a time (a file shift must not wrap into the next rank).
+    assert step(bb, dx, dy) == step_by_square(bb, dx, dy)
+    assert modern_shift(bb, dx, dy) == modern_shift_by_square(bb, dx, dy)
 
 
 def test_full_board_never_shifts():
