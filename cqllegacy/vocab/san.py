@@ -87,24 +87,6 @@ def _reading(san: str) -> _Token | None:
         return reading
 
 
-def _reaching(
-    board: chess.Board, piece_type: chess.PieceType, to_square: chess.Square
-) -> chess.Bitboard:
-    """Squares from which a piece of ``piece_type`` (not a pawn) would move to ``to_square``."""
-    occupied = board.occupied
-    if piece_type == chess.KNIGHT:
-        return chess.BB_KNIGHT_ATTACKS[to_square]
-    if piece_type == chess.KING:
-        return chess.BB_KING_ATTACKS[to_square]
-    reach = 0
-    if piece_type != chess.ROOK:
-        reach |= chess.BB_DIAG_ATTACKS[to_square][chess.BB_DIAG_MASKS[to_square] & occupied]
-    if piece_type != chess.BISHOP:
-        reach |= chess.BB_RANK_ATTACKS[to_square][chess.BB_RANK_MASKS[to_square] & occupied]
-        reach |= chess.BB_FILE_ATTACKS[to_square][chess.BB_FILE_MASKS[to_square] & occupied]
-    return reach
-
-
 def _pawn_sources(
     board: chess.Board, from_mask: chess.Bitboard, to_square: chess.Square
 ) -> chess.Bitboard:
@@ -141,39 +123,100 @@ def _king_safe_after(
 
 
 def _fast_move(board: chess.Board, reading: _Token) -> chess.Move | None:
+    # One function for the usual move (one piece can make it): the reach, the sources and
+    # the king's safety inline (:func:`_king_safe_after`), as they run
+    # for every move of every game read.
     piece_type, from_mask, to_square, promotion = reading
     turn = board.turn
-    if board.occupied_co[turn] & chess.BB_SQUARES[to_square]:
+    occupied_co = board.occupied_co
+    mine = occupied_co[turn]
+    target = _SQUARES[to_square]
+    if mine & target:
         return None
+    occupied = board.occupied
     if piece_type == chess.PAWN:
-        if bool(promotion) != bool(chess.BB_SQUARES[to_square] & _LAST_RANKS):
+        if bool(promotion) != bool(target & _LAST_RANKS):
             return None
         sources = _pawn_sources(board, from_mask, to_square)
     elif promotion:
         return None
+    elif piece_type == chess.KNIGHT:
+        sources = board.knights & mine & from_mask & _KNIGHT_ATTACKS[to_square]
+    elif piece_type == chess.KING:
+        sources = board.kings & mine & from_mask & _KING_ATTACKS[to_square]
     else:
-        sources = (
-            board.pieces_mask(piece_type, turn)
-            & from_mask
-            & _reaching(board, piece_type, to_square)
-        )
-    kings = board.kings & board.occupied_co[turn]
+        if piece_type == chess.BISHOP:
+            pieces = board.bishops
+            reach = _DIAG_ATTACKS[to_square][_DIAG_MASKS[to_square] & occupied]
+        else:
+            reach = (
+                _RANK_ATTACKS[to_square][_RANK_MASKS[to_square] & occupied]
+                | _FILE_ATTACKS[to_square][_FILE_MASKS[to_square] & occupied]
+            )
+            if piece_type == chess.ROOK:
+                pieces = board.rooks
+            else:
+                pieces = board.queens
+                reach |= _DIAG_ATTACKS[to_square][_DIAG_MASKS[to_square] & occupied]
+        sources = pieces & mine & from_mask & reach
+    kings = board.kings & mine
     if not sources or kings & (kings - 1) or not kings:
         return None
-    king = chess.msb(kings)
-    if not sources & (sources - 1):  # one candidate: the usual case
-        from_square = chess.msb(sources)
-        if _king_safe_after(board, from_square, to_square, king):
-            return chess.Move(from_square, to_square, promotion)
+    king = kings.bit_length() - 1
+    if sources & (sources - 1):
+        legal = [
+            from_square
+            for from_square in chess.scan_forward(sources)
+            if _king_safe_after(board, from_square, to_square, king)
+        ]
+        if len(legal) != 1:
+            return None
+        return chess.Move(legal[0], to_square, promotion)
+    # One candidate, the usual case: is the king attacked once it has moved?
+    from_square = sources.bit_length() - 1
+    after = occupied & ~_SQUARES[from_square] | target
+    if king == from_square:
+        king = to_square
+    theirs = occupied_co[not turn] & ~target
+    if (
+        _KNIGHT_ATTACKS[king] & board.knights
+        | _KING_ATTACKS[king] & board.kings
+        | _PAWN_ATTACKS[turn][king] & board.pawns
+    ) & theirs:
         return None
-    legal = [
-        from_square
-        for from_square in chess.scan_forward(sources)
-        if _king_safe_after(board, from_square, to_square, king)
-    ]
-    if len(legal) != 1:
+    queens = board.queens
+    straight = (queens | board.rooks) & theirs
+    if (
+        straight
+        and (
+            _RANK_ATTACKS[king][_RANK_MASKS[king] & after]
+            | _FILE_ATTACKS[king][_FILE_MASKS[king] & after]
+        )
+        & straight
+    ):
         return None
-    return chess.Move(legal[0], to_square, promotion)
+    diagonal = (queens | board.bishops) & theirs
+    if diagonal and _DIAG_ATTACKS[king][_DIAG_MASKS[king] & after] & diagonal:
+        return None
+    return chess.Move(from_square, to_square, promotion)
+
+
+_SQUARES = chess.BB_SQUARES
+_KNIGHT_ATTACKS, _KING_ATTACKS, _PAWN_ATTACKS = (
+    chess.BB_KNIGHT_ATTACKS,
+    chess.BB_KING_ATTACKS,
+    chess.BB_PAWN_ATTACKS,
+)
+_RANK_ATTACKS, _FILE_ATTACKS, _DIAG_ATTACKS = (
+    chess.BB_RANK_ATTACKS,
+    chess.BB_FILE_ATTACKS,
+    chess.BB_DIAG_ATTACKS,
+)
+_RANK_MASKS, _FILE_MASKS, _DIAG_MASKS = (
+    chess.BB_RANK_MASKS,
+    chess.BB_FILE_MASKS,
+    chess.BB_DIAG_MASKS,
+)
 
 
 def direct_move(board: chess.Board, san: str) -> chess.Move | None:
