@@ -129,12 +129,11 @@ class _Pinning(NamedTuple):
 
 
 class _Centred(NamedTuple):
-    """The pieces of one kind per position of a game: the spread new pieces
-    (:attr:`_Pinning.spreads`) centred on each of them (:func:`_origin`) with its square
-    (``centred``); and when no position holds two of them, the same as one list of grids
-    (-1 where there is none: it meets every barred grid) and one of squares."""
+    """The pieces of one kind per position of a game: :func:`_centres` of them, and when
+    no position holds two of them, the spread new pieces (:attr:`_Pinning.spreads`)
+    centred on the one (-1 where there is none) and its square."""
 
-    centred: list[tuple[tuple[int, int], ...]]
+    centres: list[tuple[tuple[int, int], ...]]
     grids: list[int] | None
     sources: list[int]
 
@@ -142,17 +141,12 @@ class _Centred(NamedTuple):
     def of(cls, placed: list[int], spreads: list[int]) -> _Centred:
         centres = [_SINGLE[pieces] if pieces in _SINGLE else _centres(pieces) for pieces in placed]
         if max(map(int.bit_count, placed), default=0) > 1:
-            # Moved once per position here, not once per pair of positions.
-            centred = [
-                tuple((spread << origin, source) for origin, source in found)
-                for spread, found in zip(spreads, centres, strict=True)
-            ]
-            return cls(centred, None, [])
+            return cls(centres, None, [])
         grids = [
             spread << found[0][0] if found else -1
             for spread, found in zip(spreads, centres, strict=True)
         ]
-        return cls([], grids, [found[0][1] if found else -1 for found in centres])
+        return cls(centres, grids, [found[0][1] if found else -1 for found in centres])
 
 
 class _Unturned(NamedTuple):
@@ -1069,10 +1063,12 @@ class RelationOperator:
                         if not grids[q] & barred and self.fits_pair(ctx, p, q, target, sources[q]):
                             return True
                 else:
-                    moved = centres.centred
                     for q in later:
-                        for grid, source in moved[q]:
-                            if not grid & barred and self.fits_pair(ctx, p, q, target, source):
+                        spread = spreads[q]
+                        for origin, source in centres.centres[q]:
+                            if not spread << origin & barred and self.fits_pair(
+                                ctx, p, q, target, source
+                            ):
                                 return True
                 left -= 1
                 if not left:
