@@ -535,7 +535,7 @@ _BOARD_KEYWORDS: Mapping[Keyword, BoardCheck] = {
     Keyword.BTM: lambda board: not board.turn,
     Keyword.CHECK: lambda board: board.is_check(),
     Keyword.MATE: lambda board: board.is_checkmate(),
-    Keyword.STALEMATE: lambda board: board.is_stalemate(),
+    Keyword.STALEMATE: op.is_stalemate,
 }
 
 

@@ -216,6 +216,11 @@ def _spread(white: int, black: int) -> int:
     return int.from_bytes(grid, "little")
 
 
+#: :func:`_spread` of one white piece, of one black piece, on each square.
+_WHITE_SPREAD = tuple(_spread(1 << square, 0) for square in range(64))
+_BLACK_SPREAD = tuple(_spread(0, 1 << square) for square in range(64))
+
+
 def _origin(square: int) -> int:
     """How far to move a :func:`_spread` grid so that ``square`` lands on the grid's
     centre (file 7, rank 7 of the 15 x 15 squares a shift can reach): two placements
@@ -901,13 +906,34 @@ class RelationOperator:
         key = (self._token, "pinning")
         found: _Pinning | None = ctx.memo.get(key)
         if found is None:
-            new_mask = self._new_mask
-            spreads = [
-                _spread(new & board.occupied_co[chess.WHITE], new & board.occupied_co[chess.BLACK])
-                for board, new in zip(ctx.boards, map(new_mask, ctx.boards), strict=True)
-            ]
-            found = ctx.memo[key] = _Pinning([None] * 12, spreads, [None] * 12)
+            found = ctx.memo[key] = _Pinning([None] * 12, self.spreads(ctx.boards), [None] * 12)
         return found
+
+    def spreads(self, boards: Sequence[Board]) -> list[int]:
+        """Per board, :func:`_spread` of its pieces of the kinds counted as new, each
+        from the one before by the squares that changed (a move changes a few)."""
+        new_mask = self._new_mask
+        spreads = []
+        white = black = spread = 0
+        for board in boards:
+            new = new_mask(board)
+            now_white = new & board.occupied_co[chess.WHITE]
+            now_black = new & board.occupied_co[chess.BLACK]
+            changed_white, changed_black = white ^ now_white, black ^ now_black
+            if (changed_white | changed_black).bit_count() > 6:
+                spread = _spread(now_white, now_black)
+            else:
+                while changed_white:
+                    low = changed_white & -changed_white
+                    spread ^= _WHITE_SPREAD[low.bit_length() - 1]
+                    changed_white ^= low
+                while changed_black:
+                    low = changed_black & -changed_black
+                    spread ^= _BLACK_SPREAD[low.bit_length() - 1]
+                    changed_black ^= low
+            white, black = now_white, now_black
+            spreads.append(spread)
+        return spreads
 
     def unturned(self, ctx: Context, q: int) -> _Unturned:
         """P2's placement at ``q``, as :meth:`turned` reads it unturned (without the

@@ -823,6 +823,89 @@ def variation_depth_problem(movetext: str) -> str | None:
     return f"variations nested {deepest} deep, more than {limit} (the limit): not read"
 
 
+#: Whether a visitor class takes nothing from python-chess's reader but the main line's
+#: boards and moves (:func:`~cqllegacy.evaluator.stream.main_line_only`), per class.
+_MAIN_LINE_ONLY: dict[type, bool] = {}
+
+
+def _reads_main_line_only(kind: type[chess.pgn.BaseVisitor[object]]) -> bool:
+    known = _MAIN_LINE_ONLY.get(kind)
+    if known is None:
+        from cqllegacy.evaluator.stream import main_line_only  # the evaluator's own rule
+
+        known = _MAIN_LINE_ONLY[kind] = main_line_only(kind)
+    return known
+
+
+#: What keeps a game's text off :func:`_read_plain`: in the movetext, anything that opens
+#: or closes a comment or a variation, an escape line's ``%``, a ``[`` (python-chess may
+#: read a line starting with it as a tag), a blank line (the game's end) and a line break
+#: other than ``\n`` (python-chess reads lines split at ``\n`` alone); in the tags, a
+#: line that does not start with ``[`` and a tag that may set the start position
+#: (``FEN``, ``Variant``: read as python-chess reads them, on its own path).
+_NOT_PLAIN_MOVETEXT = re.compile(r"[{};()%\[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]|^\s*\n|\n\s*\n")
+_NOT_PLAIN_TAGS = re.compile(
+    r"(?im)^\[(?:fen|variant)(?![A-Za-z0-9_+#=:-])|[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]|\n[^\[]"
+)
+
+#: The tokens python-chess's reader takes as annotations (a NAG) and results: a visitor
+#: reading the main line only is told nothing of them.
+_ANNOTATIONS = frozenset(("?", "??", "!", "!!", "!?", "?!", "*", "1-0", "0-1", "1/2-1/2"))
+
+
+def plain_game(text: GameText) -> bool:
+    """Whether python-chess's reader would read ``text`` as :func:`_read_plain` does: a
+    tag section of tag lines alone that leaves the standard start position, and a
+    movetext of moves, move numbers, NAGs and results only.
+
+    >>> plain_game(GameText(1, 1, ('[White "Tal"]\\n',), "1. e4 $1 e5?! 2. Nf3 1-0\\n"))
+    True
+    >>> plain_game(GameText(1, 1, ('[White "Tal"]\\n',), "1. e4 {best} e5 1-0\\n"))
+    False
+    >>> plain_game(GameText(1, 1, ('[FEN "8/8/8/8/8/8/8/K1k5 w - - 0 1"]\\n',), "*\\n"))
+    False
+    """
+    if not text.tag_lines or _NOT_PLAIN_MOVETEXT.search(text.movetext):
+        return False
+    tags = "".join(text.tag_lines)
+    return (
+        tags.startswith("[") and tags.endswith("\n") and _NOT_PLAIN_TAGS.search(tags[:-1]) is None
+    )
+
+
+def _read_plain(movetext: str, visitor: chess.pgn.BaseVisitor[object]) -> object:
+    """What ``chess.pgn.read_game`` gives a visitor that reads the main line only
+    (:func:`_reads_main_line_only`) on a game :func:`plain_game` accepts: the same calls
+    of ``visit_board``, ``visit_move``, ``handle_error`` and ``end_game`` in the same
+    order, on the same board, and its ``result()``; without python-chess's line-by-line
+    reading and its calls that such a visitor ignores.  python-chess's tokens: its own
+    pattern, over the whole movetext at once (no token spans a line break).  After a move
+    it cannot read, python-chess reads none of the rest of the line (it skips to the end
+    of the variation, which here is the game's)."""
+    board = chess.Board()
+    visit_board, visit_move, parse_san = visitor.visit_board, visitor.visit_move, visitor.parse_san
+    play = san.play  # python-chess's push, inline for the usual move
+    visit_board(board)
+    for match in chess.pgn.MOVETEXT_REGEX.finditer(movetext):
+        token = match.group(0)
+        if token in _ANNOTATIONS:
+            continue
+        if token[0] == "$":
+            int(token[1:])  # python-chess reads the NAG's number (and fails on too many digits)
+            continue
+        try:
+            move = parse_san(board, token)
+        except ValueError as error:
+            visitor.handle_error(error)
+            visit_board(board)
+            break
+        visit_move(board, move)
+        play(board, move)
+        visit_board(board)
+    visitor.end_game()
+    return visitor.result()
+
+
 def read_stream(text: GameText, visitor: StreamVisitor) -> bool:
     """Let python-chess read a game into ``visitor`` (no game tree is built).
 
@@ -843,7 +926,10 @@ def read_stream(text: GameText, visitor: StreamVisitor) -> bool:
     if text.problems or variation_depth_problem(text.movetext):
         return False
     try:
-        result = chess.pgn.read_game(io.StringIO(text.pgn()), Visitor=lambda: visitor)
+        if _reads_main_line_only(type(visitor)) and plain_game(text):
+            result = _read_plain(text.movetext, visitor)
+        else:
+            result = chess.pgn.read_game(io.StringIO(text.pgn()), Visitor=lambda: visitor)
     except Exception:
         return False
     if result is None or not visitor.readable:

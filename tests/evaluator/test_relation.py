@@ -363,3 +363,41 @@ def test_the_rows_of_a_game_are_those_of_its_boards(relation: ct.Relation) -> No
     )
     for ctx in SPARSE[:5]:
         assert op.rows(ctx) == [op.row(board) for board in ctx.boards]
+
+
+def _spread_by_definition(white: int, black: int) -> int:
+    """The grids of :func:`~cqllegacy.evaluator.relation._spread`, square by square: rank
+    ``r`` file ``f`` at bit ``16 r + f``, the black grid 256 bits above."""
+    out = 0
+    for square in iter_squares(white):
+        out |= 1 << (16 * (square >> 3) + (square & 7))
+    for square in iter_squares(black):
+        out |= 1 << (256 + 16 * (square >> 3) + (square & 7))
+    return out
+
+
+@pytest.mark.parametrize("new_types", [ANY_PIECE, types_of("Pp"), types_of("RNBQK"), WHITE_PIECES])
+def test_the_spreads_of_a_game_are_those_of_its_boards(new_types: int) -> None:
+    # Read move by move from the squares that changed: compared with every board read
+    # afresh, along real games and along boards that change many squares at once.
+    op = RelationOperator(_params(new=(new_types, 0, 0), missing=(WHITE_PIECES, 1, 1), shift=True))
+    rng = random.Random(7)
+    jumbled = [chess.Board(), chess.Board(None), chess.Board()]
+    for _ in range(40):
+        board = chess.Board(None)
+        for square in rng.sample(range(64), rng.randint(0, 20)):
+            board.set_piece_at(square, chess.Piece(rng.randint(1, 6), rng.random() < 0.5))
+        jumbled.append(board)
+    for boards in [*(ctx.boards for ctx in CONTEXTS), jumbled]:
+        expected = []
+        for board in boards:
+            mask = 0
+            for kind in range(12):
+                if new_types >> kind & 1:
+                    mask |= int(board.pieces(kind % 6 + 1, kind < 6))
+            expected.append(
+                _spread_by_definition(
+                    mask & board.occupied_co[chess.WHITE], mask & board.occupied_co[chess.BLACK]
+                )
+            )
+        assert op.spreads(boards) == expected
