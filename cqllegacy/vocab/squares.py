@@ -222,7 +222,7 @@ def step(bb: SquareSet, dx: int, dy: int) -> SquareSet:
     """Move every square of ``bb`` by ``(dx, dy)``; squares that leave the board drop out.
 
     >>> format_squares(step(parse_squares("[a1,g2,h8]"), 1, 1))
-    'h3'
+    '[b2,h3]'
     """
     # Whole files first: those the move pushes off the board are cleared before the
     # bits move (a file shift must not wrap into the next rank), then whole ranks.
