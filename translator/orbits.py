@@ -119,8 +119,20 @@ def transform_designator(t: LegacyTransform, d: Designator) -> Designator:
     types = d.types if d.tag is not None else t.map_types(d.types)
     if type(d) is Designator:
         # attrs.evolve, without its look-ups: a designator is made for every member.
+        # Every field is given (_DESIGNATOR_FIELDS, checked against the class below).
         return Designator(types, t.map_squares(d.squares), d.tag, span=d.span)
     return attrs.evolve(d, types=types, squares=t.map_squares(d.squares))
+
+
+#: The fields :func:`transform_designator` gives when it makes a ``Designator`` itself.
+#: A field added to the class with a default would otherwise be dropped from every
+#: transformed designator without a word: the import fails instead.
+_DESIGNATOR_FIELDS = ("types", "squares", "tag", "span")
+if tuple(f.name for f in attrs.fields(Designator)) != _DESIGNATOR_FIELDS:
+    raise TypeError(
+        "translator.orbits.transform_designator builds a Designator from the fields "
+        f"{_DESIGNATOR_FIELDS}; the class now has others: give them there too"
+    )
 
 
 def negated_range(r: Range) -> Range:
