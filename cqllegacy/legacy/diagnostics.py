@@ -26,6 +26,7 @@ import re
 import attrs
 
 from cqllegacy.errors import SourceText
+from cqllegacy.legacy import dialects
 from cqllegacy.legacy.errors import LegacySyntaxError
 from cqllegacy.legacy.keywords import (
     KEYWORDS,
@@ -81,6 +82,8 @@ class Reading:
     tag_uses: list[tuple[str, int]] = attrs.Factory(list)
     first_relation: int | None = None
     match_list: Span | None = None
+    #: (form, place) of each dialect form read (X1), in reading order.
+    dialect: list[tuple[str, Span]] = attrs.Factory(list)
 
     @classmethod
     def of(cls, text: str, path: str | None) -> Reading:
@@ -105,6 +108,10 @@ class Reading:
     def where(self, offset: int) -> str:
         line, column = self.position(offset)
         return f"{line}:{column}"
+
+    def dialect_form(self, form: str, offset: int) -> None:
+        """Note a dialect form read at ``offset`` (check names them)."""
+        self.dialect.append((form, self.span(offset)))
 
     @property
     def innermost(self) -> OpenList:
@@ -267,13 +274,23 @@ class Reading:
             hint="move it to the top-level position list",
         )
 
-    def not_with_a_list(self, token: Token) -> LegacySyntaxError:
+    def not_negatable(self, token: Token) -> LegacySyntaxError:
         return self.error_at(
             token,
-            "extension not supported: :not (…) with a list argument (Scidb)",
-            hint="in standard CQL :not is a flag that negates its whole position list: "
-            "(position :not …)",
+            f"Scidb negation: {token.describe()} cannot be negated with '!'",
+            hint="'!' negates a keyword that holds or fails at a position (!:check); "
+            "transforms and list settings have no negation",
         )
+
+    def too_many_consecutive(self, token: Token, count: int) -> LegacySyntaxError:
+        return self.error_at(
+            token,
+            f"Scidb extension `:matchconsecutive` of {count} lists: at most "
+            f"{dialects.MAX_CONSECUTIVE} are read (it is one :sequence per ordering)",
+        )
+
+    def no_lists(self, token: Token, spec: KeywordSpec) -> LegacySyntaxError:
+        return self.error_at(token, f"{spec.text} needs at least one position list")
 
     # -- designators -------------------------------------------------------------------
 
@@ -300,8 +317,9 @@ class Reading:
         if text.startswith("!:"):
             return self.error_at(
                 token,
-                f"extension not supported: {text} (the Scidb negation)",
-                hint=f"standard CQL negates a whole position list: (position :not {text[1:]})",
+                f"Scidb negation {text}: only position-list keywords are negated",
+                hint=f"in the match list write the test in a position list: "
+                f"(position :not {text[1:]})",
             )
         name = text[1:]
         if not name:
@@ -312,6 +330,9 @@ class Reading:
         homes = homes_of(name)
         if homes:
             return self.wrong_list(token, kind, homes)
+        reason = dialects.refusal(name)
+        if reason is not None:
+            return self.error_at(token, reason)
         if is_extension(name):
             return self.error_at(
                 token,
@@ -359,8 +380,8 @@ class Reading:
         error = self.missing(spec, token, "a range")
         if token.text == UNLIMITED:
             error.hint = "unlimited can only be the upper bound: write 1 unlimited"
-        elif token.kind is TokenKind.ATOM and token.text[:1] in "<>*+–":
-            error.hint = "Scidb range forms (>=n, <n, *, +n) are not supported: write n unlimited"
+        elif token.kind is TokenKind.ATOM and token.text[:1] in "*–":
+            error.hint = "Scidb's game-information ranges * and – are not supported"
         return error
 
     def number_too_large(self, token: Token) -> LegacySyntaxError:
@@ -371,6 +392,13 @@ class Reading:
             first,
             f"empty range {lo} {hi}: the lower bound is above the upper bound",
             hint=f"write {hi} {lo}",
+        )
+
+    def empty_open_range(self, token: Token, floor: int) -> LegacySyntaxError:
+        return self.error_at(
+            token,
+            f"empty range {token.describe()}: no value of this keyword is that small",
+            hint=f"the values start at {floor}",
         )
 
     def unlimited_first(self, token: Token) -> LegacySyntaxError:

@@ -201,7 +201,8 @@ POSITION_EXTENSIONS: frozenset[str] = _words(
     takeslastpiece halfmovenumber line line* match matchconsecutive repetitioncount
     pretransformrepetitioncount accumulate* reset cut exclude skip preceding following endmost
     variant ischess960 isshufflechess startposition rating whiterating blackrating
-    shifthorizontal*
+    shifthorizontal* passedpawnrace perpendicular unstoppablepawns collateral ispromotedpiece
+    nolosing
     """
 )
 

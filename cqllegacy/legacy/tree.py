@@ -614,6 +614,8 @@ class Script:
     leading: tuple[Comment, ...] = ()
     trailing: tuple[Comment, ...] = ()
     path: str | None = attrs.field(default=None, eq=False, kw_only=True)
+    #: The dialect forms (X1) the text used, each with its place: what ``check`` names.
+    dialect_forms: tuple[tuple[str, Span], ...] = attrs.field(default=(), eq=False, kw_only=True)
 
 
 def designators(node: object) -> Iterator[Designator]:
