@@ -31,6 +31,7 @@ from cqllegacy.vocab.spans import Span
 from cqllegacy.vocab.squares import LIGHT_SQUARES
 
 __all__ = [
+    "BARE_POSITION_LIST",
     "LIST_MACROS",
     "MAX_CONSECUTIVE",
     "NOT_NEGATABLE",
@@ -40,6 +41,30 @@ __all__ = [
     "not_list",
     "refusal",
 ]
+
+#: The form of a script that is a bare position list, Chess Assistant's (X1).
+BARE_POSITION_LIST = "a bare `(position …)` without `(match …)`"
+
+
+def describe_forms(forms: Sequence[tuple[str, Span]]) -> str:
+    """What ``check`` says of the dialect forms a script uses (X1), one line, each form
+    once with the place it is first used.
+
+    >>> describe_forms([("`:xor`", Span(2, 3)), ("`?[27]`", Span(3, 1)), ("`:xor`", Span(4, 1))])
+    'Scidb CQL-S: `:xor` (2:3), `?[27]` (3:1)'
+    """
+    first: dict[str, Span] = {}
+    for form, span in forms:
+        first.setdefault(form, span)
+    parts = []
+    bare = first.pop(BARE_POSITION_LIST, None)
+    if bare is not None:
+        parts.append(f"Chess Assistant: {BARE_POSITION_LIST} ({bare.line}:{bare.column})")
+    if first:
+        listed = ", ".join(f"{form} ({span.line}:{span.column})" for form, span in first.items())
+        parts.append(f"Scidb CQL-S: {listed}")
+    return "; ".join(parts)
+
 
 #: A ``:matchconsecutive`` of more lists than this is refused: it is the ``:or`` of
 #: every ordering (X2), and 6 lists already have 720 of them.
@@ -140,9 +165,7 @@ DARK_SQUARES = ((1 << 64) - 1) & ~LIGHT_SQUARES
 
 def _doublecheck() -> t.ListOfLists:
     # Two or more pieces attack the king of the side to move (the help's own equivalent).
-    return _and(
-        _pl(t.AttackCount(_d("A"), _d("k"), t.Range(2, None)), _transform(_FLIPCOLOR))
-    )
+    return _and(_pl(t.AttackCount(_d("A"), _d("k"), t.Range(2, None)), _transform(_FLIPCOLOR)))
 
 
 def _contactcheck() -> t.ListOfLists:
@@ -296,9 +319,7 @@ def _matchconsecutive(lists: Sequence[t.PositionList]) -> t.PositionItem:
     # X2: the lists hold at consecutive positions in some order, each once: the :or of
     # the :sequence of every distinct ordering.
     orderings = dict.fromkeys(itertools.permutations(lists))
-    return _or(
-        *(_pl(t.ListOfLists(t.ListKeyword.SEQUENCE, ordering)) for ordering in orderings)
-    )
+    return _or(*(_pl(t.ListOfLists(t.ListKeyword.SEQUENCE, ordering)) for ordering in orderings))
 
 
 #: Dialect keywords that take a list of position lists, and what each becomes.

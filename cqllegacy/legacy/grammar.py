@@ -313,9 +313,9 @@ def _designator(source: str, loc: int, tokens: pp.ParseResults) -> t.Designator:
     if found.tag is not None:
         reading.tag_uses.append((found.tag, loc))
     if any(space in text for space in _SPACES):
-        reading.dialect_form("white space inside a square list", loc)
+        reading.dialect_form("a line break or space inside a square list", loc)
     elif uses_bracket_class(text):
-        reading.dialect_form(f"`{text}` (a bracket class of files or ranks)", loc)
+        reading.dialect_form(f"`{text}`", loc)
     return t.Designator(found.types, found.squares, found.tag, span=reading.span(loc))
 
 
@@ -391,7 +391,7 @@ def _after_comments(value: pp.ParserElement, *otherwise: pp.ParserElement) -> pp
 def _note_signs(reading: Reading, texts: Sequence[str], loc: int) -> None:
     for text in texts:
         if text[:1] in "+\u2212\u2013":
-            reading.dialect_form(f"`{text}` (a number with Scidb's sign)", loc)
+            reading.dialect_form(f"`{text}`", loc)
 
 
 def _range(source: str, loc: int, tokens: pp.ParseResults) -> list[Any]:
@@ -442,7 +442,7 @@ def _open_range(floor: int) -> pp.ParserElement:
         }[operator]
         if hi is not None and hi < lo:
             raise reading.empty_open_range(token, floor)
-        reading.dialect_form(f"`{text}` (a half-open range)", loc)
+        reading.dialect_form(f"`{text}`", loc)
         return t.Range(lo, hi, span=reading.span(loc))
 
     return _whole_atom(OPEN_RANGE_PATTERN, "range").add_parse_action(action)
@@ -733,7 +733,7 @@ def _not_flag(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
         inner = [each for each in tokens[1:] if isinstance(each, t.PositionList)]
         if not inner:
             return spec.build(span=span)
-        reading.dialect_form("`:not (position …)` (a negated list)", loc)
+        reading.dialect_form("`:not (position …)`", loc)
         comments = [each for each in tokens[1:] if isinstance(each, t.Comment)]
         return [dialects.not_list(inner[0], span), *comments]
 
@@ -822,7 +822,7 @@ def _negations(keywords: Mapping[str, pp.ParserElement]) -> pp.ParserElement:
         item, *comments = tokens[1:]
         found = _KEYWORD_TEXT.match(source, loc + 1)
         name = found.group() if found else ""
-        reading.dialect_form(f"`!{name}` (a negated keyword)", loc)
+        reading.dialect_form(f"`!{name}`", loc)
         return [dialects.negated(item, reading.span(loc)), *comments]
 
     return (_BANG + keyword).add_parse_action(negate)
@@ -898,7 +898,7 @@ def _match_list_node(source: str, loc: int, tokens: pp.ParseResults) -> t.MatchL
 def _bare_position_list(source: str, loc: int, tokens: pp.ParseResults) -> t.MatchList:
     reading = _reading(source)
     (position_list,) = tokens
-    reading.dialect_form("a bare `(position …)` without `(match …)` (Chess Assistant)", loc)
+    reading.dialect_form(dialects.BARE_POSITION_LIST, loc)
     match = t.MatchList((position_list,), span=position_list.span)
     reading.match_list = match.span
     return match
