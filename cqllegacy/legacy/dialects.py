@@ -36,6 +36,7 @@ __all__ = [
     "MAX_CONSECUTIVE",
     "NOT_NEGATABLE",
     "POSITION_MACROS",
+    "RANGE_MACROS",
     "REFUSALS",
     "negated",
     "not_list",
@@ -243,12 +244,21 @@ def _no(make: Callable[[], t.PositionItem]) -> Callable[[], t.PositionItem]:
     return lambda: negated(make(), t.NO_SPAN)
 
 
+def _terminal() -> t.ListOfLists:
+    # The last position of its line: no move follows (a :sequence of two positions from
+    # here needs a next one).
+    return _and(
+        _pl(_flag(t.FlagKeyword.NOT), t.ListOfLists(t.ListKeyword.SEQUENCE, (_pl(), _pl())))
+    )
+
+
 _MACROS: dict[str, Callable[[], t.PositionItem]] = {
     "doublecheck": _doublecheck,
     "contactcheck": _contactcheck,
     "endgame": _endgame,
     "matingmaterial": _mating_material,
     "gameisover": _gameisover,
+    "terminal": _terminal,
     "ischeck": lambda: _after_next_move(_flag(t.FlagKeyword.CHECK)),
     "ismate": lambda: _after_next_move(_flag(t.FlagKeyword.MATE)),
     "isstalemate": lambda: _after_next_move(_flag(t.FlagKeyword.STALEMATE)),
@@ -273,6 +283,42 @@ def _at(make: Callable[[], t.PositionItem]) -> Callable[[Span], t.PositionItem]:
 #: Argument-less position-list keywords of the dialects and what each becomes.
 POSITION_MACROS: Mapping[str, Callable[[Span], t.PositionItem]] = {
     name: _at(make) for name, make in {**_MACROS, **_NO_FORMS}.items()
+}
+
+
+# --------------------------------------------------------------------------------------
+# Keywords that take a range
+# --------------------------------------------------------------------------------------
+
+
+def _halfmovenumber(r: t.Range) -> t.PositionItem:
+    # The half-move number of a position is 2 * (full-move number - 1), plus 1 when Black
+    # is to move: 0 at the start of a game, 1 after White's first move.  With the move
+    # number of L8 (full-move number - 1 with White to move, the full-move number with
+    # Black to move) that is 2 * m with White to move and 2 * m - 1 with Black to move.
+    def moves(lo: int, hi: int | None, side: t.FlagKeyword, odd: int) -> t.PositionList | None:
+        first = max(0, -(-(lo + odd) // 2))
+        last = None if hi is None else (hi + odd) // 2
+        if last is not None and last < first:
+            return None
+        return _pl(_flag(side), t.RangeTest(t.RangeKeyword.MOVENUMBER, t.Range(first, last)))
+
+    members = [
+        member
+        for member in (
+            moves(r.lo, r.hi, t.FlagKeyword.WTM, 0),
+            moves(r.lo, r.hi, t.FlagKeyword.BTM, 1),
+        )
+        if member is not None
+    ]
+    if not members:
+        return _and(_pl(_flag(t.FlagKeyword.NOT)))  # no position has such a number
+    return _or(*members)
+
+
+#: Dialect keywords that take a range, and what each becomes.
+RANGE_MACROS: Mapping[str, Callable[[t.Range], t.PositionItem]] = {
+    "halfmovenumber": _halfmovenumber,
 }
 
 
@@ -381,8 +427,7 @@ REFUSALS: Mapping[str, str] = {
     ),
     **_reasons(
         _NOT_YET,
-        """line line* pawncount accumulate* castling iscastling forced fen terminal
-        halfmovenumber halfmoveclock threefoldrepetition repetitioncount
+        """line line* pawncount accumulate* castling iscastling forced fen halfmoveclock threefoldrepetition repetitioncount
         whiteplayer blackplayer event site round subround annotator date eco eco* plycount
         termination tag comment comment* hasannotation hascomments hasvariations
         eithercolor""",

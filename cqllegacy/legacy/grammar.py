@@ -770,6 +770,15 @@ def _list_macro_spec(name: str) -> KeywordSpec:
     return KeywordSpec(name, t.Shape.LISTS, build)
 
 
+def _range_macro_spec(name: str) -> KeywordSpec:
+    make = dialects.RANGE_MACROS[name]
+
+    def build(r: t.Range, *, span: t.Span) -> t.PositionItem:
+        return dialects.placed(make(r), span)
+
+    return KeywordSpec(name, t.Shape.RANGE, build)
+
+
 def _check_list_count(spec: KeywordSpec) -> ParseAction:
     def check(source: str, loc: int, tokens: pp.ParseResults) -> None:
         lists = [each for each in tokens[1:] if isinstance(each, tuple)]
@@ -787,6 +796,9 @@ def _dialect_table(lists: _Lists) -> dict[str, pp.ParserElement]:
     table: dict[str, pp.ParserElement] = {}
     for name in dialects.POSITION_MACROS:
         spec = _macro_spec(name)
+        table[name] = _noted(spec, _keyword(spec, ListKind.POSITION, lists))
+    for name in dialects.RANGE_MACROS:
+        spec = _range_macro_spec(name)
         table[name] = _noted(spec, _keyword(spec, ListKind.POSITION, lists))
     for name in dialects.LIST_MACROS:
         spec = _list_macro_spec(name)

@@ -159,6 +159,12 @@ CASES: dict[str, Predicate] = {
     ":isdoublecheck": after_move(double_check),
     ":iscontactcheck": after_move(contact_check),
     "!:check": lambda board, move: not board.is_check(),
+    ":terminal": lambda board, move: move is None,
+    "!:terminal": lambda board, move: move is not None,
+    # python-chess's ply(): 2 * (full-move number - 1), plus 1 with Black to move
+    ":halfmovenumber 5 7": lambda board, move: 5 <= board.ply() <= 7,
+    ":halfmovenumber >=150": lambda board, move: board.ply() >= 150,
+    ":halfmovenumber 0": lambda board, move: board.ply() == 0,
     ":nodoublecheck": lambda board, move: not double_check(board),
 }
 
