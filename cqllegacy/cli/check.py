@@ -76,11 +76,11 @@ def run(args: argparse.Namespace) -> int:
         for refusal in refusals(path):
             print(printable(refusal.render(), limit=None), file=sys.stderr)
             status = max(status, refusal.exit_status)
+        if args.quiet:
+            continue
         note = dialect_note(path)
         if note:
             print(printable(f"{display_path(path)}: note: {note}", limit=None), file=sys.stderr)
-        if args.quiet:
-            continue
         if several:
             print(("\n" if number else "") + f";; {display_path(path)}")
         sys.stdout.write(canonical)
