@@ -92,6 +92,12 @@ def _range_tests(pl: PositionList, keyword: lt.RangeKeyword) -> list[lt.RangeTes
     return [i for i in pl.items if isinstance(i, lt.RangeTest) and i.keyword is keyword]
 
 
+_PLAYER_COLORS = {
+    lt.ColorPlayerKeyword.WHITEPLAYER: core.Color.WHITE,
+    lt.ColorPlayerKeyword.BLACKPLAYER: core.Color.BLACK,
+}
+
+
 def _bounds(r: Range) -> tuple[int, int | None]:
     return (r.lo, r.hi)
 
@@ -267,6 +273,13 @@ class _Builder:
         if isinstance(item, lt.MatchRange) and item.keyword is lt.MatchRangeKeyword.YEAR:
             year = core.NumericValue(core.NumericKeyword.YEAR)
             return core.InRange(year, item.range.lo, item.range.hi)
+        if isinstance(item, lt.ColorPlayer):
+            # Scidb: that player's tag contains the word, ignoring case.
+            origin = core.Origin(f":{item.keyword.value}", item.span)
+            color = _PLAYER_COLORS[item.keyword]
+            if item.name.lower() == item.name.upper():
+                return core.Player(item.name, color, origin=origin)
+            return core.Player(item.name.lower(), color, ignore_case=True, origin=origin)
         if isinstance(item, lt.Player):
             # L10: case-insensitive; the distinction is moot without cased letters.
             origin = core.Origin(":player", item.span)

@@ -29,6 +29,7 @@ from cqllegacy.errors import SourceText
 from cqllegacy.legacy import dialects
 from cqllegacy.legacy.errors import LegacySyntaxError
 from cqllegacy.legacy.keywords import (
+    DIALECT_MATCH_KEYWORDS,
     KEYWORDS,
     LIST_HEADS,
     SHAPE_EXAMPLES,
@@ -328,6 +329,8 @@ class Reading:
         if lower != name and (lower in STANDARD_NAMES or is_extension(lower)):
             return self.error_at(token, f"keywords are lowercase: did you mean :{lower}?")
         homes = homes_of(name)
+        if name in DIALECT_MATCH_KEYWORDS:
+            homes = {ListKind.MATCH}
         if homes:
             return self.wrong_list(token, kind, homes)
         reason = dialects.refusal(name)

@@ -429,7 +429,7 @@ REFUSALS: Mapping[str, str] = {
         _NOT_YET,
         """line line* pawncount accumulate* castling iscastling forced fen halfmoveclock
         threefoldrepetition repetitioncount
-        whiteplayer blackplayer event site round subround annotator date eco eco* plycount
+        event site round subround annotator date eco eco* plycount
         termination tag comment comment* hasannotation hascomments hasvariations
         eithercolor""",
     ),

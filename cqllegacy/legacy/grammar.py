@@ -55,7 +55,14 @@ from cqllegacy.legacy import dialects
 from cqllegacy.legacy import tree as t
 from cqllegacy.legacy.diagnostics import OpenList, Reading, lists_usage
 from cqllegacy.legacy.errors import LegacySyntaxError
-from cqllegacy.legacy.keywords import KEYWORDS, SHAPE_PARAMETERS, KeywordSpec, ListKind, Parameter
+from cqllegacy.legacy.keywords import (
+    DIALECT_MATCH_KEYWORDS,
+    KEYWORDS,
+    SHAPE_PARAMETERS,
+    KeywordSpec,
+    ListKind,
+    Parameter,
+)
 from cqllegacy.legacy.lexical import (
     ATOM_CHARACTER,
     ATOM_END,
@@ -968,7 +975,10 @@ def _script() -> pp.ParserElement:
     for name in _MATCH_COUNTS:
         nested[name] = _only_at_top_level(KEYWORDS[ListKind.POSITION][name])
     nested_list <<= _position_list(nested)
-    match_list = _match_list(_keyword_table(ListKind.MATCH, lists), _position_list(top_level))
+    match_keywords = _keyword_table(ListKind.MATCH, lists)
+    for name, spec in DIALECT_MATCH_KEYWORDS.items():
+        match_keywords[name] = _noted(spec, _keyword(spec, ListKind.MATCH, lists))
+    match_list = _match_list(match_keywords, _position_list(top_level))
     second_match_list = _PAREN + pp.FollowedBy(_COMMENTS + _MATCH_HEAD)
     after_match_list = pp.MatchFirst(
         [

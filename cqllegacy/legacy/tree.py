@@ -30,6 +30,8 @@ __all__ = [
     "NO_SPAN",
     "Accumulate",
     "AttackCount",
+    "ColorPlayer",
+    "ColorPlayerKeyword",
     "Comment",
     "Designator",
     "Flag",
@@ -590,8 +592,26 @@ class ForAny:
     span: Span = _span_field()
 
 
+class ColorPlayerKeyword(enum.Enum):
+    WHITEPLAYER = "whiteplayer"
+    BLACKPLAYER = "blackplayer"
+
+
+@attrs.frozen(slots=True)
+class ColorPlayer:
+    """Scidb's ``:whiteplayer NAME`` / ``:blackplayer NAME``: that player's tag contains
+    NAME, ignoring case (a dialect keyword, X1)."""
+
+    KEYWORD = keyed(ColorPlayerKeyword, Shape.WORD)
+    DIALECT = True
+
+    keyword: ColorPlayerKeyword
+    name: str
+    span: Span = _span_field()
+
+
 MatchItem: TypeAlias = (
-    MatchPath | MatchRange | MatchResult | Player | ForAny | PositionList | Comment
+    MatchPath | MatchRange | MatchResult | Player | ForAny | ColorPlayer | PositionList | Comment
 )
 
 

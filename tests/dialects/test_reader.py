@@ -46,7 +46,6 @@ SAME_AS = [
     ("(match (position M?[1-7]))", "(match (position M?1-7))"),
     ("(match (position R[a1,[ac]3]))", "(match (position R[a1,a3,c3]))"),
     ("(match (position B[a1,a3,\n   e1, h8]))", "(match (position B[a1,a3,e1,h8]))"),
-    ("(match (position [Pp]?[27] :tagmatch x [Pp]?[27]) :forany x P)", None),
 ]
 
 
@@ -73,6 +72,8 @@ MISTAKES = [
     ("(position\n  :kingonthehill)", 2, 3, ["chess variant"]),
     ("(position\n  :line (e4 e5))", 2, 3, ["`:line`"]),
     ("(position\n  :pawncount P passed 1)", 2, 3, ["`:pawncount`"]),
+    ('(match\n  :whiteplayer "Tal" (position))', 2, 16, ["quoted strings"]),
+    ("(match\n  :whiteplayer (position))", 2, 16, ["after :whiteplayer"]),
 ]
 
 
@@ -117,3 +118,11 @@ def test_check_says_nothing_of_a_standard_script(
     path.write_text("(match (position Ra3))\n", encoding="utf-8")
     assert main(["check", str(path)]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_a_player_of_one_colour_reads_and_prints_back() -> None:
+    from cqllegacy.legacy import print_script
+
+    script = read_script("(match :whiteplayer tal :blackplayer Bot (position))")
+    assert read_script(print_script(script)) == script
+    assert [form for form, _ in script.dialect_forms] == ["`:whiteplayer`", "`:blackplayer`"]

@@ -245,3 +245,27 @@ def test_open_ranges_and_signs_are_the_ranges_they_spell() -> None:
     standard = "(match (position :markall :piececount P 0 3 :powerdifference A -2 1000))"
     assert marked(dialect) == marked(standard)
     assert marked(dialect)
+
+
+@functools.cache
+def all_headers() -> list[tuple[int, chess.pgn.Headers]]:
+    found = []
+    ordinal = 0
+    for path in GAMES:
+        with path.open(encoding="utf-8") as handle:
+            while (headers := chess.pgn.read_headers(handle)) is not None:
+                ordinal += 1
+                found.append((ordinal, headers))
+    return found
+
+
+@pytest.mark.parametrize(("keyword", "tag"), [("whiteplayer", "White"), ("blackplayer", "Black")])
+@pytest.mark.parametrize("word", ["KARPOV", "an", "mikhail"])
+def test_a_player_of_one_colour_contains_the_word_ignoring_case(
+    keyword: str, tag: str, word: str
+) -> None:
+    text = f"(match :{keyword} {word} (position))"
+    want = {n for n, headers in all_headers() if word.lower() in headers.get(tag, "").lower()}
+    assert set(marked(text)) == want
+    assert want
+    assert set(marked(translate(text))) == want

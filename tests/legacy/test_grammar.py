@@ -10,6 +10,7 @@ import pytest
 from cqllegacy.legacy import LegacySyntaxError, dialects, read_script
 from cqllegacy.legacy import tree as t
 from cqllegacy.legacy.keywords import (
+    DIALECT_MATCH_KEYWORDS,
     EXTENSION_NAMES,
     KEYWORDS,
     MATCH_KEYWORDS,
@@ -325,7 +326,12 @@ def _keyword_node(match: t.MatchList, kind: ListKind) -> object:
     return position_list.items[0].items[0]
 
 
-RUNNING_DIALECT = set(dialects.POSITION_MACROS) | set(dialects.LIST_MACROS)
+RUNNING_DIALECT = (
+    set(dialects.POSITION_MACROS)
+    | set(dialects.LIST_MACROS)
+    | set(dialects.RANGE_MACROS)
+    | set(DIALECT_MATCH_KEYWORDS)
+)
 
 
 @pytest.mark.parametrize(
@@ -342,7 +348,7 @@ def test_extension_keywords_are_refused_in_a_position_list(name: str) -> None:
     assert (caught.value.line, caught.value.column) == (2, 3)
 
 
-@pytest.mark.parametrize("name", ["eco", "event", "whiteplayer", "comment*", "eithercolor"])
+@pytest.mark.parametrize("name", ["eco", "event", "whitetitle", "comment*", "eithercolor"])
 def test_extension_keywords_are_refused_in_the_match_list(name: str) -> None:
     with pytest.raises(LegacySyntaxError, match=f"Scidb extension `:{re.escape(name)}`") as caught:
         read_script(f"(match :{name} x (position))")
@@ -435,3 +441,9 @@ def test_spans_are_not_part_of_equality() -> None:
     assert read_script("(match (position Ra3))") == read_script(
         "(match\n\n   (position\n R[a3]\n))"
     )
+
+
+def test_a_dialect_match_keyword_in_a_position_list_belongs_in_the_match_list() -> None:
+    with pytest.raises(LegacySyntaxError, match="belongs in the match list") as caught:
+        read_script("(match (position\n  :whiteplayer tal))")
+    assert (caught.value.line, caught.value.column) == (2, 3)
