@@ -283,6 +283,14 @@ class Reading:
             "transforms and list settings have no negation",
         )
 
+    def optional_designator(self, spec: KeywordSpec, token: Token) -> LegacySyntaxError:
+        return self.error_at(
+            token,
+            f"Scidb extension `{spec.text}` with a piece designator: the help leaves its "
+            "meaning open",
+            hint=f"to ask for a piece of its own, write it before {spec.text}",
+        )
+
     def too_many_consecutive(self, token: Token, count: int) -> LegacySyntaxError:
         return self.error_at(
             token,

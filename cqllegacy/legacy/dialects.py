@@ -35,6 +35,7 @@ __all__ = [
     "LIST_MACROS",
     "MAX_CONSECUTIVE",
     "NOT_NEGATABLE",
+    "OPTIONAL_DESIGNATOR",
     "POSITION_MACROS",
     "RANGE_MACROS",
     "REFUSALS",
@@ -279,6 +280,12 @@ _NO_FORMS: dict[str, Callable[[], t.PositionItem]] = {
 def _at(make: Callable[[], t.PositionItem]) -> Callable[[Span], t.PositionItem]:
     return lambda span: placed(make(), span)
 
+
+#: Keywords that Scidb lets take an optional piece designator, whose meaning the help
+#: leaves open: a designator right after them is refused (X5).
+OPTIONAL_DESIGNATOR: frozenset[str] = frozenset(
+    {"contactcheck", "nocontactcheck", "iscontactcheck"}
+)
 
 #: Argument-less position-list keywords of the dialects and what each becomes.
 POSITION_MACROS: Mapping[str, Callable[[Span], t.PositionItem]] = {

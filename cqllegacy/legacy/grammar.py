@@ -786,6 +786,22 @@ def _range_macro_spec(name: str) -> KeywordSpec:
     return KeywordSpec(name, t.Shape.RANGE, build)
 
 
+def _refused_optional_designator(spec: KeywordSpec) -> pp.ParserElement:
+    """Nothing, or a mistake where a piece designator follows ``spec``: Scidb reads it as
+    the keyword's optional argument, whose meaning its help leaves open (X5), where
+    standard CQL would read a designator of its own."""
+
+    def refuse(reading: Reading, token: Token) -> LegacySyntaxError:
+        return reading.optional_designator(spec, token)
+
+    return _choice(
+        "no designator",
+        (_KEYWORD_START + "();" + _DIGITS + _COMPARISONS, pp.Empty()),
+        ("", pp.Empty()),
+        (None, _refused(_DESIGNATOR.copy().set_parse_action(), refuse)),
+    )
+
+
 def _check_list_count(spec: KeywordSpec) -> ParseAction:
     def check(source: str, loc: int, tokens: pp.ParseResults) -> None:
         lists = [each for each in tokens[1:] if isinstance(each, tuple)]
@@ -803,7 +819,10 @@ def _dialect_table(lists: _Lists) -> dict[str, pp.ParserElement]:
     table: dict[str, pp.ParserElement] = {}
     for name in dialects.POSITION_MACROS:
         spec = _macro_spec(name)
-        table[name] = _noted(spec, _keyword(spec, ListKind.POSITION, lists))
+        element = _keyword(spec, ListKind.POSITION, lists)
+        if name in dialects.OPTIONAL_DESIGNATOR:
+            element = element + _refused_optional_designator(spec)
+        table[name] = _noted(spec, element)
     for name in dialects.RANGE_MACROS:
         spec = _range_macro_spec(name)
         table[name] = _noted(spec, _keyword(spec, ListKind.POSITION, lists))

@@ -55,6 +55,20 @@ def test_a_dialect_form_reads_as_its_standard_equivalent(dialect: str, standard:
     assert read_script(dialect).dialect_forms
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(position :contactcheck)",
+        "(position :contactcheck :mate Q)",
+        "(position :contactcheck ; c\n)",
+        "(position Q :contactcheck (position))"[:-12] + ")",
+        "(position :contactcheck :piececount Q 1)",
+    ],
+)
+def test_contactcheck_without_a_designator_reads(text: str) -> None:
+    read_script(text)
+
+
 def test_a_standard_script_uses_no_dialect_form() -> None:
     assert read_script("(match (position Ra3 :piececount R 1 2 :not))").dialect_forms == ()
 
@@ -73,6 +87,8 @@ MISTAKES = [
     ("(position\n  :line (e4 e5))", 2, 3, ["`:line`"]),
     ("(position\n  :pawncount P passed 1)", 2, 3, ["`:pawncount`"]),
     ('(match\n  :whiteplayer "Tal" (position))', 2, 16, ["quoted strings"]),
+    ("(position :contactcheck\n  Q)", 2, 3, ["`:contactcheck` with a piece designator"]),
+    ("(position !:contactcheck\n  Q)", 2, 3, ["`:contactcheck` with a piece designator"]),
     ("(match\n  :whiteplayer (position))", 2, 16, ["after :whiteplayer"]),
 ]
 
