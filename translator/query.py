@@ -35,6 +35,7 @@ from cqllegacy.translator.orbits import (
     transform_keywords,
 )
 from cqllegacy.translator.rewrite import (
+    in_range,
     FALSE,
     TRUE,
     TranslationContext,
@@ -92,6 +93,29 @@ def _range_tests(pl: PositionList, keyword: lt.RangeKeyword) -> list[lt.RangeTes
     return [i for i in pl.items if isinstance(i, lt.RangeTest) and i.keyword is keyword]
 
 
+def _match_elo(item: lt.MatchElo) -> core.Filter:
+    """Scidb's match-list ratings: a rating read as the position-list keywords read it
+    (L9), where Scidb's 0 is a player without a rating (no numeric tag).  So a range
+    that holds 0 also takes an unrated player: ``lo..hi`` with ``lo <= 0`` is "not rated
+    above hi" (ratings are never negative)."""
+    r = item.range
+
+    def rated(color: core.Color) -> core.Filter:
+        if 0 not in r:
+            return in_range(core.Elo(color), r)
+        if r.hi is None:
+            return TRUE
+        return core.Not(core.InRange(core.Elo(color), r.hi + 1, None))
+
+    if item.keyword is lt.MatchEloKeyword.ELO:
+        return core.Or(tuple(rated(color) for color in core.Color))
+    return rated(_ELO_COLORS[item.keyword])
+
+
+_ELO_COLORS = {
+    lt.MatchEloKeyword.WHITEELO: core.Color.WHITE,
+    lt.MatchEloKeyword.BLACKELO: core.Color.BLACK,
+}
 _PLAYER_COLORS = {
     lt.ColorPlayerKeyword.WHITEPLAYER: core.Color.WHITE,
     lt.ColorPlayerKeyword.BLACKPLAYER: core.Color.BLACK,
@@ -273,6 +297,8 @@ class _Builder:
         if isinstance(item, lt.MatchRange) and item.keyword is lt.MatchRangeKeyword.YEAR:
             year = core.NumericValue(core.NumericKeyword.YEAR)
             return core.InRange(year, item.range.lo, item.range.hi)
+        if isinstance(item, lt.MatchElo):
+            return _match_elo(item)
         if isinstance(item, lt.ColorPlayer):
             # Scidb: that player's tag contains the word, ignoring case.
             origin = core.Origin(f":{item.keyword.value}", item.span)

@@ -40,6 +40,8 @@ __all__ = [
     "GameResult",
     "ListKeyword",
     "ListOfLists",
+    "MatchElo",
+    "MatchEloKeyword",
     "MatchItem",
     "MatchList",
     "MatchPath",
@@ -610,8 +612,36 @@ class ColorPlayer:
     span: Span = _span_field()
 
 
+class MatchEloKeyword(enum.Enum):
+    ELO = "elo"
+    WHITEELO = "whiteelo"
+    BLACKELO = "blackelo"
+
+
+@attrs.frozen(slots=True)
+class MatchElo:
+    """Scidb's match-list ``:elo R``, ``:whiteelo R``, ``:blackelo R``: the game's ratings
+    as the position-list keywords of the same names read them (L9), where 0 stands for a
+    player without a rating (a dialect keyword, X1)."""
+
+    KEYWORD = keyed(MatchEloKeyword, Shape.RANGE)
+    DIALECT = True
+
+    keyword: MatchEloKeyword
+    range: Range
+    span: Span = _span_field()
+
+
 MatchItem: TypeAlias = (
-    MatchPath | MatchRange | MatchResult | Player | ForAny | ColorPlayer | PositionList | Comment
+    MatchPath
+    | MatchRange
+    | MatchResult
+    | Player
+    | ForAny
+    | ColorPlayer
+    | MatchElo
+    | PositionList
+    | Comment
 )
 
 

@@ -269,3 +269,39 @@ def test_a_player_of_one_colour_contains_the_word_ignoring_case(
     assert set(marked(text)) == want
     assert want
     assert set(marked(translate(text))) == want
+
+
+def _rating(headers: chess.pgn.Headers, tag: str) -> int | None:
+    """A rating as L9 reads it: the tag's number, None when absent or not a number;
+    Scidb's match-list keywords read None as 0."""
+    text = headers.get(tag, "")
+    return int(text) if text.isdigit() else None
+
+
+@pytest.mark.parametrize(
+    ("keyword", "lo", "hi"),
+    [
+        ("elo", 2600, None),
+        ("whiteelo", 2000, 2700),
+        ("blackelo", 2700, None),
+        ("whiteelo", 0, 2650),
+        ("elo", 0, 0),
+        ("blackelo", 0, None),
+    ],
+)
+def test_match_list_ratings_read_0_as_unrated(keyword: str, lo: int, hi: int | None) -> None:
+    tags = {"elo": ("WhiteElo", "BlackElo"), "whiteelo": ("WhiteElo",), "blackelo": ("BlackElo",)}
+    top = "unlimited" if hi is None else str(hi)
+    text = f"(match :{keyword} {lo} {top} (position))"
+
+    def holds(headers: chess.pgn.Headers) -> bool:
+        for tag in tags[keyword]:
+            rating = _rating(headers, tag) or 0
+            if lo <= rating and (hi is None or rating <= hi):
+                return True
+        return False
+
+    want = {n for n, headers in all_headers() if holds(headers)}
+    assert want
+    assert set(marked(text)) == want
+    assert set(marked(translate(text))) == want
