@@ -35,12 +35,12 @@ from cqllegacy.translator.orbits import (
     transform_keywords,
 )
 from cqllegacy.translator.rewrite import (
-    in_range,
     FALSE,
     TRUE,
     TranslationContext,
     comment,
     conjunction,
+    in_range,
     last_line,
     list_parts,
     own_line,
