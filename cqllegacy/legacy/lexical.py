@@ -36,7 +36,7 @@ COMMENT_PATTERN = ";[^" + re.escape(LINE_BREAKS) + "]*"
 ATOM_CHARACTER = "[^" + re.escape(WHITESPACE) + "();]"
 #: A bracketed part of an atom may hold white space and line breaks (Scidb prints square
 #: lists broken across lines: ``[a1,a3,\n e1]``); no parenthesis, comment or keyword.
-BRACKETED = r"\[[^\]();:]*\]"
+BRACKETED = r"\[[^][();:]*\]"  # no "[" inside: each scan stops at the next one
 ATOM_PATTERN = f"(?:{BRACKETED}|{ATOM_CHARACTER})+"
 #: Succeeds where an atom ends: a pattern for a whole atom ends with it.
 ATOM_END = f"(?!{ATOM_CHARACTER})"
