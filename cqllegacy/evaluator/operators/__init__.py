@@ -21,8 +21,9 @@ One module per family of operators:
   piece variable at once.
 * :mod:`~cqllegacy.evaluator.operators.find`: ``find`` and ``find all`` over positions
   listed once per game.
-* Legacy relations: :class:`~cqllegacy.evaluator.relation.RelationOperator`, in a
-  module of its own.
+* :mod:`~cqllegacy.evaluator.operators.relation`: legacy relations
+  (``RelationOperator``), its placements read by
+  :mod:`~cqllegacy.evaluator.operators.placements`.
 
 This package re-exports every family's names, so ``operators.any_member`` reads as before.
 """
@@ -79,6 +80,7 @@ from cqllegacy.evaluator.operators.keyed import (
     variable_keyed,
 )
 from cqllegacy.evaluator.operators.moves import next_move, remembered, single_step_line
+from cqllegacy.evaluator.operators.relation import RelationOperator, RelationParameters, relation
 from cqllegacy.evaluator.operators.stalemate import is_stalemate
 
 __all__ = [
@@ -90,6 +92,8 @@ __all__ = [
     "BoardCount",
     "Holders",
     "Member",
+    "RelationOperator",
+    "RelationParameters",
     "all_atoms",
     "all_of",
     "any_member",
@@ -123,6 +127,7 @@ __all__ = [
     "is_stalemate",
     "next_move",
     "on_board",
+    "relation",
     "remembered",
     "remembered_holders",
     "single_step_line",

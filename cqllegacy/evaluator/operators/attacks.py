@@ -34,13 +34,13 @@ from collections.abc import Callable, Mapping
 import chess
 
 from cqllegacy.core.tree import PieceSet
-from cqllegacy.evaluator.analysis import closed_range
 from cqllegacy.evaluator.compiler import BoardCheck, Context, NumberFn, SetFn
 from cqllegacy.evaluator.masks import kinds, mask_function
 from cqllegacy.evaluator.operators.base import (
     Board,
     BoardCount,
 )
+from cqllegacy.evaluator.trees import closed_range
 from cqllegacy.vocab.pieces import (
     ANY_PIECE,
     BLACK_PIECES,
