@@ -34,7 +34,7 @@ from cqllegacy.translator.orbits import (
     legacy_orbit,
     transform_keywords,
 )
-from cqllegacy.translator.rewrite import (
+from cqllegacy.translator.parts import (
     FALSE,
     TRUE,
     TranslationContext,
@@ -42,10 +42,12 @@ from cqllegacy.translator.rewrite import (
     conjunction,
     in_range,
     last_line,
-    list_parts,
     own_line,
-    strip_comments,
     untrailed,
+)
+from cqllegacy.translator.rewrite import (
+    list_parts,
+    strip_comments,
 )
 
 from cqllegacy.core import tree as core
