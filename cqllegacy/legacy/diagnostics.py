@@ -291,6 +291,15 @@ class Reading:
             hint=f"to ask for a piece of its own, write it before {spec.text}",
         )
 
+    def main_line_only(self, form: str, span: Span) -> LegacySyntaxError:
+        offset = self.source.line_starts[span.line - 1] + span.column - 1
+        return self.error(
+            f"Scidb extension {form} with :variations: Scidb's keyword fails inside a "
+            "variation, which its standard equivalent cannot say",
+            offset,
+            hint="search the main line only (leave out :variations)",
+        )
+
     def too_many_consecutive(self, token: Token, count: int) -> LegacySyntaxError:
         return self.error_at(
             token,

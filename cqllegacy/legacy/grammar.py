@@ -966,10 +966,28 @@ def _match_list(
 # --------------------------------------------------------------------------------------
 
 
+_VARIATION_FLAGS = (t.FlagKeyword.VARIATIONS, t.FlagKeyword.VARIATIONSONLY)
+
+
+def _main_line_only_forms(reading: Reading, match: t.MatchList) -> None:
+    """Scidb's :halfmovenumber always fails inside a variation, which its standard
+    equivalent cannot say: with :variations it is refused (X5)."""
+    forms = [(form, span) for form, span in reading.dialect if form == "`:halfmovenumber`"]
+    if not forms:
+        return
+    for position_list in match.position_lists():
+        if any(
+            isinstance(item, t.Flag) and item.keyword in _VARIATION_FLAGS
+            for item in position_list.items
+        ):
+            raise reading.main_line_only(forms[0][0], forms[0][1])
+
+
 def _script_node(source: str, loc: int, tokens: pp.ParseResults) -> t.Script:
     reading = _reading(source)
     reading.check_tags()
     (where,) = [index for index, token in enumerate(tokens) if isinstance(token, t.MatchList)]
+    _main_line_only_forms(reading, tokens[where])
     return t.Script(
         tokens[where],
         tuple(tokens[:where]),

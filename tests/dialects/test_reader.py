@@ -88,6 +88,7 @@ MISTAKES = [
     ("(position\n  :pawncount P passed 1)", 2, 3, ["`:pawncount`"]),
     ('(match\n  :whiteplayer "Tal" (position))', 2, 16, ["quoted strings"]),
     ("(position :contactcheck\n  Q)", 2, 3, ["`:contactcheck` with a piece designator"]),
+    ("(position :variations\n  :halfmovenumber 3)", 2, 3, ["`:halfmovenumber` with :variations"]),
     ("(position !:contactcheck\n  Q)", 2, 3, ["`:contactcheck` with a piece designator"]),
     ("(match\n  :whiteplayer (position))", 2, 16, ["after :whiteplayer"]),
 ]
