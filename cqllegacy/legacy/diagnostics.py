@@ -300,6 +300,13 @@ class Reading:
             hint="search the main line only (leave out :variations)",
         )
 
+    def optional_range(self, spec: KeywordSpec, token: Token) -> LegacySyntaxError:
+        return self.error_at(
+            token,
+            f"Scidb extension `{spec.text}` with a range: it counts the checks of the "
+            "three-check variant",
+        )
+
     def too_many_consecutive(self, token: Token, count: int) -> LegacySyntaxError:
         return self.error_at(
             token,

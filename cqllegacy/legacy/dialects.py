@@ -36,6 +36,7 @@ __all__ = [
     "MAX_CONSECUTIVE",
     "NOT_NEGATABLE",
     "OPTIONAL_DESIGNATOR",
+    "OPTIONAL_RANGE",
     "POSITION_MACROS",
     "RANGE_MACROS",
     "REFUSALS",
@@ -286,6 +287,10 @@ def _at(make: Callable[[], t.PositionItem]) -> Callable[[Span], t.PositionItem]:
 OPTIONAL_DESIGNATOR: frozenset[str] = frozenset(
     {"contactcheck", "nocontactcheck", "iscontactcheck"}
 )
+
+#: Keywords that Scidb lets take an optional range, for a chess variant: a range right
+#: after them is refused (X5).
+OPTIONAL_RANGE: frozenset[str] = frozenset({"ischeck"})
 
 #: Argument-less position-list keywords of the dialects and what each becomes.
 POSITION_MACROS: Mapping[str, Callable[[Span], t.PositionItem]] = {

@@ -802,6 +802,20 @@ def _refused_optional_designator(spec: KeywordSpec) -> pp.ParserElement:
     )
 
 
+def _refused_optional_range(spec: KeywordSpec) -> pp.ParserElement:
+    """Nothing, or a mistake where a range follows ``spec``: Scidb's count of checks,
+    which belongs to the three-check variant (X5)."""
+
+    def refuse(reading: Reading, token: Token) -> LegacySyntaxError:
+        return reading.optional_range(spec, token)
+
+    return _choice(
+        "no range",
+        (_DIGITS + _COMPARISONS, _refused(_NEXT_TOKEN, refuse)),
+        (None, pp.Empty()),
+    )
+
+
 def _check_list_count(spec: KeywordSpec) -> ParseAction:
     def check(source: str, loc: int, tokens: pp.ParseResults) -> None:
         lists = [each for each in tokens[1:] if isinstance(each, tuple)]
@@ -822,6 +836,8 @@ def _dialect_table(lists: _Lists) -> dict[str, pp.ParserElement]:
         element = _keyword(spec, ListKind.POSITION, lists)
         if name in dialects.OPTIONAL_DESIGNATOR:
             element = element + _refused_optional_designator(spec)
+        if name in dialects.OPTIONAL_RANGE:
+            element = element + _refused_optional_range(spec)
         table[name] = _noted(spec, element)
     for name in dialects.RANGE_MACROS:
         spec = _range_macro_spec(name)

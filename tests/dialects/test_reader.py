@@ -89,6 +89,8 @@ MISTAKES = [
     ('(match\n  :whiteplayer "Tal" (position))', 2, 16, ["quoted strings"]),
     ("(position :contactcheck\n  Q)", 2, 3, ["`:contactcheck` with a piece designator"]),
     ("(position :variations\n  :halfmovenumber 3)", 2, 3, ["`:halfmovenumber` with :variations"]),
+    ("(position :ischeck\n  3)", 2, 3, ["`:ischeck` with a range", "three-check"]),
+    ("(position !:ischeck >=2)", 1, 21, ["`:ischeck` with a range"]),
     ("(position !:contactcheck\n  Q)", 2, 3, ["`:contactcheck` with a piece designator"]),
     ("(match\n  :whiteplayer (position))", 2, 16, ["after :whiteplayer"]),
 ]
