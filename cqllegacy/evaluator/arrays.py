@@ -1,0 +1,1061 @@
+"""Array forms: a node's value at every stored position of some games at once.
+
+The reference rules (:mod:`~cqllegacy.evaluator.position_rules`, ``line_rules``) say what
+a node means at one position of one game, on a python-chess board.  An index stores the
+positions of a file's main lines as columns of bitboards (see
+:mod:`cqllegacy.indexing.records`); here each node class has, in :data:`ARRAY_FORMS`, the
+same meaning computed over such columns with numpy, for every position at once:
+
+* a set filter gives one ``uint64`` per position (the squares, 0 where it fails);
+* a logical filter one ``bool`` per position;
+* a numeric filter a :class:`Numbers` (the values, and where there is one).
+
+A node class whose meaning needs more than the position, its move and the moves next to
+it (a piece followed through the game, a search along the game, a binding) is declared
+*row only* in :data:`ARRAY_FORMS` with its reason; a query holding one is evaluated by its
+row form, position by position, where the array part leaves a candidate
+(:func:`list_arrays`).  Every answer is exact: tests compare each form with the
+reference rule at every position of real and generated games.
+
+>>> from cqllegacy.evaluator.testing import pd
+>>> board, boards = chess.Board(), [chess.Board()]
+>>> for san in ("e4", "e5", "Nf3", "Nc6"):
+...     _ = board.push_san(san)
+...     boards.append(board.copy())
+>>> knights = compile_array(pd("N[c3,c6,f3]"))(Positions.of_boards(boards))
+>>> knights.tolist() == [0, 0, 0, chess.BB_F3, chess.BB_F3]
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeAlias
+
+import attrs
+import chess
+import numpy as np
+from numpy.typing import NDArray
+
+from cqllegacy.core.dispatch import Dispatcher
+from cqllegacy.core.tree import (
+    Ancestor,
+    And,
+    Arith,
+    ArithOp,
+    AtPosition,
+    AttackedBy,
+    Attacks,
+    Between,
+    Castling,
+    Comment,
+    Compare,
+    CompareOp,
+    Complement,
+    Compound,
+    Count,
+    DirectionSet,
+    Echo,
+    Elo,
+    Filter,
+    Find,
+    InRange,
+    InSet,
+    Intersection,
+    Keyword,
+    LegacyOnly,
+    Line,
+    LineGroup,
+    Move,
+    Negate,
+    Not,
+    Number,
+    NumericKeyword,
+    NumericValue,
+    Or,
+    PawnStructure,
+    PieceLoop,
+    PieceSet,
+    PieceVariable,
+    Player,
+    PositionIntersection,
+    PositionVariable,
+    Power,
+    Ray,
+    RayCount,
+    Relation,
+    Result,
+    SideToMove,
+    Simple,
+    SquareColor,
+    SquareLoop,
+    SquareVariable,
+    TagContains,
+    Transform,
+    Union,
+    XRay,
+)
+from cqllegacy.evaluator.analysis import closed_range, meaningful, orbit_members
+from cqllegacy.evaluator.compiler import REFERENCE_RULES, Compiler, Context, Kind
+from cqllegacy.evaluator.gametree import GameInfo
+from cqllegacy.vocab.pieces import (
+    ANY_PIECE,
+    ANYTHING,
+    EMPTY_BIT,
+    NOTHING,
+    POWER_VALUES,
+    TypeSet,
+    piece_bit,
+)
+from cqllegacy.vocab.squares import FULL, LIGHT_SQUARES
+
+__all__ = [
+    "ARRAY_FORMS",
+    "ArrayFn",
+    "ListArrays",
+    "Numbers",
+    "Positions",
+    "RowOnly",
+    "compile_array",
+    "list_arrays",
+]
+
+# numpy's operators are typed loosely (most give Any): one element type per alias would
+# be a claim mypy cannot check.  A set is uint64, a truth bool (see the module).
+Bools: TypeAlias = NDArray[Any]
+Squares: TypeAlias = NDArray[Any]
+
+
+@attrs.frozen(eq=False)
+class Numbers:
+    """A numeric filter's values at each position, and where it has one (a numeric filter
+    without a value fails, as ``None`` does in the reference rules)."""
+
+    values: NDArray[Any]
+    valid: Bools
+
+
+Value: TypeAlias = Bools | Squares | Numbers
+ArrayFn: TypeAlias = Callable[["Positions"], Value]
+
+_ONE = np.uint64(1)
+_FULL = np.uint64(FULL)
+#: The flags the index stores per position (``cqllegacy.indexing.records`` writes them).
+_WHITE_TO_MOVE, _CHECK, _MATE, _STALEMATE = 1, 2, 4, 8
+#: The board attributes of the piece types, in python-chess's order (PAWN … KING).
+_TYPE_NAMES = ("pawns", "knights", "bishops", "rooks", "queens", "kings")
+
+
+class RowOnly(Exception):
+    """A node has no array form: it is evaluated by its row form (the message says why)."""
+
+
+class Positions:
+    """The main-line positions of some games, one numpy array per stored column, rows
+    ordered by game and ply (as :meth:`cqllegacy.indexing.store.Index.main_lines` gives
+    them), and what the array forms derive from them, each derived once.
+
+    ``infos`` gives each game's tags (:class:`GameInfo`) by game number, for the filters
+    that read the tags alone; a game without one has empty tags."""
+
+    def __init__(
+        self, columns: Mapping[str, Any], infos: Mapping[int, GameInfo] | None = None
+    ) -> None:
+        self.columns = columns
+        self.infos = infos or {}
+        self.size = len(columns["game"])
+        self._contents: dict[TypeSet, Squares] = {}
+
+    @classmethod
+    def of_boards(cls, boards: Sequence[chess.Board], game: int = 1) -> Positions:
+        """The positions of one main line, given as the board of each position (the
+        move played from one is the next board's last move), with python-chess's own
+        answers as their flags: for tests and notebooks; a run reads an index's.
+
+        >>> board = chess.Board()
+        >>> boards = [board.copy()]
+        >>> for san in ("e4", "e5", "Qh5"):
+        ...     _ = board.push_san(san)
+        ...     boards.append(board.copy())
+        >>> positions = Positions.of_boards(boards)
+        >>> positions.ply.tolist(), positions.move_to.tolist()
+        ([0, 1, 2, 3], [28, 36, 39, -1])
+        """
+        rows = []
+        for i, board in enumerate(boards):
+            move = boards[i + 1].peek() if i + 1 < len(boards) else None
+            final = move is None or not move
+            flags = (
+                _WHITE_TO_MOVE * board.turn
+                | _CHECK * board.is_check()
+                | _MATE * (final and board.is_checkmate())
+                | _STALEMATE * (final and board.is_stalemate())
+            )
+            rows.append(
+                (
+                    board.pawns, board.knights, board.bishops, board.rooks, board.queens,
+                    board.kings, board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK],
+                    flags, -1 if board.ep_square is None else board.ep_square,
+                    move.from_square if move else -1, move.to_square if move else -1,
+                    (move.promotion or -1) if move else -1,
+                )
+            )  # fmt: skip
+        names = (*_TYPE_NAMES, "white", "black", "flags", "ep", "move_from", "move_to")
+        table = np.array(rows, dtype=object).reshape(-1, len(names) + 1)
+        columns: dict[str, Any] = {
+            name: table[:, i].astype(np.uint64 if i < 8 else np.int64)
+            for i, name in enumerate(names)
+        }
+        columns["move_promotion"] = table[:, -1].astype(np.int64)
+        columns["game"] = np.full(len(boards), game, dtype=np.int64)
+        columns["ply"] = np.arange(len(boards), dtype=np.int64)
+        return cls(columns)
+
+    def column(self, name: str) -> NDArray[Any]:
+        found: NDArray[Any] = self.columns[name]
+        return found
+
+    # ---- the placement --------------------------------------------------------------
+
+    @functools.cached_property
+    def white(self) -> Squares:
+        return self.column("white").astype(np.uint64)
+
+    @functools.cached_property
+    def black(self) -> Squares:
+        return self.column("black").astype(np.uint64)
+
+    @functools.cached_property
+    def occupied(self) -> Squares:
+        return self.white | self.black
+
+    def of_type(self, piece_type: chess.PieceType) -> Squares:
+        return self.column(_TYPE_NAMES[piece_type - 1]).astype(np.uint64)
+
+    def pieces(self, color: chess.Color, piece_type: chess.PieceType) -> Squares:
+        """The squares of the pieces of one colour and type."""
+        return self.content(piece_bit(color, piece_type))
+
+    def content(self, types: TypeSet) -> Squares:
+        """The squares whose content is in ``types`` (as ``masks.mask_expression``), made
+        once per type set (the members of an orbit share a few)."""
+        found = self._contents.get(types)
+        if found is None:
+            found = self._contents[types] = self._content(types)
+        return found
+
+    def _content(self, types: TypeSet) -> Squares:
+        if types & ANYTHING == ANYTHING:
+            return np.full(self.size, _FULL)
+        if types & ANYTHING == ANY_PIECE:
+            return self.occupied
+        out = np.zeros(self.size, dtype=np.uint64)
+        for piece_type in chess.PIECE_TYPES:
+            white, black = types >> (piece_type - 1) & 1, types >> (piece_type + 5) & 1
+            if white or black:
+                own = self.occupied if white and black else self.white if white else self.black
+                out |= self.of_type(piece_type) & own
+        if types & EMPTY_BIT:
+            out |= ~self.occupied
+        return out
+
+    # ---- the state --------------------------------------------------------------------
+
+    @functools.cached_property
+    def flags(self) -> NDArray[np.int64]:
+        return self.column("flags").astype(np.int64)
+
+    @functools.cached_property
+    def white_to_move(self) -> Bools:
+        return (self.flags & _WHITE_TO_MOVE) != 0
+
+    def flag(self, bit: int) -> Bools:
+        return (self.flags & bit) != 0
+
+    @functools.cached_property
+    def ply(self) -> NDArray[np.int64]:
+        return self.column("ply").astype(np.int64)
+
+    @functools.cached_property
+    def game(self) -> NDArray[np.int64]:
+        return self.column("game").astype(np.int64)
+
+    @functools.cached_property
+    def last(self) -> Bools:
+        """Whether each position is the last of its game's main line."""
+        game = self.game
+        out = np.ones(self.size, dtype=np.bool_)
+        if self.size:
+            out[:-1] = game[1:] != game[:-1]
+        return out
+
+    @functools.cached_property
+    def first(self) -> Bools:
+        """Whether each position is the first of its game's main line."""
+        game = self.game
+        out = np.ones(self.size, dtype=np.bool_)
+        if self.size:
+            out[1:] = game[1:] != game[:-1]
+        return out
+
+    def before(self, values: Bools) -> Bools:
+        """``values`` of the position before, within the game (False at a game's start)."""
+        out = np.zeros(self.size, dtype=np.bool_)
+        out[1:] = values[:-1]
+        return out & ~self.first
+
+    # ---- the move played from each position ------------------------------------------
+
+    @functools.cached_property
+    def move_from(self) -> NDArray[np.int64]:
+        return self.column("move_from").astype(np.int64)
+
+    @functools.cached_property
+    def move_to(self) -> NDArray[np.int64]:
+        return self.column("move_to").astype(np.int64)
+
+    @functools.cached_property
+    def promotion(self) -> NDArray[np.int64]:
+        return self.column("move_promotion").astype(np.int64)
+
+    @functools.cached_property
+    def moved(self) -> Bools:
+        """A move is played from the position (not the last one) and it is no null move."""
+        return ~self.last & (self.move_from >= 0) & (self.move_from != self.move_to)
+
+    @functools.cached_property
+    def from_bit(self) -> Squares:
+        return square_bits(self.move_from)
+
+    @functools.cached_property
+    def to_bit(self) -> Squares:
+        return square_bits(self.move_to)
+
+    @functools.cached_property
+    def own(self) -> Squares:
+        return np.where(self.white_to_move, self.white, self.black)
+
+    @functools.cached_property
+    def theirs(self) -> Squares:
+        return np.where(self.white_to_move, self.black, self.white)
+
+    @functools.cached_property
+    def king_moves(self) -> Bools:
+        return self.moved & ((self.of_type(chess.KING) & self.from_bit) != 0)
+
+    @functools.cached_property
+    def castles(self) -> Bools:
+        """``chess.Board.is_castling``: a king moving two files or onto its own rook."""
+        files = np.abs((self.move_from & 7) - (self.move_to & 7))
+        onto_rook = (self.of_type(chess.ROOK) & self.own & self.to_bit) != 0
+        return self.king_moves & ((files > 1) | onto_rook)
+
+    @functools.cached_property
+    def kingside(self) -> Bools:
+        return self.castles & ((self.move_to & 7) > (self.move_from & 7))
+
+    @functools.cached_property
+    def en_passant(self) -> Bools:
+        """``chess.Board.is_en_passant``: a pawn moving diagonally onto the en passant
+        square, which is empty."""
+        ep = self.column("ep").astype(np.int64)
+        pawn = (self.of_type(chess.PAWN) & self.from_bit) != 0
+        diagonal = np.isin(np.abs(self.move_to - self.move_from), (7, 9))
+        empty = (self.occupied & self.to_bit) == 0
+        return self.moved & (ep == self.move_to) & pawn & diagonal & empty
+
+    @functools.cached_property
+    def destination(self) -> Squares:
+        """Where the moving piece lands (for castling, the king's square)."""
+        rank = self.move_from & ~7
+        landing = rank + np.where(self.kingside, 6, 2)
+        return np.where(self.castles, square_bits(landing), self.to_bit)
+
+    @functools.cached_property
+    def captured(self) -> Squares:
+        """The square of the piece the move captures (0: none, castling included)."""
+        beside = (self.move_to & 7) + (self.move_from & ~7)
+        plain = np.where((self.occupied & self.to_bit) != 0, self.to_bit, np.uint64(0))
+        out = np.where(self.en_passant, square_bits(beside), plain)
+        return np.where(self.moved & ~self.castles, out, np.uint64(0))
+
+
+def square_bits(squares: NDArray[np.int64]) -> Squares:
+    """The bitboard of each square (0 where the square is negative: none)."""
+    bits = np.left_shift(_ONE, np.clip(squares, 0, 63).astype(np.uint64))
+    return np.where(squares >= 0, bits, np.uint64(0))
+
+
+# --------------------------------------------------------------------------------------
+# Values of each kind, and how one kind is read as another
+# --------------------------------------------------------------------------------------
+
+
+def truth(value: Value) -> Bools:
+    """Where a value makes its filter match (``compiler.truth``)."""
+    if isinstance(value, Numbers):
+        return value.valid
+    if value.dtype == np.bool_:
+        return value
+    return value != 0
+
+
+def _failed(value: Value, size: int) -> Value:
+    """A value of the same kind that fails everywhere (``compiler.FAIL``)."""
+    if isinstance(value, Numbers):
+        return Numbers(np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.bool_))
+    return np.zeros(size, dtype=value.dtype)
+
+
+def _where(mask: Bools, value: Value, size: int) -> Value:
+    """``value`` where ``mask`` holds, the failing value elsewhere."""
+    if isinstance(value, Numbers):
+        return Numbers(value.values, value.valid & mask)
+    return np.where(mask, value, np.zeros(size, dtype=value.dtype))
+
+
+def _squares(value: Value) -> Squares:
+    if isinstance(value, Numbers) or value.dtype != np.uint64:
+        raise RowOnly("a set was expected")
+    return value
+
+
+def _numbers(value: Value) -> Numbers:
+    """A number, or a set standing for its size (``compiler.number_value``)."""
+    if isinstance(value, Numbers):
+        return value
+    if value.dtype == np.uint64:
+        return Numbers(np.bitwise_count(value).astype(np.int64), np.ones(len(value), np.bool_))
+    raise RowOnly("a number was expected")
+
+
+# --------------------------------------------------------------------------------------
+# The array forms, one per node class
+# --------------------------------------------------------------------------------------
+
+#: A node class's array form: given a way to compile its operands, the function of the
+#: positions that gives its value.
+ArrayForm: TypeAlias = Callable[["ArrayCompiler", Any], ArrayFn]
+
+#: The array form of each node class, or its reason to be row only.
+ARRAY_FORMS: Dispatcher[ArrayForm] = Dispatcher("array forms")
+_form = ARRAY_FORMS.register
+
+
+class ArrayCompiler:
+    """Compiles nodes into array functions (equal nodes once), raising :class:`RowOnly`
+    for a node whose class, or one of whose operands, has no array form."""
+
+    def __init__(self) -> None:
+        self._compiled: dict[Filter, ArrayFn] = {}
+
+    def compile(self, node: Filter) -> ArrayFn:
+        found = self._compiled.get(node)
+        if found is None:
+            form = ARRAY_FORMS.get(type(node))
+            if form is None:
+                reason = ARRAY_FORMS.absent_classes().get(type(node), "no array form")
+                raise RowOnly(f"{type(node).__name__}: {reason}")
+            found = self._compiled[node] = form(self, node)
+        return found
+
+    def truth(self, node: Filter) -> Callable[[Positions], Bools]:
+        fn = self.compile(node)
+        return lambda positions: truth(fn(positions))
+
+
+def compile_array(node: Filter) -> ArrayFn:
+    """The array function of ``node`` (raises :class:`RowOnly` when it has none)."""
+    return ArrayCompiler().compile(node)
+
+
+def _constant_set(squares: int) -> ArrayFn:
+    value = np.uint64(squares)
+    return lambda positions: np.full(positions.size, value)
+
+
+@_form(PieceSet)
+def _piece_set(c: ArrayCompiler, node: PieceSet) -> ArrayFn:
+    types, squares = node.types, node.squares
+    if types in (ANYTHING, NOTHING) or squares == 0:
+        return _constant_set(squares if types != NOTHING else 0)
+    mask = np.uint64(squares)
+    return lambda positions: positions.content(types) & mask
+
+
+@_form(Union)
+def _union(c: ArrayCompiler, node: Union) -> ArrayFn:
+    fns = [c.compile(item) for item in meaningful(node.items)]
+
+    def union(positions: Positions) -> Squares:
+        out = np.zeros(positions.size, dtype=np.uint64)
+        for fn in fns:
+            out = out | _squares(fn(positions))
+        return out
+
+    return union
+
+
+@_form(Intersection)
+def _intersection(c: ArrayCompiler, node: Intersection) -> ArrayFn:
+    fns = [c.compile(item) for item in meaningful(node.items)]
+
+    def intersection(positions: Positions) -> Squares:
+        out = np.full(positions.size, _FULL)
+        for fn in fns:
+            out = out & _squares(fn(positions))
+        return out
+
+    return intersection
+
+
+@_form(Complement)
+def _complement(c: ArrayCompiler, node: Complement) -> ArrayFn:
+    fn = c.compile(node.arg)
+    return lambda positions: ~_squares(fn(positions))
+
+
+@_form(SquareColor)
+def _square_color(c: ArrayCompiler, node: SquareColor) -> ArrayFn:
+    fn = c.compile(node.arg)
+    mask = np.uint64(FULL & ~LIGHT_SQUARES if node.dark else LIGHT_SQUARES)
+    return lambda positions: _squares(fn(positions)) & mask
+
+
+@_form(InSet)
+def _in_set(c: ArrayCompiler, node: InSet) -> ArrayFn:
+    left, right = c.compile(node.left), c.compile(node.right)
+    return lambda positions: (_squares(left(positions)) & ~_squares(right(positions))) == 0
+
+
+@_form(DirectionSet)
+def _direction_set(c: ArrayCompiler, node: DirectionSet) -> ArrayFn:
+    fn = c.compile(node.arg)
+    lo, hi = min(node.lo, node.hi), max(node.lo, node.hi)
+    offsets = sorted(
+        {(k * dx, k * dy) for dx, dy in node.direction.vectors for k in range(lo, hi + 1)}
+    )
+
+    def moved(positions: Positions) -> Squares:
+        source = _squares(fn(positions))
+        out = np.zeros(positions.size, dtype=np.uint64)
+        for dx, dy in offsets:
+            out |= translate(source, dx, dy)
+        return out
+
+    return moved
+
+
+def translate(bits: Squares, dx: int, dy: int) -> Squares:
+    """Every square of ``bits`` moved ``dx`` files and ``dy`` ranks (off the board: gone),
+    as :func:`cqllegacy.vocab.rays.translate` moves one set."""
+    if abs(dx) > 7 or abs(dy) > 7:
+        return np.zeros(len(bits), dtype=np.uint64)
+    keep = 0
+    for file in range(8):
+        if 0 <= file + dx < 8:
+            keep |= chess.BB_FILES[file]
+    kept = bits & np.uint64(keep)
+    step = 8 * dy + dx
+    if step >= 0:
+        return np.left_shift(kept, np.uint64(step))
+    return np.right_shift(kept, np.uint64(-step))
+
+
+# ---- attacks -------------------------------------------------------------------------
+
+_KNIGHT_STEPS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
+_KING_STEPS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
+_ROOK_STEPS = ((1, 0), (0, 1), (-1, 0), (0, -1))
+_BISHOP_STEPS = ((1, 1), (-1, 1), (-1, -1), (1, -1))
+
+
+def _leaps(bits: Squares, steps: Iterable[tuple[int, int]]) -> Squares:
+    out = np.zeros(len(bits), dtype=np.uint64)
+    for dx, dy in steps:
+        out |= translate(bits, dx, dy)
+    return out
+
+
+def _slides(bits: Squares, empty: Squares, steps: Iterable[tuple[int, int]]) -> Squares:
+    """The squares a slider on each square of ``bits`` reaches along ``steps``: the empty
+    ones up to and including the first occupied one (an occluded fill, doubling)."""
+    out = np.zeros(len(bits), dtype=np.uint64)
+    for dx, dy in steps:
+        filled = bits
+        for _ in range(7):
+            grown = filled | (translate(filled, dx, dy) & empty)
+            if np.array_equal(grown, filled):
+                break
+            filled = grown
+        out |= translate(filled, dx, dy)
+    return out
+
+
+def attacks_from(positions: Positions, pieces: Squares) -> Squares:
+    """The squares the pieces standing on ``pieces`` attack (``chess.Board.attacks_mask``
+    of each, united)."""
+    empty = ~positions.occupied
+    out = np.zeros(positions.size, dtype=np.uint64)
+    for color in chess.COLORS:
+        pawns = pieces & positions.pieces(color, chess.PAWN)
+        out |= _leaps(pawns, ((1, 1), (-1, 1)) if color else ((1, -1), (-1, -1)))
+    out |= _leaps(pieces & positions.of_type(chess.KNIGHT), _KNIGHT_STEPS)
+    out |= _leaps(pieces & positions.of_type(chess.KING), _KING_STEPS)
+    queens = positions.of_type(chess.QUEEN)
+    straight = pieces & (positions.of_type(chess.ROOK) | queens)
+    slanted = pieces & (positions.of_type(chess.BISHOP) | queens)
+    return out | _slides(straight, empty, _ROOK_STEPS) | _slides(slanted, empty, _BISHOP_STEPS)
+
+
+def attackers_of(positions: Positions, targets: Squares, among: Squares) -> Squares:
+    """The pieces of ``among`` that attack some square of ``targets`` (a piece attacks a
+    square when that square attacks it back as the same kind of piece would)."""
+    empty = ~positions.occupied
+    among = among & positions.occupied
+    out = np.zeros(positions.size, dtype=np.uint64)
+    for color in chess.COLORS:
+        # A white pawn attacks a target from where a black pawn on the target would.
+        back = ((1, -1), (-1, -1)) if color else ((1, 1), (-1, 1))
+        out |= among & positions.pieces(color, chess.PAWN) & _leaps(targets, back)
+    out |= among & positions.of_type(chess.KNIGHT) & _leaps(targets, _KNIGHT_STEPS)
+    out |= among & positions.of_type(chess.KING) & _leaps(targets, _KING_STEPS)
+    queens = positions.of_type(chess.QUEEN)
+    straight = among & (positions.of_type(chess.ROOK) | queens)
+    slanted = among & (positions.of_type(chess.BISHOP) | queens)
+    out |= straight & _slides(targets, empty, _ROOK_STEPS)
+    return out | (slanted & _slides(targets, empty, _BISHOP_STEPS))
+
+
+@_form(Attacks)
+def _attacks(c: ArrayCompiler, node: Attacks) -> ArrayFn:
+    left, right = c.compile(node.left), c.compile(node.right)
+
+    def attacks(positions: Positions) -> Squares:
+        return attackers_of(positions, _squares(right(positions)), _squares(left(positions)))
+
+    return attacks
+
+
+@_form(AttackedBy)
+def _attacked_by(c: ArrayCompiler, node: AttackedBy) -> ArrayFn:
+    left, right = c.compile(node.left), c.compile(node.right)
+
+    def attacked_by(positions: Positions) -> Squares:
+        attackers = _squares(right(positions)) & positions.occupied
+        return _squares(left(positions)) & attacks_from(positions, attackers)
+
+    return attacked_by
+
+
+# ---- numbers -------------------------------------------------------------------------
+
+
+@_form(Number)
+def _number(c: ArrayCompiler, node: Number) -> ArrayFn:
+    value = node.value
+    return lambda positions: Numbers(
+        np.full(positions.size, value, dtype=np.int64), np.ones(positions.size, np.bool_)
+    )
+
+
+@_form(Count)
+def _count(c: ArrayCompiler, node: Count) -> ArrayFn:
+    fn = c.compile(node.arg)
+    return lambda positions: _numbers(_squares(fn(positions)))
+
+
+_POWER_TERMS = tuple((piece_type, value) for piece_type, value in POWER_VALUES.items() if value)
+
+
+@_form(Power)
+def _power(c: ArrayCompiler, node: Power) -> ArrayFn:
+    fn = c.compile(node.arg)
+
+    def power(positions: Positions) -> Numbers:
+        squares = _squares(fn(positions))
+        total = np.zeros(positions.size, dtype=np.int64)
+        for piece_type, value in _POWER_TERMS:
+            total += value * np.bitwise_count(positions.of_type(piece_type) & squares)
+        return Numbers(total, np.ones(positions.size, np.bool_))
+
+    return power
+
+
+_ARITH = {ArithOp.ADD: operator.add, ArithOp.SUB: operator.sub}
+
+
+@_form(Arith)
+def _arith(c: ArrayCompiler, node: Arith) -> ArrayFn:
+    op, left, right = _ARITH[node.op], c.compile(node.left), c.compile(node.right)
+
+    def arith(positions: Positions) -> Numbers:
+        a, b = _numbers(left(positions)), _numbers(right(positions))
+        return Numbers(op(a.values, b.values), a.valid & b.valid)
+
+    return arith
+
+
+@_form(Negate)
+def _negate(c: ArrayCompiler, node: Negate) -> ArrayFn:
+    fn = c.compile(node.arg)
+
+    def negate(positions: Positions) -> Numbers:
+        value = _numbers(fn(positions))
+        return Numbers(-value.values, value.valid)
+
+    return negate
+
+
+@_form(NumericValue)
+def _numeric_value(c: ArrayCompiler, node: NumericValue) -> ArrayFn:
+    if node.keyword is NumericKeyword.PLY:
+        return lambda positions: Numbers(positions.ply, np.ones(positions.size, np.bool_))
+    if node.keyword is NumericKeyword.YEAR:
+        return _by_game(node)
+    # The move number counts from the start position's own number, which the index does
+    # not keep (a FEN start may name any).
+    raise RowOnly("movenumber: the index keeps no start position's move number")
+
+
+@_form(SideToMove)
+def _side_to_move(c: ArrayCompiler, node: SideToMove) -> ArrayFn:
+    return lambda positions: Numbers(
+        np.where(positions.white_to_move, 1, -1).astype(np.int64), np.ones(positions.size, np.bool_)
+    )
+
+
+@_form(InRange)
+def _in_range(c: ArrayCompiler, node: InRange) -> ArrayFn:
+    fn = c.compile(node.value)
+    lo, hi = closed_range(node.lo, node.hi)
+
+    def in_range(positions: Positions) -> Bools:
+        value = _numbers(fn(positions))
+        return value.valid & (value.values >= lo) & (value.values <= hi)
+
+    return in_range
+
+
+_COMPARE = {
+    CompareOp.LT: operator.lt,
+    CompareOp.LE: operator.le,
+    CompareOp.EQ: operator.eq,
+    CompareOp.GE: operator.ge,
+    CompareOp.GT: operator.gt,
+    CompareOp.NE: operator.ne,
+}
+
+
+def _chain_link(node: Filter) -> Filter | None:
+    """As ``position_rules._chain_link``: ``2 < P <= 5`` is ``2 < P`` and ``P <= 5``."""
+    if isinstance(node, InRange):
+        return node.value
+    if isinstance(node, Compare):
+        return node.left
+    return None
+
+
+def _is_set(value: Bools | Squares) -> bool:
+    return bool(value.dtype == np.uint64)
+
+
+@_form(Compare)
+def _compare(c: ArrayCompiler, node: Compare) -> ArrayFn:
+    op = _COMPARE[node.op]
+    link = _chain_link(node.right)
+    rest = c.truth(node.right) if link is not None else None
+    left = c.compile(node.left)
+    right = c.compile(node.right if link is None else link)
+    sets_compared = node.op in (CompareOp.EQ, CompareOp.NE)
+
+    def compare(positions: Positions) -> Bools:
+        a, b = left(positions), right(positions)
+        if isinstance(a, Numbers) or isinstance(b, Numbers) or not (_is_set(a) and _is_set(b)):
+            x, y = _numbers(a), _numbers(b)
+            out: Bools = x.valid & y.valid & op(x.values, y.values)
+        elif sets_compared:
+            out = op(a, b)
+        else:
+            # Two sets ordered by their sizes.
+            x, y = _numbers(a), _numbers(b)
+            out = op(x.values, y.values)
+        return out if rest is None else out & rest(positions)
+
+    return compare
+
+
+# ---- logic ---------------------------------------------------------------------------
+
+
+@_form(Compound)
+def _compound(c: ArrayCompiler, node: Compound) -> ArrayFn:
+    items = meaningful(node.items)
+    if not items:
+        return lambda positions: np.ones(positions.size, np.bool_)
+    *head, tail = items
+    guards = [c.truth(item) for item in head]
+    last = c.compile(tail)
+
+    def compound(positions: Positions) -> Value:
+        holds = np.ones(positions.size, np.bool_)
+        for guard in guards:
+            holds &= guard(positions)
+        return _where(holds, last(positions), positions.size)
+
+    return compound
+
+
+@_form(And)
+def _and(c: ArrayCompiler, node: And) -> ArrayFn:
+    fns = [c.truth(item) for item in meaningful(node.items)]
+
+    def conjunction(positions: Positions) -> Bools:
+        out = np.ones(positions.size, np.bool_)
+        for fn in fns:
+            out &= fn(positions)
+        return out
+
+    return conjunction
+
+
+@_form(Or)
+def _or(c: ArrayCompiler, node: Or) -> ArrayFn:
+    fns = [c.truth(item) for item in meaningful(node.items)]
+
+    def disjunction(positions: Positions) -> Bools:
+        out = np.zeros(positions.size, np.bool_)
+        for fn in fns:
+            out |= fn(positions)
+        return out
+
+    return disjunction
+
+
+@_form(Not)
+def _not(c: ArrayCompiler, node: Not) -> ArrayFn:
+    fn = c.truth(node.arg)
+    return lambda positions: ~fn(positions)
+
+
+_SIMPLE: dict[Keyword, Callable[[Positions], Bools]] = {
+    Keyword.TRUE: lambda positions: np.ones(positions.size, np.bool_),
+    Keyword.FALSE: lambda positions: np.zeros(positions.size, np.bool_),
+    Keyword.WTM: lambda positions: positions.white_to_move,
+    Keyword.BTM: lambda positions: ~positions.white_to_move,
+    # The flags are python-chess's own answers, stored by the index.
+    Keyword.CHECK: lambda positions: positions.flag(_CHECK),
+    Keyword.MATE: lambda positions: positions.flag(_MATE),
+    Keyword.STALEMATE: lambda positions: positions.flag(_STALEMATE),
+    Keyword.INITIAL: lambda positions: positions.ply == 0,
+    Keyword.TERMINAL: lambda positions: positions.last,
+    # Only main lines are stored.
+    Keyword.MAINLINE: lambda positions: np.ones(positions.size, np.bool_),
+    Keyword.VARIATION: lambda positions: np.zeros(positions.size, np.bool_),
+}
+
+
+@_form(Simple)
+def _simple(c: ArrayCompiler, node: Simple) -> ArrayFn:
+    return _SIMPLE[node.keyword]
+
+
+@_form(Comment)
+def _comment(c: ArrayCompiler, node: Comment) -> ArrayFn:
+    return lambda positions: np.ones(positions.size, np.bool_)
+
+
+@_form(LegacyOnly)
+def _legacy_only(c: ArrayCompiler, node: LegacyOnly) -> ArrayFn:
+    return c.compile(node.filter)
+
+
+def _by_game(node: Filter) -> ArrayFn:
+    """A filter that reads the tags alone: its reference value once per game, spread over
+    the game's positions."""
+    compiled = Compiler(REFERENCE_RULES).compile(node)
+    fn, kind = compiled.fn, compiled.kind
+
+    def by_game(positions: Positions) -> Value:
+        games, starts = np.unique(positions.game, return_index=True)
+        counts = np.diff(np.append(starts, positions.size))
+        values = [fn(Context(None, positions.infos.get(int(g), GameInfo())), -1) for g in games]
+        if kind is Kind.NUMBER:
+            valid = np.repeat(np.array([v is not None for v in values], np.bool_), counts)
+            numbers = np.repeat(np.array([v or 0 for v in values], np.int64), counts)
+            return Numbers(numbers, valid)
+        if kind is Kind.SET:
+            return np.repeat(np.array(values, dtype=np.uint64), counts)
+        return np.repeat(np.array([bool(v) for v in values], np.bool_), counts)
+
+    return by_game
+
+
+for _tags_only in (Result, Player, TagContains, Elo):
+    ARRAY_FORMS.add(_tags_only, lambda c, node: _by_game(node))
+
+
+# ---- orbits --------------------------------------------------------------------------
+
+
+@_form(Transform)
+def _transform(c: ArrayCompiler, node: Transform) -> ArrayFn:
+    members = [c.compile(member) for member in orbit_members(node)]
+    if node.count:
+
+        def count(positions: Positions) -> Numbers:
+            total = np.zeros(positions.size, dtype=np.int64)
+            for member in members:
+                total += truth(member(positions))
+            return Numbers(total, np.ones(positions.size, np.bool_))
+
+        return count
+
+    def orbit(positions: Positions) -> Value:
+        # Combined member by member: one value of each kind held at a time.
+        out = members[0](positions)
+        if isinstance(out, Numbers):
+            return _maximum(out, [_numbers(member(positions)) for member in members[1:]])
+        if out.dtype == np.uint64:
+            for member in members[1:]:
+                out = out | _squares(member(positions))
+            return out
+        out = truth(out)
+        for member in members[1:]:
+            out = out | truth(member(positions))
+        return out
+
+    return orbit
+
+
+def _maximum(first: Numbers, rest: Iterable[Numbers]) -> Numbers:
+    """The largest value at each position among those that have one."""
+    values, valid = first.values.copy(), first.valid.copy()
+    for other in rest:
+        larger = other.valid & (~valid | (other.values > values))
+        values = np.where(larger, other.values, values)
+        valid |= other.valid
+    return Numbers(values, valid)
+
+
+# ---- the move ------------------------------------------------------------------------
+
+
+@_form(Move)
+def _move(c: ArrayCompiler, node: Move) -> ArrayFn:
+    def optional(arg: Filter | None) -> ArrayFn | None:
+        return None if arg is None else c.compile(arg)
+
+    from_, to, capture = optional(node.from_), optional(node.to), optional(node.capture)
+    bare = (from_, to, capture, node.promote, node.enpassant, node.castle) == (
+        None, None, None, None, False, None,
+    )  # fmt: skip
+    promote, enpassant, castle = node.promote, node.enpassant, node.castle
+
+    def next_move(positions: Positions) -> Bools:
+        if bare:
+            # A null move is a move too, for a bare ``move``.
+            return ~positions.last
+        out = positions.moved.copy()
+        if enpassant:
+            out &= positions.en_passant
+        if castle is not None:
+            side = positions.kingside if castle is Castling.KINGSIDE else ~positions.kingside
+            out &= positions.castles & side
+        if promote is not None:
+            out &= _promotes_to(positions, promote)
+        if from_ is not None:
+            out &= (_squares(from_(positions)) & positions.from_bit) != 0
+        if to is not None:
+            out &= (_squares(to(positions)) & positions.destination) != 0
+        if capture is not None:
+            out &= (_squares(capture(positions)) & positions.captured) != 0
+        return out
+
+    if node.previous:
+        return lambda positions: positions.before(next_move(positions))
+    return next_move
+
+
+def _promotes_to(positions: Positions, types: TypeSet) -> Bools:
+    """Whether the move promotes to a piece of ``types`` (of the mover's colour)."""
+    out = np.zeros(positions.size, np.bool_)
+    for piece_type in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
+        for color, shift in ((chess.WHITE, 0), (chess.BLACK, 6)):
+            if types >> (piece_type - 1 + shift) & 1:
+                mover = positions.white_to_move if color else ~positions.white_to_move
+                out |= mover & (positions.promotion == piece_type)
+    return out
+
+
+# ---- row only --------------------------------------------------------------------------
+
+ARRAY_FORMS.absent(
+    PieceVariable, PieceLoop, Relation,
+    reason="it follows pieces through the game (their identities), which the index does not store",
+)  # fmt: skip
+ARRAY_FORMS.absent(
+    SquareVariable, SquareLoop, Echo, PositionVariable, AtPosition, PositionIntersection,
+    Ancestor,
+    reason="it binds a variable (a square or a position) that each position tries in turn",
+)  # fmt: skip
+ARRAY_FORMS.absent(
+    Line, LineGroup, Find,
+    reason="it searches along the game from each position (the row form's automaton)",
+)  # fmt: skip
+ARRAY_FORMS.absent(
+    Ray, XRay, Between, RayCount, PawnStructure,
+    reason="not yet vectorised: its row form runs at the candidates the rest leaves",
+)  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------
+# What the array forms give a top-level list
+# --------------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class ListArrays:
+    """What the arrays say of one top-level list's body: ``exact`` its truth at every
+    position (None when some part of it is row only), ``necessary`` a test that holds
+    wherever the body may (the conjunction of the body's conjuncts that have array forms;
+    None when none has), and ``row_only`` the reason of the first part without one."""
+
+    exact: Callable[[Positions], Bools] | None
+    necessary: Callable[[Positions], Bools] | None
+    row_only: str | None
+    #: The fewest matching positions that satisfy the list, and whether a count does.
+    least: int = 1
+    satisfied: Callable[[int], bool] = attrs.field(default=lambda count: count >= 1, eq=False)
+    #: The body holds at the start position only (``analysis.requires_initial``).
+    start_only: bool = False
+
+
+def list_arrays(body: Filter) -> ListArrays:
+    """The array forms of a list's body (see :class:`ListArrays`)."""
+    compiler = ArrayCompiler()
+    try:
+        return ListArrays(compiler.truth(body), None, None)
+    except RowOnly as whole:
+        reason = str(whole)
+    parts = []
+    for conjunct in body.conjuncts():
+        try:
+            parts.append(compiler.truth(conjunct))
+        except RowOnly:
+            continue
+    if not parts:
+        return ListArrays(None, None, reason)
+
+    def necessary(positions: Positions) -> Bools:
+        out = np.ones(positions.size, np.bool_)
+        for part in parts:
+            out &= part(positions)
+        return out
+
+    return ListArrays(None, necessary, reason)
+
+
+__all__ += ["attackers_of", "attacks_from", "square_bits", "translate", "truth"]
