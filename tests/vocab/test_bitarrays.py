@@ -445,3 +445,11 @@ def test_squares_and_membership() -> None:
     assert found.tolist() == [
         s >= 0 and bool(bb >> s & 1) for bb, s in zip(sets, chosen, strict=True)
     ]
+
+
+def test_popcount_without_numpy_2(monkeypatch: pytest.MonkeyPatch) -> None:
+    """numpy 1.26 (the lowest pinned) has no ``bitwise_count``: the fallback answers."""
+    monkeypatch.setattr(ba, "_bitwise_count", None)
+    sets = sample_sets()
+    assert ba.popcount(ba.bitboards(sets)).tolist() == [bb.bit_count() for bb in sets]
+    assert ba.msb(ba.bitboards(sets)).tolist() == [chess.msb(bb) if bb else -1 for bb in sets]
