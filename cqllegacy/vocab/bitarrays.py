@@ -34,10 +34,13 @@ __all__ = [
     "Bitboards",
     "Placement",
     "PlacementArrays",
+    "Squares",
     "attacked_by",
     "attackers",
+    "attackers_of_square",
     "between",
     "bishop_attacks",
+    "bishop_attacks_from",
     "bitboards",
     "checkers",
     "color_swap_set",
@@ -58,6 +61,7 @@ __all__ = [
     "queen_attacks",
     "ray",
     "rook_attacks",
+    "rook_attacks_from",
     "shift",
     "shift_down",
     "shift_down_left",
@@ -544,6 +548,153 @@ def queen_attacks(queens: Bitboards, occupied: Bitboards) -> Bitboards:
 
 
 # --------------------------------------------------------------------------------------
+# Attacks from one square per position: table lookups (quicker than fills for one piece)
+# --------------------------------------------------------------------------------------
+
+
+def _line_through(square: int, files: int, ranks: int) -> int:
+    """The squares of the line through ``square`` along (files, ranks), but it."""
+    found = 0
+    for sign in (1, -1):
+        f, r = chess.square_file(square), chess.square_rank(square)
+        while True:
+            f, r = f + sign * files, r + sign * ranks
+            if not (0 <= f < 8 and 0 <= r < 8):
+                break
+            found |= chess.BB_SQUARES[chess.square(f, r)]
+    return found
+
+
+def _rank_attack(file: int, occupied: int) -> int:
+    """A rook's attacks on the first rank from ``file`` over the rank's occupancy."""
+    found = 0
+    for step in (1, -1):
+        f = file + step
+        while 0 <= f < 8:
+            found |= 1 << f
+            if occupied >> f & 1:
+                break
+            f += step
+    return found
+
+
+@functools.cache
+def _tables() -> dict[str, NDArray[np.uint64]]:
+    """Per square (and for ranks, per occupancy of the rank): python-chess's leaper
+    tables and the line masks the lookups use (made once, when first asked)."""
+
+    def table(values: Iterable[int]) -> NDArray[np.uint64]:
+        return np.fromiter(values, dtype=np.uint64)
+
+    return {
+        "knight": table(chess.BB_KNIGHT_ATTACKS),
+        "king": table(chess.BB_KING_ATTACKS),
+        "white_pawn": table(chess.BB_PAWN_ATTACKS[chess.WHITE]),
+        "black_pawn": table(chess.BB_PAWN_ATTACKS[chess.BLACK]),
+        "file": table(_line_through(sq, 0, 1) for sq in chess.SQUARES),
+        "diagonal": table(_line_through(sq, 1, 1) for sq in chess.SQUARES),
+        "anti_diagonal": table(_line_through(sq, 1, -1) for sq in chess.SQUARES),
+        # Indexed by file * 256 + the rank's occupancy byte.
+        "rank": table(_rank_attack(f, occ) for f in range(8) for occ in range(256)),
+    }
+
+
+def _quintessence(mask: Bitboards, bit: Bitboards, occupied: Bitboards) -> Bitboards:
+    """A slider's attacks along one line with at most one square per rank (a file or a
+    diagonal): the blockers above it by subtraction, those below by the same on the
+    byte-swapped board ("hyperbola quintessence")."""
+    forward = occupied & mask
+    reverse = forward.byteswap() - bit.byteswap()
+    forward = forward - bit
+    found: Bitboards = (forward ^ reverse.byteswap()) & mask
+    return found
+
+
+def _rank_attacks(square: Squares, occupied: Bitboards) -> Bitboards:
+    shift_to_rank = (square >> 3).astype(np.uint64) * _U(8)
+    row = np.right_shift(occupied, shift_to_rank) & _U(0xFF)
+    index = (square & 7).astype(np.intp) * 256 + row.astype(np.intp)
+    found: Bitboards = np.left_shift(_tables()["rank"][index], shift_to_rank)
+    return found
+
+
+def _on_board(squares: Squares) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
+    squares = np.asarray(squares)
+    return np.clip(squares, 0, 63).astype(np.intp), squares >= 0
+
+
+def rook_attacks_from(squares: Squares, occupied: Bitboards) -> Bitboards:
+    """The squares a rook on each position's square attacks (none for -1): as
+    :func:`rook_attacks` of that one square, by lookups.
+
+    >>> int(rook_attacks_from(np.array([0]), bitboards([chess.BB_A2 | chess.BB_C1]))[0]
+    ...     ) == chess.BB_A2 | chess.BB_B1 | chess.BB_C1
+    True
+    """
+    square, valid = _on_board(squares)
+    t = _tables()
+    bit = square_bits(square)
+    found = _quintessence(t["file"][square], bit, occupied) | _rank_attacks(square, occupied)
+    kept: Bitboards = np.where(valid, found, _ZERO)
+    return kept
+
+
+def bishop_attacks_from(squares: Squares, occupied: Bitboards) -> Bitboards:
+    """The squares a bishop on each position's square attacks (none for -1).
+
+    >>> int(bishop_attacks_from(np.array([0]), bitboards([chess.BB_C3]))[0]
+    ...     ) == chess.BB_B2 | chess.BB_C3
+    True
+    """
+    square, valid = _on_board(squares)
+    t = _tables()
+    bit = square_bits(square)
+    found = _quintessence(t["diagonal"][square], bit, occupied) | _quintessence(
+        t["anti_diagonal"][square], bit, occupied
+    )
+    kept: Bitboards = np.where(valid, found, _ZERO)
+    return kept
+
+
+def attackers_of_square(placement: Placement, color: chess.Color, squares: Squares) -> Bitboards:
+    """The pieces of ``color`` attacking each position's square (none for -1):
+    python-chess's ``attackers_mask``; as :func:`attackers` of that one square, by
+    lookups.
+
+    >>> board = chess.Board("4k3/8/8/8/4p3/3P1N2/8/4R1K1 w - - 0 1")
+    >>> found = attackers_of_square(PlacementArrays.of_boards([board]), chess.WHITE,
+    ...                             np.array([chess.E4]))
+    >>> int(found[0]) == board.attackers_mask(chess.WHITE, chess.E4)
+    True
+    """
+    square, valid = _on_board(squares)
+    t = _tables()
+    # A pawn of `color` attacks from where a pawn of the other colour would attack.
+    pawn = t["black_pawn" if color else "white_pawn"][square]
+    found = _attackers_by_lookup(placement, square, pawn)
+    kept: Bitboards = np.where(valid, found, _ZERO) & (
+        placement.white if color else placement.black
+    )
+    return kept
+
+
+def _attackers_by_lookup(
+    placement: Placement, square: NDArray[np.intp], pawn_reach: Bitboards
+) -> Bitboards:
+    p = placement
+    t = _tables()
+    occupied = _occupied(p)
+    found: Bitboards = (
+        (t["knight"][square] & p.knights)
+        | (t["king"][square] & p.kings)
+        | (pawn_reach & p.pawns)
+        | (rook_attacks_from(square, occupied) & (p.rooks | p.queens))
+        | (bishop_attacks_from(square, occupied) & (p.bishops | p.queens))
+    )
+    return found
+
+
+# --------------------------------------------------------------------------------------
 # Placements: attackers and check
 # --------------------------------------------------------------------------------------
 
@@ -691,12 +842,12 @@ def checkers(placement: Placement, white_to_move: NDArray[np.bool_]) -> Bitboard
     p = placement
     ours = np.where(white_to_move, p.white, p.black)
     theirs = np.where(white_to_move, p.black, p.white)
-    king = square_bits(msb(p.kings & ours))
+    king = msb(p.kings & ours)
+    square = np.clip(king, 0, 63).astype(np.intp)
+    t = _tables()
     # Their pawns attack our king from where our pawn on its square would attack.
-    reach = np.where(
-        white_to_move, pawn_attacks(chess.WHITE, king), pawn_attacks(chess.BLACK, king)
-    )
-    found: Bitboards = _attackers(p, king, reach) & theirs
+    reach = np.where(white_to_move, t["white_pawn"][square], t["black_pawn"][square])
+    found: Bitboards = np.where(king >= 0, _attackers_by_lookup(p, square, reach) & theirs, _ZERO)
     return found
 
 

@@ -233,11 +233,11 @@ def test_attackers_of_each_square(
     for square in chess.SQUARES:
         target = each_square(len(boards), square)
         for color in chess.COLORS:
-            found = ints(ba.attackers(placement, color, target))
-            assert found == [board.attackers_mask(color, square) for board in boards], (
-                chess.square_name(square),
-                color,
-            )
+            expected = [board.attackers_mask(color, square) for board in boards]
+            where = (chess.square_name(square), color)
+            assert ints(ba.attackers(placement, color, target)) == expected, where
+            squares = np.full(len(boards), square)
+            assert ints(ba.attackers_of_square(placement, color, squares)) == expected, where
 
 
 def test_attackers_of_a_set(boards: tuple[chess.Board, ...], placement: ba.PlacementArrays) -> None:
@@ -281,6 +281,30 @@ def test_check_and_checkers(
 ) -> None:
     assert ints(ba.checkers(placement, white_to_move)) == [b.checkers_mask() for b in boards]
     assert ba.is_check(placement, white_to_move).tolist() == [b.is_check() for b in boards]
+
+
+def test_slider_lookups_from_each_square(placement: ba.PlacementArrays) -> None:
+    """Rook and bishop attacks from one square per position (lookups) against
+    python-chess's tables, over the placements' occupancies and random ones, from every
+    square and from none (-1)."""
+    rng = random.Random(36)
+    occupancies = ints(placement.white | placement.black)[::3]
+    occupancies += [rng.getrandbits(64) & rng.getrandbits(64) for _ in range(300)]
+    occupied = ba.bitboards(occupancies)
+    for square in [-1, *chess.SQUARES]:
+        squares = np.full(len(occupancies), square)
+        rooks, bishops = [], []
+        for occ in occupancies:
+            if square < 0:
+                rooks.append(0)
+                bishops.append(0)
+                continue
+            rank = chess.BB_RANK_ATTACKS[square][chess.BB_RANK_MASKS[square] & occ]
+            file = chess.BB_FILE_ATTACKS[square][chess.BB_FILE_MASKS[square] & occ]
+            rooks.append(rank | file)
+            bishops.append(chess.BB_DIAG_ATTACKS[square][chess.BB_DIAG_MASKS[square] & occ])
+        assert ints(ba.rook_attacks_from(squares, occupied)) == rooks, square
+        assert ints(ba.bishop_attacks_from(squares, occupied)) == bishops, square
 
 
 @pytest.mark.parametrize(
