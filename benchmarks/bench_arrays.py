@@ -44,7 +44,8 @@ import duckdb
 import numpy as np
 
 from cqllegacy.api import index
-from cqllegacy.indexing.arrays import PositionChunk, read_chunks
+from cqllegacy.evaluator.arrays import Positions
+from cqllegacy.indexing.arrays import read_chunks
 from cqllegacy.indexing.records import CHECK
 from cqllegacy.indexing.store import open_index
 from cqllegacy.vocab import bitarrays as ba
@@ -80,14 +81,14 @@ def fitting_references() -> int:
     return int(fits[0])
 
 
-def np_two(chunk: PositionChunk) -> int:
+def np_two(chunk: Positions) -> int:
     found = np.ones(len(chunk), dtype=bool)
     for kind, colour, square in PATTERN:
         found &= (chunk.pieces(kind, colour) & np.uint64(1 << square)) != 0
     return int(found.sum())
 
 
-def np_shifted(chunk: PositionChunk) -> int:
+def np_shifted(chunk: Positions) -> int:
     aligned = np.full(len(chunk), fitting_references(), dtype=np.uint64)
     for kind, colour, square in PATTERN:
         files, ranks = offset(square, PATTERN[0][2])
@@ -95,7 +96,7 @@ def np_shifted(chunk: PositionChunk) -> int:
     return int((aligned != 0).sum())
 
 
-def np_check(chunk: PositionChunk) -> int:
+def np_check(chunk: Positions) -> int:
     found = ba.is_check(chunk, chunk.white_to_move)
     if not (found == ((chunk.flags & CHECK) != 0)).all():
         raise SystemExit("numpy check differs from the stored flag")
@@ -105,11 +106,11 @@ def np_check(chunk: PositionChunk) -> int:
 E4 = np.asarray(np.uint64(chess.BB_E4))
 
 
-def np_attackers(chunk: PositionChunk) -> int:
+def np_attackers(chunk: Positions) -> int:
     return int(ba.popcount(ba.attackers(chunk, chess.WHITE, E4)).sum(dtype=np.int64))
 
 
-NUMPY: dict[str, Callable[[PositionChunk], int]] = {
+NUMPY: dict[str, Callable[[Positions], int]] = {
     "two pieces": np_two,
     "shifted": np_shifted,
     "check": np_check,
@@ -262,7 +263,7 @@ SQL: dict[str, Callable[[], str]] = {
 # --------------------------------------------------------------------------------------
 
 
-def boards(chunk: PositionChunk, count: int) -> Iterator[chess.Board]:
+def boards(chunk: Positions, count: int) -> Iterator[chess.Board]:
     """One board, set from each of the first ``count`` rows in turn."""
     board = chess.Board.empty()
     names = ("pawns", "knights", "bishops", "rooks", "queens", "kings", "white", "black")

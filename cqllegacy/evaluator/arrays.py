@@ -100,6 +100,7 @@ from cqllegacy.core.tree import (
 from cqllegacy.evaluator.analysis import closed_range, meaningful, orbit_members
 from cqllegacy.evaluator.compiler import REFERENCE_RULES, Compiler, Context, Kind
 from cqllegacy.evaluator.gametree import GameInfo
+from cqllegacy.vocab import bitarrays as ba
 from cqllegacy.vocab.pieces import (
     ANY_PIECE,
     ANYTHING,
@@ -153,12 +154,16 @@ class RowOnly(Exception):
 
 
 class Positions:
-    """The main-line positions of some games, one numpy array per stored column, rows
-    ordered by game and ply (as :meth:`cqllegacy.indexing.store.Index.main_lines` gives
-    them), and what the array forms derive from them, each derived once.
+    """The main-line positions of some whole games, one array entry per position, ordered
+    by game and ply: the columns an index stores (see :mod:`cqllegacy.indexing.records`;
+    ``game``, ``ply``, the placement, ``castling``, ``flags``, ``ep`` and the move played
+    from each position), and what the array forms derive from them, each once.
 
-    ``infos`` gives each game's tags (:class:`GameInfo`) by game number, for the filters
-    that read the tags alone; a game without one has empty tags."""
+    It is a :class:`~cqllegacy.vocab.bitarrays.Placement`: the kernels of
+    :mod:`cqllegacy.vocab.bitarrays` take it as it is.  Its helpers look along a game
+    (:meth:`at_ply`: the value some plies later, never another game's) and gather per
+    game (:meth:`count_per_game` …).  ``infos`` gives each game's tags by game number,
+    for the filters that read the tags alone (a game without one has empty tags)."""
 
     def __init__(
         self, columns: Mapping[str, Any], infos: Mapping[int, GameInfo] | None = None
@@ -167,6 +172,18 @@ class Positions:
         self.infos = infos or {}
         self.size = len(columns["game"])
         self._contents: dict[TypeSet, Squares] = {}
+
+    @classmethod
+    def of_columns(cls, columns: Mapping[str, Any]) -> Positions:
+        """The positions of ``columns``, checked to be whole games ordered by game and
+        ply (``ValueError`` otherwise)."""
+        game = np.asarray(columns["game"], dtype=np.int64)
+        ply = np.asarray(columns["ply"], dtype=np.int64)
+        follows = (game[1:] == game[:-1]) & (ply[1:] == ply[:-1] + 1)
+        new_game = (game[1:] > game[:-1]) & (ply[1:] == 0)
+        if len(game) and (ply[0] != 0 or not (follows | new_game).all()):
+            raise ValueError("positions are not whole games ordered by game and ply")
+        return cls(columns)
 
     @classmethod
     def of_boards(cls, boards: Sequence[chess.Board], game: int = 1) -> Positions:
@@ -197,45 +214,55 @@ class Positions:
                 (
                     board.pawns, board.knights, board.bishops, board.rooks, board.queens,
                     board.kings, board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK],
-                    flags, -1 if board.ep_square is None else board.ep_square,
+                    board.castling_rights, flags,
+                    -1 if board.ep_square is None else board.ep_square,
                     move.from_square if move else -1, move.to_square if move else -1,
                     (move.promotion or -1) if move else -1,
                 )
             )  # fmt: skip
-        names = (*_TYPE_NAMES, "white", "black", "flags", "ep", "move_from", "move_to")
-        table = np.array(rows, dtype=object).reshape(-1, len(names) + 1)
+        names = (*_TYPE_NAMES, "white", "black", "castling", "flags", "ep", "move_from",
+                 "move_to", "move_promotion")  # fmt: skip
+        table = np.array(rows, dtype=object).reshape(-1, len(names))
         columns: dict[str, Any] = {
-            name: table[:, i].astype(np.uint64 if i < 8 else np.int64)
+            name: table[:, i].astype(np.uint64 if i < 9 else np.int64)
             for i, name in enumerate(names)
         }
-        columns["move_promotion"] = table[:, -1].astype(np.int64)
         columns["game"] = np.full(len(boards), game, dtype=np.int64)
         columns["ply"] = np.arange(len(boards), dtype=np.int64)
         return cls(columns)
 
+    def __len__(self) -> int:
+        return self.size
+
     def column(self, name: str) -> NDArray[Any]:
+        """A stored column, as stored."""
         found: NDArray[Any] = self.columns[name]
         return found
 
-    # ---- the placement --------------------------------------------------------------
+    # ---- the placement (a bitarrays.Placement) ------------------------------------------
 
-    @functools.cached_property
-    def white(self) -> Squares:
-        return self.column("white").astype(np.uint64)
+    def _sets(self, name: str) -> Squares:
+        return np.asarray(self.columns[name], dtype=np.uint64)
 
-    @functools.cached_property
-    def black(self) -> Squares:
-        return self.column("black").astype(np.uint64)
+    pawns = property(lambda self: self._sets("pawns"))
+    knights = property(lambda self: self._sets("knights"))
+    bishops = property(lambda self: self._sets("bishops"))
+    rooks = property(lambda self: self._sets("rooks"))
+    queens = property(lambda self: self._sets("queens"))
+    kings = property(lambda self: self._sets("kings"))
+    white = property(lambda self: self._sets("white"))
+    black = property(lambda self: self._sets("black"))
 
     @functools.cached_property
     def occupied(self) -> Squares:
         return self.white | self.black
 
     def of_type(self, piece_type: chess.PieceType) -> Squares:
-        return self.column(_TYPE_NAMES[piece_type - 1]).astype(np.uint64)
+        """The squares of the pieces of one type, either colour."""
+        return self._sets(_TYPE_NAMES[piece_type - 1])
 
-    def pieces(self, color: chess.Color, piece_type: chess.PieceType) -> Squares:
-        """The squares of the pieces of one colour and type."""
+    def pieces(self, piece_type: chess.PieceType, color: chess.Color) -> Squares:
+        """The squares of the pieces of one type and colour."""
         return self.content(piece_bit(color, piece_type))
 
     def content(self, types: TypeSet) -> Squares:
@@ -265,7 +292,7 @@ class Positions:
 
     @functools.cached_property
     def flags(self) -> NDArray[np.int64]:
-        return self.column("flags").astype(np.int64)
+        return np.asarray(self.columns["flags"], dtype=np.int64)
 
     @functools.cached_property
     def white_to_move(self) -> Bools:
@@ -274,51 +301,93 @@ class Positions:
     def flag(self, bit: int) -> Bools:
         return (self.flags & bit) != 0
 
-    @functools.cached_property
-    def ply(self) -> NDArray[np.int64]:
-        return self.column("ply").astype(np.int64)
+    # ---- along a game and per game ----------------------------------------------------
 
     @functools.cached_property
     def game(self) -> NDArray[np.int64]:
-        return self.column("game").astype(np.int64)
+        return np.asarray(self.columns["game"], dtype=np.int64)
 
     @functools.cached_property
-    def last(self) -> Bools:
-        """Whether each position is the last of its game's main line."""
-        game = self.game
-        out = np.ones(self.size, dtype=np.bool_)
-        if self.size:
-            out[:-1] = game[1:] != game[:-1]
-        return out
+    def ply(self) -> NDArray[np.int64]:
+        return np.asarray(self.columns["ply"], dtype=np.int64)
 
     @functools.cached_property
     def first(self) -> Bools:
         """Whether each position is the first of its game's main line."""
-        game = self.game
         out = np.ones(self.size, dtype=np.bool_)
-        if self.size:
-            out[1:] = game[1:] != game[:-1]
+        out[1:] = self.game[1:] != self.game[:-1]
         return out
 
-    def before(self, values: Bools) -> Bools:
-        """``values`` of the position before, within the game (False at a game's start)."""
-        out = np.zeros(self.size, dtype=np.bool_)
-        out[1:] = values[:-1]
-        return out & ~self.first
+    @functools.cached_property
+    def last(self) -> Bools:
+        """Whether each position is the last of its game's main line."""
+        out = np.ones(self.size, dtype=np.bool_)
+        out[:-1] = self.game[1:] != self.game[:-1]
+        return out
+
+    @functools.cached_property
+    def starts(self) -> NDArray[np.intp]:
+        """The entry of each game's first position."""
+        return np.flatnonzero(self.first).astype(np.intp)
+
+    @functools.cached_property
+    def games(self) -> NDArray[np.int64]:
+        """Each game's number, in order."""
+        return self.game[self.starts]
+
+    def at_ply(self, values: NDArray[Any], offset: int, fill: object = 0) -> NDArray[Any]:
+        """Per position, ``values`` at the position ``offset`` plies later in the same
+        game (earlier when negative); ``fill`` (0, False) where the game has none."""
+        n = self.size
+        target = np.arange(n) + offset
+        inside = (target >= 0) & (target < n)
+        target = np.clip(target, 0, max(n - 1, 0))
+        if not n:
+            return values.copy()
+        # Plies follow each other within a game: the same game is the position wanted.
+        same = inside & (self.game[target] == self.game)
+        return np.where(same, values[target], values.dtype.type(fill))
+
+    def next_ply(self, values: NDArray[Any]) -> NDArray[Any]:
+        """``values`` at the next position of the same game (0 / False at its end)."""
+        return self.at_ply(values, 1)
+
+    def previous_ply(self, values: NDArray[Any]) -> NDArray[Any]:
+        """``values`` at the previous position of the same game (0 / False at ply 0)."""
+        return self.at_ply(values, -1)
+
+    def count_per_game(self, mask: Bools) -> NDArray[np.int64]:
+        """Per game of :attr:`games`, at how many positions ``mask`` holds."""
+        return self.sum_per_game(np.asarray(mask, dtype=np.int64))
+
+    def any_per_game(self, mask: Bools) -> Bools:
+        """Per game of :attr:`games`, whether ``mask`` holds at some position."""
+        return self.count_per_game(mask) > 0
+
+    def sum_per_game(self, values: NDArray[Any]) -> NDArray[np.int64]:
+        """Per game of :attr:`games`, the sum of ``values`` over its positions."""
+        if not len(self.starts):
+            return np.zeros(0, dtype=np.int64)
+        return np.add.reduceat(np.asarray(values, dtype=np.int64), self.starts)
+
+    def game_plies(self, mask: Bools) -> list[tuple[int, int]]:
+        """The ``(game, ply)`` of each position where ``mask`` holds, in order."""
+        where = np.flatnonzero(mask)
+        return list(zip(self.game[where].tolist(), self.ply[where].tolist(), strict=True))
 
     # ---- the move played from each position ------------------------------------------
 
     @functools.cached_property
     def move_from(self) -> NDArray[np.int64]:
-        return self.column("move_from").astype(np.int64)
+        return np.asarray(self.columns["move_from"], dtype=np.int64)
 
     @functools.cached_property
     def move_to(self) -> NDArray[np.int64]:
-        return self.column("move_to").astype(np.int64)
+        return np.asarray(self.columns["move_to"], dtype=np.int64)
 
     @functools.cached_property
     def promotion(self) -> NDArray[np.int64]:
-        return self.column("move_promotion").astype(np.int64)
+        return np.asarray(self.columns["move_promotion"], dtype=np.int64)
 
     @functools.cached_property
     def moved(self) -> Bools:
@@ -327,30 +396,23 @@ class Positions:
 
     @functools.cached_property
     def from_bit(self) -> Squares:
-        return square_bits(self.move_from)
+        return ba.square_bits(self.move_from)
 
     @functools.cached_property
     def to_bit(self) -> Squares:
-        return square_bits(self.move_to)
+        return ba.square_bits(self.move_to)
 
     @functools.cached_property
     def own(self) -> Squares:
         return np.where(self.white_to_move, self.white, self.black)
 
     @functools.cached_property
-    def theirs(self) -> Squares:
-        return np.where(self.white_to_move, self.black, self.white)
-
-    @functools.cached_property
-    def king_moves(self) -> Bools:
-        return self.moved & ((self.of_type(chess.KING) & self.from_bit) != 0)
-
-    @functools.cached_property
     def castles(self) -> Bools:
         """``chess.Board.is_castling``: a king moving two files or onto its own rook."""
+        king = (self.of_type(chess.KING) & self.from_bit) != 0
         files = np.abs((self.move_from & 7) - (self.move_to & 7))
         onto_rook = (self.of_type(chess.ROOK) & self.own & self.to_bit) != 0
-        return self.king_moves & ((files > 1) | onto_rook)
+        return self.moved & king & ((files > 1) | onto_rook)
 
     @functools.cached_property
     def kingside(self) -> Bools:
@@ -360,7 +422,7 @@ class Positions:
     def en_passant(self) -> Bools:
         """``chess.Board.is_en_passant``: a pawn moving diagonally onto the en passant
         square, which is empty."""
-        ep = self.column("ep").astype(np.int64)
+        ep = np.asarray(self.columns["ep"], dtype=np.int64)
         pawn = (self.of_type(chess.PAWN) & self.from_bit) != 0
         diagonal = np.isin(np.abs(self.move_to - self.move_from), (7, 9))
         empty = (self.occupied & self.to_bit) == 0
@@ -369,23 +431,16 @@ class Positions:
     @functools.cached_property
     def destination(self) -> Squares:
         """Where the moving piece lands (for castling, the king's square)."""
-        rank = self.move_from & ~7
-        landing = rank + np.where(self.kingside, 6, 2)
-        return np.where(self.castles, square_bits(landing), self.to_bit)
+        landing = (self.move_from & ~7) + np.where(self.kingside, 6, 2)
+        return np.where(self.castles, ba.square_bits(landing), self.to_bit)
 
     @functools.cached_property
     def captured(self) -> Squares:
         """The square of the piece the move captures (0: none, castling included)."""
         beside = (self.move_to & 7) + (self.move_from & ~7)
         plain = np.where((self.occupied & self.to_bit) != 0, self.to_bit, np.uint64(0))
-        out = np.where(self.en_passant, square_bits(beside), plain)
+        out = np.where(self.en_passant, ba.square_bits(beside), plain)
         return np.where(self.moved & ~self.castles, out, np.uint64(0))
-
-
-def square_bits(squares: NDArray[np.int64]) -> Squares:
-    """The bitboard of each square (0 where the square is negative: none)."""
-    bits = np.left_shift(_ONE, np.clip(squares, 0, 63).astype(np.uint64))
-    return np.where(squares >= 0, bits, np.uint64(0))
 
 
 # --------------------------------------------------------------------------------------
@@ -427,7 +482,7 @@ def _numbers(value: Value) -> Numbers:
     if isinstance(value, Numbers):
         return value
     if value.dtype == np.uint64:
-        return Numbers(np.bitwise_count(value).astype(np.int64), np.ones(len(value), np.bool_))
+        return Numbers(ba.popcount(value).astype(np.int64), np.ones(len(value), np.bool_))
     raise RowOnly("a number was expected")
 
 
@@ -542,91 +597,13 @@ def _direction_set(c: ArrayCompiler, node: DirectionSet) -> ArrayFn:
         source = _squares(fn(positions))
         out = np.zeros(positions.size, dtype=np.uint64)
         for dx, dy in offsets:
-            out |= translate(source, dx, dy)
+            out |= ba.shift(source, dx, dy)
         return out
 
     return moved
 
 
-def translate(bits: Squares, dx: int, dy: int) -> Squares:
-    """Every square of ``bits`` moved ``dx`` files and ``dy`` ranks (off the board: gone),
-    as :func:`cqllegacy.vocab.rays.translate` moves one set."""
-    if abs(dx) > 7 or abs(dy) > 7:
-        return np.zeros(len(bits), dtype=np.uint64)
-    keep = 0
-    for file in range(8):
-        if 0 <= file + dx < 8:
-            keep |= chess.BB_FILES[file]
-    kept = bits & np.uint64(keep)
-    step = 8 * dy + dx
-    if step >= 0:
-        return np.left_shift(kept, np.uint64(step))
-    return np.right_shift(kept, np.uint64(-step))
-
-
 # ---- attacks -------------------------------------------------------------------------
-
-_KNIGHT_STEPS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
-_KING_STEPS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
-_ROOK_STEPS = ((1, 0), (0, 1), (-1, 0), (0, -1))
-_BISHOP_STEPS = ((1, 1), (-1, 1), (-1, -1), (1, -1))
-
-
-def _leaps(bits: Squares, steps: Iterable[tuple[int, int]]) -> Squares:
-    out = np.zeros(len(bits), dtype=np.uint64)
-    for dx, dy in steps:
-        out |= translate(bits, dx, dy)
-    return out
-
-
-def _slides(bits: Squares, empty: Squares, steps: Iterable[tuple[int, int]]) -> Squares:
-    """The squares a slider on each square of ``bits`` reaches along ``steps``: the empty
-    ones up to and including the first occupied one (an occluded fill, doubling)."""
-    out = np.zeros(len(bits), dtype=np.uint64)
-    for dx, dy in steps:
-        filled = bits
-        for _ in range(7):
-            grown = filled | (translate(filled, dx, dy) & empty)
-            if np.array_equal(grown, filled):
-                break
-            filled = grown
-        out |= translate(filled, dx, dy)
-    return out
-
-
-def attacks_from(positions: Positions, pieces: Squares) -> Squares:
-    """The squares the pieces standing on ``pieces`` attack (``chess.Board.attacks_mask``
-    of each, united)."""
-    empty = ~positions.occupied
-    out = np.zeros(positions.size, dtype=np.uint64)
-    for color in chess.COLORS:
-        pawns = pieces & positions.pieces(color, chess.PAWN)
-        out |= _leaps(pawns, ((1, 1), (-1, 1)) if color else ((1, -1), (-1, -1)))
-    out |= _leaps(pieces & positions.of_type(chess.KNIGHT), _KNIGHT_STEPS)
-    out |= _leaps(pieces & positions.of_type(chess.KING), _KING_STEPS)
-    queens = positions.of_type(chess.QUEEN)
-    straight = pieces & (positions.of_type(chess.ROOK) | queens)
-    slanted = pieces & (positions.of_type(chess.BISHOP) | queens)
-    return out | _slides(straight, empty, _ROOK_STEPS) | _slides(slanted, empty, _BISHOP_STEPS)
-
-
-def attackers_of(positions: Positions, targets: Squares, among: Squares) -> Squares:
-    """The pieces of ``among`` that attack some square of ``targets`` (a piece attacks a
-    square when that square attacks it back as the same kind of piece would)."""
-    empty = ~positions.occupied
-    among = among & positions.occupied
-    out = np.zeros(positions.size, dtype=np.uint64)
-    for color in chess.COLORS:
-        # A white pawn attacks a target from where a black pawn on the target would.
-        back = ((1, -1), (-1, -1)) if color else ((1, 1), (-1, 1))
-        out |= among & positions.pieces(color, chess.PAWN) & _leaps(targets, back)
-    out |= among & positions.of_type(chess.KNIGHT) & _leaps(targets, _KNIGHT_STEPS)
-    out |= among & positions.of_type(chess.KING) & _leaps(targets, _KING_STEPS)
-    queens = positions.of_type(chess.QUEEN)
-    straight = among & (positions.of_type(chess.ROOK) | queens)
-    slanted = among & (positions.of_type(chess.BISHOP) | queens)
-    out |= straight & _slides(targets, empty, _ROOK_STEPS)
-    return out | (slanted & _slides(targets, empty, _BISHOP_STEPS))
 
 
 @_form(Attacks)
@@ -634,7 +611,8 @@ def _attacks(c: ArrayCompiler, node: Attacks) -> ArrayFn:
     left, right = c.compile(node.left), c.compile(node.right)
 
     def attacks(positions: Positions) -> Squares:
-        return attackers_of(positions, _squares(right(positions)), _squares(left(positions)))
+        among = _squares(left(positions))
+        return ba.either_attackers(positions, _squares(right(positions))) & among
 
     return attacks
 
@@ -644,8 +622,11 @@ def _attacked_by(c: ArrayCompiler, node: AttackedBy) -> ArrayFn:
     left, right = c.compile(node.left), c.compile(node.right)
 
     def attacked_by(positions: Positions) -> Squares:
-        attackers = _squares(right(positions)) & positions.occupied
-        return _squares(left(positions)) & attacks_from(positions, attackers)
+        attackers = _squares(right(positions))
+        attacked = ba.attacked_by_set(positions, chess.WHITE, attackers) | ba.attacked_by_set(
+            positions, chess.BLACK, attackers
+        )
+        return _squares(left(positions)) & attacked
 
     return attacked_by
 
@@ -678,7 +659,8 @@ def _power(c: ArrayCompiler, node: Power) -> ArrayFn:
         squares = _squares(fn(positions))
         total = np.zeros(positions.size, dtype=np.int64)
         for piece_type, value in _POWER_TERMS:
-            total += value * np.bitwise_count(positions.of_type(piece_type) & squares)
+            held: Squares = positions.of_type(piece_type) & squares
+            total += value * ba.popcount(held).astype(np.int64)
         return Numbers(total, np.ones(positions.size, np.bool_))
 
     return power
@@ -975,7 +957,7 @@ def _move(c: ArrayCompiler, node: Move) -> ArrayFn:
         return out
 
     if node.previous:
-        return lambda positions: positions.before(next_move(positions))
+        return lambda positions: positions.previous_ply(next_move(positions))
     return next_move
 
 
@@ -1058,4 +1040,3 @@ def list_arrays(body: Filter) -> ListArrays:
     return ListArrays(None, necessary, reason)
 
 
-__all__ += ["attackers_of", "attacks_from", "square_bits", "translate", "truth"]

@@ -36,6 +36,7 @@ __all__ = [
     "PlacementArrays",
     "Squares",
     "attacked_by",
+    "attacked_by_set",
     "attackers",
     "attackers_of_square",
     "between",
@@ -46,6 +47,7 @@ __all__ = [
     "color_swap_set",
     "contains",
     "dihedral",
+    "either_attackers",
     "flip_anti_diagonal",
     "flip_diagonal",
     "flip_horizontal",
@@ -787,17 +789,7 @@ def attacked_by(placement: Placement, color: chess.Color) -> Bitboards:
     ...     ) == chess.BB_RANK_3 | chess.BB_RANK_2 | chess.BB_RANK_1 & ~chess.BB_CORNERS
     True
     """
-    p = placement
-    side = p.white if color else p.black
-    occupied = _occupied(p)
-    queens = p.queens & side
-    return (
-        pawn_attacks(color, p.pawns & side)
-        | knight_attacks(p.knights & side)
-        | king_attacks(p.kings & side)
-        | rook_attacks((p.rooks & side) | queens, occupied)
-        | bishop_attacks((p.bishops & side) | queens, occupied)
-    )
+    return attacked_by_set(placement, color, _occupied(placement))
 
 
 def _attackers(placement: Placement, targets: Bitboards, pawn_reach: Bitboards) -> Bitboards:
@@ -829,6 +821,45 @@ def attackers(placement: Placement, color: chess.Color, targets: Bitboards) -> B
     # target would attack.
     found = _attackers(placement, targets, pawn_attacks(not color, targets))
     return found & (placement.white if color else placement.black)
+
+
+def either_attackers(placement: Placement, targets: Bitboards) -> Bitboards:
+    """The pieces of either colour that attack some square of ``targets``.
+
+    >>> board = chess.Board("4k3/8/8/3p4/4p3/3P1N2/8/4R1K1 w - - 0 1")
+    >>> found = either_attackers(PlacementArrays.of_boards([board]), bitboards([chess.BB_E4]))
+    >>> either = board.attackers_mask(True, chess.E4) | board.attackers_mask(False, chess.E4)
+    >>> found.tolist() == [either]
+    True
+    """
+    # A white pawn attacks a target from where a black pawn on the target would attack.
+    reach = (pawn_attacks(chess.BLACK, targets) & placement.white) | (
+        pawn_attacks(chess.WHITE, targets) & placement.black
+    )
+    return _attackers(placement, targets, reach) & _occupied(placement)
+
+
+def attacked_by_set(placement: Placement, color: chess.Color, pieces: Bitboards) -> Bitboards:
+    """Every square attacked by the pieces of ``color`` that stand on ``pieces``
+    (:func:`attacked_by` of some of a side's pieces).
+
+    >>> board = chess.Board()
+    >>> found = attacked_by_set(PlacementArrays.of_boards([board]), chess.WHITE,
+    ...                         bitboards([chess.BB_G1]))
+    >>> found.tolist() == [chess.BB_E2 | chess.BB_F3 | chess.BB_H3]
+    True
+    """
+    p = placement
+    side: Bitboards = (p.white if color else p.black) & pieces
+    occupied = _occupied(p)
+    queens: Bitboards = p.queens & side
+    return (
+        pawn_attacks(color, p.pawns & side)
+        | knight_attacks(p.knights & side)
+        | king_attacks(p.kings & side)
+        | rook_attacks((p.rooks & side) | queens, occupied)
+        | bishop_attacks((p.bishops & side) | queens, occupied)
+    )
 
 
 def checkers(placement: Placement, white_to_move: NDArray[np.bool_]) -> Bitboards:

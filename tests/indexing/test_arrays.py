@@ -17,7 +17,8 @@ import pytest
 
 from cqllegacy.api import index
 from cqllegacy.errors import IndexFailed
-from cqllegacy.indexing.arrays import PositionChunk, read_chunks
+from cqllegacy.evaluator.arrays import Positions
+from cqllegacy.indexing.arrays import read_chunks
 from cqllegacy.indexing.records import CHECK, MATE, STALEMATE, WHITE_TO_MOVE
 from cqllegacy.indexing.store import Index, open_index
 from cqllegacy.vocab import bitarrays as ba
@@ -101,8 +102,8 @@ FIELDS = ("pawns", "knights", "bishops", "rooks", "queens", "kings", "white", "b
           "move_capture")  # fmt: skip
 
 
-def rows_of(chunk: PositionChunk) -> dict[tuple[int, int], dict[str, int]]:
-    columns = {name: getattr(chunk, name).tolist() for name in FIELDS}
+def rows_of(chunk: Positions) -> dict[tuple[int, int], dict[str, int]]:
+    columns = {name: chunk.column(name).tolist() for name in FIELDS}
     return {
         (game, ply): {name: columns[name][i] for name in FIELDS}
         for i, (game, ply) in enumerate(zip(chunk.game.tolist(), chunk.ply.tolist(), strict=True))
@@ -192,12 +193,12 @@ def test_a_chunk_that_does_not_add_up_is_refused(
 
 
 @pytest.fixture(scope="module")
-def chunk(opened: Index) -> PositionChunk:
+def chunk(opened: Index) -> Positions:
     return next(read_chunks(opened, max_positions=10**6))
 
 
 @pytest.mark.parametrize("offset", [-3, -1, 1, 2, 500])
-def test_a_step_along_a_game_never_leaves_it(chunk: PositionChunk, offset: int) -> None:
+def test_a_step_along_a_game_never_leaves_it(chunk: Positions, offset: int) -> None:
     at = {
         (g, p): i
         for i, (g, p) in enumerate(zip(chunk.game.tolist(), chunk.ply.tolist(), strict=True))
@@ -217,7 +218,7 @@ def test_a_step_along_a_game_never_leaves_it(chunk: PositionChunk, offset: int) 
         assert chunk.previous_ply(mask).tolist() == expected_mask
 
 
-def test_per_game_gathering(chunk: PositionChunk) -> None:
+def test_per_game_gathering(chunk: Positions) -> None:
     mask = (chunk.flags & CHECK) != 0
     values = chunk.ply * 3 - 7
     count: dict[int, int] = {}
@@ -244,9 +245,9 @@ def test_positions_out_of_order_are_refused() -> None:
     columns["game"] = np.array([1, 1, 2])
     columns["ply"] = np.array([0, 2, 0])
     with pytest.raises(ValueError, match="whole games"):
-        PositionChunk.of_columns(columns)
+        Positions.of_columns(columns)
     columns["ply"] = np.array([0, 1, 0])
-    assert PositionChunk.of_columns(columns).games.tolist() == [1, 2]
+    assert Positions.of_columns(columns).games.tolist() == [1, 2]
     columns["ply"] = np.array([0, 1, 1])
     with pytest.raises(ValueError, match="whole games"):
-        PositionChunk.of_columns(columns)
+        Positions.of_columns(columns)
