@@ -75,6 +75,7 @@ from cqllegacy.core.tree import (
     NumericKeyword,
     NumericValue,
     Or,
+    PawnFeature,
     PawnStructure,
     PieceLoop,
     PieceSet,
@@ -100,6 +101,7 @@ from cqllegacy.core.tree import (
 from cqllegacy.evaluator.analysis import closed_range, meaningful, orbit_members
 from cqllegacy.evaluator.compiler import REFERENCE_RULES, Compiler, Context, Kind
 from cqllegacy.evaluator.gametree import GameInfo
+from cqllegacy.evaluator.position_rules import sorted_vectors
 from cqllegacy.vocab import bitarrays as ba
 from cqllegacy.vocab.pieces import (
     ANY_PIECE,
@@ -110,6 +112,7 @@ from cqllegacy.vocab.pieces import (
     TypeSet,
     piece_bit,
 )
+from cqllegacy.vocab.rays import BASIC_VECTORS, is_diagonal
 from cqllegacy.vocab.squares import FULL, LIGHT_SQUARES
 
 __all__ = [
@@ -631,6 +634,114 @@ def _attacked_by(c: ArrayCompiler, node: AttackedBy) -> ArrayFn:
     return attacked_by
 
 
+# ---- lines of squares ------------------------------------------------------------------
+
+_ORTHOGONAL = tuple(v for v in BASIC_VECTORS if not is_diagonal(v))
+_DIAGONAL = tuple(v for v in BASIC_VECTORS if is_diagonal(v))
+
+
+def _ray_ends(
+    positions: Positions, sets: Sequence[Squares], vectors: Iterable[tuple[int, int]]
+) -> Squares:
+    """``rays.ray_ends`` at every position: along each vector, from each square of the
+    first set, the squares of the next set in sight (empty squares between), and so on."""
+    occupied = positions.occupied
+    ends = np.zeros(positions.size, dtype=np.uint64)
+    for files, ranks in vectors:
+        frontier = sets[0]
+        for targets in sets[1:]:
+            frontier = ba.slide(frontier, occupied, files, ranks) & targets
+        ends |= frontier
+    return ends
+
+
+def _ray_sets(c: ArrayCompiler, args: tuple[Filter, ...], word: str) -> list[ArrayFn]:
+    if len(args) < 2:
+        raise RowOnly(f"{word} needs at least two arguments")
+    return [c.compile(arg) for arg in args]
+
+
+@_form(Ray)
+def _ray(c: ArrayCompiler, node: Ray) -> ArrayFn:
+    fns = _ray_sets(c, node.args, "ray")
+    vectors = sorted_vectors(node.direction.vectors)
+    return lambda positions: _ray_ends(
+        positions, [_squares(fn(positions)) for fn in fns], vectors
+    )
+
+
+@_form(XRay)
+def _xray(c: ArrayCompiler, node: XRay) -> ArrayFn:
+    fns = _ray_sets(c, node.args, "xray")
+
+    def xray(positions: Positions) -> Squares:
+        # As the row form: orthogonal rays from rooks and queens, diagonal ones from
+        # bishops and queens, of the first set.
+        first, *rest = [_squares(fn(positions)) for fn in fns]
+        queens = positions.of_type(chess.QUEEN)
+        straight = first & (positions.of_type(chess.ROOK) | queens)
+        slanted = first & (positions.of_type(chess.BISHOP) | queens)
+        return _ray_ends(positions, [straight, *rest], _ORTHOGONAL) | _ray_ends(
+            positions, [slanted, *rest], _DIAGONAL
+        )
+
+    return xray
+
+
+@_form(Between)
+def _between(c: ArrayCompiler, node: Between) -> ArrayFn:
+    left, right = c.compile(node.left), c.compile(node.right)
+
+    def between(positions: Positions) -> Squares:
+        # A square lies strictly between x and y on a line when x is behind it and y
+        # ahead of it in one direction.
+        lefts, rights = _squares(left(positions)), _squares(right(positions))
+        empty = np.zeros(positions.size, dtype=np.uint64)
+        out = np.zeros(positions.size, dtype=np.uint64)
+        for files, ranks in BASIC_VECTORS:
+            behind = ba.slide(lefts, empty, files, ranks)
+            ahead = ba.slide(rights, empty, -files, -ranks)
+            out |= behind & ahead
+        return out
+
+    return between
+
+
+def _fill(bits: Squares, ranks: int) -> Squares:
+    """Every square on the file of a square of ``bits``, beyond it towards ``ranks``."""
+    return ba.slide(bits, np.zeros(len(bits), dtype=np.uint64), 0, ranks)
+
+
+def _beside(bits: Squares) -> Squares:
+    return ba.shift(bits, 1, 0) | ba.shift(bits, -1, 0)
+
+
+def _pawn_feature(feature: PawnFeature, own: Squares, enemy: Squares, up: int) -> Squares:
+    """As ``position_rules._pawns_with``: the pawns of ``own`` (moving ``up``) that have
+    ``feature``."""
+    if feature is PawnFeature.PASSED:
+        # An enemy pawn ahead on its file or a neighbouring one casts a shadow behind it.
+        shadow = _fill(enemy | _beside(enemy), -up)
+        return own & ~shadow
+    if feature is PawnFeature.DOUBLED:
+        return own & (_fill(own, 1) | _fill(own, -1))
+    neighbours = _beside(own)
+    files = neighbours | _fill(neighbours, 1) | _fill(neighbours, -1)
+    return own & files if feature is PawnFeature.CONNECTED else own & ~files
+
+
+@_form(PawnStructure)
+def _pawn_structure(c: ArrayCompiler, node: PawnStructure) -> ArrayFn:
+    feature = node.feature
+
+    def pawns(positions: Positions) -> Squares:
+        white = positions.pieces(chess.PAWN, chess.WHITE)
+        black = positions.pieces(chess.PAWN, chess.BLACK)
+        return _pawn_feature(feature, white, black, 1) | _pawn_feature(feature, black, white, -1)
+
+    return pawns
+
+
 # ---- numbers -------------------------------------------------------------------------
 
 
@@ -988,9 +1099,9 @@ ARRAY_FORMS.absent(
     reason="it searches along the game from each position (the row form's automaton)",
 )  # fmt: skip
 ARRAY_FORMS.absent(
-    Ray, XRay, Between, RayCount, PawnStructure,
-    reason="not yet vectorised: its row form runs at the candidates the rest leaves",
-)  # fmt: skip
+    RayCount,
+    reason="legacy ray counting places inner designators square by square (decision L20)",
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -1015,10 +1126,13 @@ class ListArrays:
     start_only: bool = False
 
 
-def list_arrays(body: Filter) -> ListArrays:
-    """The array forms of a list's body (see :class:`ListArrays`)."""
+def list_arrays(body: Filter, *, bindings: bool = False) -> ListArrays:
+    """The array forms of a list's body (see :class:`ListArrays`); with ``bindings`` (the
+    query binds piece tags, tried one binding after another) the necessary part alone."""
     compiler = ArrayCompiler()
     try:
+        if bindings:
+            raise RowOnly("the query binds piece tags: each binding is tried by rows")
         return ListArrays(compiler.truth(body), None, None)
     except RowOnly as whole:
         reason = str(whole)

@@ -293,17 +293,17 @@ class CompiledQuery:
     @functools.cached_property
     def arrays(self) -> tuple[ListArrays, ...] | None:
         """Per list, its body's array forms (:mod:`~cqllegacy.evaluator.arrays`): what an
-        index's stored positions answer column by column.  None for a query that binds
-        piece tags (each binding is tried in turn, row by row) or whose lists cannot be
-        evaluated alone; numpy is imported only when this is first asked."""
-        if self.query.tags or not self.optimize:
+        index's stored positions answer column by column (for a query that binds piece
+        tags, only what every binding needs).  None for the reference evaluator; numpy is
+        imported only when this is first asked."""
+        if not self.optimize:
             return None
         from cqllegacy.evaluator.arrays import list_arrays
 
         with room_for_deep_trees():
             return tuple(
                 attrs.evolve(
-                    list_arrays(compiled.source.body),
+                    list_arrays(compiled.source.body, bindings=bool(self.query.tags)),
                     least=1 if bounds is None else bounds[0],
                     satisfied=compiled.satisfied,
                     start_only=compiled.analysis.start_only,

@@ -271,3 +271,27 @@ def test_a_wrong_array_form_is_caught() -> None:
     with pytest.raises(AssertionError):
         want = _reference_values(wrong)
         assert fn(POSITIONS).tolist() == want
+
+
+@SETTINGS
+@given(
+    st.lists(_DESIGNATORS, min_size=2, max_size=4),
+    st.sampled_from(list(Direction)),
+    st.sampled_from([ct.Ray, ct.XRay]),
+)
+def test_rays(sets: list[ct.Filter], direction: Direction, kind: type) -> None:
+    node = ct.Ray(tuple(sets), direction) if kind is ct.Ray else ct.XRay(tuple(sets))
+    assert assert_same(node)
+
+
+@SETTINGS
+@given(_DESIGNATORS, _DESIGNATORS)
+def test_between(left: ct.Filter, right: ct.Filter) -> None:
+    assert assert_same(ct.Between(left, right))
+
+
+@pytest.mark.parametrize("feature", list(ct.PawnFeature))
+def test_pawn_structure(feature: ct.PawnFeature) -> None:
+    assert assert_same(ct.PawnStructure(feature))
+    # Not vacuous: each feature is found in the games compared.
+    assert any(_array_values(ct.PawnStructure(feature)))
