@@ -101,6 +101,7 @@ from cqllegacy.core.tree import (
 from cqllegacy.evaluator.analysis import closed_range, meaningful, orbit_members
 from cqllegacy.evaluator.compiler import REFERENCE_RULES, Compiler, Context, Kind
 from cqllegacy.evaluator.gametree import GameInfo
+from cqllegacy.evaluator.line_rules import StepAutomaton
 from cqllegacy.evaluator.position_rules import sorted_vectors
 from cqllegacy.vocab import bitarrays as ba
 from cqllegacy.vocab.pieces import (
@@ -142,6 +143,8 @@ class Numbers:
 
 
 Value: TypeAlias = Bools | Squares | Numbers
+#: Where a filter matches, at every position.
+Truth: TypeAlias = Callable[["Positions"], Bools]
 ArrayFn: TypeAlias = Callable[["Positions"], Value]
 
 _ONE = np.uint64(1)
@@ -1083,6 +1086,106 @@ def _promotes_to(positions: Positions, types: TypeSet) -> Bools:
     return out
 
 
+# ---- along the game ------------------------------------------------------------------
+
+
+@_form(Find)
+def _find(c: ArrayCompiler, node: Find) -> ArrayFn:
+    test = c.truth(node.arg)
+
+    def find(positions: Positions) -> Value:
+        # The positions from here to the game's end where the argument holds: a count
+        # from the end of each game.
+        holds = test(positions).astype(np.int64)
+        after = _from_the_end(positions, holds)
+        if node.all:
+            return Numbers(after, np.ones(positions.size, np.bool_))
+        return after > 0
+
+    return find
+
+
+def _from_the_end(positions: Positions, values: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Per position, the sum of ``values`` from it to the end of its game."""
+    total = np.cumsum(values[::-1])[::-1]
+    # What follows the game: the total of the first position of the next game.
+    ends = np.flatnonzero(positions.last)
+    after_end = ends + 1
+    inside = after_end < positions.size
+    per_game_rest = np.zeros(len(ends), dtype=np.int64)
+    per_game_rest[inside] = total[after_end[inside]]
+    following = np.repeat(per_game_rest, np.diff(np.append(-1, ends)))
+    return total - following
+
+
+@_form(Line)
+def _line(c: ArrayCompiler, node: Line) -> ArrayFn:
+    automaton = StepAutomaton.of(node.steps, c.truth)
+    if _single_steps(automaton):
+        tests = [read[0][0] for read in automaton.reads[: len(automaton.reads) - 1]]
+
+        def single_steps(positions: Positions) -> Bools:
+            # Each constituent at the position as many plies on: all of them in the game.
+            out = tests[0](positions).copy()
+            for k, test in enumerate(tests[1:], start=1):
+                out &= positions.at_ply(test(positions), k, fill=False)
+            return out
+
+        return single_steps
+    return lambda positions: _accepting(automaton, positions)
+
+
+def _single_steps(automaton: StepAutomaton[Truth]) -> bool:
+    """Whether the automaton is a chain of single reads (each constituent once)."""
+    last = len(automaton.reads) - 1
+    return automaton.accept == last and all(
+        len(reads) == 1 and reads[0][1] == s + 1 and not automaton.skips[s]
+        for s, reads in enumerate(automaton.reads[:last])
+    ) and not automaton.reads[last] and not automaton.skips[last]
+
+
+def _accepting(automaton: StepAutomaton[Truth], positions: Positions) -> Bools:
+    """Where the line matches: the automaton followed backwards from each game's end
+    (past its last position, where no constituent holds) to its start, every game at
+    once, one distance from the end at a time."""
+    n, states = positions.size, len(automaton.reads)
+    # Rows 0..n-1 are the positions; row n + g is the place past the end of game g.
+    games = len(positions.starts)
+    ends = np.flatnonzero(positions.last)
+    past_end = n + np.arange(games)
+    next_row = np.arange(1, n + 1)
+    next_row[ends] = past_end
+    distance = np.empty(n + games, dtype=np.int64)
+    distance[:n] = np.repeat(ends, np.diff(np.append(-1, ends))) - np.arange(n) + 1
+    distance[n:] = 0
+    reads = [
+        [(np.append(test(positions), np.zeros(games, np.bool_)), t) for test, t in found]
+        for found in automaton.reads
+    ]
+    accepted = [np.zeros(n + games, np.bool_) for _ in range(states)]
+    accepted[automaton.accept][:] = True
+    order = np.argsort(distance, kind="stable")
+    bounds = np.searchsorted(distance[order], np.arange(distance.max(initial=0) + 2))
+    for d in range(len(bounds) - 1):
+        rows = order[bounds[d] : bounds[d + 1]]
+        if d:
+            later = next_row[rows]
+            for s in range(states):
+                for holds, t in reads[s]:
+                    accepted[s][rows] |= holds[rows] & accepted[t][later]
+        # The skips at the same place, until nothing changes (there are few states).
+        changed = True
+        while changed:
+            changed = False
+            for s in range(states):
+                for t in automaton.skips[s]:
+                    grown = accepted[s][rows] | accepted[t][rows]
+                    if (grown != accepted[s][rows]).any():
+                        accepted[s][rows] = grown
+                        changed = True
+    return accepted[0][:n]
+
+
 # ---- row only --------------------------------------------------------------------------
 
 ARRAY_FORMS.absent(
@@ -1095,9 +1198,9 @@ ARRAY_FORMS.absent(
     reason="it binds a variable (a square or a position) that each position tries in turn",
 )  # fmt: skip
 ARRAY_FORMS.absent(
-    Line, LineGroup, Find,
-    reason="it searches along the game from each position (the row form's automaton)",
-)  # fmt: skip
+    LineGroup,
+    reason="a group of constituents is followed only by its line's automaton (Line's form)",
+)
 ARRAY_FORMS.absent(
     RayCount,
     reason="legacy ray counting places inner designators square by square (decision L20)",

@@ -295,3 +295,27 @@ def test_pawn_structure(feature: ct.PawnFeature) -> None:
     assert assert_same(ct.PawnStructure(feature))
     # Not vacuous: each feature is found in the games compared.
     assert any(_array_values(ct.PawnStructure(feature)))
+
+
+_STEPS = st.one_of(
+    _DESIGNATORS,
+    st.sampled_from([ct.Simple(k) for k in (ct.Keyword.CHECK, ct.Keyword.WTM, ct.Keyword.TRUE)]),
+    st.builds(lambda to: ct.Move(to=to), _DESIGNATORS),
+)
+_REPEATS = st.sampled_from([(1, 1), (1, 1), (0, 1), (0, None), (1, None), (2, 3), (0, 0)])
+
+
+@SETTINGS
+@given(st.lists(st.tuples(_STEPS, _REPEATS), min_size=1, max_size=4), st.booleans())
+def test_lines(steps: list, grouped: bool) -> None:
+    line_steps = tuple(ct.LineStep(step, lo, hi) for step, (lo, hi) in steps)
+    if grouped and len(line_steps) > 1:
+        # A repeated group of the first two constituents.
+        line_steps = (ct.LineStep(ct.LineGroup(line_steps[:2]), 0, None), *line_steps[2:])
+    assert assert_same(ct.Line(line_steps))
+
+
+@SETTINGS
+@given(_STEPS, st.booleans())
+def test_find(arg: ct.Filter, all_: bool) -> None:
+    assert assert_same(ct.Find(arg, all_))
