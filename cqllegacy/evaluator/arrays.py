@@ -172,10 +172,15 @@ class Positions:
     for the filters that read the tags alone (a game without one has empty tags)."""
 
     def __init__(
-        self, columns: Mapping[str, Any], infos: Mapping[int, GameInfo] | None = None
+        self,
+        columns: Mapping[str, Any],
+        infos: Mapping[int, GameInfo] | None = None,
+        fullmoves: Mapping[int, int] | None = None,
     ) -> None:
         self.columns = columns
         self.infos = infos or {}
+        #: Each game's move number at its start (1 unless a FEN says otherwise).
+        self.fullmoves = fullmoves or {}
         self.size = len(columns["game"])
         self._contents: dict[TypeSet, Squares] = {}
 
@@ -235,7 +240,7 @@ class Positions:
         }
         columns["game"] = np.full(len(boards), game, dtype=np.int64)
         columns["ply"] = np.arange(len(boards), dtype=np.int64)
-        return cls(columns)
+        return cls(columns, fullmoves={game: boards[0].fullmove_number} if boards else None)
 
     def __len__(self) -> int:
         return self.size
@@ -380,6 +385,18 @@ class Positions:
         """The ``(game, ply)`` of each position where ``mask`` holds, in order."""
         where = np.flatnonzero(mask)
         return list(zip(self.game[where].tolist(), self.ply[where].tolist(), strict=True))
+
+    @functools.cached_property
+    def movenumber(self) -> NDArray[np.int64]:
+        """The number of the move that produced each position (decision L8): the board's
+        move number, less one with White to move.  The move number grows after each
+        Black move (a null move too), from the start's own (a FEN may name any)."""
+        black_moved = np.asarray(~self.white_to_move & ~self.last, dtype=np.int64)
+        before = np.cumsum(black_moved) - black_moved
+        start = np.array([self.fullmoves.get(int(g), 1) for g in self.games], dtype=np.int64)
+        counts = np.diff(np.append(self.starts, self.size))
+        fullmove = np.repeat(start - before[self.starts], counts) + before
+        return fullmove - self.white_to_move.astype(np.int64)
 
     # ---- the move played from each position ------------------------------------------
 
@@ -811,9 +828,7 @@ def _numeric_value(c: ArrayCompiler, node: NumericValue) -> ArrayFn:
         return lambda positions: Numbers(positions.ply, np.ones(positions.size, np.bool_))
     if node.keyword is NumericKeyword.YEAR:
         return _by_game(node)
-    # The move number counts from the start position's own number, which the index does
-    # not keep (a FEN start may name any).
-    raise RowOnly("movenumber: the index keeps no start position's move number")
+    return lambda positions: Numbers(positions.movenumber, np.ones(positions.size, np.bool_))
 
 
 @_form(SideToMove)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 import chess
@@ -50,6 +50,8 @@ from cqllegacy.runner.results import FoundGameKey, ScanOptions, StopScan
 
 if TYPE_CHECKING:
     from cqllegacy.evaluator.arrays import ListArrays, Positions
+
+_V = TypeVar("_V")
 
 __all__ = [
     "BATCH", "MainLines", "StoredBoard", "StoredUnit", "evaluate_stored", "feed", "feeds",
@@ -488,23 +490,34 @@ def _answered_by_arrays(
         return None
     from cqllegacy.evaluator.arrays import Positions
 
-    infos = _LazyInfos(tags_of)
-    return _ArrayAnswers(lists, lines, Positions(lines.stored, infos))
+    infos = _FromTags(tags_of, GameInfo.from_headers)
+    fullmoves = _FromTags(tags_of, _start_fullmove)
+    return _ArrayAnswers(lists, lines, Positions(lines.stored, infos, fullmoves))
 
 
-class _LazyInfos(Mapping[int, GameInfo]):
-    """The tags of each game, parsed when a filter on the tags first asks."""
+def _start_fullmove(headers: Mapping[str, str]) -> int:
+    """The move number of a game's start, as python-chess's reader sets it from the tags
+    (a game whose start board cannot be made is read from its text anyway)."""
+    if "FEN" not in headers:
+        return 1
+    board = start_board(headers)
+    return 1 if board is None else board.fullmove_number
 
-    def __init__(self, tags_of: Mapping[int, str | None]) -> None:
+
+class _FromTags(Mapping[int, _V]):
+    """Something read from each game's tags, when a filter first asks for it."""
+
+    def __init__(
+        self, tags_of: Mapping[int, str | None], read: Callable[[Mapping[str, str]], _V]
+    ) -> None:
         self._tags_of = tags_of
-        self._parsed: dict[int, GameInfo] = {}
+        self._read = read
+        self._found: dict[int, _V] = {}
 
-    def __getitem__(self, game: int) -> GameInfo:
-        info = self._parsed.get(game)
-        if info is None:
-            info = GameInfo.from_headers(json.loads(self._tags_of[game] or "{}"))
-            self._parsed[game] = info
-        return info
+    def __getitem__(self, game: int) -> _V:
+        if game not in self._found:
+            self._found[game] = self._read(json.loads(self._tags_of[game] or "{}"))
+        return self._found[game]
 
     def __iter__(self) -> Iterator[int]:
         return iter(self._tags_of)

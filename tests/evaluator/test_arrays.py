@@ -100,7 +100,8 @@ def _positions() -> tuple[arrays.Positions, list[tuple[Context, int]]]:
         ctx = Context(PositionTable.from_main_line(boards, moves), GameInfo())
         ctx.set_scope(ct.Scope.MAINLINE)
         contexts += [(ctx, p) for p in range(len(boards))]
-    return arrays.Positions(columns), contexts
+    fullmoves = {n: boards[0].fullmove_number for n, boards in enumerate(LINES, 1)}
+    return arrays.Positions(columns, fullmoves=fullmoves), contexts
 
 
 POSITIONS, CONTEXTS = _positions()
@@ -133,12 +134,15 @@ def assert_same(node: ct.Filter) -> bool:
     return True
 
 
-#: Forms the shared samples leave out: the ply and the year (a FEN start's move number is
-#: row only).
+#: Forms the shared samples leave out: the ply, the year, the move number from a FEN's.
 _MORE = {
     ct.NumericValue: [
         ct.InRange(ct.NumericValue(ct.NumericKeyword.PLY), 3, 9),
         ct.InRange(ct.NumericValue(ct.NumericKeyword.YEAR), None, 2000),
+        ct.InRange(ct.NumericValue(ct.NumericKeyword.MOVENUMBER), 2, 25),
+        ct.Compare(
+            ct.CompareOp.EQ, ct.NumericValue(ct.NumericKeyword.MOVENUMBER), ct.Number(41)
+        ),
     ],
 }
 
