@@ -34,17 +34,19 @@ from cqllegacy.translator.orbits import (
     legacy_orbit,
     transform_keywords,
 )
-from cqllegacy.translator.rewrite import (
+from cqllegacy.translator.parts import (
     FALSE,
     TRUE,
     TranslationContext,
     comment,
     conjunction,
     last_line,
-    list_parts,
     own_line,
-    strip_comments,
     untrailed,
+)
+from cqllegacy.translator.rewrite import (
+    list_parts,
+    strip_comments,
 )
 
 from cqllegacy.core import tree as core
