@@ -98,7 +98,7 @@ from cqllegacy.core.tree import (
     Union,
     XRay,
 )
-from cqllegacy.evaluator.analysis import closed_range, meaningful, orbit_members
+from cqllegacy.evaluator.trees import closed_range, meaningful, orbit_members
 from cqllegacy.evaluator.compiler import REFERENCE_RULES, Compiler, Context, Kind
 from cqllegacy.evaluator.gametree import GameInfo
 from cqllegacy.evaluator.line_rules import StepAutomaton
