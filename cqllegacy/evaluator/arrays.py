@@ -98,11 +98,11 @@ from cqllegacy.core.tree import (
     Union,
     XRay,
 )
-from cqllegacy.evaluator.trees import closed_range, meaningful, orbit_members
 from cqllegacy.evaluator.compiler import REFERENCE_RULES, Compiler, Context, Kind
 from cqllegacy.evaluator.gametree import GameInfo
 from cqllegacy.evaluator.line_rules import StepAutomaton
 from cqllegacy.evaluator.position_rules import sorted_vectors
+from cqllegacy.evaluator.trees import closed_range, meaningful, orbit_members
 from cqllegacy.vocab import bitarrays as ba
 from cqllegacy.vocab.pieces import (
     ANY_PIECE,
