@@ -86,6 +86,7 @@ from cqllegacy.core.tree import (
     Power,
     Ray,
     RayCount,
+    Reads,
     Relation,
     Result,
     SideToMove,
@@ -183,6 +184,8 @@ class Positions:
         self.fullmoves = fullmoves or {}
         self.size = len(columns["game"])
         self._contents: dict[TypeSet, Squares] = {}
+        #: For a view (:meth:`take`): the positions it is part of, and which rows.
+        self._whole: tuple[Positions, NDArray[np.intp]] | None = None
 
     @classmethod
     def of_columns(cls, columns: Mapping[str, Any]) -> Positions:
@@ -244,6 +247,28 @@ class Positions:
 
     def __len__(self) -> int:
         return self.size
+
+    def take(self, rows: NDArray[np.intp]) -> Positions:
+        """The positions at ``rows`` (ascending) alone: a view for the filters that read
+        one position and its move, where earlier parts of a conjunction left candidates.
+        What depends on a game's other positions (its ends, the move number) is the
+        whole's; looking along a game from a view is refused."""
+        if len(rows) == self.size:
+            return self
+        whole, at = (self, rows) if self._whole is None else (
+            self._whole[0], self._whole[1][rows]
+        )  # fmt: skip
+        view = Positions({name: values[rows] for name, values in self.columns.items()},
+                         self.infos, self.fullmoves)  # fmt: skip
+        view._whole = (whole, at)
+        return view
+
+    def _of_whole(self, name: str) -> NDArray[Any] | None:
+        if self._whole is None:
+            return None
+        whole, rows = self._whole
+        found: NDArray[Any] = getattr(whole, name)[rows]
+        return found
 
     def column(self, name: str) -> NDArray[Any]:
         """A stored column, as stored."""
@@ -325,6 +350,9 @@ class Positions:
     @functools.cached_property
     def first(self) -> Bools:
         """Whether each position is the first of its game's main line."""
+        found = self._of_whole("first")
+        if found is not None:
+            return found
         out = np.ones(self.size, dtype=np.bool_)
         out[1:] = self.game[1:] != self.game[:-1]
         return out
@@ -332,6 +360,9 @@ class Positions:
     @functools.cached_property
     def last(self) -> Bools:
         """Whether each position is the last of its game's main line."""
+        found = self._of_whole("last")
+        if found is not None:
+            return found
         out = np.ones(self.size, dtype=np.bool_)
         out[:-1] = self.game[1:] != self.game[:-1]
         return out
@@ -349,6 +380,8 @@ class Positions:
     def at_ply(self, values: NDArray[Any], offset: int, fill: object = 0) -> NDArray[Any]:
         """Per position, ``values`` at the position ``offset`` plies later in the same
         game (earlier when negative); ``fill`` (0, False) where the game has none."""
+        if self._whole is not None:
+            raise RowOnly("a view of some positions has no neighbouring plies")
         n = self.size
         target = np.arange(n) + offset
         inside = (target >= 0) & (target < n)
@@ -391,6 +424,9 @@ class Positions:
         """The number of the move that produced each position (decision L8): the board's
         move number, less one with White to move.  The move number grows after each
         Black move (a null move too), from the start's own (a FEN may name any)."""
+        found = self._of_whole("movenumber")
+        if found is not None:
+            return found
         black_moved = np.asarray(~self.white_to_move & ~self.last, dtype=np.int64)
         before = np.cumsum(black_moved) - black_moved
         start = np.array([self.fullmoves.get(int(g), 1) for g in self.games], dtype=np.int64)
@@ -521,6 +557,16 @@ ArrayForm: TypeAlias = Callable[["ArrayCompiler", Any], ArrayFn]
 ARRAY_FORMS: Dispatcher[ArrayForm] = Dispatcher("array forms")
 _form = ARRAY_FORMS.register
 
+#: Where a filter matches among some rows (ascending indices into the positions).
+Candidates: TypeAlias = Callable[["Positions", NDArray[np.intp]], Bools]
+
+#: The classes that narrow candidates part by part (the others are evaluated at the
+#: candidates alone, or everywhere: :meth:`ArrayCompiler.truth_at`).
+CANDIDATE_FORMS: Dispatcher[Callable[[ArrayCompiler, Any], Candidates]] = Dispatcher(
+    "candidate forms"
+)
+_candidate_form = CANDIDATE_FORMS.register
+
 
 class ArrayCompiler:
     """Compiles nodes into array functions (equal nodes once), raising :class:`RowOnly`
@@ -528,6 +574,8 @@ class ArrayCompiler:
 
     def __init__(self) -> None:
         self._compiled: dict[Filter, ArrayFn] = {}
+        self._candidates: dict[Filter, Candidates] = {}
+        self._local: dict[Filter, bool] = {}
 
     def compile(self, node: Filter) -> ArrayFn:
         found = self._compiled.get(node)
@@ -542,6 +590,32 @@ class ArrayCompiler:
     def truth(self, node: Filter) -> Callable[[Positions], Bools]:
         fn = self.compile(node)
         return lambda positions: truth(fn(positions))
+
+    def truth_at(self, node: Filter) -> Candidates:
+        """Where ``node`` matches among some rows of the positions (the candidates an
+        earlier part left): a filter of one position and its move is evaluated at those
+        rows alone, a conjunction, disjunction or line narrows them part by part, any
+        other filter is evaluated everywhere and read at the rows."""
+        found = self._candidates.get(node)
+        if found is None:
+            form = CANDIDATE_FORMS.get(type(node))
+            if form is not None:
+                found = form(self, node)
+            else:
+                fn = self.truth(node)
+                if self.local(node):
+                    found = lambda positions, rows: fn(positions.take(rows))  # noqa: E731
+                else:
+                    found = lambda positions, rows: fn(positions)[rows]  # noqa: E731
+            self._candidates[node] = found
+        return found
+
+    def local(self, node: Filter) -> bool:
+        """Whether ``node`` reads one position and its next move (and the tags) only."""
+        found = self._local.get(node)
+        if found is None:
+            found = self._local[node] = node.reads() <= Reads.NEXT_MOVE
+        return found
 
 
 def compile_array(node: Filter) -> ArrayFn:
@@ -901,11 +975,19 @@ def _compare(c: ArrayCompiler, node: Compare) -> ArrayFn:
 # ---- logic ---------------------------------------------------------------------------
 
 
+@_candidate_form(Compound)
+def _compound_at(c: ArrayCompiler, node: Compound) -> Candidates:
+    # Where a compound matches: where every item does (its value is the last item's).
+    return _all_at([c.truth_at(item) for item in _cheap_first(c, meaningful(node.items))])
+
+
 @_form(Compound)
 def _compound(c: ArrayCompiler, node: Compound) -> ArrayFn:
     items = meaningful(node.items)
     if not items:
         return lambda positions: np.ones(positions.size, np.bool_)
+    if node.value_kind() is Kind.LOGICAL:
+        return _everywhere(c.truth_at(node))
     *head, tail = items
     guards = [c.truth(item) for item in head]
     last = c.compile(tail)
@@ -919,30 +1001,65 @@ def _compound(c: ArrayCompiler, node: Compound) -> ArrayFn:
     return compound
 
 
-@_form(And)
-def _and(c: ArrayCompiler, node: And) -> ArrayFn:
-    fns = [c.truth(item) for item in meaningful(node.items)]
+def _cheap_first(c: ArrayCompiler, items: Sequence[Filter]) -> list[Filter]:
+    """Conjuncts or disjuncts ordered so that those of one position come first, smaller
+    before larger (they are all pure: the order changes no answer)."""
+    return sorted(items, key=lambda item: (not c.local(item), sum(1 for _ in item.walk())))
 
-    def conjunction(positions: Positions) -> Bools:
-        out = np.ones(positions.size, np.bool_)
-        for fn in fns:
-            out &= fn(positions)
+
+def _all_at(parts: Sequence[Candidates]) -> Candidates:
+    """Where every part holds among ``rows``: each part asked only where the ones before
+    it held."""
+
+    def all_at(positions: Positions, rows: NDArray[np.intp]) -> Bools:
+        left = rows
+        for part in parts:
+            if not len(left):
+                break
+            left = left[part(positions, left)]
+        return np.isin(rows, left, assume_unique=True)
+
+    return all_at
+
+
+def _any_at(parts: Sequence[Candidates]) -> Candidates:
+    """Where some part holds among ``rows``: each part asked only where none before it
+    held."""
+
+    def any_at(positions: Positions, rows: NDArray[np.intp]) -> Bools:
+        out = np.zeros(len(rows), np.bool_)
+        for part in parts:
+            open_ = np.flatnonzero(~out)
+            if not len(open_):
+                break
+            out[open_] = part(positions, rows[open_])
         return out
 
-    return conjunction
+    return any_at
+
+
+def _everywhere(at: Candidates) -> Callable[[Positions], Bools]:
+    return lambda positions: at(positions, np.arange(positions.size, dtype=np.intp))
+
+
+@_form(And)
+def _and(c: ArrayCompiler, node: And) -> ArrayFn:
+    return _everywhere(c.truth_at(node))
+
+
+@_candidate_form(And)
+def _and_at(c: ArrayCompiler, node: And) -> Candidates:
+    return _all_at([c.truth_at(item) for item in _cheap_first(c, meaningful(node.items))])
 
 
 @_form(Or)
 def _or(c: ArrayCompiler, node: Or) -> ArrayFn:
-    fns = [c.truth(item) for item in meaningful(node.items)]
+    return _everywhere(c.truth_at(node))
 
-    def disjunction(positions: Positions) -> Bools:
-        out = np.zeros(positions.size, np.bool_)
-        for fn in fns:
-            out |= fn(positions)
-        return out
 
-    return disjunction
+@_candidate_form(Or)
+def _or_at(c: ArrayCompiler, node: Or) -> Candidates:
+    return _any_at([c.truth_at(item) for item in _cheap_first(c, meaningful(node.items))])
 
 
 @_form(Not)
@@ -1024,6 +1141,9 @@ def _transform(c: ArrayCompiler, node: Transform) -> ArrayFn:
 
         return count
 
+    if node.value_kind() is Kind.LOGICAL:
+        return _everywhere(c.truth_at(node))
+
     def orbit(positions: Positions) -> Value:
         # Combined member by member: one value of each kind held at a time.
         out = members[0](positions)
@@ -1049,6 +1169,16 @@ def _maximum(first: Numbers, rest: Iterable[Numbers]) -> Numbers:
         values = np.where(larger, other.values, values)
         valid |= other.valid
     return Numbers(values, valid)
+
+
+@_candidate_form(Transform)
+def _transform_at(c: ArrayCompiler, node: Transform) -> Candidates:
+    if node.count:
+        fn = c.truth(node)
+        return lambda positions, rows: fn(positions)[rows]
+    # Where some member matches (a set: is not empty; a number: has a value): each
+    # member asked where none before it did.
+    return _any_at([c.truth_at(member) for member in orbit_members(node)])
 
 
 # ---- the move ------------------------------------------------------------------------
@@ -1135,28 +1265,42 @@ def _from_the_end(positions: Positions, values: NDArray[np.int64]) -> NDArray[np
 
 @_form(Line)
 def _line(c: ArrayCompiler, node: Line) -> ArrayFn:
+    if node.steps and _single_steps(node):
+        return _everywhere(c.truth_at(node))
     automaton = StepAutomaton.of(node.steps, c.truth)
-    if _single_steps(automaton):
-        tests = [read[0][0] for read in automaton.reads[: len(automaton.reads) - 1]]
-
-        def single_steps(positions: Positions) -> Bools:
-            # Each constituent at the position as many plies on: all of them in the game.
-            out = tests[0](positions).copy()
-            for k, test in enumerate(tests[1:], start=1):
-                out &= positions.at_ply(test(positions), k, fill=False)
-            return out
-
-        return single_steps
     return lambda positions: _accepting(automaton, positions)
 
 
-def _single_steps(automaton: StepAutomaton[Truth]) -> bool:
-    """Whether the automaton is a chain of single reads (each constituent once)."""
-    last = len(automaton.reads) - 1
-    return automaton.accept == last and all(
-        len(reads) == 1 and reads[0][1] == s + 1 and not automaton.skips[s]
-        for s, reads in enumerate(automaton.reads[:last])
-    ) and not automaton.reads[last] and not automaton.skips[last]
+@_candidate_form(Line)
+def _line_at(c: ArrayCompiler, node: Line) -> Candidates:
+    if not (node.steps and _single_steps(node)):
+        automaton = StepAutomaton.of(node.steps, c.truth)
+        return lambda positions, rows: _accepting(automaton, positions)[rows]
+    steps = [c.truth_at(step.filter) for step in node.steps]
+
+    def single_steps(positions: Positions, rows: NDArray[np.intp]) -> Bools:
+        # The k-th constituent k plies on, in the same game, asked only where the
+        # constituents before it held.
+        left = rows
+        for k, step in enumerate(steps):
+            target = left + k
+            inside = target < positions.size
+            inside[inside] = positions.game[target[inside]] == positions.game[left[inside]]
+            left = left[inside]
+            if not len(left):
+                break
+            left = left[step(positions, left + k)]
+        return np.isin(rows, left, assume_unique=True)
+
+    return single_steps
+
+
+def _single_steps(node: Line) -> bool:
+    """Whether each constituent of the line is matched exactly once (no group)."""
+    return all(
+        (step.lo, step.hi) == (1, 1) and not isinstance(step.filter, LineGroup)
+        for step in node.steps
+    )
 
 
 def _accepting(automaton: StepAutomaton[Truth], positions: Positions) -> Bools:
