@@ -17,6 +17,7 @@ from cqllegacy.translator.orbits import ITEM_MAPS
 from cqllegacy.core import transforms
 from cqllegacy.core import tree as ct
 from cqllegacy.core.dispatch import Dispatcher, MissingEntry
+from cqllegacy.evaluator.arrays import ARRAY_FORMS
 from cqllegacy.evaluator.evaluate import REFERENCE_RULES
 from cqllegacy.evaluator.lowering import LOWERING, REFERENCE_RULE
 from cqllegacy.evaluator.testing import pd
@@ -34,6 +35,7 @@ CORE_DISPATCHERS: tuple[Dispatcher[object], ...] = (
     LOWERING,
     printer.PRINTERS,
     transforms.REWRITE,
+    ARRAY_FORMS,
 )
 
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import chess
@@ -79,6 +79,9 @@ from cqllegacy.evaluator.plan import QueryPlan
 from cqllegacy.evaluator.stream import GameStream, Verdict, main_line_only
 from cqllegacy.evaluator.trees import free_variables
 from cqllegacy.recursion import room_for_deep_trees
+
+if TYPE_CHECKING:
+    from cqllegacy.evaluator.arrays import ListArrays
 
 __all__ = [
     "REFERENCE_RULES",
@@ -286,6 +289,28 @@ class CompiledQuery:
         GameMatch(matched=True, lists=(ListMatch(count=3, positions=(0, 1, 2), marked=(0,)),))
         """
         return self._game_match(verdict, range(main_moves + 1))
+
+    @functools.cached_property
+    def arrays(self) -> tuple[ListArrays, ...] | None:
+        """Per list, its body's array forms (:mod:`~cqllegacy.evaluator.arrays`): what an
+        index's stored positions answer column by column (for a query that binds piece
+        tags, only what every binding needs).  None for the reference evaluator; numpy is
+        imported only when this is first asked."""
+        if not self.optimize:
+            return None
+        from cqllegacy.evaluator.arrays import list_arrays
+
+        with room_for_deep_trees():
+            return tuple(
+                attrs.evolve(
+                    list_arrays(compiled.source.body, bindings=bool(self.query.tags)),
+                    least=1 if bounds is None else bounds[0],
+                    satisfied=compiled.satisfied,
+                    start_only=compiled.analysis.start_only,
+                )
+                for compiled in self._lists
+                for bounds in (compiled.source.matchcount,)
+            )
 
     @functools.cached_property
     def main_line_stream(self) -> bool:

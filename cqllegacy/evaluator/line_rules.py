@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import attrs
 import chess
@@ -53,7 +53,17 @@ from cqllegacy.evaluator.gametree import piece_moves
 from cqllegacy.vocab.pieces import TypeSet, piece_bit
 from cqllegacy.vocab.squares import FULL, rank_of, square
 
-__all__ = ["CASTLING_LANDINGS", "END", "MoveTest", "after_step", "step_holds", "step_test"]
+__all__ = [
+    "CASTLING_LANDINGS",
+    "END",
+    "MoveTest",
+    "StepAutomaton",
+    "after_step",
+    "step_holds",
+    "step_test",
+]
+
+_T = TypeVar("_T")
 
 #: Files a reference rule of this module under its node class.
 _rule = REFERENCE_RULES.register
@@ -202,65 +212,73 @@ def _reach(ctx: Context, token: int) -> _Reach:
 
 
 @attrs.define(slots=True)
-class _Automaton:
+class StepAutomaton(Generic[_T]):
     """A line's constituents as a nondeterministic automaton over positions.
 
     From state ``s`` at position p: each ``(test, t)`` of ``reads[s]`` whose test holds
     at p leads to state t at every continuation of p (at -1 past the end of the line,
     where no test holds); each state of ``skips[s]`` is reached at p itself.  The line
-    matches when state ``accept`` is reached.
+    matches when state ``accept`` is reached.  ``test`` makes a constituent's test (the
+    reference rule's, or its array form: both follow this one automaton).
     """
 
-    reads: list[list[tuple[Fn, int]]] = attrs.field(factory=list)
+    test: Callable[[Filter], _T]
+    reads: list[list[tuple[_T, int]]] = attrs.field(factory=list)
     skips: list[list[int]] = attrs.field(factory=list)
     accept: int = 0
+
+    @classmethod
+    def of(cls, steps: tuple[LineStep, ...], test: Callable[[Filter], _T]) -> StepAutomaton[_T]:
+        """The automaton of a line's ``steps``."""
+        if not steps:
+            raise QueryError("line needs at least one constituent")
+        automaton = cls(test)
+        automaton.accept = automaton.sequence(steps, automaton.state())
+        return automaton
 
     def state(self) -> int:
         self.reads.append([])
         self.skips.append([])
         return len(self.reads) - 1
 
-    def sequence(self, c: Compiler, steps: tuple[LineStep, ...], start: int) -> int:
+    def sequence(self, steps: tuple[LineStep, ...], start: int) -> int:
         for step in steps:
-            start = self.repeated(c, step, start)
+            start = self.repeated(step, start)
         return start
 
-    def repeated(self, c: Compiler, step: LineStep, start: int) -> int:
+    def repeated(self, step: LineStep, start: int) -> int:
         """``step.filter`` ``lo`` times, then up to ``hi - lo`` more (any number: a loop)."""
         if step.lo < 0 or (step.hi is not None and step.hi < step.lo):
             raise QueryError(f"line repetition {step.lo}..{step.hi} is empty or negative")
         for _ in range(step.lo):
-            start = self.element(c, step.filter, start)
+            start = self.element(step.filter, start)
         if step.hi is None:
             # Fresh states around the loop: `A* B*` must not come back to A after B.
             loop, out = self.state(), self.state()
             self.skips[start].append(loop)
-            self.skips[self.element(c, step.filter, loop)].append(loop)
+            self.skips[self.element(step.filter, loop)].append(loop)
             self.skips[loop].append(out)
             return out
         out = self.state()
         self.skips[start].append(out)
         for _ in range(step.hi - step.lo):
-            start = self.element(c, step.filter, start)
+            start = self.element(step.filter, start)
             self.skips[start].append(out)
         return out
 
-    def element(self, c: Compiler, node: Filter, start: int) -> int:
+    def element(self, node: Filter, start: int) -> int:
         if isinstance(node, LineGroup):
             if not node.steps:
                 raise QueryError("a group of line constituents needs at least one")
-            return self.sequence(c, node.steps, start)
+            return self.sequence(node.steps, start)
         end = self.state()
-        self.reads[start].append((step_test(c, node), end))
+        self.reads[start].append((self.test(node), end))
         return end
 
 
 @_rule(Line)
 def _line(c: Compiler, node: Line) -> Compiled:
-    if not node.steps:
-        raise QueryError("line needs at least one constituent")
-    automaton = _Automaton()
-    automaton.accept = automaton.sequence(c, node.steps, automaton.state())
+    automaton = StepAutomaton.of(node.steps, lambda step: step_test(c, step))
     reads, skips, accept = automaton.reads, automaton.skips, automaton.accept
     token = next(_tokens)
 

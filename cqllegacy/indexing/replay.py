@@ -32,13 +32,14 @@ evaluator python-chess's attack and move generation where a query asks them.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 import chess
 import chess.pgn
 
+from cqllegacy.evaluator.gametree import GameInfo
 from cqllegacy.evaluator.stream import Verdict
 from cqllegacy.indexing.records import BOARD_FIELDS, CHECK, MATE, STALEMATE, WHITE_TO_MOVE
 from cqllegacy.indexing.store import Index
@@ -46,6 +47,11 @@ from cqllegacy.runner.compiled import CompiledQueryLike
 from cqllegacy.runner.game_scan import GameScan
 from cqllegacy.runner.pgn import GameText
 from cqllegacy.runner.results import FoundGameKey, ScanOptions, StopScan
+
+if TYPE_CHECKING:
+    from cqllegacy.evaluator.arrays import ListArrays, Positions
+
+_V = TypeVar("_V")
 
 __all__ = [
     "BATCH", "MainLines", "StoredBoard", "StoredUnit", "evaluate_stored", "feed", "feeds",
@@ -117,6 +123,8 @@ class MainLines:
 
     columns: dict[str, Any]
     rows: dict[int, tuple[int, int]]
+    #: The columns as the index gave them (what the array forms read).
+    stored: Mapping[str, Any] | None = None
 
     def of(self, game: int) -> dict[str, list[Any]]:
         """The rows of ``game``, as Python values, column by column."""
@@ -169,7 +177,7 @@ def prepared(a: Mapping[str, Any] | None) -> MainLines:
     columns["zeroing"] = zeroing
     columns["promotes"] = promotion > 0
     columns["touched"] = np.where(moved, touched, np.uint64(0))
-    return MainLines(columns, rows)
+    return MainLines(columns, rows, a)
 
 
 #: One move object per (from, to, promotion), shared: moves are values.
@@ -352,7 +360,8 @@ def _outcomes(
     lines: MainLines,
     games_before: int,
 ) -> list[tuple[int, _Outcome]]:
-    judge = _judge(state, lines, games_before)
+    tags_of = {game: tags for game, clean, tags in facts if clean}
+    judge = _judge(state, lines, games_before, tags_of)
     return [(game, judge(game, tags) if clean else _TEXT) for game, clean, tags in facts]
 
 
@@ -384,9 +393,13 @@ def _hand_over(
 
 
 def _judge(
-    state: GameScan, lines: MainLines, games_before: int
+    state: GameScan,
+    lines: MainLines,
+    games_before: int,
+    tags_of: Mapping[int, str | None],
 ) -> Callable[[int, str | None], _Outcome]:
     compiled, options = state.compiled, state.options
+    arrays = _answered_by_arrays(compiled.arrays, lines, tags_of)
 
     def judge(game: int, tags: str | None) -> _Outcome:
         """What the stored positions of the clean game ``game`` say (see _Outcome)."""
@@ -394,6 +407,10 @@ def _judge(
         ordinal = games_before + game
         if not compiled.prefilter(headers, ordinal):
             return _NOTHING
+        if arrays is not None and game in lines.rows:
+            answer = arrays.judge(game, headers, options.skip_initial)
+            if answer is not None:
+                return answer
         stream = compiled.stream(
             headers, ordinal, skip_initial=options.skip_initial, variations=False
         )
@@ -412,3 +429,111 @@ def _judge(
         return _Match(headers, verdict, stream.main_moves) if verdict.matched else _NOTHING
 
     return judge
+
+
+class _ArrayAnswers:
+    """What the array forms of a query's lists (:mod:`cqllegacy.evaluator.arrays`) say of
+    the stored games of one batch: per list, its truth (or a test necessary for it) at
+    every position, computed once for the batch, column by column."""
+
+    def __init__(self, lists: Sequence[ListArrays], lines: MainLines, positions: Positions) -> None:
+        import numpy as np
+
+        self._flatnonzero = np.flatnonzero
+        self.lists = lists
+        self.lines = lines
+        self.exact = all(arrays.exact is not None for arrays in lists)
+        self.truths = [
+            (arrays.exact or arrays.necessary)(positions)  # type: ignore[misc]
+            if arrays.exact or arrays.necessary
+            else None
+            for arrays in lists
+        ]
+
+    def judge(self, game: int, headers: Mapping[str, str], skip_initial: bool) -> _Outcome | None:
+        """The outcome of ``game`` when the arrays decide it (every list exact: its hits;
+        some list short of positions where it may match: nothing), else None (the
+        stored positions are fed to the query's stream)."""
+        start, end = self.lines.rows[game]
+        board = start_board(headers)
+        if board is None or not _agrees_stored(board, self.lines.columns, start):
+            return _TEXT
+        first = 1 if skip_initial else 0
+        hits = []
+        for arrays, truth in zip(self.lists, self.truths, strict=True):
+            if truth is None:
+                continue
+            last = start + 1 if arrays.start_only else end
+            found = self._flatnonzero(truth[start + first : last]) + first
+            if not self.exact:
+                if len(found) < arrays.least:
+                    return _NOTHING
+                continue
+            hits.append(tuple(found.tolist()))
+        if not self.exact:
+            return None
+        matched = all(
+            arrays.satisfied(len(found)) for arrays, found in zip(self.lists, hits, strict=True)
+        )
+        if not matched:
+            return _NOTHING
+        return _Match(headers, Verdict(True, tuple(hits)), end - start - 1)
+
+
+def _answered_by_arrays(
+    lists: Sequence[ListArrays] | None, lines: MainLines, tags_of: Mapping[int, str | None]
+) -> _ArrayAnswers | None:
+    """The array answers of a batch, where some list has an array form."""
+    if lists is None or lines.stored is None:
+        return None
+    if not any(arrays.exact or arrays.necessary for arrays in lists):
+        return None
+    from cqllegacy.evaluator.arrays import Positions
+
+    infos = _FromTags(tags_of, GameInfo.from_headers)
+    fullmoves = _FromTags(tags_of, _start_fullmove)
+    return _ArrayAnswers(lists, lines, Positions(lines.stored, infos, fullmoves))
+
+
+def _start_fullmove(headers: Mapping[str, str]) -> int:
+    """The move number of a game's start, as python-chess's reader sets it from the tags
+    (a game whose start board cannot be made is read from its text anyway)."""
+    if "FEN" not in headers:
+        return 1
+    board = start_board(headers)
+    return 1 if board is None else board.fullmove_number
+
+
+class _FromTags(Mapping[int, _V]):
+    """Something read from each game's tags, when a filter first asks for it."""
+
+    def __init__(
+        self, tags_of: Mapping[int, str | None], read: Callable[[Mapping[str, str]], _V]
+    ) -> None:
+        self._tags_of = tags_of
+        self._read = read
+        self._found: dict[int, _V] = {}
+
+    def __getitem__(self, game: int) -> _V:
+        if game not in self._found:
+            self._found[game] = self._read(json.loads(self._tags_of[game] or "{}"))
+        return self._found[game]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._tags_of)
+
+    def __len__(self) -> int:
+        return len(self._tags_of)
+
+
+def _agrees_stored(board: chess.Board, c: Mapping[str, Any], row: int) -> bool:
+    """:func:`_agrees` read from the columns of :class:`MainLines` at one row."""
+    return (
+        (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
+        == tuple(int(c[name][row]) for name in BOARD_FIELDS[:6])
+        and board.occupied_co[chess.WHITE] == int(c["white"][row])
+        and board.occupied_co[chess.BLACK] == int(c["black"][row])
+        and board.castling_rights == int(c["castling"][row])
+        and board.turn == bool(c["turn"][row])
+        and board.ep_square == c["ep_square"][row]
+    )

@@ -17,6 +17,7 @@ from cqllegacy.runner.movetext import PositionKey
 from cqllegacy.runner.pgn import StreamVisitor
 
 if TYPE_CHECKING:
+    from cqllegacy.evaluator.arrays import ListArrays
     from cqllegacy.evaluator.needles import Needles
     from cqllegacy.evaluator.stream import Verdict
 
@@ -97,6 +98,11 @@ class CompiledQueryLike(Protocol):
     ) -> GameStreamLike | None: ...
 
     def stream_keys(self, verdict: Verdict, main_moves: int) -> GameMatchLike[PositionKey]: ...
+
+    @property
+    def arrays(self) -> tuple[ListArrays, ...] | None:
+        """Per list, the array forms of its body (None: the query is evaluated by rows)."""
+        ...
 
     @property
     def main_line_stream(self) -> bool:

@@ -53,6 +53,8 @@ NOT_WITHOUT_AN_INDEX = (
     "cqllegacy.indexing.records",
     "cqllegacy.indexing.ranges",
     "cqllegacy.indexing.build",
+    "cqllegacy.indexing.arrays",
+    "cqllegacy.vocab.bitarrays",
     "cqllegacy.evaluator.necessary",
     "duckdb",
     "numpy",

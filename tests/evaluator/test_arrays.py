@@ -1,0 +1,325 @@
+"""The array forms give, at every position, exactly what the reference rules give.
+
+Each node with an array form (:mod:`cqllegacy.evaluator.arrays`) is evaluated over the
+main lines of real games (World Championship games with promotions, en passant, mates and
+a stalemate; Lichess puzzles that start from a FEN), Chess960 games with castling both
+ways, a game with a null move, and seeded random playouts, and compared position by
+position with its reference rule on python-chess boards: the node samples every
+evaluator test uses, generated filters, and patterns chosen for the array forms' own
+work (moves, attacks, orbits, numbers).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import itertools
+import lzma
+import random
+from pathlib import Path
+
+import chess
+import chess.pgn
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cqllegacy.core import tree as ct
+from cqllegacy.evaluator import arrays
+from cqllegacy.evaluator.analysis import free_variables
+from cqllegacy.evaluator.compiler import REFERENCE_RULES, Compiler, Context, QueryError
+from cqllegacy.evaluator.gametree import GameInfo, PositionTable
+from cqllegacy.vocab.pieces import ANY_PIECE, ANYTHING, EMPTY_BIT, types_of
+from cqllegacy.vocab.squares import Direction
+from tests.evaluator.test_equivalence import NODE_SAMPLES
+from tests.support import strategies as sc
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _main_line(game: chess.pgn.Game) -> list[chess.Board]:
+    board = game.board()
+    boards = [board.copy()]
+    for move in game.mainline_moves():
+        board.push(move)
+        boards.append(board.copy())
+    return boards
+
+
+def _pgn_games(text: str) -> list[chess.pgn.Game]:
+    handle, games = io.StringIO(text), []
+    while (game := chess.pgn.read_game(handle)) is not None:
+        games.append(game)
+    return games
+
+
+def _playout(seed: int, chess960: bool) -> list[chess.Board]:
+    """A random game, preferring captures, promotions and castling (what the move
+    facts must get right)."""
+    rng = random.Random(seed)
+    board = chess.Board.from_chess960_pos(rng.randrange(960)) if chess960 else chess.Board()
+    boards = [board.copy()]
+    for _ in range(rng.randrange(20, 160)):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        special = [
+            m for m in moves
+            if board.is_castling(m) or m.promotion or board.is_en_passant(m) or board.is_capture(m)
+        ]  # fmt: skip
+        move = rng.choice(special if special and rng.random() < 0.5 else moves)
+        board.push(move)
+        boards.append(board.copy())
+    return boards
+
+
+def _lines() -> list[list[chess.Board]]:
+    corpus = _pgn_games((ROOT / "fixtures" / "games.pgn").read_text(encoding="utf-8"))
+    # Promotions, en passant, mates and a stalemate (fixtures/README.md lists them).
+    chosen = [corpus[n - 1] for n in (8, 14, 17, 31, 40, 77, 135)]
+    with lzma.open(ROOT / "fixtures" / "lichess-puzzles.pgn.xz", "rt", encoding="utf-8") as f:
+        puzzles = list(itertools.islice(iter(lambda: chess.pgn.read_game(f), None), 12))
+    null = _pgn_games("1. e4 -- 2. d4 e5 3. dxe5 *")
+    lines = [_main_line(game) for game in (*chosen, *puzzles, *null)]
+    lines += [_playout(seed, chess960=seed % 2 == 0) for seed in range(10)]
+    return lines
+
+
+LINES = _lines()
+
+
+def _positions() -> tuple[arrays.Positions, list[tuple[Context, int]]]:
+    """All the lines as one set of positions, and the reference context of each row."""
+    import numpy as np
+
+    parts = [arrays.Positions.of_boards(boards, game=n) for n, boards in enumerate(LINES, 1)]
+    columns = {name: np.concatenate([p.columns[name] for p in parts]) for name in parts[0].columns}
+    contexts = []
+    for boards in LINES:
+        moves = [boards[i + 1].peek() for i in range(len(boards) - 1)]
+        ctx = Context(PositionTable.from_main_line(boards, moves), GameInfo())
+        ctx.set_scope(ct.Scope.MAINLINE)
+        contexts += [(ctx, p) for p in range(len(boards))]
+    fullmoves = {n: boards[0].fullmove_number for n, boards in enumerate(LINES, 1)}
+    return arrays.Positions(columns, fullmoves=fullmoves), contexts
+
+
+POSITIONS, CONTEXTS = _positions()
+
+
+def _reference_values(node: ct.Filter) -> list[object]:
+    fn = Compiler(REFERENCE_RULES).compile(node).fn
+    return [fn(ctx, p) for ctx, p in CONTEXTS]
+
+
+def _array_values(node: ct.Filter) -> list[object]:
+    value = arrays.compile_array(node)(POSITIONS)
+    if isinstance(value, arrays.Numbers):
+        pairs = zip(value.values.tolist(), value.valid.tolist(), strict=True)
+        return [v if ok else None for v, ok in pairs]
+    return value.tolist()
+
+
+def assert_same(node: ct.Filter) -> bool:
+    """The array form's value equals the reference rule's at every position (False when
+    the node has no array form: nothing compared)."""
+    try:
+        got = _array_values(node)
+    except arrays.RowOnly:
+        return False
+    want = _reference_values(node)
+    for row, (a, r) in enumerate(zip(got, want, strict=True)):
+        ctx, p = CONTEXTS[row]
+        assert a == r, f"{node!r} at {ctx.boards[p].fen()}: array {a!r}, reference {r!r}"
+    return True
+
+
+#: Forms the shared samples leave out: the ply, the year, the move number from a FEN's.
+_MORE = {
+    ct.NumericValue: [
+        ct.InRange(ct.NumericValue(ct.NumericKeyword.PLY), 3, 9),
+        ct.InRange(ct.NumericValue(ct.NumericKeyword.YEAR), None, 2000),
+        ct.InRange(ct.NumericValue(ct.NumericKeyword.MOVENUMBER), 2, 25),
+        ct.Compare(
+            ct.CompareOp.EQ, ct.NumericValue(ct.NumericKeyword.MOVENUMBER), ct.Number(41)
+        ),
+    ],
+}
+
+SAMPLES = [
+    (cls.__name__, node)
+    for samples in (NODE_SAMPLES, _MORE)
+    for cls, nodes in samples.items()
+    for node in nodes
+    if not free_variables(node)
+]
+
+
+@pytest.mark.parametrize(("name", "node"), SAMPLES, ids=[name for name, _ in SAMPLES])
+def test_node_samples(name: str, node: ct.Filter) -> None:
+    assert_same(node)
+
+
+def test_every_class_with_an_array_form_is_compared_on_a_sample() -> None:
+    compared = set()
+    for _, node in SAMPLES:
+        try:
+            arrays.compile_array(node)
+        except arrays.RowOnly:
+            continue
+        compared.update(type(n) for n in node.walk())
+    served = set(arrays.ARRAY_FORMS.table())
+    assert not served - compared, sorted(cls.__name__ for cls in served - compared)
+
+
+def test_every_row_only_class_says_why() -> None:
+    for cls, reason in arrays.ARRAY_FORMS.absent_classes().items():
+        assert len(reason) > 20, cls
+
+
+SETTINGS = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+@SETTINGS
+@given(sc.filters(depth=2))
+def test_generated_filters(node: ct.Filter) -> None:
+    # A filter the evaluator refuses (a ray with one argument …) is no comparison.
+    with contextlib.suppress(QueryError):
+        assert_same(node)
+
+
+_SQUARES = st.integers(min_value=1, max_value=(1 << 64) - 1).map(
+    lambda bits: bits & random.Random(bits).getrandbits(64) or bits
+)
+_TYPES = st.one_of(
+    st.sets(st.sampled_from("KQRBNPkqrbnp"), min_size=1, max_size=3).map(
+        lambda letters: types_of("".join(letters))
+    ),
+    st.sampled_from([ANY_PIECE, ANYTHING, EMPTY_BIT, EMPTY_BIT | types_of("Pp")]),
+)
+_DESIGNATORS = st.builds(ct.PieceSet, _TYPES, _SQUARES)
+_PROMOTIONS = st.sampled_from([None, types_of("Q"), types_of("q"), types_of("Nn"), ANY_PIECE])
+
+
+@SETTINGS
+@given(
+    st.one_of(st.none(), _DESIGNATORS),
+    st.one_of(st.none(), _DESIGNATORS),
+    st.one_of(st.none(), _DESIGNATORS),
+    _PROMOTIONS,
+    st.booleans(),
+    st.booleans(),
+    st.one_of(st.none(), st.sampled_from(list(ct.Castling))),
+)
+def test_moves(from_, to, capture, promote, enpassant, previous, castle) -> None:  # type: ignore[no-untyped-def]
+    node = ct.Move(from_, to, capture, promote, enpassant, previous, castle)
+    assert assert_same(node)
+
+
+@pytest.mark.parametrize("field", ["from_", "to", "capture"])
+def test_moves_square_by_square(field: str) -> None:
+    # Where the move starts, lands (a castling king: c or g) and captures (en passant: the
+    # pawn beside), one square at a time, both colours, next and previous.
+    for square in chess.SQUARES:
+        squares = ct.PieceSet(ANYTHING, 1 << square)
+        for previous in (False, True):
+            assert assert_same(ct.Move(**{field: squares}, previous=previous))
+
+
+@pytest.mark.parametrize("castle", list(ct.Castling))
+def test_castling_is_found_in_the_sampled_games(castle: ct.Castling) -> None:
+    # Not vacuous: both kinds of castling happen in the games compared.
+    assert any(_array_values(ct.Move(castle=castle)))
+
+
+def test_en_passant_and_promotion_are_found_in_the_sampled_games() -> None:
+    assert any(_array_values(ct.Move(enpassant=True)))
+    assert any(_array_values(ct.Move(promote=ANY_PIECE)))
+    assert any(_array_values(ct.Simple(ct.Keyword.MATE)))
+
+
+@SETTINGS
+@given(_DESIGNATORS, _DESIGNATORS)
+def test_attacks(left: ct.Filter, right: ct.Filter) -> None:
+    assert assert_same(ct.Attacks(left, right))
+    assert assert_same(ct.AttackedBy(left, right))
+    assert assert_same(ct.Count(ct.AttackedBy(left, right)))
+
+
+@SETTINGS
+@given(
+    _DESIGNATORS,
+    _DESIGNATORS,
+    st.lists(st.sampled_from(list(ct.TransformKind)), min_size=1, max_size=2),
+    st.booleans(),
+)
+def test_orbits(first: ct.Filter, second: ct.Filter, kinds: list, count: bool) -> None:
+    node: ct.Filter = ct.And((first, second))
+    for i, kind in enumerate(kinds):
+        node = ct.Transform(kind, node, count=count and i == len(kinds) - 1)
+    assert assert_same(node)
+
+
+@SETTINGS
+@given(_DESIGNATORS, st.sampled_from(list(Direction)), st.integers(1, 7), st.integers(1, 7))
+def test_direction_sets(arg: ct.Filter, direction: Direction, lo: int, hi: int) -> None:
+    assert assert_same(ct.DirectionSet(direction, arg, lo, hi))
+
+
+def test_a_wrong_array_form_is_caught() -> None:
+    # The comparison can fail: a form that forgets the colour of the side to move.
+    wrong = ct.Simple(ct.Keyword.WTM)
+    fn = arrays.compile_array(ct.Simple(ct.Keyword.BTM))
+    with pytest.raises(AssertionError):
+        want = _reference_values(wrong)
+        assert fn(POSITIONS).tolist() == want
+
+
+@SETTINGS
+@given(
+    st.lists(_DESIGNATORS, min_size=2, max_size=4),
+    st.sampled_from(list(Direction)),
+    st.sampled_from([ct.Ray, ct.XRay]),
+)
+def test_rays(sets: list[ct.Filter], direction: Direction, kind: type) -> None:
+    node = ct.Ray(tuple(sets), direction) if kind is ct.Ray else ct.XRay(tuple(sets))
+    assert assert_same(node)
+
+
+@SETTINGS
+@given(_DESIGNATORS, _DESIGNATORS)
+def test_between(left: ct.Filter, right: ct.Filter) -> None:
+    assert assert_same(ct.Between(left, right))
+
+
+@pytest.mark.parametrize("feature", list(ct.PawnFeature))
+def test_pawn_structure(feature: ct.PawnFeature) -> None:
+    assert assert_same(ct.PawnStructure(feature))
+    # Not vacuous: each feature is found in the games compared.
+    assert any(_array_values(ct.PawnStructure(feature)))
+
+
+_STEPS = st.one_of(
+    _DESIGNATORS,
+    st.sampled_from([ct.Simple(k) for k in (ct.Keyword.CHECK, ct.Keyword.WTM, ct.Keyword.TRUE)]),
+    st.builds(lambda to: ct.Move(to=to), _DESIGNATORS),
+)
+_REPEATS = st.sampled_from([(1, 1), (1, 1), (0, 1), (0, None), (1, None), (2, 3), (0, 0)])
+
+
+@SETTINGS
+@given(st.lists(st.tuples(_STEPS, _REPEATS), min_size=1, max_size=4), st.booleans())
+def test_lines(steps: list, grouped: bool) -> None:
+    line_steps = tuple(ct.LineStep(step, lo, hi) for step, (lo, hi) in steps)
+    if grouped and len(line_steps) > 1:
+        # A repeated group of the first two constituents.
+        line_steps = (ct.LineStep(ct.LineGroup(line_steps[:2]), 0, None), *line_steps[2:])
+    assert assert_same(ct.Line(line_steps))
+
+
+@SETTINGS
+@given(_STEPS, st.booleans())
+def test_find(arg: ct.Filter, all_: bool) -> None:
+    assert assert_same(ct.Find(arg, all_))
