@@ -8,7 +8,9 @@ checked when the class is created: tests/core/test_tree_api.py.)"""
 
 from __future__ import annotations
 
+import ast
 import typing
+from pathlib import Path
 
 import pytest
 from cqllegacy.translator import rewrite
@@ -25,6 +27,7 @@ from cqllegacy.legacy import tree as lt
 from cqllegacy.legacy.keywords import DIALECT_MATCH_KEYWORDS, KEYWORDS
 from cqllegacy.modern import printer
 from cqllegacy.modern.errors import NotExpressible
+from cqllegacy.present.explain import ITEM_WORDS, MATCH_WORDS
 from cqllegacy.vocab.squares import Direction
 
 CORE_NODES = ct.node_classes()
@@ -46,7 +49,9 @@ def test_every_dispatcher_serves_every_core_node_class(dispatcher: Dispatcher[ob
 
 
 @pytest.mark.parametrize(
-    "dispatcher", (*CORE_DISPATCHERS, rewrite.ITEM_RULES, ITEM_MAPS), ids=lambda d: d.name
+    "dispatcher",
+    (*CORE_DISPATCHERS, rewrite.ITEM_RULES, ITEM_MAPS, ITEM_WORDS, MATCH_WORDS),
+    ids=lambda d: d.name,
 )
 def test_a_missing_entry_fails_loudly(dispatcher: Dispatcher[object]) -> None:
     class Unknown:
@@ -160,3 +165,35 @@ LIST_SETTINGS = {lt.Transform, lt.Accumulate, lt.SumRange}
 def test_every_legacy_position_item_has_a_translator_rule(cls: type) -> None:
     assert (cls in rewrite.ITEM_RULES) != (cls in LIST_SETTINGS)
     assert set(rewrite.ITEM_RULES.absent_classes()) == LIST_SETTINGS
+
+
+@pytest.mark.parametrize("cls", _position_items(), ids=lambda c: c.__name__)
+def test_explain_has_words_for_every_legacy_position_item(cls: type) -> None:
+    # A forgotten entry once printed "means: any position" for the item (issue 29).
+    assert ITEM_WORDS.covers(cls), f"explain's item words: no entry for {cls.__name__}"
+
+
+@pytest.mark.parametrize("cls", typing.get_args(lt.MatchItem), ids=lambda c: c.__name__)
+def test_explain_has_words_for_every_match_item(cls: type) -> None:
+    assert MATCH_WORDS.covers(cls), f"explain's match item words: no entry for {cls.__name__}"
+
+
+def _named_in(path: Path) -> set[str]:
+    """The core node classes a test helper names (``ct.Cls``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "ct"
+    }
+
+
+@pytest.mark.parametrize("cls", [cls for cls in CORE_NODES if cls.MODERN], ids=lambda c: c.__name__)
+def test_the_generated_trees_hold_every_class_cql_6_can_say(cls: type) -> None:
+    # tests/support/strategies.py builds the trees the round-trip and property tests draw.
+    strategies = Path(__file__).parent / "support" / "strategies.py"
+    assert cls.__name__ in _named_in(strategies), (
+        f"tests/support/strategies.py generates no {cls.__name__}"
+    )

@@ -173,15 +173,41 @@ def _(item: Flag, t: LegacyTransform) -> PositionItem:
     return item
 
 
-def _designator_mapped(item: Any, t: LegacyTransform) -> PositionItem:
-    mapped: PositionItem = attrs.evolve(item, designator=transform_designator(t, item.designator))
+def designator_fields(cls: type) -> tuple[str, ...]:
+    """The fields of an item class that hold one designator, in order: what a legacy
+    transform maps in an item that declares ``TRANSFORMED = Transformed.DESIGNATOR``
+    (one field or several; a class that declares it and has none is refused here).
+
+    >>> from cqllegacy.legacy.tree import MoveTest, PieceCount
+    >>> designator_fields(PieceCount), designator_fields(MoveTest)
+    (('designator',), ('designator',))
+    """
+    hints = typing.get_type_hints(cls)
+    fields = tuple(f.name for f in attrs.fields(cls) if hints.get(f.name) is Designator)
+    if not fields:
+        raise TypeError(
+            f"{cls.__name__} declares TRANSFORMED = Transformed.DESIGNATOR but has no"
+            " designator field"
+        )
+    return fields
+
+
+def designators_mapped(cls: type) -> Callable[[Any, LegacyTransform], PositionItem]:
+    """The map of an item class whose designator fields alone change under a transform."""
+    fields = designator_fields(cls)
+
+    def mapped(item: Any, t: LegacyTransform) -> PositionItem:
+        images = {name: transform_designator(t, getattr(item, name)) for name in fields}
+        image: PositionItem = attrs.evolve(item, **images)
+        return image
+
     return mapped
 
 
-# Derived: every item that declares a transform maps its designator alone.
+# Derived: every item that declares TRANSFORMED maps its designator fields alone.
 for _item_class in typing.get_args(PositionItem):
     if getattr(_item_class, "TRANSFORMED", None) is Transformed.DESIGNATOR:
-        ITEM_MAPS.register(_item_class)(_designator_mapped)
+        ITEM_MAPS.add(_item_class, designators_mapped(_item_class))
 
 
 @ITEM_MAPS.register(PowerDifference)

@@ -109,15 +109,125 @@ class Transforms(enum.Enum):
 
 class Syntax(enum.Enum):
     """How CQL 6 text writes a node: by a form the modern reader and printer derive from
-    the class's declarations, or by one written for it there."""
+    the class's declarations, or by one written for it there.  The regular shapes are
+    declared by a form instead: :class:`Prefix`, :class:`Arguments`, :class:`Loop`."""
 
-    #: The reader (modern/grammar.py) and the printer (modern/printer.py) each have a form
-    #: written for it.
+    #: The reader (modern/forms.py, listed in modern/grammar.py) and the printer
+    #: (modern/node_printers.py) each have a form written for it.
     OWN = "own"
     #: A bare word: each of its ``CQL_WORDS`` alone is one node (:func:`bare_words`): the
     #: class has no field, and one word, or one enum field whose values are its words.
     #: The reader's entry and the printer's text are derived; neither file names it.
     WORD = "word"
+
+
+class Place(enum.Enum):
+    """Where a derived form writes its operand: when the printer parenthesises it."""
+
+    #: Parenthesised only below the node's own level (``not X``).
+    LEVEL = "level"
+    #: One token or a prefix form over one; a number always parenthesised (``power X``).
+    CLOSED = "closed"
+    #: One token; a number parenthesised (``light X``).
+    TOKEN = "token"
+
+
+@attrs.frozen
+class Prefix:
+    """``SYNTAX`` of a word and one operand: ``not X``, ``power X``, ``light X``, ``abs X``.
+
+    The class has one filter field (the operand), and ``flag`` when two words share it: a
+    bool field the word sets (``CQL_WORDS[0]`` False, ``CQL_WORDS[1]`` True).  The reader
+    reads the operand as what binds tighter than ``reads_above`` (by default the class's
+    ``PRECEDENCE``); the printer writes it at ``place``.
+    """
+
+    reads_above: Precedence | None = None
+    place: Place = Place.LEVEL
+    flag: str | None = None
+
+
+@attrs.frozen
+class Arguments:
+    """``SYNTAX`` of a word and its filter fields in parentheses, in field order:
+    ``between (X Y)``, ``ancestor(X Y)``, ``distance(X Y)``.
+
+    Each argument reads as a ``|``-level filter and prints closed; ``gap`` stands between
+    the word and the ``(``.
+    """
+
+    gap: str = ""
+
+
+@attrs.frozen
+class Loop:
+    """``SYNTAX`` of ``WORD [all] NAME in DOMAIN BODY``: ``piece …``, ``square …``.
+
+    The class has the fields ``name``, ``domain``, ``body`` and ``all``; NAME is bound in
+    BODY as a variable of kind ``binds`` (``"piece"``, ``"square"``).
+    """
+
+    binds: str
+
+
+#: A form the reader's entry and the printer's text are derived from.
+DerivedSyntax = Prefix | Arguments | Loop
+
+
+@attrs.frozen
+class Shape:
+    """What a derived form reads and writes, found from the class's fields."""
+
+    #: The words that start the form.
+    words: tuple[str, ...]
+    #: The filter fields, in order (attribute names).
+    operands: tuple[str, ...]
+    #: ``__init__`` parameter of each field.
+    aliases: Mapping[str, str]
+
+    def make(self, cls: type[Filter], **fields: object) -> Filter:
+        """A node of ``cls`` from its fields, named as attributes."""
+        made: Filter = cls(**{self.aliases[name]: value for name, value in fields.items()})
+        return made
+
+
+def derived_shape(cls: type[Filter]) -> Shape:
+    """The shape of ``cls``'s derived form (its ``SYNTAX``), checked against its fields: a
+    :class:`DeclarationError` when they do not fit, when the reader and the printer load.
+
+    >>> from cqllegacy.core.tree import Between, SquareColor
+    >>> derived_shape(Between).operands, derived_shape(SquareColor).words
+    (('left', 'right'), ('light', 'dark'))
+    """
+    syntax = cls.SYNTAX
+    if not isinstance(syntax, Prefix | Arguments | Loop):
+        raise DeclarationError(f"node class {cls.__name__} declares no derived SYNTAX")
+    fields = _node_fields(cls)
+    hints = typing.get_type_hints(cls)
+    names = [name for name, _ in fields.init if name != "origin"]
+    operands = tuple(name for name in names if hints.get(name) is Filter)
+    others = {name: hints.get(name) for name in names if name not in operands}
+    words = cls.CQL_WORDS[:1]
+    if isinstance(syntax, Prefix):
+        fits = len(operands) == 1 and (cls.PRECEDENCE or syntax.reads_above) is not None
+        if syntax.flag is not None:
+            fits = fits and others == {syntax.flag: bool} and len(set(cls.CQL_WORDS[:2])) == 2
+            words = cls.CQL_WORDS[:2]
+        else:
+            fits = fits and not others
+        shape = "one filter field (and the bool `flag`), a declared level"
+    elif isinstance(syntax, Arguments):
+        fits = bool(operands) and not others
+        shape = "filter fields only"
+    else:
+        fits = operands == ("domain", "body") and others == {"name": str, "all": bool}
+        shape = "the fields name, domain, body and all"
+    if not fits or not words:
+        raise DeclarationError(
+            f"node class {cls.__name__} declares SYNTAX = {syntax!r} but does not have its"
+            f" shape: {shape}, and a CQL word"
+        )
+    return Shape(words, operands, MappingProxyType(dict(fields.init)))
 
 
 #: The kinds an operand may have (``OPERANDS``).
@@ -238,7 +348,9 @@ class Filter:
       :meth:`precedence` itself.
 
     ``MODERN`` (False for nodes CQL 6.1 cannot express) defaults to True; ``SYNTAX``
-    (:class:`Syntax`) defaults to ``OWN``: a form written in the reader and the printer.  A
+    (:class:`Syntax`) defaults to ``OWN``: a form written in the reader and the printer.
+    A regular shape declares its form instead (:class:`Prefix`, :class:`Arguments`,
+    :class:`Loop`): the reader's entry and the printer's text are derived from it.  A
     class that leaves a fact out is refused when it is created (:class:`DeclarationError`); the
     tables other layers keep (kinds, words, transform rules, the reference-rule list) are
     derived from these declarations through :func:`node_classes`.
@@ -261,7 +373,7 @@ class Filter:
 
     __slots__ = ()
     MODERN: ClassVar[bool] = True
-    SYNTAX: ClassVar[Syntax] = Syntax.OWN
+    SYNTAX: ClassVar[Syntax | DerivedSyntax] = Syntax.OWN
     WORD: ClassVar[str]
     CQL_WORDS: ClassVar[tuple[str, ...]]
     KIND: ClassVar[Kind | None]

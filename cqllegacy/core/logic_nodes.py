@@ -14,6 +14,7 @@ from cqllegacy.core.declarations import (
     Kind,
     Origin,
     Precedence,
+    Prefix,
     Reads,
     Syntax,
     Transforms,
@@ -85,6 +86,7 @@ class Or(Filter):
 
 @attrs.frozen(slots=True, cache_hash=True)
 class Not(Filter):
+    SYNTAX = Prefix()
     WORD = "`not`"
     CQL_WORDS = ("not",)
     KIND = Kind.LOGICAL

@@ -15,7 +15,9 @@ from cqllegacy.core.declarations import (
     SETS,
     Filter,
     Kind,
+    Place,
     Precedence,
+    Prefix,
     Reads,
     Syntax,
     Transforms,
@@ -58,6 +60,7 @@ class Count(Filter):
 class Power(Filter):
     """``power X``: material on the squares of X (P1 N3 B3 R5 Q9 K0)."""
 
+    SYNTAX = Prefix(place=Place.CLOSED)
     WORD = "`power`"
     CQL_WORDS = ("power",)
     KIND = Kind.NUMBER
@@ -96,6 +99,23 @@ class Arith(Filter):
 class Negate(Filter):
     WORD = "unary `-`"
     CQL_WORDS = ()
+    KIND = Kind.NUMBER
+    OPERANDS = NUMERIC
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.TAGS
+    PRECEDENCE = Precedence.UNARY
+
+    arg: Filter
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class Abs(Filter):
+    """CQL 6.1 ``abs X``: the absolute value of X (fails when X fails).  Read and written as
+    unary minus is: the argument binds tighter than ``+ -`` and is always closed."""
+
+    SYNTAX = Prefix(reads_above=Precedence.ARITH, place=Place.CLOSED)
+    WORD = "`abs`"
+    CQL_WORDS = ("abs",)
     KIND = Kind.NUMBER
     OPERANDS = NUMERIC
     TRANSFORMS = Transforms.CHILDREN

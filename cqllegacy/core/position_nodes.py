@@ -9,6 +9,7 @@ from cqllegacy.core.declarations import (
     ANY_FILTER,
     NO_OPERANDS,
     POSITIONS,
+    Arguments,
     Filter,
     Kind,
     Precedence,
@@ -113,9 +114,29 @@ class Ancestor(Filter):
     """``ancestor(X Y)``: position X is Y or lies before Y on the way from the start
     position to Y (logical; decision M8)."""
 
+    SYNTAX = Arguments()
     WORD = "`ancestor`"
     CQL_WORDS = ("ancestor",)
     KIND = Kind.LOGICAL
+    OPERANDS = POSITIONS
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.GAME
+    PRECEDENCE = Precedence.ATOM
+
+    left: Filter
+    right: Filter
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class Distance(Filter):
+    """CQL 6.1 ``distance(X Y)``: how many moves of the game tree separate positions X and
+    Y, through their latest common ancestor (numeric; 0 when X is Y).  Only in CQL 6
+    scripts.  Not the distance of two squares on the board."""
+
+    SYNTAX = Arguments()
+    WORD = "`distance`"
+    CQL_WORDS = ("distance",)
+    KIND = Kind.NUMBER
     OPERANDS = POSITIONS
     TRANSFORMS = Transforms.CHILDREN
     READS = Reads.GAME

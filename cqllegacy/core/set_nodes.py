@@ -11,10 +11,14 @@ from cqllegacy.core.declarations import (
     ANY_FILTER,
     NO_OPERANDS,
     SETS,
+    Arguments,
     Filter,
     Kind,
+    Loop,
     Origin,
+    Place,
     Precedence,
+    Prefix,
     Reads,
     Syntax,
     Transforms,
@@ -151,6 +155,8 @@ class SquareColor(Filter):
     """CQL 6.1 ``light X`` / ``dark X``: the squares of X that are light (dark) squares
     of the board (a1 is dark).  Only in CQL 6 scripts."""
 
+    # As a direction's argument: one token, or parenthesised.
+    SYNTAX = Prefix(reads_above=Precedence.DIRECTION, place=Place.TOKEN, flag="dark")
     WORD = "`light`"
     CQL_WORDS = ("light", "dark")
     KIND = Kind.SET
@@ -237,6 +243,7 @@ class XRay(Filter):
 class Between(Filter):
     """``between (s t)``: squares strictly inside a queen line from s to t."""
 
+    SYNTAX = Arguments(gap=" ")
     WORD = "`between`"
     CQL_WORDS = ("between",)
     KIND = Kind.SET
@@ -324,6 +331,7 @@ class PieceLoop(Filter):
     (semantics: S-piece-variables, M6).
     """
 
+    SYNTAX = Loop(binds="piece")
     WORD = "`piece`"
     CQL_WORDS = ("piece", "all", "in")
     KIND = None
@@ -375,6 +383,7 @@ class SquareLoop(Filter):
     Only in CQL 6 scripts.  A transform maps DOMAIN and BODY; x takes the images' squares.
     """
 
+    SYNTAX = Loop(binds="square")
     WORD = "`square`"
     CQL_WORDS = ("square", "all", "in")
     KIND = None

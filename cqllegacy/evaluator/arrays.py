@@ -41,6 +41,7 @@ from numpy.typing import NDArray
 
 from cqllegacy.core.dispatch import Dispatcher
 from cqllegacy.core.tree import (
+    Abs,
     Ancestor,
     And,
     Arith,
@@ -57,6 +58,7 @@ from cqllegacy.core.tree import (
     Compound,
     Count,
     DirectionSet,
+    Distance,
     Echo,
     Elo,
     Filter,
@@ -896,6 +898,17 @@ def _negate(c: ArrayCompiler, node: Negate) -> ArrayFn:
     return negate
 
 
+@_form(Abs)
+def _abs(c: ArrayCompiler, node: Abs) -> ArrayFn:
+    fn = c.compile(node.arg)
+
+    def absolute(positions: Positions) -> Numbers:
+        value = _numbers(fn(positions))
+        return Numbers(np.abs(value.values), value.valid)
+
+    return absolute
+
+
 @_form(NumericValue)
 def _numeric_value(c: ArrayCompiler, node: NumericValue) -> ArrayFn:
     if node.keyword is NumericKeyword.PLY:
@@ -1353,7 +1366,7 @@ ARRAY_FORMS.absent(
 )  # fmt: skip
 ARRAY_FORMS.absent(
     SquareVariable, SquareLoop, Echo, PositionVariable, AtPosition, PositionIntersection,
-    Ancestor,
+    Ancestor, Distance,
     reason="it binds a variable (a square or a position) that each position tries in turn",
 )  # fmt: skip
 ARRAY_FORMS.absent(

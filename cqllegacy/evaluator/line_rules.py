@@ -23,6 +23,7 @@ from cqllegacy.core.tree import (
     Ancestor,
     AtPosition,
     Castling,
+    Distance,
     Echo,
     Filter,
     Find,
@@ -472,3 +473,25 @@ def _ancestor(c: Compiler, node: Ancestor) -> Compiled:
         return b == a
 
     return as_logical(ancestor)
+
+
+@_rule(Distance)
+def _distance(c: Compiler, node: Distance) -> Compiled:
+    left, right = _position_fn(c, node.left), _position_fn(c, node.right)
+
+    def distance(ctx: Context, p: int) -> int | None:
+        a, b = left(ctx, p), right(ctx, p)
+        if a is None or b is None:
+            return None
+        # Up from the later of the two (numbered depth first, it is no ancestor of the
+        # other) until they meet at their latest common ancestor, one move per step.
+        moves = 0
+        while a != b:
+            if a > b:
+                a = ctx.parent[a]
+            else:
+                b = ctx.parent[b]
+            moves += 1
+        return moves
+
+    return as_number(distance)

@@ -18,6 +18,7 @@ from typing import Any
 import chess
 
 from cqllegacy.core.tree import (
+    Abs,
     And,
     Arith,
     ArithOp,
@@ -531,6 +532,17 @@ def _negate(c: Compiler, node: Negate) -> Compiled:
         return None if value is None else -value
 
     return as_number(negate)
+
+
+@_rule(Abs)
+def _abs(c: Compiler, node: Abs) -> Compiled:
+    fn = c.number_fn(node.arg)
+
+    def absolute(ctx: Context, p: int) -> int | None:
+        value = fn(ctx, p)
+        return None if value is None else abs(value)
+
+    return as_number(absolute)
 
 
 def _movenumber(board: chess.Board) -> int:

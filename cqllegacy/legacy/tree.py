@@ -132,7 +132,8 @@ class Transformed(enum.Enum):
     """How a legacy transform (a flip, a shift, the colour flip) acts on a position-list
     item that declares it (``TRANSFORMED``; translator/orbits.py reads it)."""
 
-    #: Its field ``designator`` is mapped; nothing else in it changes.
+    #: Its designator fields (one or several, found by their type) are mapped; nothing
+    #: else in it changes.
     DESIGNATOR = "designator"
 
 

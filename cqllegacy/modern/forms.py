@@ -28,7 +28,6 @@ from cqllegacy.modern.reader import (
 )
 from cqllegacy.modern.vocabulary import (
     BLACK_PAWN,
-    DIRECTION,
     MOVE,
     OR,
     PROMOTABLE,
@@ -108,32 +107,9 @@ def leaf(value: ct.Filter) -> Form:
     return form
 
 
-def pair(make: Callable[[ct.Filter, ct.Filter], ct.Filter]) -> Form:
-    """``word ( S T )``: exactly two ``|``-level filters."""
-
-    def form(parser: Parser, token: Token) -> Read:
-        parser.open("(")
-        first = parser.expression(UNION)
-        second = parser.expression(UNION)
-        parser.close(")")
-        return parser.made(
-            make(parser.node(first), parser.node(second)), token.start, [first, second]
-        )
-
-    return form
-
-
 def flat(cls: Callable[[tuple[ct.Filter, ...]], ct.Filter]) -> Combine:
     """``a op b op c`` → one n-ary node; a parenthesised operand stays one item."""
     return lambda parser, reads, words: cls(tuple(parser.node(r) for r in reads))
-
-
-def square_color(parser: Parser, token: Token) -> Read:
-    """``light X``, ``dark X``: X is what binds tighter (the CQL 6.1 table puts them with
-    the direction filters)."""
-    arg = parser.argument(DIRECTION)
-    node = ct.SquareColor(token.text == "dark", parser.node(arg))
-    return parser.made(node, token.start, [arg])
 
 
 def castling_alone(parser: Parser, token: Token) -> Read:
@@ -314,29 +290,6 @@ def read_transform(parser: Parser, token: Token) -> Read:
     return parser.made(node, token.start, [arg])
 
 
-def read_piece_loop(parser: Parser, token: Token) -> Read:
-    every = parser.accept("all") is not None
-    name = parser.name().text
-    parser.expect("in")
-    parser.check_name(name, token.start)
-    domain = parser.expression(UNION)
-    body = parser.bound_body({name: "piece"}, token.start)
-    node = ct.PieceLoop(name, parser.node(domain), parser.node(body), all=every)
-    return parser.made(node, token.start, [domain, body])
-
-
-def read_square_loop(parser: Parser, token: Token) -> Read:
-    """``square [all] x in DOMAIN BODY``: read as a piece loop is, x a square variable."""
-    every = parser.accept("all") is not None
-    name = parser.name().text
-    parser.expect("in")
-    parser.check_name(name, token.start)
-    domain = parser.expression(UNION)
-    body = parser.bound_body({name: "square"}, token.start)
-    node = ct.SquareLoop(name, parser.node(domain), parser.node(body), all=every)
-    return parser.made(node, token.start, [domain, body])
-
-
 def read_echo(parser: Parser, token: Token) -> Read:
     quiet = parser.accept("quiet") is not None
     parser.open("(")
@@ -469,3 +422,66 @@ def combine_colon(parser: Parser, reads: list[Read], words: list[str]) -> ct.Fil
     for read in reversed(reads[:-1]):
         out = ct.AtPosition(parser.node(read), out)
     return out
+
+
+# --------------------------------------------------------------------------------------
+# Forms derived from a class's declared SYNTAX (core.declarations: Prefix, Arguments, Loop)
+# --------------------------------------------------------------------------------------
+
+
+def derived(cls: type[ct.Filter]) -> Form:
+    """The reader's form for a class that declares its syntax (``SYNTAX``): no form is
+    written for it here."""
+    syntax, shape = cls.SYNTAX, ct.derived_shape(cls)
+    if isinstance(syntax, ct.Prefix):
+        return _prefix(cls, syntax, shape)
+    if isinstance(syntax, ct.Arguments):
+        return _arguments(cls, shape)
+    assert isinstance(syntax, ct.Loop)  # derived_shape refuses anything else
+    return _loop(cls, syntax, shape)
+
+
+def _prefix(cls: type[ct.Filter], syntax: ct.Prefix, shape: ct.Shape) -> Form:
+    """``WORD X``: X is everything that binds tighter than the declared level."""
+    level = syntax.reads_above or cls.PRECEDENCE
+    assert level is not None  # derived_shape checks it
+    (operand,) = shape.operands
+
+    def form(parser: Parser, token: Token) -> Read:
+        arg = parser.argument(level)
+        fields: dict[str, object] = {operand: parser.node(arg)}
+        if syntax.flag is not None:
+            fields[syntax.flag] = token.text == shape.words[1]
+        return parser.made(shape.make(cls, **fields), token.start, [arg])
+
+    return form
+
+
+def _arguments(cls: type[ct.Filter], shape: ct.Shape) -> Form:
+    """``WORD ( X Y … )``: one ``|``-level filter per filter field."""
+
+    def form(parser: Parser, token: Token) -> Read:
+        parser.open("(")
+        reads = [parser.expression(UNION) for _ in shape.operands]
+        parser.close(")")
+        fields = {name: parser.node(read) for name, read in zip(shape.operands, reads, strict=True)}
+        return parser.made(shape.make(cls, **fields), token.start, reads)
+
+    return form
+
+
+def _loop(cls: type[ct.Filter], syntax: ct.Loop, shape: ct.Shape) -> Form:
+    """``WORD [all] NAME in DOMAIN BODY``, NAME bound in BODY."""
+
+    def form(parser: Parser, token: Token) -> Read:
+        every = parser.accept("all") is not None
+        name = parser.name().text
+        parser.expect("in")
+        parser.check_name(name, token.start)
+        domain = parser.expression(UNION)
+        body = parser.bound_body({name: syntax.binds}, token.start)
+        fields = {"name": name, "domain": parser.node(domain), "body": parser.node(body)}
+        node = shape.make(cls, **fields, all=every)
+        return parser.made(node, token.start, [domain, body])
+
+    return form

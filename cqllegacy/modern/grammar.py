@@ -54,9 +54,7 @@ from cqllegacy.modern.vocabulary import (
     COUNT,
     IN,
     INTERSECTION,
-    NOT,
     OR,
-    POWER,
     RELATION,
     TRANSFORM_WORDS,
     UNION,
@@ -73,15 +71,9 @@ _WRITTEN_WORDS: dict[str, Form] = {
     "line": forms.read_line,
     "find": forms.read_find,
     **dict.fromkeys(TRANSFORM_WORDS, forms.read_transform),
-    "piece": forms.read_piece_loop,
-    "square": forms.read_square_loop,
     "echo": forms.read_echo,
-    "ancestor": forms.pair(ct.Ancestor),
-    "not": forms.unary(ct.Not, NOT),
-    "power": forms.unary(ct.Power, POWER),
     "ray": forms.read_ray,
     "xray": forms.read_xray,
-    "between": forms.pair(ct.Between),
     "move": forms.read_move,
     "result": forms.read_result,
     "player": forms.read_player,
@@ -89,22 +81,70 @@ _WRITTEN_WORDS: dict[str, Form] = {
     "site": forms.read_tag,
     "lowercase": forms.read_lowercase,
     "elo": forms.read_elo,
-    "light": forms.square_color,
-    "dark": forms.square_color,
     **dict.fromkeys(forms.CASTLING, forms.castling_alone),
 }
 
+#: The classes a form written here reads (words, symbols, operators, tokens): every
+#: other class CQL 6.1 can say declares its syntax (``SYNTAX``), and its form is derived.
+READ_BY_HAND: frozenset[type[ct.Filter]] = frozenset(
+    (
+        *(ct.PieceSet, ct.Union, ct.Intersection, ct.Complement, ct.Attacks, ct.AttackedBy),
+        *(ct.DirectionSet, ct.Ray, ct.XRay, ct.Move, ct.PieceVariable, ct.SquareVariable),
+        *(ct.InSet, ct.Number, ct.Count, ct.Arith, ct.Negate, ct.Elo, ct.InRange, ct.Compare),
+        *(ct.Compound, ct.And, ct.Or, ct.Result, ct.Player, ct.TagContains, ct.Comment),
+        *(ct.Line, ct.LineGroup, ct.Find, ct.Transform, ct.Echo, ct.PositionVariable),
+        *(ct.AtPosition, ct.PositionIntersection),
+    )
+)
 
-def _with_bare_words(written: dict[str, Form]) -> dict[str, Form]:
-    """The written forms and, for every class declaring ``SYNTAX = Syntax.WORD``, each of
-    its words alone as one node (a word with both is a declaration error, not a choice)."""
-    both = sorted(set(written) & set(BARE_WORDS))
+
+def check_syntax(classes: tuple[type[ct.Filter], ...]) -> None:
+    """Each class of ``classes`` that CQL 6.1 can say is read one way: by a form written
+    here (:data:`READ_BY_HAND`), or by one derived from its declaration (a bare word, or
+    ``SYNTAX`` a :class:`~cqllegacy.core.tree.Prefix`, ``Arguments``, ``Loop``), never
+    both; a class CQL 6.1 cannot say (``MODERN = False``) is read by none.
+
+    >>> newcomer = type("Newcomer", (), {"MODERN": True, "SYNTAX": ct.Syntax.OWN})
+    >>> check_syntax((newcomer,))
+    Traceback (most recent call last):
+    ...
+    cqllegacy.core.declarations.DeclarationError: the CQL 6.1 reader has no form for Newcomer: \
+declare its SYNTAX, or write its form and list it in READ_BY_HAND
+    """
+    for cls in classes:
+        derived = cls.SYNTAX is not ct.Syntax.OWN
+        by_hand = cls in READ_BY_HAND
+        if not cls.MODERN and (derived or by_hand):
+            raise ct.DeclarationError(f"{cls.__name__} is legacy-only: CQL 6.1 reads no form")
+        if cls.MODERN and derived and by_hand:
+            raise ct.DeclarationError(f"{cls.__name__} has a derived and a written form")
+        if cls.MODERN and not derived and not by_hand:
+            raise ct.DeclarationError(
+                f"the CQL 6.1 reader has no form for {cls.__name__}: declare its SYNTAX, or"
+                " write its form and list it in READ_BY_HAND"
+            )
+
+
+def _with_derived_words(written: dict[str, Form]) -> dict[str, Form]:
+    """The written forms, each bare word alone as one node, and the form each class that
+    declares its ``SYNTAX`` derives from it (a word with two forms is a declaration error,
+    not a choice)."""
+    check_syntax(ct.node_classes())
+    derived: dict[str, Form] = {word: forms.leaf(node) for word, node in BARE_WORDS.items()}
+    for cls in ct.node_classes():
+        if isinstance(cls.SYNTAX, ct.Prefix | ct.Arguments | ct.Loop):
+            form = forms.derived(cls)
+            for word in ct.derived_shape(cls).words:
+                if word in derived:
+                    raise ct.DeclarationError(f"the word {word!r} starts two derived forms")
+                derived[word] = form
+    both = sorted(set(written) & set(derived))
     if both:
-        raise ct.DeclarationError(f"bare words that also have a written form: {both}")
-    return {**written, **{word: forms.leaf(node) for word, node in BARE_WORDS.items()}}
+        raise ct.DeclarationError(f"words with a derived and a written form: {both}")
+    return {**written, **derived}
 
 
-_PREFIX_WORDS = _with_bare_words(_WRITTEN_WORDS)
+_PREFIX_WORDS = _with_derived_words(_WRITTEN_WORDS)
 
 _PREFIX_SYMBOLS: dict[str, Form] = {
     "(": Parser.paren,

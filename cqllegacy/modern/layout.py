@@ -206,15 +206,9 @@ def print_argument(node: ct.Filter, ctx: Context) -> Printed:
     """The argument of a transform, ``find`` or piece loop: braces, never a bare chain
     (semantics: S-modern-syntax)."""
     printed = print_node(node, ctx)
-    self_delimiting = isinstance(
-        node,
-        ct.Compound
-        | ct.Transform
-        | ct.Find
-        | ct.PieceLoop
-        | ct.SquareLoop
-        | ct.Echo
-        | ct.DirectionSet,
+    # A loop (declared `SYNTAX = Loop(...)`) ends with its body, as these do.
+    self_delimiting = isinstance(node.SYNTAX, ct.Loop) or isinstance(
+        node, ct.Compound | ct.Transform | ct.Find | ct.Echo | ct.DirectionSet
     )
     if self_delimiting or (printed.level >= MOVE and not isinstance(node, ct.Number)):
         return printed

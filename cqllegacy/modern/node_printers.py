@@ -7,7 +7,7 @@ a class declaring ``SYNTAX = Syntax.WORD`` has the table's bare-word entry inste
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from cqllegacy.core import tree as ct
 from cqllegacy.modern.encoding import (
@@ -16,6 +16,7 @@ from cqllegacy.modern.encoding import (
 from cqllegacy.modern.errors import NotExpressible
 from cqllegacy.modern.layout import (
     INLINE_WIDTH,
+    PRINTERS,
     Context,
     Printed,
     braced,
@@ -212,20 +213,6 @@ def _xray(node: ct.XRay, ctx: Context) -> Printed:
     return _ray_like("xray", node.args, ctx, node.precedence())
 
 
-@printer_for(ct.SquareColor)
-def _square_color(node: ct.SquareColor, ctx: Context) -> Printed:
-    # As a direction's argument: one token or parenthesised, the form below `attacks`.
-    arg = print_node(node.arg, ctx)
-    if arg.level != ATOM or isinstance(node.arg, ct.Number):
-        arg = parenthesised(arg)
-    return joined(["dark" if node.dark else "light", arg], node.precedence())
-
-
-@printer_for(ct.Between)
-def _between(node: ct.Between, ctx: Context) -> Printed:
-    return joined(["between", _argument_list((node.left, node.right), ctx)], node.precedence())
-
-
 def _promotion(node: ct.Move, ctx: Context) -> tuple[ct.Filter | None, str | None, str | None]:
     """``from`` argument, ``promote`` letters and an approximation note for a move.
 
@@ -286,30 +273,11 @@ def _variable_name(name: str, what: str, ctx: Context) -> None:
         raise NotExpressible(f"{what} {name!r}", "an enclosing filter already binds this name")
 
 
-@printer_for(ct.PieceLoop)
-def _piece_loop(node: ct.PieceLoop, ctx: Context) -> Printed:
-    _variable_name(node.name, "piece variable", ctx)
-    domain = print_closed(node.domain, ctx)
-    body = print_argument(node.body, ctx.binding(node.name))
-    word = "piece all" if node.all else "piece"
-    return joined([f"{word} {node.name} in", domain, body], node.precedence())
-
-
 @printer_for(ct.SquareVariable)
 def _square_variable(node: ct.SquareVariable, ctx: Context) -> Printed:
     if node.name not in ctx.squares:
         raise NotExpressible(f"square variable {node.name}", "no enclosing square loop binds it")
     return fragment(node.name)
-
-
-@printer_for(ct.SquareLoop)
-def _square_loop(node: ct.SquareLoop, ctx: Context) -> Printed:
-    # Written as a piece loop is: the domain closed, the body braced or tight.
-    _variable_name(node.name, "square variable", ctx)
-    domain = print_closed(node.domain, ctx)
-    body = print_argument(node.body, ctx.binding_square(node.name))
-    word = "square all" if node.all else "square"
-    return joined([f"{word} {node.name} in", domain, body], node.precedence())
 
 
 @printer_for(ct.InSet)
@@ -335,11 +303,6 @@ def _number(node: ct.Number, ctx: Context) -> Printed:
 @printer_for(ct.Count)
 def _count(node: ct.Count, ctx: Context) -> Printed:
     return joined(["#", print_closed(node.arg, ctx)], node.precedence(), sep="")
-
-
-@printer_for(ct.Power)
-def _power(node: ct.Power, ctx: Context) -> Printed:
-    return joined(["power", print_closed(node.arg, ctx)], node.precedence())
 
 
 @printer_for(ct.Arith)
@@ -446,12 +409,6 @@ def _and(node: ct.And, ctx: Context) -> Printed:
 @printer_for(ct.Or)
 def _or(node: ct.Or, ctx: Context) -> Printed:
     return _infix(node.items, "or", node.precedence(), ctx, empty="false")
-
-
-@printer_for(ct.Not)
-def _not(node: ct.Not, ctx: Context) -> Printed:
-    level = node.precedence()
-    return joined(["not", print_operand(node.arg, ctx, level)], level)
 
 
 @printer_for(ct.Result)
@@ -638,12 +595,6 @@ def _position_intersection(node: ct.PositionIntersection, ctx: Context) -> Print
     return _infix((node.left, node.right), "&", node.precedence(), ctx, empty=".")
 
 
-@printer_for(ct.Ancestor)
-def _ancestor(node: ct.Ancestor, ctx: Context) -> Printed:
-    arguments = _argument_list((node.left, node.right), ctx)
-    return joined(["ancestor", arguments], node.precedence(), sep="")
-
-
 # --------------------------------------------------------------------------------------
 # Legacy-only nodes: refused, or their nearest CQL 6.1 form
 # --------------------------------------------------------------------------------------
@@ -693,3 +644,95 @@ def _legacy_only(node: ct.LegacyOnly, ctx: Context) -> Printed:
         node.origin,
     )
     return noted(note, print_node(node.filter, ctx))
+
+
+# --------------------------------------------------------------------------------------
+# Printers derived from a class's declared SYNTAX (core.declarations: Prefix, Arguments,
+# Loop): no entry is written for such a class
+# --------------------------------------------------------------------------------------
+
+
+def derived_printer(cls: type[ct.Filter]) -> Callable[[ct.Filter, Context], Printed]:
+    """The printer of a class that declares its syntax (``SYNTAX``)."""
+    syntax, shape = cls.SYNTAX, ct.derived_shape(cls)
+    if isinstance(syntax, ct.Prefix):
+        return _prefix_printer(syntax, shape)
+    if isinstance(syntax, ct.Arguments):
+        return _arguments_printer(syntax, shape)
+    assert isinstance(syntax, ct.Loop)  # derived_shape refuses anything else
+    return _loop_printer(syntax, shape)
+
+
+def _placed(node: ct.Filter, place: ct.Place, level: int, ctx: Context) -> Printed:
+    if place is ct.Place.LEVEL:
+        return print_operand(node, ctx, level)
+    if place is ct.Place.CLOSED:
+        return print_closed(node, ctx)
+    printed = print_node(node, ctx)
+    if printed.level != ATOM or isinstance(node, ct.Number):
+        return parenthesised(printed)
+    return printed
+
+
+def _prefix_printer(syntax: ct.Prefix, shape: ct.Shape) -> Callable[[ct.Filter, Context], Printed]:
+    (operand,) = shape.operands
+
+    def write(node: ct.Filter, ctx: Context) -> Printed:
+        flagged = syntax.flag is not None and getattr(node, syntax.flag)
+        level = node.precedence()
+        arg = _placed(getattr(node, operand), syntax.place, level, ctx)
+        return joined([shape.words[1 if flagged else 0], arg], level)
+
+    return write
+
+
+def _arguments_printer(
+    syntax: ct.Arguments, shape: ct.Shape
+) -> Callable[[ct.Filter, Context], Printed]:
+    def write(node: ct.Filter, ctx: Context) -> Printed:
+        arguments = _argument_list([getattr(node, name) for name in shape.operands], ctx)
+        return joined([shape.words[0], arguments], node.precedence(), sep=syntax.gap)
+
+    return write
+
+
+def _loop_printer(syntax: ct.Loop, shape: ct.Shape) -> Callable[[ct.Filter, Context], Printed]:
+    def write(node: ct.Filter, ctx: Context) -> Printed:
+        name, domain, body, every = (getattr(node, f) for f in _LOOP_FIELDS)
+        _variable_name(name, f"{syntax.binds} variable", ctx)
+        inner = ctx.binding_square(name) if syntax.binds == "square" else ctx.binding(name)
+        word = f"{shape.words[0]} all" if every else shape.words[0]
+        parts: list[Printed | str] = [f"{word} {name} in", print_closed(domain, ctx)]
+        parts.append(print_argument(body, inner))
+        return joined(parts, node.precedence())
+
+    return write
+
+
+_LOOP_FIELDS = ("name", "domain", "body", "all")
+
+
+for _cls in ct.node_classes():
+    if isinstance(_cls.SYNTAX, ct.Prefix | ct.Arguments | ct.Loop):
+        PRINTERS.add(_cls, derived_printer(_cls))
+
+
+def check_printers(classes: tuple[type[ct.Filter], ...]) -> None:
+    """Each class of ``classes`` has a printer: written here, or derived from its
+    ``SYNTAX`` (a legacy-only class has one that refuses it, naming the construct).
+
+    >>> check_printers((type("Newcomer", (), {}),))
+    Traceback (most recent call last):
+    ...
+    cqllegacy.core.declarations.DeclarationError: the CQL 6.1 printer has no entry for \
+Newcomer: declare its SYNTAX, or write its printer in modern/node_printers.py
+    """
+    missing = ", ".join(cls.__name__ for cls in PRINTERS.missing(classes))
+    if missing:
+        raise ct.DeclarationError(
+            f"the CQL 6.1 printer has no entry for {missing}: declare its SYNTAX, or write"
+            " its printer in modern/node_printers.py"
+        )
+
+
+check_printers(ct.node_classes())

@@ -15,13 +15,14 @@ list 1 (line 1:8): first matching position marked; main line
 from __future__ import annotations
 
 import html
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import attrs
 import chess
 
 from cqllegacy.core import tree as core
+from cqllegacy.core.dispatch import Dispatcher
 from cqllegacy.legacy import tree as lt
 from cqllegacy.legacy.printer import designator_text, range_text
 from cqllegacy.present.diagrams import inline_diagram, piece_sprites
@@ -39,7 +40,15 @@ from cqllegacy.vocab.squares import FULL, format_squares, popcount
 if TYPE_CHECKING:
     from cqllegacy.translator.explain import ListFacts, ScriptFacts
 
-__all__ = ["Explanation", "ListOutline", "describe_designator", "describe_item", "outline"]
+__all__ = [
+    "ITEM_WORDS",
+    "MATCH_WORDS",
+    "Explanation",
+    "ListOutline",
+    "describe_designator",
+    "describe_item",
+    "outline",
+]
 
 #: Diagrams drawn per list at most (a ``:shift :flip`` list has hundreds of members).
 MAX_DIAGRAMS = 64
@@ -132,50 +141,102 @@ _MOVE_WORDS = {
 }
 
 
+#: Each position-list item class in plain words (None: nothing to say of this one); a
+#: class that says nothing of its own is declared absent.  A new item class without an
+#: entry fails loudly (tests/test_tables_complete.py names it).
+ITEM_WORDS: Dispatcher[Callable[..., str | None]] = Dispatcher("explain's item words")
+ITEM_WORDS.absent(lt.Transform, reason="a list setting: the list's transforms line says it")
+ITEM_WORDS.absent(lt.Comment, reason="a comment says nothing of the list")
+_words = ITEM_WORDS.register
+
+
 def describe_item(item: object) -> str | None:
     """One position-list item in plain words (None for list settings and comments); a
     nested list of lists on one line, each list with its ``:not`` and transforms."""
-    if isinstance(item, lt.Designator):
-        return describe_designator(item)
-    if isinstance(item, lt.Flag):
-        return _FLAG_WORDS.get(item.keyword)
-    if isinstance(item, lt.PieceCount):
-        if item.range.lo == 0 and item.range.hi == 0:
-            return f"none of: {describe_designator(item.designator)}"
-        return f"{_range_words(item.range)} of: {describe_designator(item.designator)}"
-    if isinstance(item, lt.AttackCount):
-        return (
-            f"{_range_words(item.range)} attacks (attacker, target pairs) by "
-            f"{describe_designator(item.attackers)} on {describe_designator(item.targets)}"
-        )
-    if isinstance(item, lt.MoveTest):
-        return f"{_MOVE_WORDS[item.keyword]} {describe_designator(item.designator)}"
-    if isinstance(item, lt.Power | lt.PowerDifference):
-        keyword = "power" if isinstance(item, lt.Power) else "power difference"
-        return f"the {keyword} of {designator_text(item.designator)} is {_range_words(item.range)}"
-    if isinstance(item, lt.RangeTest) and item.keyword not in (
-        lt.RangeKeyword.MATCHCOUNT,
-        lt.RangeKeyword.PRETRANSFORMMATCHCOUNT,
-    ):
-        return f":{item.keyword.value} {range_text(item.range)}"
-    if isinstance(item, lt.ResultTest):
-        return f"the game's result is {item.result.value}"
-    if isinstance(item, lt.ListOfLists):
-        lists = "; ".join(f"({_list_words(pl)})" for pl in item.lists)
-        return f"{_GROUP_WORDS[item.keyword]}: {lists}"
-    if isinstance(item, lt.Ray):
-        return f":{item.keyword.value} through " + " ".join(
-            designator_text(d) for d in item.designators
-        )
-    if isinstance(item, lt.Relation):
-        return "a :relation with a later position"
-    if isinstance(item, lt.TagMatch):
-        return f"the piece ${item.name} is {describe_designator(item.designator)}"
-    if isinstance(item, lt.Accumulate):
-        return f"each matching transformed list adds 1 to {item.name} (:accumulate)"
-    if isinstance(item, lt.SumRange):
-        return f"{item.name} adds up to {_range_words(item.range)} (:sumrange)"
-    return None
+    if type(item) in ITEM_WORDS.absent_classes():
+        return None
+    return ITEM_WORDS[type(item)](item)
+
+
+@_words(lt.Designator)
+def _designator_words(item: lt.Designator) -> str:
+    return describe_designator(item)
+
+
+@_words(lt.Flag)
+def _flag_words(item: lt.Flag) -> str | None:
+    return _FLAG_WORDS.get(item.keyword)
+
+
+@_words(lt.PieceCount)
+def _piece_count_words(item: lt.PieceCount) -> str:
+    if item.range.lo == 0 and item.range.hi == 0:
+        return f"none of: {describe_designator(item.designator)}"
+    return f"{_range_words(item.range)} of: {describe_designator(item.designator)}"
+
+
+@_words(lt.AttackCount)
+def _attack_count_words(item: lt.AttackCount) -> str:
+    return (
+        f"{_range_words(item.range)} attacks (attacker, target pairs) by "
+        f"{describe_designator(item.attackers)} on {describe_designator(item.targets)}"
+    )
+
+
+@_words(lt.MoveTest)
+def _move_test_words(item: lt.MoveTest) -> str:
+    return f"{_MOVE_WORDS[item.keyword]} {describe_designator(item.designator)}"
+
+
+@_words(lt.Power, lt.PowerDifference)
+def _power_words(item: lt.Power | lt.PowerDifference) -> str:
+    keyword = "power" if isinstance(item, lt.Power) else "power difference"
+    return f"the {keyword} of {designator_text(item.designator)} is {_range_words(item.range)}"
+
+
+@_words(lt.RangeTest)
+def _range_test_words(item: lt.RangeTest) -> str | None:
+    if item.keyword in (lt.RangeKeyword.MATCHCOUNT, lt.RangeKeyword.PRETRANSFORMMATCHCOUNT):
+        return None  # a list setting: the list's first line says it
+    return f":{item.keyword.value} {range_text(item.range)}"
+
+
+@_words(lt.ResultTest)
+def _result_words(item: lt.ResultTest) -> str:
+    return f"the game's result is {item.result.value}"
+
+
+@_words(lt.ListOfLists)
+def _lists_words(item: lt.ListOfLists) -> str:
+    lists = "; ".join(f"({_list_words(pl)})" for pl in item.lists)
+    return f"{_GROUP_WORDS[item.keyword]}: {lists}"
+
+
+@_words(lt.Ray)
+def _ray_words(item: lt.Ray) -> str:
+    return f":{item.keyword.value} through " + " ".join(
+        designator_text(d) for d in item.designators
+    )
+
+
+@_words(lt.Relation)
+def _relation_words(item: lt.Relation) -> str:
+    return "a :relation with a later position"
+
+
+@_words(lt.TagMatch)
+def _tag_match_words(item: lt.TagMatch) -> str:
+    return f"the piece ${item.name} is {describe_designator(item.designator)}"
+
+
+@_words(lt.Accumulate)
+def _accumulate_words(item: lt.Accumulate) -> str:
+    return f"each matching transformed list adds 1 to {item.name} (:accumulate)"
+
+
+@_words(lt.SumRange)
+def _sum_range_words(item: lt.SumRange) -> str:
+    return f"{item.name} adds up to {_range_words(item.range)} (:sumrange)"
 
 
 #: What a list of lists asks of its lists, in plain words.
@@ -440,24 +501,51 @@ class Explanation:
         return self.text()
 
 
+#: Each item class of ``match`` in plain words, as the game's condition it is.
+MATCH_WORDS: Dispatcher[Callable[..., str]] = Dispatcher("explain's match item words")
+MATCH_WORDS.absent(lt.MatchPath, reason="the input file: no condition on a game")
+MATCH_WORDS.absent(lt.PositionList, reason="a position list: explained list by list")
+MATCH_WORDS.absent(lt.Comment, reason="a comment says nothing of the game")
+
+
 def _match_item_words(item: object) -> str | None:
-    if isinstance(item, lt.Player):
-        return f"White or Black contains {item.name!r} (any case)"
-    if isinstance(item, lt.ColorPlayer):
-        side = "White" if item.keyword is lt.ColorPlayerKeyword.WHITEPLAYER else "Black"
-        return f"{side} contains {item.name!r} (any case)"
-    if isinstance(item, lt.MatchElo):
-        return f"{item.keyword.value} {_range_words(item.range)}"
-    if isinstance(item, lt.MatchResult):
-        return f"result {item.result.value}"
-    if isinstance(item, lt.MatchRange):
-        return f"{item.keyword.value} {_range_words(item.range)}"
-    if isinstance(item, lt.ForAny):
-        return (
-            f"for some piece ${item.name}: {describe_designator(item.designator)} at the start "
-            "(:forany), followed through the game"
-        )
-    return None
+    if type(item) in MATCH_WORDS.absent_classes():
+        return None
+    return MATCH_WORDS[type(item)](item)
+
+
+@MATCH_WORDS.register(lt.Player)
+def _player_words(item: lt.Player) -> str:
+    return f"White or Black contains {item.name!r} (any case)"
+
+
+@MATCH_WORDS.register(lt.ColorPlayer)
+def _color_player_words(item: lt.ColorPlayer) -> str:
+    side = "White" if item.keyword is lt.ColorPlayerKeyword.WHITEPLAYER else "Black"
+    return f"{side} contains {item.name!r} (any case)"
+
+
+@MATCH_WORDS.register(lt.MatchElo)
+def _match_elo_words(item: lt.MatchElo) -> str:
+    return f"{item.keyword.value} {_range_words(item.range)}"
+
+
+@MATCH_WORDS.register(lt.MatchResult)
+def _match_result_words(item: lt.MatchResult) -> str:
+    return f"result {item.result.value}"
+
+
+@MATCH_WORDS.register(lt.MatchRange)
+def _match_range_words(item: lt.MatchRange) -> str:
+    return f"{item.keyword.value} {_range_words(item.range)}"
+
+
+@MATCH_WORDS.register(lt.ForAny)
+def _for_any_words(item: lt.ForAny) -> str:
+    return (
+        f"for some piece ${item.name}: {describe_designator(item.designator)} at the start "
+        "(:forany), followed through the game"
+    )
 
 
 def _list_lines(facts: ListFacts) -> Iterator[str]:

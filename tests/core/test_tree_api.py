@@ -3,6 +3,8 @@ transform, and the declared reach (``READS``) the evaluator chooses its driver f
 
 from __future__ import annotations
 
+import importlib
+
 import attrs
 import pytest
 from hypothesis import given, settings
@@ -184,3 +186,18 @@ def test_walk_visits_every_child_of_every_node(node: ct.Filter) -> None:
     assert len(seen) == 1 + sum(len(list(child.walk())) for child in node.children())
     assert node.transform(lambda n: n) == node
     assert node.reads() == max(n.reads_itself() for n in seen)
+
+
+@pytest.mark.parametrize(
+    "module", [*ct.CORE_NODE_MODULES, "cqllegacy.core.declarations", "cqllegacy.core.query"]
+)
+def test_the_tree_module_gathers_every_public_name_of_its_parts(module: str) -> None:
+    part = importlib.import_module(module)
+    own = [
+        name
+        for name, value in vars(part).items()
+        if not name.startswith("_") and getattr(value, "__module__", None) == module
+    ]
+    assert own
+    for name in own:
+        assert getattr(ct, name) is getattr(part, name), name

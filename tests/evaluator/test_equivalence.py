@@ -867,6 +867,7 @@ NODE_SAMPLES: dict[type[ct.Filter], list[ct.Filter]] = {
         ct.Transform(ct.TransformKind.FLIPCOLOR, ct.Move(to=pd("g1"), castle=ct.Castling.KINGSIDE)),
     ],
     ct.Negate: [ct.InRange(ct.Negate(ct.Count(_PAWNS)), -6, None)],
+    ct.Abs: [ct.InRange(ct.Abs(ct.Arith(ct.ArithOp.SUB, ct.Count(_PAWNS), ct.Number(8))), 2, None)],
     ct.Not: [ct.Not(pd("Qd1")), ct.Not(ct.Simple(ct.Keyword.CHECK))],
     ct.Number: [ct.InRange(ct.Number(3), 3, 3)],
     ct.NumericValue: [ct.InRange(ct.NumericValue(ct.NumericKeyword.MOVENUMBER), 30, None)],
@@ -938,6 +939,12 @@ NODE_SAMPLES: dict[type[ct.Filter], list[ct.Filter]] = {
     ct.PositionIntersection: [_ECHO_SAME_BOARD],
     ct.AtPosition: [_ECHO_LATER_SAME_SIDE],
     ct.Ancestor: [_ECHO_LATER_SAME_SIDE],
+    ct.Distance: [
+        ct.Echo("s", "t", ct.InRange(ct.Distance(_S, _T), 3, 5)),
+        ct.Echo(
+            "s", "t", ct.Compare(ct.CompareOp.GT, ct.Distance(_T, _S), ct.Number(8)), in_all=True
+        ),
+    ],
 }
 
 

@@ -134,19 +134,23 @@ def test_repetition_shorthands_read_and_print_the_same(
 
 
 def test_the_supported_words_are_derived_from_the_node_classes() -> None:
-    from cqllegacy.core import tree as ct
-    from cqllegacy.modern import vocabulary as v
+    declared = {word: cls for cls in ct.node_classes() for word in cls.CQL_WORDS}
+    assert vocabulary.HEADER_WORDS | set(declared) == vocabulary.SUPPORTED_WORDS
+    for word, cls in declared.items():
+        assert word in vocabulary.RESERVED_WORDS, f"{cls.__name__}: {word!r} is no CQL word"
 
-    # The list as it was written by hand before the classes declared their words, and the
-    # words of the constructs added since (issue 18, item 6).
-    by_hand = frozenset((*v.TRANSFORM_WORDS, *v.DIRECTION_WORDS, *v.SIMPLE_WORDS,
-        *v.NUMERIC_WORDS, "all", "ancestor", "and", "attackedby", "attacks", "between",
-        "black", "capture", "count", "cql", "echo", "elo", "enpassant", "event", "find",
-        "from", "gamenumber", "in", "input", "line", "lowercase", "matchcount", "move", "not",
-        "or", "output", "piece", "player", "power", "previous", "promote", "quiet", "ray",
-        "result", "sidetomove", "site", "to", "variations", "white", "xray",
-        "light", "dark", "o-o", "o-o-o", "square",
-        "passedpawns", "isolatedpawns", "doubledpawns", "connectedpawns"))  # fmt: skip
-    assert by_hand == v.SUPPORTED_WORDS
-    for cls in ct.node_classes():
-        assert set(cls.CQL_WORDS) <= v.RESERVED_WORDS, cls.__name__
+
+@pytest.mark.parametrize(
+    "cls",
+    [cls for cls in ct.node_classes() if cls.SYNTAX is not ct.Syntax.OWN],
+    ids=lambda cls: cls.__name__,
+)
+def test_every_word_of_a_derived_form_starts_it_in_the_reader(cls: type[ct.Filter]) -> None:
+    words = (
+        [w for w, node in vocabulary.BARE_WORDS.items() if type(node) is cls]
+        if cls.SYNTAX is ct.Syntax.WORD
+        else list(ct.derived_shape(cls).words)
+    )
+    assert words, cls.__name__
+    for word in words:
+        assert word in grammar.TABLES.words, f"{cls.__name__}: the reader has no {word!r}"

@@ -421,12 +421,23 @@ RESULT_SWAP = {"1-0": "0-1", "0-1": "1-0", "1/2-1/2": "1/2-1/2"}
 RAY_SWAP = {"rayhorizontal": "rayvertical", "rayvertical": "rayhorizontal"}
 
 
+#: Item kinds no transform changes: the transform keywords themselves, the accumulators,
+#: and ``:relation`` (its counts are never transformed, L18).
+UNCHANGED_KINDS = frozenset(("transform", "accumulate", "sumrange", "relation"))
+
+
 def transform_item(t: T, item: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``item`` under ``t``; an item kind this oracle does not know is an error, never
+    left untransformed."""
     kind = item[0]
+    if kind in UNCHANGED_KINDS:
+        return item
     if kind == "designator":
         return ("designator", transform_d(t, item[1]))
-    if kind == "flag" and t.color and item[1] in ("wtm", "btm"):
-        return ("flag", "btm" if item[1] == "wtm" else "wtm")
+    if kind == "flag":
+        if t.color and item[1] in ("wtm", "btm"):
+            return ("flag", "btm" if item[1] == "wtm" else "wtm")
+        return item
     if kind in ("piececount", "power"):
         return (kind, transform_d(t, item[1]), item[2])
     if kind == "powerdifference":
@@ -436,16 +447,18 @@ def transform_item(t: T, item: tuple[Any, ...]) -> tuple[Any, ...]:
         return (kind, transform_d(t, item[1]), transform_d(t, item[2]), item[3])
     if kind in ("move", "tagmatch"):
         return (kind, item[1], transform_d(t, item[2]))
-    if kind == "range" and t.color and item[1] in ("whiteelo", "blackelo"):
-        return ("range", "blackelo" if item[1] == "whiteelo" else "whiteelo", item[2])
-    if kind == "result" and t.color:
-        return ("result", RESULT_SWAP[item[1]])
+    if kind == "range":
+        if t.color and item[1] in ("whiteelo", "blackelo"):
+            return ("range", "blackelo" if item[1] == "whiteelo" else "whiteelo", item[2])
+        return item
+    if kind == "result":
+        return ("result", RESULT_SWAP[item[1]]) if t.color else item
     if kind == "ray":
         keyword = RAY_SWAP.get(item[1], item[1]) if t.swaps_ranks_and_files() else item[1]
         return ("ray", keyword, tuple(transform_d(t, d) for d in item[2]), item[3])
     if kind == "lists":
         return ("lists", item[1], tuple(transform_list(t, nested) for nested in item[2]))
-    return item
+    raise NotImplementedError(f"the reference does not transform a {kind!r} item")
 
 
 def transform_list(t: T, rl: tuple[Any, ...]) -> tuple[Any, ...]:

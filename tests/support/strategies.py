@@ -173,6 +173,15 @@ def _at_positions(names: tuple[str, ...], args: Strategy[ct.Filter]) -> list[Str
     return [st.builds(ct.AtPosition, position, args)]
 
 
+def _distances(names: tuple[str, ...]) -> list[Strategy[ct.Filter]]:
+    """``distance(S T)``, when an echo binds some position."""
+    bound = _positions(names)
+    if not bound:
+        return []
+    position = st.sampled_from(bound).map(ct.PositionVariable)
+    return [st.builds(ct.Distance, position, position)]
+
+
 def _echoes(depth: int, names: tuple[str, ...]) -> list[Strategy[ct.Filter]]:
     free = [n for n in POSITION_NAMES if n not in names]
     if len(free) < 2:
@@ -251,9 +260,11 @@ def numeric_filters(depth: int = 2, names: tuple[str, ...] = ()) -> Strategy[ct.
         st.builds(ct.Power, sets),
         st.builds(ct.Arith, st.sampled_from(list(ct.ArithOp)), numbers, numbers),
         st.builds(ct.Negate, numbers),
+        st.builds(ct.Abs, numbers),
         st.builds(ct.Find, anything, st.just(True)),
         st.builds(ct.Transform, st.sampled_from(COUNTING_TRANSFORMS), anything, st.just(True)),
         *_at_positions(names, numbers),
+        *_distances(names),
     )
 
 
