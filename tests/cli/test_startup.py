@@ -171,3 +171,61 @@ def test_the_command_of_the_process_freezes_its_start_up(tmp_path: Path) -> None
 
 def test_a_command_run_inside_another_program_leaves_its_collector_alone(tmp_path: Path) -> None:
     assert collector_after(tmp_path, "main(sys.argv[1:])") == [0, False, True]
+
+
+#: A run's whole process, as the console script starts it: ``main()`` reads ``sys.argv``.
+WHOLE_PROCESS_RUN = """
+import json, sys
+from cqllegacy.cli import main
+sys.argv = ["cqllegacy", *{argv!r}]
+status = main()
+{after}
+print(json.dumps([status, sorted(sys.modules)]))
+"""
+
+
+def whole_process_run(tmp_path: Path, text: str, *options: str, after: str = "") -> list[str]:
+    script = tmp_path / "query.cql"
+    script.write_text(text, encoding="utf-8")
+    out = tmp_path / "found.pgn"
+    argv = ["run", str(script), "-i", str(GAMES), "-o", str(out), "-j", "1", "-q", *options]
+    code = WHOLE_PROCESS_RUN.format(argv=argv, after=after)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    status, names = json.loads(done.stdout.splitlines()[-1])
+    assert status == 0
+    assert out.read_text(encoding="utf-8").count("[Event ") == 2
+    return list(names)
+
+
+#: What python-chess's ``chess.engine`` and ``chess.svg`` load when their code runs.
+LOADED_BY_CHESS_EXTRAS = ("asyncio", "xml.etree", "concurrent.futures")
+
+
+@pytest.mark.parametrize("text", [LEGACY, MODERN], ids=["legacy", "cql6"])
+def test_the_command_of_the_process_runs_no_chess_engine_code(tmp_path: Path, text: str) -> None:
+    # chess.pgn imports chess.engine and chess.svg; the command's process has their code
+    # run only on first use, which a run that writes PGN never makes.
+    names = whole_process_run(tmp_path, text)
+    assert "chess.pgn" in names
+    assert loaded_from(names, LOADED_BY_CHESS_EXTRAS) == []
+
+
+def test_a_deferred_chess_module_works_on_first_use(tmp_path: Path) -> None:
+    # After the run, the deferred modules are still python-chess's own, complete.
+    after = (
+        "import chess, chess.engine, chess.svg\n"
+        "assert chess.engine.Cp(30).score() == 30\n"
+        "assert chess.svg.board(chess.Board()).startswith('<svg')\n"
+        "assert chess.pgn.Game().eval() is None"
+    )
+    names = whole_process_run(tmp_path, LEGACY, after=after)
+    assert "asyncio" in names
+
+
+def test_an_html_page_draws_its_diagrams_with_the_deferred_chess_svg(tmp_path: Path) -> None:
+    page = tmp_path / "found.html"
+    names = whole_process_run(tmp_path, LEGACY, "--html", str(page))
+    assert "xml.etree.ElementTree" in names
+    assert page.read_text(encoding="utf-8").count("<svg") >= 2
