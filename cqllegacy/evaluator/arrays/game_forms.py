@@ -1,0 +1,234 @@
+"""Array forms that read the moves and look along the game; the row-only classes.
+"""
+
+from __future__ import annotations
+
+import chess
+import numpy as np
+from numpy.typing import NDArray
+
+from cqllegacy.core.tree import (
+    Ancestor,
+    AtPosition,
+    Castling,
+    Distance,
+    Echo,
+    Filter,
+    Find,
+    Line,
+    LineGroup,
+    Move,
+    PieceLoop,
+    PieceVariable,
+    PositionIntersection,
+    PositionVariable,
+    RayCount,
+    Relation,
+    SquareLoop,
+    SquareVariable,
+)
+from cqllegacy.evaluator.arrays.compiler import (
+    ARRAY_FORMS,
+    ArrayCompiler,
+    Candidates,
+    _candidate_form,
+    _everywhere,
+    _form,
+    _squares,
+)
+from cqllegacy.evaluator.arrays.positions import (
+    ArrayFn,
+    Bools,
+    Numbers,
+    Positions,
+    Truth,
+    Value,
+)
+from cqllegacy.evaluator.line_rules import StepAutomaton
+from cqllegacy.vocab.pieces import (
+    TypeSet,
+)
+
+# ---- the move ------------------------------------------------------------------------
+
+
+@_form(Move)
+def _move(c: ArrayCompiler, node: Move) -> ArrayFn:
+    def optional(arg: Filter | None) -> ArrayFn | None:
+        return None if arg is None else c.compile(arg)
+
+    from_, to, capture = optional(node.from_), optional(node.to), optional(node.capture)
+    bare = (from_, to, capture, node.promote, node.enpassant, node.castle) == (
+        None, None, None, None, False, None,
+    )  # fmt: skip
+    promote, enpassant, castle = node.promote, node.enpassant, node.castle
+
+    def next_move(positions: Positions) -> Bools:
+        if bare:
+            # A null move is a move too, for a bare ``move``.
+            return ~positions.last
+        out = positions.moved.copy()
+        if enpassant:
+            out &= positions.en_passant
+        if castle is not None:
+            side = positions.kingside if castle is Castling.KINGSIDE else ~positions.kingside
+            out &= positions.castles & side
+        if promote is not None:
+            out &= _promotes_to(positions, promote)
+        if from_ is not None:
+            out &= (_squares(from_(positions)) & positions.from_bit) != 0
+        if to is not None:
+            out &= (_squares(to(positions)) & positions.destination) != 0
+        if capture is not None:
+            out &= (_squares(capture(positions)) & positions.captured) != 0
+        return out
+
+    if node.previous:
+        return lambda positions: positions.previous_ply(next_move(positions))
+    return next_move
+
+
+def _promotes_to(positions: Positions, types: TypeSet) -> Bools:
+    """Whether the move promotes to a piece of ``types`` (of the mover's colour)."""
+    out = np.zeros(positions.size, np.bool_)
+    for piece_type in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
+        for color, shift in ((chess.WHITE, 0), (chess.BLACK, 6)):
+            if types >> (piece_type - 1 + shift) & 1:
+                mover = positions.white_to_move if color else ~positions.white_to_move
+                out |= mover & (positions.promotion == piece_type)
+    return out
+
+
+# ---- along the game ------------------------------------------------------------------
+
+
+@_form(Find)
+def _find(c: ArrayCompiler, node: Find) -> ArrayFn:
+    test = c.truth(node.arg)
+
+    def find(positions: Positions) -> Value:
+        # The positions from here to the game's end where the argument holds: a count
+        # from the end of each game.
+        holds = test(positions).astype(np.int64)
+        after = _from_the_end(positions, holds)
+        if node.all:
+            return Numbers(after, np.ones(positions.size, np.bool_))
+        return after > 0
+
+    return find
+
+
+def _from_the_end(positions: Positions, values: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Per position, the sum of ``values`` from it to the end of its game."""
+    total = np.cumsum(values[::-1])[::-1]
+    # What follows the game: the total of the first position of the next game.
+    ends = np.flatnonzero(positions.last)
+    after_end = ends + 1
+    inside = after_end < positions.size
+    per_game_rest = np.zeros(len(ends), dtype=np.int64)
+    per_game_rest[inside] = total[after_end[inside]]
+    following = np.repeat(per_game_rest, np.diff(np.append(-1, ends)))
+    return total - following
+
+
+@_form(Line)
+def _line(c: ArrayCompiler, node: Line) -> ArrayFn:
+    if node.steps and _single_steps(node):
+        return _everywhere(c.truth_at(node))
+    automaton = StepAutomaton.of(node.steps, c.truth)
+    return lambda positions: _accepting(automaton, positions)
+
+
+@_candidate_form(Line)
+def _line_at(c: ArrayCompiler, node: Line) -> Candidates:
+    if not (node.steps and _single_steps(node)):
+        automaton = StepAutomaton.of(node.steps, c.truth)
+        return lambda positions, rows: _accepting(automaton, positions)[rows]
+    steps = [c.truth_at(step.filter) for step in node.steps]
+
+    def single_steps(positions: Positions, rows: NDArray[np.intp]) -> Bools:
+        # The k-th constituent k plies on, in the same game, asked only where the
+        # constituents before it held.
+        left = rows
+        for k, step in enumerate(steps):
+            target = left + k
+            inside = target < positions.size
+            inside[inside] = positions.game[target[inside]] == positions.game[left[inside]]
+            left = left[inside]
+            if not len(left):
+                break
+            left = left[step(positions, left + k)]
+        return np.isin(rows, left, assume_unique=True)
+
+    return single_steps
+
+
+def _single_steps(node: Line) -> bool:
+    """Whether each constituent of the line is matched exactly once (no group)."""
+    return all(
+        (step.lo, step.hi) == (1, 1) and not isinstance(step.filter, LineGroup)
+        for step in node.steps
+    )
+
+
+def _accepting(automaton: StepAutomaton[Truth], positions: Positions) -> Bools:
+    """Where the line matches: the automaton followed backwards from each game's end
+    (past its last position, where no constituent holds) to its start, every game at
+    once, one distance from the end at a time."""
+    n, states = positions.size, len(automaton.reads)
+    # Rows 0..n-1 are the positions; row n + g is the place past the end of game g.
+    games = len(positions.starts)
+    ends = np.flatnonzero(positions.last)
+    past_end = n + np.arange(games)
+    next_row = np.arange(1, n + 1)
+    next_row[ends] = past_end
+    distance = np.empty(n + games, dtype=np.int64)
+    distance[:n] = np.repeat(ends, np.diff(np.append(-1, ends))) - np.arange(n) + 1
+    distance[n:] = 0
+    reads = [
+        [(np.append(test(positions), np.zeros(games, np.bool_)), t) for test, t in found]
+        for found in automaton.reads
+    ]
+    accepted = [np.zeros(n + games, np.bool_) for _ in range(states)]
+    accepted[automaton.accept][:] = True
+    order = np.argsort(distance, kind="stable")
+    bounds = np.searchsorted(distance[order], np.arange(distance.max(initial=0) + 2))
+    for d in range(len(bounds) - 1):
+        rows = order[bounds[d] : bounds[d + 1]]
+        if d:
+            later = next_row[rows]
+            for s in range(states):
+                for holds, t in reads[s]:
+                    accepted[s][rows] |= holds[rows] & accepted[t][later]
+        # The skips at the same place, until nothing changes (there are few states).
+        changed = True
+        while changed:
+            changed = False
+            for s in range(states):
+                for t in automaton.skips[s]:
+                    grown = accepted[s][rows] | accepted[t][rows]
+                    if (grown != accepted[s][rows]).any():
+                        accepted[s][rows] = grown
+                        changed = True
+    return accepted[0][:n]
+
+
+# ---- row only --------------------------------------------------------------------------
+
+ARRAY_FORMS.absent(
+    PieceVariable, PieceLoop, Relation,
+    reason="it follows pieces through the game (their identities), which the index does not store",
+)  # fmt: skip
+ARRAY_FORMS.absent(
+    SquareVariable, SquareLoop, Echo, PositionVariable, AtPosition, PositionIntersection,
+    Ancestor, Distance,
+    reason="it binds a variable (a square or a position) that each position tries in turn",
+)  # fmt: skip
+ARRAY_FORMS.absent(
+    LineGroup,
+    reason="a group of constituents is followed only by its line's automaton (Line's form)",
+)
+ARRAY_FORMS.absent(
+    RayCount,
+    reason="legacy ray counting places inner designators square by square (decision L20)",
+)

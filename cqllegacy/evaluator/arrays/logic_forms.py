@@ -1,0 +1,199 @@
+"""Array forms of logic, tags and orbits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import numpy as np
+
+from cqllegacy.core.tree import (
+    And,
+    Comment,
+    Compound,
+    Elo,
+    Keyword,
+    LegacyOnly,
+    Not,
+    Or,
+    Player,
+    Result,
+    Simple,
+    TagContains,
+    Transform,
+)
+from cqllegacy.evaluator.arrays.compiler import (
+    ARRAY_FORMS,
+    ArrayCompiler,
+    Candidates,
+    _all_at,
+    _any_at,
+    _by_game,
+    _candidate_form,
+    _cheap_first,
+    _everywhere,
+    _form,
+    _numbers,
+    _squares,
+    _where,
+    truth,
+)
+from cqllegacy.evaluator.arrays.positions import (
+    _CHECK,
+    _MATE,
+    _STALEMATE,
+    ArrayFn,
+    Bools,
+    Numbers,
+    Positions,
+    Value,
+)
+from cqllegacy.evaluator.compiler import Kind
+from cqllegacy.evaluator.trees import meaningful, orbit_members
+
+# ---- logic ---------------------------------------------------------------------------
+
+
+@_candidate_form(Compound)
+def _compound_at(c: ArrayCompiler, node: Compound) -> Candidates:
+    # Where a compound matches: where every item does (its value is the last item's).
+    return _all_at([c.truth_at(item) for item in _cheap_first(c, meaningful(node.items))])
+
+
+@_form(Compound)
+def _compound(c: ArrayCompiler, node: Compound) -> ArrayFn:
+    items = meaningful(node.items)
+    if not items:
+        return lambda positions: np.ones(positions.size, np.bool_)
+    if node.value_kind() is Kind.LOGICAL:
+        return _everywhere(c.truth_at(node))
+    *head, tail = items
+    guards = [c.truth(item) for item in head]
+    last = c.compile(tail)
+
+    def compound(positions: Positions) -> Value:
+        holds = np.ones(positions.size, np.bool_)
+        for guard in guards:
+            holds &= guard(positions)
+        return _where(holds, last(positions), positions.size)
+
+    return compound
+
+
+
+@_form(And)
+def _and(c: ArrayCompiler, node: And) -> ArrayFn:
+    return _everywhere(c.truth_at(node))
+
+
+@_candidate_form(And)
+def _and_at(c: ArrayCompiler, node: And) -> Candidates:
+    return _all_at([c.truth_at(item) for item in _cheap_first(c, meaningful(node.items))])
+
+
+@_form(Or)
+def _or(c: ArrayCompiler, node: Or) -> ArrayFn:
+    return _everywhere(c.truth_at(node))
+
+
+@_candidate_form(Or)
+def _or_at(c: ArrayCompiler, node: Or) -> Candidates:
+    return _any_at([c.truth_at(item) for item in _cheap_first(c, meaningful(node.items))])
+
+
+@_form(Not)
+def _not(c: ArrayCompiler, node: Not) -> ArrayFn:
+    fn = c.truth(node.arg)
+    return lambda positions: ~fn(positions)
+
+
+_SIMPLE: dict[Keyword, Callable[[Positions], Bools]] = {
+    Keyword.TRUE: lambda positions: np.ones(positions.size, np.bool_),
+    Keyword.FALSE: lambda positions: np.zeros(positions.size, np.bool_),
+    Keyword.WTM: lambda positions: positions.white_to_move,
+    Keyword.BTM: lambda positions: ~positions.white_to_move,
+    # The flags are python-chess's own answers, stored by the index.
+    Keyword.CHECK: lambda positions: positions.flag(_CHECK),
+    Keyword.MATE: lambda positions: positions.flag(_MATE),
+    Keyword.STALEMATE: lambda positions: positions.flag(_STALEMATE),
+    Keyword.INITIAL: lambda positions: positions.ply == 0,
+    Keyword.TERMINAL: lambda positions: positions.last,
+    # Only main lines are stored.
+    Keyword.MAINLINE: lambda positions: np.ones(positions.size, np.bool_),
+    Keyword.VARIATION: lambda positions: np.zeros(positions.size, np.bool_),
+}
+
+
+@_form(Simple)
+def _simple(c: ArrayCompiler, node: Simple) -> ArrayFn:
+    return _SIMPLE[node.keyword]
+
+
+@_form(Comment)
+def _comment(c: ArrayCompiler, node: Comment) -> ArrayFn:
+    return lambda positions: np.ones(positions.size, np.bool_)
+
+
+@_form(LegacyOnly)
+def _legacy_only(c: ArrayCompiler, node: LegacyOnly) -> ArrayFn:
+    return c.compile(node.filter)
+
+
+for _tags_only in (Result, Player, TagContains, Elo):
+    ARRAY_FORMS.add(_tags_only, lambda c, node: _by_game(node))
+
+
+# ---- orbits --------------------------------------------------------------------------
+
+
+@_form(Transform)
+def _transform(c: ArrayCompiler, node: Transform) -> ArrayFn:
+    members = [c.compile(member) for member in orbit_members(node)]
+    if node.count:
+
+        def count(positions: Positions) -> Numbers:
+            total = np.zeros(positions.size, dtype=np.int64)
+            for member in members:
+                total += truth(member(positions))
+            return Numbers(total, np.ones(positions.size, np.bool_))
+
+        return count
+
+    if node.value_kind() is Kind.LOGICAL:
+        return _everywhere(c.truth_at(node))
+
+    def orbit(positions: Positions) -> Value:
+        # Combined member by member: one value of each kind held at a time.
+        out = members[0](positions)
+        if isinstance(out, Numbers):
+            return _maximum(out, [_numbers(member(positions)) for member in members[1:]])
+        if out.dtype == np.uint64:
+            for member in members[1:]:
+                out = out | _squares(member(positions))
+            return out
+        out = truth(out)
+        for member in members[1:]:
+            out = out | truth(member(positions))
+        return out
+
+    return orbit
+
+
+def _maximum(first: Numbers, rest: Iterable[Numbers]) -> Numbers:
+    """The largest value at each position among those that have one."""
+    values, valid = first.values.copy(), first.valid.copy()
+    for other in rest:
+        larger = other.valid & (~valid | (other.values > values))
+        values = np.where(larger, other.values, values)
+        valid |= other.valid
+    return Numbers(values, valid)
+
+
+@_candidate_form(Transform)
+def _transform_at(c: ArrayCompiler, node: Transform) -> Candidates:
+    if node.count:
+        fn = c.truth(node)
+        return lambda positions, rows: fn(positions)[rows]
+    # Where some member matches (a set: is not empty; a number: has a value): each
+    # member asked where none before it did.
+    return _any_at([c.truth_at(member) for member in orbit_members(node)])
