@@ -416,7 +416,7 @@ def scale_out(pgn: Path, repeat: int, jobs: int) -> None:
 def describe(need: Any) -> str:
     """What a necessity narrows by, in a few words: per list its alternatives (``s``: the
     summary alone decides it), then the game numbers and tags."""
-    from cqllegacy.indexing.store import summary_decides
+    from cqllegacy.indexing.sql import summary_decides
 
     if need is None:
         return "none"

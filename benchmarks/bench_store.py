@@ -5,7 +5,7 @@
 The games are recorded once (as ``cqllegacy index`` records them), then written as the
 DuckDB index file and as the same tables in Parquet files (pyarrow; snappy and zstd);
 for each: the time to write, the size per game, and the time of the candidate question
-(:func:`~cqllegacy.indexing.store.candidate_query`, best of 5) for queries of several
+(:func:`~cqllegacy.indexing.sql.candidate_query`, best of 5) for queries of several
 shapes, the Parquet files queried by DuckDB through views of the same names.  The
 store table of docs/index.md (Choice of store) comes from this on the first 10,000
 games of the generated corpus (``make_corpus.py``).
@@ -25,8 +25,9 @@ import pyarrow.parquet as pq
 
 from cqllegacy.api import load
 from cqllegacy.evaluator.necessary import necessity
-from cqllegacy.indexing import store
+from cqllegacy.indexing import freshness, store
 from cqllegacy.indexing.records import Columns, record_games
+from cqllegacy.indexing.sql import candidate_query
 from cqllegacy.runner.pgn import open_pgn, split_games
 
 SHAPES = {
@@ -70,7 +71,7 @@ def main() -> None:
         with store.writing(index) as writer:
             for batch in batches:
                 writer.add(batch)
-            writer.finish(args.pgn.name, store.file_facts(args.pgn), None)
+            writer.finish(args.pgn.name, freshness.file_facts(args.pgn), None)
         print(f"{games} games")
         print(
             f"duckdb: write {time.perf_counter() - started:.2f} s, "
@@ -102,7 +103,7 @@ def main() -> None:
             if need is None:
                 print(f"| {label} | (the index cannot narrow it) |")
                 continue
-            sql, parameters = store.candidate_query(need, 0)
+            sql, parameters = candidate_query(need, 0)
             times = [best_of(con, sql, parameters) for con in views.values()]
             print(f"| {label} | " + " | ".join(f"{t * 1000:.0f} ms" for t in times) + " |")
         for con in views.values():

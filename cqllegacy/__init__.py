@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from cqllegacy.version import __version__
 
 __all__ = ["SAMPLE_GAMES", "Match", "Query", "TranslationError", "__version__", "index", "load"]
 

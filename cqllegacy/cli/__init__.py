@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    from cqllegacy import __version__
+    from cqllegacy.version import __version__
 
     parser.add_argument("--version", action="version", version=f"cqllegacy {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")

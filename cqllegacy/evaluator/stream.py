@@ -151,7 +151,7 @@ def main_line_only(kind: type[chess.pgn.BaseVisitor[Any]]) -> bool:
     pushed on that same board object): it takes none of the reader's other calls, and
     reads the moves with the SAN reader the index recorded them with.  Such a visitor
     can be fed from an index's stored boards and moves instead of the game's text
-    (:mod:`cqllegacy.indexing.replay`); that is derived here from the class itself, so a
+    (:mod:`cqllegacy.runner.stored`); that is derived here from the class itself, so a
     stream kind that comes to read comments, say, stops being fed so by itself.
 
     >>> main_line_only(LiveStream), main_line_only(chess.pgn.GameBuilder)

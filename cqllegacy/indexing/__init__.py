@@ -2,8 +2,11 @@
 
 :mod:`~cqllegacy.indexing.records` reads games into columns,
 :mod:`~cqllegacy.indexing.store` writes and opens an index file and asks it for
-candidate games, :mod:`~cqllegacy.indexing.build` builds one (spread over processes),
-:mod:`~cqllegacy.indexing.scan` runs a query with the indexes of its inputs.
+candidate games (:mod:`~cqllegacy.indexing.sql` writes the question,
+:mod:`~cqllegacy.indexing.freshness` proves the file unchanged),
+:mod:`~cqllegacy.indexing.build` builds one (spread over processes), and
+:mod:`~cqllegacy.indexing.scan` chooses the inputs answered from their index and hands
+each index to the runner's scan as a source of candidate games.
 """
 
 from __future__ import annotations

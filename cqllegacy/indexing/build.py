@@ -7,7 +7,7 @@ the workers, which replay them (:func:`~cqllegacy.indexing.records.record_games`
 the batches are written in file order, a few under way per worker at most, so memory
 does not grow with the file.  The file's size and SHA-256 are taken before and after the
 build: a file that changed meanwhile gives no index.  The status recorded is the one
-taken after (:func:`~cqllegacy.indexing.store.file_facts`), racy if it differs from the
+taken after (:func:`~cqllegacy.indexing.freshness.file_facts`), racy if it differs from the
 one before.
 """
 
@@ -20,9 +20,10 @@ from pathlib import Path
 import attrs
 
 from cqllegacy.errors import UsageError
+from cqllegacy.indexing.freshness import file_facts
 from cqllegacy.indexing.ranges import located
 from cqllegacy.indexing.records import Columns, position_arrays, record_games
-from cqllegacy.indexing.store import file_facts, writing
+from cqllegacy.indexing.store import writing
 from cqllegacy.runner.pgn import DamagedInput, GameText, open_pgn, split_games
 from cqllegacy.runner.progress import Messages
 

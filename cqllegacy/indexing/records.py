@@ -31,36 +31,33 @@ import chess.pgn
 
 from cqllegacy.indexing.ranges import LocatedText, resplits_alike
 from cqllegacy.runner.pgn import GameText, read_stream, read_tags
+from cqllegacy.runner.stored import (
+    BOARD_FIELDS,
+    CHECK,
+    MATE,
+    MOVE_FIELDS,
+    PLACEMENT,
+    STALEMATE,
+    STATE_FIELDS,
+    WHITE_TO_MOVE,
+)
 from cqllegacy.vocab import san
 from cqllegacy.vocab.pieces import BLACK_SHIFT, WHITE_SHIFT, piece_bit
 
 __all__ = [
     "BOARD_FIELDS",
+    "CHECK",
+    "MATE",
     "MOVE_FIELDS",
     "PLACEMENT",
+    "STALEMATE",
     "STATE_FIELDS",
+    "WHITE_TO_MOVE",
     "Columns",
     "game_text",
     "position_arrays",
     "record_games",
 ]
-
-#: The placement columns: the six piece types (``pawns`` … ``kings``, any colour) and
-#: the squares of each colour; a coloured type is one AND (stored so, the visitor that
-#: records them does the least work per position).
-PLACEMENT = ("pawns", "knights", "bishops", "rooks", "queens", "kings", "white", "black")
-#: Per position, with the placement, in one array: python-chess's castling rights (the
-#: squares of the rooks that may castle).
-BOARD_FIELDS = (*PLACEMENT, "castling")
-#: Per position: flags (:data:`WHITE_TO_MOVE` …) and the en passant square (-1 none).
-STATE_FIELDS = ("flags", "ep")
-#: Per position, the move played from it (-1 / 0 none: the last position, a null move).
-MOVE_FIELDS = ("move_from", "move_to", "move_piece", "move_promotion", "move_capture")
-
-WHITE_TO_MOVE = 1
-CHECK = 2
-MATE = 4
-STALEMATE = 8
 
 #: What is recorded of a move while reading (the rest of MOVE_FIELDS is derived).
 _RECORDED_MOVE = 3

@@ -1,17 +1,13 @@
 """A scan that uses the inputs' indexes (:func:`scan`), with the output of a scan.
 
-For each input file with a fresh index (:func:`~cqllegacy.indexing.store.open_index`), the
-index is asked for the candidate games (those that may match, and every game that does
-not read cleanly); only they are evaluated, with their ordinals as in a scan: from the
-index's stored positions where the query allows it (:mod:`~cqllegacy.indexing.replay`),
-else from their text, read by their byte ranges (or, when they are many, from the file
-split as a scan splits it) by the same :class:`~cqllegacy.runner.game_scan.GameScan` a scan
-uses.  The games left out cannot match and read cleanly, so the scan would neither
-write nor report them: the output, the report and the messages are the scan's, and the
-summary counts every game.  With an engine of several workers (``--jobs``, ``--engine
-dask``) the candidates are sent to them in batches (:class:`IndexCandidates`,
-:mod:`cqllegacy.runner.parallel`), unindexed files split as a scan splits them, and the
-results are written here in input order.
+For each input file with a fresh index (:func:`~cqllegacy.indexing.store.open_index`),
+the index is a source of the candidate games (those that may match, and every game that
+does not read cleanly: :class:`IndexCandidates`), and the runner's scan drives it
+(:func:`cqllegacy.runner.scanner.scan`, :mod:`cqllegacy.runner.candidates`): only the
+candidates are evaluated, with their ordinals as in a scan, from the index's stored
+positions where the query allows it (:mod:`cqllegacy.runner.stored`), else from their
+text.  This module decides which files are answered from their index and opens them; it
+reads no game itself.
 
 A file without a usable index is scanned; a stale, foreign or damaged one is said so
 once, in one line.  A query whose necessary conditions the index cannot check
@@ -38,43 +34,34 @@ import contextlib
 import os
 import re
 import sys
-import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from cqllegacy.core.tree import Query
-from cqllegacy.errors import IncompleteInput, IndexFailed
 from cqllegacy.evaluator.necessary import Necessity, necessity
 from cqllegacy.evaluator.needles import Needles
-from cqllegacy.indexing import replay
 from cqllegacy.indexing.store import Index, StaleIndex, default_index_path, open_index
 from cqllegacy.runner import scanner
 from cqllegacy.runner.compiled import CompiledQueryLike
-from cqllegacy.runner.game_scan import GameScan
 from cqllegacy.runner.pgn import (
     Compression,
-    DamagedInput,
     GameText,
     detect_compression,
-    open_pgn,
-    split_games,
 )
 from cqllegacy.runner.progress import Messages
-from cqllegacy.runner.results import InputFile, MatchSink, ScanOptions, StopScan, Summary
+from cqllegacy.runner.results import InputFile, MatchSink, ScanOptions, Summary
+from cqllegacy.runner.stored import StoredUnit, feeds
 
 if TYPE_CHECKING:
     from cqllegacy.runner.parallel import Engine
 
 __all__ = [
-    "FROM_THE_FILE", "INDEX_COST", "STORED_SAVES", "UNSPLIT_SAVES", "IndexCandidates",
+    "INDEX_COST", "STORED_SAVES", "UNSPLIT_SAVES", "IndexCandidates",
     "IndexChoice", "index_pays", "scan",
 ]  # fmt: skip
-
-#: Beyond this share of a file's games as candidates, they are read from the file.
-FROM_THE_FILE = 0.5
 
 # The cost rule (:func:`index_pays`), in CPU seconds of this project's machines; only
 # their ratios decide.  Measured in one process on the first 1,000 to 10,275 games of
@@ -127,11 +114,10 @@ def scan(
     # proving itself fresh, its stored tags read and tested one by one) can only add.
     use = choice.use and not compiled.decided_by_tags
     need = necessity(query, variations=options.variations) if use else None
-    stored = use and replay.feeds(compiled, options)
+    stored = use and feeds(compiled, options)
     # A query the index cannot narrow is still served by it when every clean game can be
-    # evaluated from its stored positions (replay.feeds): that beats replaying its text.
+    # evaluated from its stored positions (stored.feeds): that beats replaying its text.
     every_game = need is None and stored
-    spread = engine is not None and scanner.spreads(engine, sinks, inputs)
     if need is None and not every_game:
         if choice.use and choice.path is not None:
             progress.message(f"note: {_why_not(compiled)}; scanning")
@@ -154,21 +140,16 @@ def scan(
             return scanner.scan(
                 compiled, inputs, options=options, sinks=sinks, progress=progress, engine=engine
             )
-        if spread:
-            # The candidates are the units of work of the engine's workers.
-            chosen = [
-                None
-                if index is None
-                else IndexCandidates(index, need, compiled.prefilter, stored=stored)
-                for index in indexes
-            ]
-            return scanner.scan(
-                compiled, inputs, options=options, sinks=sinks, progress=progress,
-                engine=engine, candidates=chosen,
-            )  # fmt: skip
-        if engine is not None:
-            engine.close()
-        return _scan_indexed(compiled, need, inputs, indexes, options, sinks, progress)
+        # The indexes are sources of candidate games that the scan drives, here or on the
+        # engine's workers.
+        chosen = [
+            None if index is None else IndexCandidates(index, need, compiled.prefilter, stored)
+            for index in indexes
+        ]
+        return scanner.scan(
+            compiled, inputs, options=options, sinks=sinks, progress=progress,
+            engine=engine, candidates=chosen,
+        )  # fmt: skip
 
 
 def index_pays(need: Necessity | None, stored: bool, needles: Needles, path: Path) -> bool:
@@ -239,8 +220,8 @@ def _why_not(compiled: CompiledQueryLike) -> str:
 
 @attrs.frozen
 class IndexCandidates:
-    """The candidate games of an indexed file, as a parallel scan takes them
-    (:class:`cqllegacy.runner.parallel.Candidates`)."""
+    """The candidate games of an indexed file, a source the scan drives
+    (:class:`cqllegacy.runner.candidates.Candidates`)."""
 
     index: Index
     #: None: every game is a candidate (a query evaluated from stored positions).
@@ -248,12 +229,16 @@ class IndexCandidates:
     #: The run's tag test (see :meth:`~cqllegacy.indexing.store.Index.candidates`).
     accepts: Callable[[Mapping[str, str], int], bool] | None = None
     #: Whether the workers evaluate clean games from their stored positions
-    #: (:func:`~cqllegacy.indexing.replay.feeds`) rather than their texts.
+    #: (:func:`~cqllegacy.runner.stored.feeds`) rather than their texts.
     stored: bool = False
 
     @property
     def games(self) -> int:
         return self.index.games
+
+    @property
+    def every_game(self) -> bool:
+        return self.need is None
 
     def numbers(self, games_before: int) -> list[int]:
         if self.need is None:
@@ -263,10 +248,25 @@ class IndexCandidates:
     def texts(self, numbers: Sequence[int]) -> Iterator[GameText]:
         return self.index.texts(numbers)
 
-    def unit(self, numbers: Sequence[int]) -> tuple[GameText, ...] | replay.StoredUnit:
+    def unit(self, numbers: Sequence[int]) -> tuple[GameText, ...] | StoredUnit:
         if self.stored:
-            return replay.stored_unit(self.index, numbers)
+            return stored_unit(self.index, numbers)
         return tuple(self.index.texts(numbers))
+
+    def game_facts(self, numbers: Sequence[int]) -> list[tuple[int, bool, str | None]]:
+        return self.index.game_facts(numbers)
+
+    def main_lines(self, numbers: Sequence[int]) -> dict[str, Any]:
+        return self.index.main_lines(numbers)
+
+
+def stored_unit(index: Index, numbers: Sequence[int]) -> StoredUnit:
+    """The :class:`~cqllegacy.runner.stored.StoredUnit` of the games ``numbers``
+    (ascending) of ``index``."""
+    facts = tuple(index.game_facts(numbers))
+    clean = [game for game, ok, _ in facts if ok]
+    arrays = index.main_lines(clean) if clean else None
+    return StoredUnit(facts, arrays, tuple(index.texts(numbers)))
 
 
 @contextlib.contextmanager
@@ -288,100 +288,6 @@ def _opened(
     finally:
         if index is not None:
             index.close()
-
-
-def _scan_indexed(
-    compiled: CompiledQueryLike,
-    need: Necessity | None,
-    inputs: Sequence[InputFile],
-    indexes: Sequence[Index | None],
-    options: ScanOptions,
-    sinks: Sequence[MatchSink],
-    progress: Messages,
-) -> Summary:
-    started = time.monotonic()
-    state = GameScan(compiled, options, sinks, progress)
-    state.last_game = scanner.last_game(compiled)
-    try:
-        for item, index in zip(inputs, indexes, strict=True):
-            if index is None:
-                scanner.scan_file(state, item)
-            else:
-                _candidates_of(state, item, index, need)
-    except StopScan as stop:
-        # As the scan says it: a sink has all it wants, or the last game is passed.
-        scanner.stopped(state, stop)
-    finally:
-        progress.close()
-    state.summary.seconds = time.monotonic() - started
-    return state.summary
-
-
-def _candidates_of(
-    state: GameScan, item: InputFile, index: Index, need: Necessity | None
-) -> None:
-    """Evaluate the candidate games of one indexed file (every game when ``need`` is
-    None), each with its scan ordinal.
-
-    Where the query allows it (:func:`~cqllegacy.indexing.replay.feeds`), the clean
-    candidates are evaluated from their stored positions, the others from their text.
-    Otherwise few candidates are read by their byte ranges (:meth:`Index.texts`; the
-    rest of the file is never touched); many (more than :data:`FROM_THE_FILE` of the
-    games) from the file itself, split as the scan splits it, the others left unread: a
-    split costs little beside a replay.
-    """
-    base = state.summary.games
-    try:
-        _answer_from(state, item, index, need)
-    except IndexFailed as exc:
-        # What the index answered before it failed is right (DuckDB checks each block it
-        # reads): the games after the last one handled are scanned, as a scan would.
-        handled = state.summary.games - base
-        rest = f"the rest of {item.name}" if handled else item.name
-        state.progress.message(f"note: {exc}; scanning {rest}")
-        scanner.scan_file(state, item, after=handled)
-
-
-def _answer_from(state: GameScan, item: InputFile, index: Index, need: Necessity | None) -> None:
-    base = state.summary.games
-    size = _size(item.path)
-    if need is None:
-        # Up to the last game the query admits (the scan stops after it, as below).
-        last = index.games if state.last_game is None else max(state.last_game - base, 0)
-        numbers = list(range(1, min(index.games, last) + 1))
-    else:
-        numbers = index.candidates(need, base, state.compiled.prefilter)
-    if replay.feeds(state.compiled, state.options):
-        replay.evaluate_stored(state, item.name, index, base, numbers)
-        texts: Iterable[GameText] = ()
-    elif len(numbers) > FROM_THE_FILE * index.games:
-        texts = _from_the_file(item.path, numbers)
-    else:
-        texts = index.texts(numbers)
-    for text in texts:
-        state.summary.games = base + text.file_ordinal - 1
-        state.game(text, item.name)
-        state.progress.update(state.summary.games, state.summary.matched, state.bytes_before)
-    state.summary.games = base + index.games
-    state.bytes_before += size
-    state.progress.update(state.summary.games, state.summary.matched, state.bytes_before)
-    if state.last_game is not None and state.summary.games >= state.last_game:
-        raise scanner.past_the_last_game(state)
-
-
-def _from_the_file(path: Path, numbers: Sequence[int]) -> Iterator[GameText]:
-    """The games ``numbers`` (ascending) of the file, split from it as the scan does.
-    The index is fresh (built from these very bytes), so the split gives the games the
-    index numbers."""
-    wanted = set(numbers)
-    try:
-        with open_pgn(path) as pgn:
-            for text in split_games(pgn.lines()):
-                if text.file_ordinal in wanted:
-                    yield text
-    except (OSError, DamagedInput) as exc:
-        # Only a file changed or lost since its index was checked gets here.
-        raise IncompleteInput(f"{path} changed while it was read ({exc}); run again") from exc
 
 
 def _size(path: Path) -> int:

@@ -24,92 +24,73 @@ renamed over the old index only when complete, so an interrupted or failed build
 the previous index as it was.  Opening checks everything a stale, foreign or damaged
 index would get wrong (:class:`StaleIndex` says which, in one line); the run then scans.
 
-That the file is still the one indexed is proved by its SHA-256, hashed again only when
-its status differs from the one recorded (:func:`unchanged`): a change of content
-changes the status change time (ctime), which no user can set back, unless it falls in
-the same tick of the file system's clock as the status recorded — so a status recorded
-within :data:`RACY_NS` of the moment it was taken proves nothing, and the file is hashed
-on every run (git's "racy" entries).
+That the file is still the one indexed is proved by
+:mod:`~cqllegacy.indexing.freshness`; the SQL that asks for candidates is written by
+:mod:`~cqllegacy.indexing.sql`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import json
 import os
-import re
 import shutil
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import attrs
-import chess
 
-from cqllegacy import __version__
 from cqllegacy.errors import IncompleteInput, IndexFailed, WriteError
-from cqllegacy.evaluator.necessary import (
-    POSITION_ONLY_FLAGS,
-    Alternative,
-    Attack,
-    ListNeed,
-    MoveFact,
-    Necessity,
-    hull,
-)
-from cqllegacy.evaluator.operators import Atom
-from cqllegacy.indexing import SUFFIX, default_index_path
+from cqllegacy.evaluator.necessary import Necessity
+from cqllegacy.indexing import default_index_path
+from cqllegacy.indexing.freshness import FileStatus, SourceFacts, unchanged
 from cqllegacy.indexing.ranges import GameRange, RangeMismatch, read_ranges
 from cqllegacy.indexing.records import (
     BOARD_FIELDS,
-    CHECK,
-    MATE,
     MOVE_FIELDS,
     PLACEMENT,
-    STALEMATE,
     STATE_FIELDS,
-    WHITE_TO_MOVE,
     Columns,
     game_text,
     position_arrays,
 )
+from cqllegacy.indexing.sql import asks_positions, candidate_query
 from cqllegacy.runner.pgn import GameText
-from cqllegacy.vocab.pieces import ANY_PIECE, ANYTHING, EMPTY_BIT, piece_bit
+from cqllegacy.version import __version__
 
 __all__ = [
     "FORMAT",
-    "RACY_NS",
-    "SUFFIX",
-    "FileStatus",
+    "LONG_TEXT",
+    "LONG_TEXT_ROOM",
+    "READER_MEMORY",
+    "SAMPLE_GAMES",
+    "WORTH_ASKING",
+    "WRITER_MEMORY",
     "Index",
-    "SourceFacts",
     "StaleIndex",
+    "Writer",
     "default_index_path",
-    "file_facts",
-    "file_status",
     "index_destination",
     "open_index",
-    "unchanged",
+    "writing",
 ]
+
 
 #: The index format; an index of another format is not read.  (2: games kept as byte
 #: ranges of the file; 3: the source's status recorded, so that it is hashed only when
 #: its status changed.)
 FORMAT = 3
 
-#: The flag bit each flag name of :mod:`~cqllegacy.evaluator.necessary` asks for.
-_FLAG_BITS = {"check": CHECK, "mate": MATE, "stalemate": STALEMATE}
 
-_FULL = (1 << 64) - 1
 #: The games of a file sampled to judge whether its positions are worth asking, and the
 #: share of the summary's games the positions must leave in at most to be asked.
 SAMPLE_GAMES = 200
+
+
 WORTH_ASKING = 0.5
-#: The TypeSet bits of the twelve coloured piece types (the summary's unions).
-_PIECE_BITS = (1 << 12) - 1
+
 
 _COLUMNS = {
     "b": "UBIGINT",
@@ -131,78 +112,6 @@ def index_destination(source: Path, output: str | os.PathLike[str] | None, sever
     if several or out.is_dir():
         return out / default_index_path(source).name
     return out
-
-
-#: How close to the moment its status was taken a file's last change (its modification
-#: or status change time) may be for the status to prove nothing: a change within one
-#: tick of the file system's clock leaves the times as they were (a few milliseconds on
-#: Linux's file systems, two seconds on FAT).
-RACY_NS = 2_000_000_000
-
-
-@attrs.frozen
-class FileStatus:
-    """What changes when a file's content does: its size, modification and status change
-    times, inode and device (the ctime is set to the clock by every write, and cannot be
-    set by a user as the mtime can)."""
-
-    size: int
-    mtime_ns: int
-    ctime_ns: int
-    inode: int
-    device: int
-
-    @classmethod
-    def of(cls, stat: os.stat_result) -> FileStatus:
-        return cls(stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, stat.st_dev)
-
-
-@attrs.frozen
-class SourceFacts:
-    """What identifies the content of a PGN file: its SHA-256, and its status when
-    hashed.  ``racy``: the status cannot prove the content unchanged (the file changed
-    within :data:`RACY_NS` of the moment its status was taken, or while it was hashed)."""
-
-    status: FileStatus
-    sha256: str
-    racy: bool
-
-    @property
-    def size(self) -> int:
-        return self.status.size
-
-
-def file_facts(path: Path) -> SourceFacts:
-    """The status and SHA-256 of the file at ``path``.  (SHA-256 rather than BLAKE2b:
-    with the processor's SHA instructions it is the faster here, 65 against 113 ms on
-    94 MB.)"""
-    now = time.time_ns()
-    with open(path, "rb") as handle:
-        before = FileStatus.of(os.fstat(handle.fileno()))
-        digest = hashlib.file_digest(handle, "sha256").hexdigest()
-        after = FileStatus.of(os.fstat(handle.fileno()))
-    racy = before != after or max(before.mtime_ns, before.ctime_ns) + RACY_NS >= now
-    return SourceFacts(before, digest, racy)
-
-
-def file_status(path: Path) -> FileStatus:
-    """The status of the file at ``path`` now."""
-    return FileStatus.of(os.stat(path))
-
-
-def unchanged(path: Path, size: int, sha256: str, status: FileStatus | None) -> bool:
-    """Whether the file at ``path`` still holds the bytes of ``size`` and ``sha256``,
-    recorded with ``status`` (None: a racy status, which proves nothing): proved by the
-    status alone where it is the one recorded, else by hashing the file."""
-    if status is not None and file_status(path) == status:
-        return True
-    facts = file_facts(path)
-    return facts.size == size and facts.sha256 == sha256
-
-
-# --------------------------------------------------------------------------------------
-# Writing
-# --------------------------------------------------------------------------------------
 
 
 def _duckdb() -> Any:
@@ -260,13 +169,19 @@ _SCHEMA = [
 #: checkpoint (DuckDB's default of 16 MB of log) while that checkpoint writes it: 32 MB
 #: did not, on batches of long comments.
 WRITER_MEMORY = 64 * 1024 * 1024
+
+
 #: DuckDB pins a long text whole, more than once, while it writes it, and all the long
 #: texts of a table's last row group at each later checkpoint that rewrites it: once
 #: texts of over LONG_TEXT bytes (games of long comments) are written, the limit is
 #: WRITER_MEMORY, LONG_TEXT_ROOM times the longest and the total length of those texts.
 #: (Memory then grows with a file's long games, not with its ordinary ones.)
 LONG_TEXT = 1024 * 1024
+
+
 LONG_TEXT_ROOM = 2
+
+
 #: DuckDB's memory limit for a run's questions and the positions it reads.
 READER_MEMORY = "128MB"
 
@@ -443,11 +358,6 @@ def _remove(temporary: Path) -> None:
     shutil.rmtree(temporary.with_name(temporary.name + ".spill"), ignore_errors=True)
 
 
-# --------------------------------------------------------------------------------------
-# Reading
-# --------------------------------------------------------------------------------------
-
-
 _Method = TypeVar("_Method", bound=Callable[..., Any])
 
 
@@ -570,7 +480,6 @@ class Index:
                 else:
                     yield GameRange(game, line, byte_start, length, digest)
 
-
     @_answering
     def game_facts(self, numbers: Sequence[int]) -> list[tuple[int, bool, str | None]]:
         """Per game of ``numbers`` (ascending): its number, whether it reads cleanly and
@@ -676,360 +585,3 @@ def _check(connection: Any, path: Path, source: Path) -> int:
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
-
-
-# --------------------------------------------------------------------------------------
-# The question
-# --------------------------------------------------------------------------------------
-
-
-def column(name: str, offset: int = 0) -> str:
-    """The column ``name`` of the position ``offset`` plies after the one asked about
-    (before it when negative), as :func:`_rows` names it."""
-    if offset == 0:
-        return name
-    return f"at_{'n' if offset > 0 else 'p'}{abs(offset)}_{name}"
-
-
-_OFFSET_COLUMN = re.compile(r"\bat_([np])(\d+)_(\w+)\b")
-
-
-def _type_squares(types: int, offset: int = 0) -> str | None:
-    """The squares whose content is in ``types`` (None: every square)."""
-    white, black = column("white", offset), column("black", offset)
-    parts: list[str] = []
-    for colour, first in ((white, 0), (black, 6)):
-        bits = [bit for bit in range(first, first + 6) if types >> bit & 1]
-        if len(bits) == 6:
-            parts.append(colour)
-        elif bits:
-            kinds = " | ".join(column(PLACEMENT[bit % 6], offset) for bit in bits)
-            parts.append(f"(({kinds}) & {colour})")
-    if types & EMPTY_BIT:
-        if parts == [white, black]:
-            return None
-        parts.append(f"(~({white} | {black}))")
-    return " | ".join(parts) if parts else "0::UBIGINT"
-
-
-def _literal(squares: int) -> str:
-    return f"{squares & _FULL}::UBIGINT"
-
-
-def atom_sql(atom: Atom, offset: int = 0) -> str:
-    """The atom as a condition on a position row (of the position ``offset`` plies
-    later)."""
-    present = _type_squares(atom.types, offset)
-    squares = atom.squares & _FULL
-    if present is None:
-        found = _literal(squares)
-    elif squares == _FULL:
-        found = f"({present})"
-    else:
-        found = f"(({present}) & {_literal(squares)})"
-    lo, hi = max(atom.lo, 0), atom.hi
-    if lo == 1 and hi is None:
-        return f"{found} <> 0"
-    if lo == 0 and hi == 0:
-        return f"{found} = 0"
-    if hi is None:
-        return f"bit_count({found}) >= {lo}"
-    return f"bit_count({found}) BETWEEN {lo} AND {hi}"
-
-
-def _flags_sql(flags: frozenset[str], offset: int = 0) -> list[str]:
-    column_name = column("flags", offset)
-    out = []
-    for flag in sorted(flags):
-        if flag == "initial":
-            out.append(f"{column('ply', offset)} = 0")
-        elif flag == "wtm":
-            out.append(f"({column_name} & {WHITE_TO_MOVE}) <> 0")
-        elif flag == "btm":
-            out.append(f"({column_name} & {WHITE_TO_MOVE}) = 0")
-        else:
-            out.append(f"({column_name} & {_FLAG_BITS[flag]}) <> 0")
-    return out
-
-
-_KINGS = piece_bit(chess.WHITE, chess.KING) | piece_bit(chess.BLACK, chess.KING)
-_PAWNS = piece_bit(chess.WHITE, chess.PAWN) | piece_bit(chess.BLACK, chess.PAWN)
-
-
-def _on(squares: int, square_column: str) -> str:
-    """The square in ``square_column`` (one that is there) is one of ``squares``."""
-    return (
-        f"(({_literal(squares)} >> CAST(greatest({square_column}, 0) AS UBIGINT)) "
-        "& 1::UBIGINT) <> 0"
-    )
-
-
-def move_sql(fact: MoveFact, offset: int = 0) -> str:
-    """The move fact as a condition on the move columns of a position row (of the
-    position ``offset`` plies later): the move played from it, none at the last position
-    or before a null move (``move_from`` -1)."""
-
-    def col(name: str) -> str:
-        return column(name, offset)
-
-    piece, to, taken, ep = col("move_piece"), col("move_to"), col("move_capture"), col("ep")
-    kings = f"({piece} & {_KINGS}) <> 0"
-    parts = [f"{col('move_from')} >= 0"]
-    if fact.pieces & ANY_PIECE != ANY_PIECE:
-        parts.append(f"({piece} & {fact.pieces & ANY_PIECE}) <> 0")
-    if fact.origin & _FULL != _FULL:
-        parts.append(_on(fact.origin, col("move_from")))
-    destination = []
-    if fact.destination & _FULL != _FULL:
-        destination.append(_on(fact.destination, to))
-    if fact.landing != ANYTHING:
-        # What stood on the destination: the piece taken, but for en passant (empty).
-        landing = []
-        if fact.landing & ANY_PIECE:
-            landing.append(f"({taken} & {fact.landing & ANY_PIECE}) <> 0")
-        if fact.landing & EMPTY_BIT:
-            landing.append(f"{taken} = 0 OR {to} = {ep}")
-        destination.append(_any(landing) if landing else "FALSE")
-    if destination:
-        # Castling names its destination two ways (the king's square or the rook's):
-        # a king's move is let through.
-        parts.append(f"({' AND '.join(destination)} OR {kings})")
-    if fact.taken is not None:
-        parts.append(f"{taken} <> 0")
-        if fact.taken & ANY_PIECE != ANY_PIECE:
-            parts.append(f"({taken} & {fact.taken & ANY_PIECE}) <> 0")
-        if fact.taken_squares & _FULL != _FULL:
-            # En passant takes beside the destination.
-            parts.append(f"({_on(fact.taken_squares, to)} OR {to} = {ep})")
-    if fact.promote is not None:
-        parts.append(_promotion_sql(fact.promote, col("move_promotion"), col("flags")))
-    if fact.enpassant:
-        parts.append(f"{to} = {ep} AND ({piece} & {_PAWNS}) <> 0")
-    if fact.castle:
-        parts.append(kings)
-    return "(" + " AND ".join(f"({part})" for part in parts) + ")"
-
-
-def _promotion_sql(types: int, promotion: str, flags: str) -> str:
-    """The move promotes to one of ``types`` (a pawn of the side to move)."""
-    sides = []
-    for colour, to_move in ((chess.WHITE, "<> 0"), (chess.BLACK, "= 0")):
-        kinds = [str(kind) for kind in chess.PIECE_TYPES if types & piece_bit(colour, kind)]
-        if kinds:
-            sides.append(
-                f"({promotion} IN ({', '.join(kinds)}) AND ({flags} & {WHITE_TO_MOVE}) {to_move})"
-            )
-    return _any(sides) if sides else "FALSE"
-
-
-def _here_sql(alternative: Alternative, offset: int = 0) -> list[str]:
-    """The conditions of one position's atoms, flags, attacks and move facts."""
-    return (
-        [atom_sql(atom, offset) for atom in alternative.atoms]
-        + _flags_sql(alternative.flags, offset)
-        + [attack_sql(attack, offset) for attack in alternative.attacks]
-        + [move_sql(fact, offset) for fact in alternative.moves]
-    )
-
-
-_NOT_A, _NOT_AB = 0xFEFEFEFEFEFEFEFE, 0xFCFCFCFCFCFCFCFC
-_NOT_H, _NOT_GH = 0x7F7F7F7F7F7F7F7F, 0x3F3F3F3F3F3F3F3F
-#: The steps of each leaper as (change of square number, the squares a step can land on
-#: without wrapping round the board's edge), by python-chess piece type and colour.
-_STEPS = {
-    chess.KNIGHT: ((17, _NOT_A), (15, _NOT_H), (10, _NOT_AB), (6, _NOT_GH),
-                   (-17, _NOT_H), (-15, _NOT_A), (-10, _NOT_GH), (-6, _NOT_AB)),
-    chess.KING: ((8, _FULL), (-8, _FULL), (1, _NOT_A), (-1, _NOT_H),
-                 (9, _NOT_A), (7, _NOT_H), (-7, _NOT_A), (-9, _NOT_H)),
-}  # fmt: skip
-_PAWN_STEPS = {chess.WHITE: ((7, _NOT_H), (9, _NOT_A)), chess.BLACK: ((-7, _NOT_A), (-9, _NOT_H))}
-
-
-def leaper_attacks_sql(pieces: str, kind: int, colour: bool) -> str:
-    """The squares the pieces ``pieces`` (a bitboard expression) of python-chess type
-    ``kind`` (pawn, knight or king) and ``colour`` attack."""
-    steps = _PAWN_STEPS[colour] if kind == chess.PAWN else _STEPS[kind]
-    parts = []
-    for step, landing in steps:
-        if step > 0:
-            # DuckDB refuses a shift that overflows: the bits that would leave go first.
-            moved = f"(({pieces} & {_literal(_FULL >> step)}) << {step})"
-        else:
-            moved = f"({pieces} >> {-step})"
-        parts.append(f"({moved} & {_literal(landing)})")
-    return "(" + " | ".join(parts) + ")"
-
-
-def attack_sql(attack: Attack, offset: int = 0) -> str:
-    """Some attacker of ``attack`` attacks one of its targets, on a position row."""
-    targets = _type_squares(attack.target_types, offset)
-    squares = _literal(attack.target_squares)
-    target = squares if targets is None else f"(({targets}) & {squares})"
-    found = []
-    for colour, name in ((chess.WHITE, "white"), (chess.BLACK, "black")):
-        for kind in (chess.PAWN, chess.KNIGHT, chess.KING):
-            if attack.attacker_types & piece_bit(colour, kind):
-                kind_column = column(PLACEMENT[kind - 1], offset)
-                pieces = (
-                    f"({kind_column} & {column(name, offset)} & "
-                    f"{_literal(attack.attacker_squares)})"
-                )
-                found.append(f"({leaper_attacks_sql(pieces, kind, colour)} & {target}) <> 0")
-    return _any(found) if found else "FALSE"
-
-
-def alternative_sql(alternative: Alternative) -> str:
-    """The alternative as a condition on a position row and the rows after (or before)
-    it: all but its ``elsewhere`` conditions."""
-    parts = _here_sql(alternative)
-    for offset, found in alternative.later:
-        parts += _here_sql(found, offset)
-    return "(" + " AND ".join(parts) + ")" if parts else "TRUE"
-
-
-def summary_sql(alternative: Alternative) -> str:
-    """What the game's summary must show for ``alternative`` to hold at some position:
-    each piece it needs present (here, at the positions later or before, elsewhere)
-    stood somewhere on its squares, each flag but the side to move was seen."""
-    parts = []
-    every = [alternative.here, *(found for _k, found in alternative.later)]
-    for part in every + list(alternative.elsewhere):
-        for atom in part.atoms:
-            if atom.lo < 1 or atom.types & EMPTY_BIT or not atom.types:
-                continue
-            union = " | ".join(f"u{bit}" for bit in range(12) if atom.types >> bit & 1)
-            parts.append(f"(({union}) & {_literal(atom.squares)}) <> 0")
-        parts += _flags_sql(part.flags - POSITION_ONLY_FLAGS)
-    parts = list(dict.fromkeys(parts))
-    return "(" + " AND ".join(parts) + ")" if parts else "TRUE"
-
-
-def _any(conditions: Sequence[str]) -> str:
-    unique = list(dict.fromkeys(conditions))
-    if "TRUE" in unique:
-        return "TRUE"
-    return "(" + " OR ".join(f"({condition})" for condition in unique) + ")"
-
-
-def candidate_query(
-    need: Necessity, games_before: int, *, positions: bool = True, sample: int = 1
-) -> tuple[str, list[object]]:
-    """SQL (and its parameters) for the numbers of the candidate games, ascending.
-
-    ``positions`` False leaves the positions out (the summary alone narrows, which admits
-    more games); ``sample`` above 1 asks about every ``sample``-th clean game only, and
-    leaves out the games that do not read cleanly.
-    """
-    summary = [_any([summary_sql(alt) for alt in found.alternatives]) for found in need.lists]
-    where_games = " AND ".join(summary) if summary else "TRUE"
-    parameters: list[object] = []
-    if need.gamenumber is not None:
-        lo, hi = need.gamenumber
-        where_games += " AND game >= ?"
-        parameters.append(lo - games_before)
-        if hi is not None:
-            where_games += " AND game <= ?"
-            parameters.append(hi - games_before)
-    if sample > 1:
-        where_games += f" AND game % {int(sample)} = 0"
-    # The summary rejects most games; the positions of the others are asked, list by
-    # list, for a position where one of the list's alternatives holds (unless the
-    # summary alone already says so).
-    parts = ["SELECT game FROM passed"]
-    if positions:
-        parts += [_list_query(found) for found in need.lists if not summary_decides(found)]
-    clean = " INTERSECT ".join(f"({part})" for part in parts)
-    unclean = "" if sample > 1 else " UNION (SELECT game FROM games WHERE NOT clean)"
-    sql = (
-        f"WITH passed AS MATERIALIZED (SELECT game FROM summary WHERE {where_games}) "
-        f"SELECT game FROM (({clean}){unclean}) ORDER BY game"
-    )
-    return sql, parameters
-
-
-def asks_positions(need: Necessity) -> bool:
-    """Whether some list of ``need`` is asked of the positions (not of the summary)."""
-    return any(not summary_decides(found) for found in need.lists)
-
-
-def summary_decides(found: ListNeed) -> bool:
-    """Whether the summary alone tells the games where ``found`` holds at some position:
-    each alternative is one piece atom asking for at least one piece (or none) of some
-    types on some squares — the union of the squares those types ever stand on meets
-    those squares exactly then — or one flag but the side to move (seen at some position
-    exactly when the union of the flags has it)."""
-    return found.at_least <= 1 and all(_summary_exact(alt) for alt in found.alternatives)
-
-
-def _summary_exact(alternative: Alternative) -> bool:
-    if alternative.moves or alternative.later or alternative.elsewhere or alternative.attacks:
-        return False
-    if not alternative.atoms:
-        return len(alternative.flags) == 1 and not alternative.flags & POSITION_ONLY_FLAGS
-    if alternative.flags or len(alternative.atoms) != 1:
-        return False
-    atom = alternative.atoms[0]
-    pieces = atom.types & _PIECE_BITS
-    return atom.lo <= 1 and atom.hi is None and bool(pieces) and pieces == atom.types
-
-
-#: Beyond this many characters of SQL, a list's alternatives are asked of the positions
-#: as their hull (:func:`~cqllegacy.evaluator.necessary.hull`): the question's cost grows
-#: with its length times the positions (an orbit of 160 lines under ``:shift :flip``
-#: wrote 425,000 characters and took 8 s of CPU on 5,000 games; the summary still asks
-#: each alternative).
-MAX_LIST_SQL = 20_000
-
-
-def _list_query(found: ListNeed) -> str:
-    """The games with a position where one of ``found``'s alternatives holds: the
-    position's row, those a few plies after (or before) it, and for the conditions said
-    of some other position, some row of the game."""
-    if _sql_length(found.alternatives) > MAX_LIST_SQL:
-        found = attrs.evolve(found, alternatives=hull(found.alternatives))
-    rows = [alternative_sql(alt) for alt in found.alternatives]
-    elsewhere = any(alt.elsewhere for alt in found.alternatives)
-    if not elsewhere and found.at_least <= 1:
-        return f"SELECT DISTINCT game FROM {_rows(rows)} WHERE {_any(rows)}"
-    having = []
-    if found.at_least > 1:
-        # So many positions match: at least as many satisfy an alternative.
-        having.append(f"count(*) FILTER (WHERE {_any(rows)}) >= {int(found.at_least)}")
-    conditions = list(rows)
-    if elsewhere:
-        each = []
-        for alt, row in zip(found.alternatives, rows, strict=True):
-            others = [alternative_sql(part) for part in alt.elsewhere]
-            conditions += others
-            each.append(" AND ".join(f"bool_or({part})" for part in [row, *others]))
-        having.append(" OR ".join(f"({part})" for part in each))
-    return (
-        f"SELECT game FROM {_rows(conditions)} WHERE {_any(conditions)} "
-        f"GROUP BY game HAVING {' AND '.join(f'({part})' for part in having)}"
-    )
-
-
-def _sql_length(alternatives: Sequence[Alternative]) -> int:
-    return sum(
-        len(alternative_sql(part)) for alt in alternatives for part in (alt, *alt.elsewhere)
-    )
-
-
-def _rows(conditions: Sequence[str]) -> str:
-    """The positions of the games that passed the summary, with the columns of the
-    positions a few plies later (or before) that ``conditions`` read."""
-    wanted = sorted(
-        {(int(k) if side == "n" else -int(k), name)
-         for side, k, name in _OFFSET_COLUMN.findall(" ".join(conditions))}
-    )  # fmt: skip
-    semi = "positions SEMI JOIN passed ON positions.game = passed.game"
-    if not wanted:
-        return semi
-    shifted = ", ".join(
-        f"{'lead' if k > 0 else 'lag'}({name}, {abs(k)}) OVER along AS {column(name, k)}"
-        for k, name in wanted
-    )
-    return (
-        f"(SELECT *, {shifted} FROM {semi} "
-        "WINDOW along AS (PARTITION BY positions.game ORDER BY positions.ply))"
-    )

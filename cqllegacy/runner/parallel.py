@@ -9,7 +9,7 @@ The input is cut into *units* at game boundaries:
   its first game and its first line: messages and ``{Original game: N}`` come out as in
   a one-process run.
 * a compressed file is read by the main process, which sends batches of games.
-* a file with a fresh index (:class:`Candidates`, from :mod:`cqllegacy.indexing.scan`):
+* a file with a fresh index (:class:`~cqllegacy.runner.candidates.Candidates`):
   the main process asks the index for the candidate games and sends them in batches,
   each with the span of the file's games it covers (the games between candidates cannot
   match, and only advance the count).  The texts come from the index the main process
@@ -41,6 +41,7 @@ from typing import Protocol, TypeVar
 import attrs
 
 from cqllegacy.errors import IndexFailed, display_path
+from cqllegacy.runner.candidates import Candidates
 from cqllegacy.runner.compiled import CompiledQueryLike
 from cqllegacy.runner.game_scan import GameScan
 from cqllegacy.runner.pgn import (
@@ -108,32 +109,9 @@ class Engine(Protocol):
     def close(self) -> None: ...
 
 
-class Candidates(Protocol):
-    """The candidate games of one input file with a fresh index."""
-
-    @property
-    def games(self) -> int:
-        """The games of the file."""
-        ...
-
-    def numbers(self, games_before: int) -> Sequence[int]:
-        """The candidates' numbers in the file, ascending (the file's games are numbered
-        ``games_before + 1`` on in the whole input)."""
-        ...
-
-    def texts(self, numbers: Sequence[int]) -> Iterator[GameText]:
-        """The texts of the games ``numbers`` (ascending), as the scan splits them."""
-        ...
-
-    def unit(self, numbers: Sequence[int]) -> tuple[GameText, ...] | CandidateUnit:
-        """What a worker gets of the games ``numbers`` (ascending): their texts, or a
-        :class:`CandidateUnit`."""
-        ...
-
-
 class CandidateUnit(Protocol):
     """Candidate games sent to a worker in a form of their own (an index's stored
-    positions: :class:`cqllegacy.indexing.replay.StoredUnit`), which evaluates them on
+    positions: :class:`cqllegacy.runner.stored.StoredUnit`), which evaluates them on
     the worker's scan state as :meth:`GameScan.game` would, in order."""
 
     def evaluate(self, state: GameScan, name: str, games_before: int) -> None: ...

@@ -11,14 +11,19 @@ there, with the same results in the same order.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import time
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, TypeGuard
 
+from cqllegacy.errors import IndexFailed
+from cqllegacy.runner import candidates as sources
+from cqllegacy.runner.candidates import Candidates
 from cqllegacy.runner.compiled import CompiledQueryLike
 from cqllegacy.runner.game_scan import GameScan
-from cqllegacy.runner.pgn import open_pgn
+from cqllegacy.runner.pgn import GameText, open_pgn
 from cqllegacy.runner.progress import Messages
 from cqllegacy.runner.results import (
     InputFile,
@@ -32,7 +37,7 @@ from cqllegacy.runner.results import (
 if TYPE_CHECKING:
     # The parallel machinery is imported where a scan is spread: a scan in this process
     # (``--jobs 1``, small inputs) does not load it.
-    from cqllegacy.runner.parallel import Candidates, Engine, UnitResult
+    from cqllegacy.runner.parallel import Engine, UnitResult
 
 
 def total_size(inputs: Iterable[InputFile]) -> int | None:
@@ -60,8 +65,8 @@ def scan(
     :mod:`cqllegacy.runner.parallel`) the games are scanned there, with the same
     results in the same order; that needs sinks that can render their text elsewhere
     (``renderer`` and ``write``, as the PGN and report writers), else the scan runs here.
-    ``candidates`` (given only when :func:`spreads`) are those of the inputs with a fresh
-    index (:mod:`cqllegacy.indexing.scan`): only they are evaluated there.
+    ``candidates`` are those of the inputs with a fresh index (:mod:`cqllegacy.runner.
+    candidates`; None for the others): only they are evaluated, here or there.
     """
     started = time.monotonic()
     state = GameScan(compiled, options, sinks, progress or Messages(sys.stderr))
@@ -70,12 +75,14 @@ def scan(
         if engine is not None and _all_render(sinks) and _spread(engine, inputs):
             _scan_on(engine, state, sinks, inputs, candidates)
         else:
-            if candidates is not None:
-                raise ValueError("candidates are evaluated on an engine that spreads")
             if engine is not None:
                 engine.close()
-            for item in inputs:
-                scan_file(state, item)
+            indexed = [None] * len(inputs) if candidates is None else candidates
+            for item, chosen in zip(inputs, indexed, strict=True):
+                if chosen is None:
+                    scan_file(state, item)
+                else:
+                    scan_indexed_file(state, item, chosen)
     except StopScan as stop:
         # A sink has all it wants (the engine's workers were stopped on the way here).
         stopped(state, stop)
@@ -167,3 +174,55 @@ def _scan_on(
     # Not ``summary.damaged_files += run_units(...)``: emit counts damaged units meanwhile.
     damaged = run_units(engine, state.compiled, inputs, state.options, sinks, emit, candidates)
     summary.damaged_files += damaged
+
+
+def scan_indexed_file(state: GameScan, item: InputFile, chosen: Candidates) -> None:
+    """Evaluate the candidate games of one indexed file into ``state``, each with its
+    scan ordinal; the rest of the file is scanned when the index fails on the way."""
+    base = state.summary.games
+    try:
+        _answer_from(state, item, chosen)
+    except IndexFailed as exc:
+        # What the index answered before it failed is right (DuckDB checks each block it
+        # reads): the games after the last one handled are scanned, as a scan would.
+        handled = state.summary.games - base
+        rest = f"the rest of {item.name}" if handled else item.name
+        state.progress.message(f"note: {exc}; scanning {rest}")
+        scan_file(state, item, after=handled)
+
+
+def _answer_from(state: GameScan, item: InputFile, chosen: Candidates) -> None:
+    from cqllegacy.runner import stored
+
+    base = state.summary.games
+    size = _size(item.path)
+    games = chosen.games
+    if chosen.every_game:
+        # Up to the last game the query admits (the scan stops after it, as below).
+        last = games if state.last_game is None else max(state.last_game - base, 0)
+        numbers: Sequence[int] = list(range(1, min(games, last) + 1))
+    else:
+        numbers = chosen.numbers(base)
+    if stored.feeds(state.compiled, state.options):
+        stored.evaluate_stored(state, item.name, chosen, base, numbers)
+        texts: Iterable[GameText] = ()
+    elif len(numbers) > sources.FROM_THE_FILE * games:
+        texts = sources.from_the_file(item.path, numbers)
+    else:
+        texts = chosen.texts(numbers)
+    for text in texts:
+        state.summary.games = base + text.file_ordinal - 1
+        state.game(text, item.name)
+        state.progress.update(state.summary.games, state.summary.matched, state.bytes_before)
+    state.summary.games = base + games
+    state.bytes_before += size
+    state.progress.update(state.summary.games, state.summary.matched, state.bytes_before)
+    if state.last_game is not None and state.summary.games >= state.last_game:
+        raise past_the_last_game(state)
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0

@@ -16,7 +16,7 @@ ranks, which CQL calls the *horizontal* flip).
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import chess
 
@@ -25,42 +25,25 @@ SquareSet = int
 EMPTY: SquareSet = 0
 FULL: SquareSet = chess.BB_ALL
 #: The light squares (a1 is dark; b1 and a2 are light), CQL 6.1 ``light``.
-LIGHT_SQUARES = sum(1 << sq for sq in range(64) if (sq % 8 + sq // 8) % 2 == 1)
-FILES = "abcdefgh"
-RANKS = "12345678"
+LIGHT_SQUARES: SquareSet = chess.BB_LIGHT_SQUARES
+FILES = "".join(chess.FILE_NAMES)
+RANKS = "".join(chess.RANK_NAMES)
 BB_FILES: tuple[SquareSet, ...] = tuple(chess.BB_FILES)
 BB_RANKS: tuple[SquareSet, ...] = tuple(chess.BB_RANKS)
 EDGE_FILE_A, EDGE_FILE_H = chess.BB_FILE_A, chess.BB_FILE_H
 EDGE_RANK_1, EDGE_RANK_8 = chess.BB_RANK_1, chess.BB_RANK_8
 
-
-def square(file: int, rank: int) -> int:
-    """Square index of ``file`` and ``rank``, both 0..7."""
-    return rank * 8 + file
-
-
-def file_of(sq: int) -> int:
-    return sq & 7
-
-
-def rank_of(sq: int) -> int:
-    return sq >> 3
-
-
-def square_name(sq: int) -> str:
-    return FILES[sq & 7] + RANKS[sq >> 3]
-
-
-def iter_squares(bb: SquareSet) -> Iterator[int]:
-    """Squares of ``bb`` in increasing order."""
-    while bb:
-        low = bb & -bb
-        yield low.bit_length() - 1
-        bb ^= low
-
-
-def popcount(bb: SquareSet) -> int:
-    return bb.bit_count()
+# python-chess's own functions under the names the stages read (the same code: its
+# ``scan_forward`` is the loop this module had, its ``popcount`` is ``int.bit_count``).
+#: Square index of a file and a rank, both 0..7.
+square = chess.square
+file_of = chess.square_file
+rank_of = chess.square_rank
+#: The name of a square: ``square_name(chess.E4) == "e4"``.
+square_name = chess.square_name
+#: The squares of a square set in increasing order.
+iter_squares = chess.scan_forward
+popcount = chess.popcount
 
 
 def rectangle(file_lo: int, file_hi: int, rank_lo: int, rank_hi: int) -> SquareSet:

@@ -49,7 +49,7 @@ NOT_FOR_A_PLAIN_RUN = ("cqllegacy.present", "dask", "cqllegacy.migration", "cqll
 NOT_WITHOUT_AN_INDEX = (
     "cqllegacy.indexing.scan",
     "cqllegacy.indexing.store",
-    "cqllegacy.indexing.replay",
+    "cqllegacy.runner.stored",
     "cqllegacy.indexing.records",
     "cqllegacy.indexing.ranges",
     "cqllegacy.indexing.build",

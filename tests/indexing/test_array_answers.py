@@ -20,7 +20,7 @@ from cqllegacy.api import Query, index, load
 from cqllegacy.core import tree as ct
 from cqllegacy.errors import CqlLegacyError
 from cqllegacy.evaluator.arrays import Positions, list_arrays
-from cqllegacy.indexing import replay
+from cqllegacy.runner import stored as replay
 from cqllegacy.vocab.pieces import BLACK_PIECES
 from tests.indexing.test_equivalence import SCRIPTS, corpus_text, in_process, run_outputs
 from tests.indexing.test_replay import SPECIAL, random_games

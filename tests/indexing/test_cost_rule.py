@@ -18,9 +18,10 @@ import pytest
 
 from cqllegacy.api import Query, index
 from cqllegacy.evaluator.necessary import Necessity, necessity
-from cqllegacy.indexing import replay, store
 from cqllegacy.indexing import scan as indexed_scan
+from cqllegacy.indexing import store
 from cqllegacy.indexing.store import Index
+from cqllegacy.runner import stored
 from cqllegacy.runner.results import ScanOptions
 from tests.cli.test_startup import imported_after, loaded_from
 from tests.indexing.test_equivalence import first_games, in_process
@@ -147,7 +148,7 @@ def test_a_small_file_the_index_cannot_repay_is_scanned_with_the_scans_bytes(
     query = Query.from_text(text)
     need = necessity(query.core)
     assert need is None or not need.lists
-    assert replay.feeds(query.compiled, ScanOptions())
+    assert stored.feeds(query.compiled, ScanOptions())
     scanned = in_process(query, small, False)
     assert scanned[0]  # some games match: the bytes compared say something
     with monkeypatch.context() as patched:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import cqllegacy.indexing.freshness as freshness
 import cqllegacy.indexing.store as store
 from cqllegacy.api import index
 from cqllegacy.cli import main
@@ -117,7 +118,7 @@ def same_size_other_content(pgn: Path) -> None:
 
 def settled(pgn: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Index ``pgn`` again as if it had been written long before (no racy status)."""
-    monkeypatch.setattr(store, "RACY_NS", 0)
+    monkeypatch.setattr(freshness, "RACY_NS", 0)
     index(pgn)
 
 
@@ -127,10 +128,10 @@ def test_a_file_whose_status_is_as_recorded_is_not_hashed_again(
     expected = scanned(pgn)
     settled(pgn, monkeypatch)
 
-    def hashed(path: Path) -> store.SourceFacts:
+    def hashed(path: Path) -> freshness.SourceFacts:
         raise AssertionError(f"{path} was hashed")
 
-    monkeypatch.setattr(store, "file_facts", hashed)
+    monkeypatch.setattr(freshness, "file_facts", hashed)
     capsys.readouterr()
     assert run(pgn, pgn.with_name("found.pgn"), "-q") == (0, expected)
     assert capsys.readouterr().err == ""
@@ -154,7 +155,7 @@ def test_a_racy_status_proves_nothing(
     """A file indexed right after it was written may change again within the same tick
     of the file system's clock, every time and the size kept: its index recorded the
     status as racy, so the file is hashed and the change found."""
-    recorded = store.file_status(pgn)
+    recorded = freshness.file_status(pgn)
     opened = open_index(default_index_path(pgn), pgn)
     try:
         racy = opened.connection.execute("SELECT racy FROM source").fetchone()[0]
@@ -163,7 +164,7 @@ def test_a_racy_status_proves_nothing(
     assert racy  # the fixture indexed the file as soon as it was written
     same_size_other_content(pgn)
     expected = scanned(pgn)
-    monkeypatch.setattr(store, "file_status", lambda path: recorded)  # the same tick
+    monkeypatch.setattr(freshness, "file_status", lambda path: recorded)  # the same tick
     capsys.readouterr()
     assert run(pgn, pgn.with_name("found.pgn"), "-q") == (0, expected)
     one_note(capsys.readouterr().err, "not built from", "scanning")
@@ -375,7 +376,7 @@ def test_an_index_failing_after_some_answers_has_the_rest_scanned(
 ) -> None:
     """The games handed over before the index failed stay answered, once; the rest of
     the file is scanned: the output is the scan's, the summary counts every game once."""
-    import cqllegacy.indexing.replay as replay
+    import cqllegacy.runner.stored as stored
 
     script = pgn.with_name("checks.cql")
     script.write_text("(match (position :check))\n", encoding="utf-8")
@@ -384,7 +385,7 @@ def test_an_index_failing_after_some_answers_has_the_rest_scanned(
     expected = pgn.with_name("scan.pgn").read_bytes()
     assert expected.count(b"[Event ") > 10
     fails = _FailsLater(answers=2)
-    monkeypatch.setattr(replay, "BATCH", 5)
+    monkeypatch.setattr(stored, "BATCH", 5)
     monkeypatch.setattr(store.Index, "main_lines", store._answering(fails))
     capsys.readouterr()
     assert main([*argv, "-o", str(pgn.with_name("found.pgn"))]) == 0

@@ -24,9 +24,17 @@ from cqllegacy.core import tree as ct
 from cqllegacy.errors import IncompleteInput
 from cqllegacy.evaluator.necessary import Alternative, ListNeed, Necessity, necessity
 from cqllegacy.evaluator.operators import Atom
-from cqllegacy.indexing import replay, store
 from cqllegacy.indexing import scan as indexed_scan
+from cqllegacy.indexing import sql as index_sql
+from cqllegacy.indexing import store
+from cqllegacy.indexing.sql import (
+    asks_positions,
+    candidate_query,
+    leaper_attacks_sql,
+    summary_decides,
+)
 from cqllegacy.indexing.store import Index, open_index
+from cqllegacy.runner import candidates, stored
 from cqllegacy.vocab.pieces import BLACK_PIECES, EMPTY_BIT, WHITE_PIECES, types_of
 from tests.cli.test_startup import imported_after, loaded_from
 from tests.indexing.test_equivalence import (
@@ -109,7 +117,7 @@ _DECIDED = st.one_of(
 
 
 def sql_candidates(opened: Index, need: Necessity) -> list[int]:
-    sql, parameters = store.candidate_query(need, 0)
+    sql, parameters = candidate_query(need, 0)
     return [row[0] for row in opened.connection.execute(sql, parameters).fetchall()]
 
 
@@ -119,21 +127,21 @@ def test_the_summary_decides_presence_exactly(
     opened: Index, alternatives: list[Alternative]
 ) -> None:
     need = Necessity((ListNeed(tuple(alternatives)),))
-    assert store.summary_decides(need.lists[0])
+    assert summary_decides(need.lists[0])
     decided = sql_candidates(opened, need)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(store, "summary_decides", lambda found: False)
+        patch.setattr(index_sql, "summary_decides", lambda found: False)
         assert decided == sql_candidates(opened, need)
 
 
 def test_the_summary_does_not_decide_counts_or_conjunctions() -> None:
     king = Atom(types=1 << 5, squares=1)
-    assert not store.summary_decides(ListNeed((Alternative((Atom(1, 1, 2, None),)),)))
-    assert not store.summary_decides(ListNeed((Alternative((Atom(1, 1, 0, 0),)),)))
-    assert not store.summary_decides(ListNeed((Alternative((king, king)),)))
-    assert not store.summary_decides(ListNeed((Alternative((king,), frozenset({"check"})),)))
-    assert not store.summary_decides(ListNeed((Alternative((), frozenset({"wtm"})),)))
-    assert not store.summary_decides(ListNeed((Alternative((Atom(1 << 12, 1),)),)))
+    assert not summary_decides(ListNeed((Alternative((Atom(1, 1, 2, None),)),)))
+    assert not summary_decides(ListNeed((Alternative((Atom(1, 1, 0, 0),)),)))
+    assert not summary_decides(ListNeed((Alternative((king, king)),)))
+    assert not summary_decides(ListNeed((Alternative((king,), frozenset({"check"})),)))
+    assert not summary_decides(ListNeed((Alternative((), frozenset({"wtm"})),)))
+    assert not summary_decides(ListNeed((Alternative((Atom(1 << 12, 1),)),)))
 
 
 # ---- where candidates are read ----------------------------------------------------------
@@ -154,15 +162,15 @@ def test_candidates_from_the_file_or_the_index_give_the_scans_bytes(
     test_replay.py)."""
     query = Query.from_text(script.read_text(encoding="utf-8"))
     read: list[str] = []
-    original = indexed_scan._from_the_file
+    original = candidates.from_the_file
 
     def spy(path: Path, numbers: list[int]) -> Iterator[object]:
         read.append("file")
         return original(path, numbers)
 
-    monkeypatch.setattr(indexed_scan, "FROM_THE_FILE", share)
-    monkeypatch.setattr(indexed_scan, "_from_the_file", spy)
-    monkeypatch.setattr(replay, "feeds", lambda compiled, options: False)
+    monkeypatch.setattr(candidates, "FROM_THE_FILE", share)
+    monkeypatch.setattr(candidates, "from_the_file", spy)
+    monkeypatch.setattr(stored, "feeds", lambda compiled, options: False)
     scanned = in_process(query, pgn, False)
     assert in_process(query, pgn, True) == scanned
     assert bool(read) == (share == 0.0)
@@ -201,7 +209,7 @@ def test_a_query_its_tags_decide_imports_nothing_of_the_index(pgn: Path) -> None
 def test_a_file_changed_while_its_candidates_are_read_is_an_error(tmp_path: Path) -> None:
     gone = tmp_path / "gone.pgn"
     with pytest.raises(IncompleteInput, match="changed while it was read"):
-        list(indexed_scan._from_the_file(gone, [1]))
+        list(candidates.from_the_file(gone, [1]))
 
 
 # ---- positions asked only where they pay ------------------------------------------------
@@ -221,7 +229,7 @@ def test_positions_are_asked_where_a_sample_says_they_narrow(
     monkeypatch.setattr(store, "SAMPLE_GAMES", 50)
     query = legacy(text)
     need = necessity(query.core)
-    assert need is not None and store.asks_positions(need)
+    assert need is not None and asks_positions(need)
     assert opened._worth_asking_positions(need, 0) is asked
     scanned = in_process(query, pgn, False)
     assert in_process(query, pgn, True) == scanned
@@ -376,7 +384,7 @@ def test_leaper_attacks_are_python_chess_attack_tables() -> None:
     tables |= {(chess.PAWN, colour): chess.BB_PAWN_ATTACKS[colour] for colour in chess.COLORS}
     for (kind, colour), table in tables.items():
         found = [
-            store.leaper_attacks_sql(f"{1 << square}::UBIGINT", kind, colour)
+            leaper_attacks_sql(f"{1 << square}::UBIGINT", kind, colour)
             for square in chess.SQUARES
         ]
         row = connection.execute("SELECT " + ", ".join(found)).fetchone()

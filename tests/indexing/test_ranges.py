@@ -27,6 +27,7 @@ from cqllegacy.errors import IncompleteInput
 from cqllegacy.indexing import ranges, store
 from cqllegacy.indexing import scan as indexed_scan
 from cqllegacy.indexing.store import Index, default_index_path, open_index
+from cqllegacy.runner import candidates
 from cqllegacy.runner.pgn import GameText, open_pgn, split_games
 from tests.indexing.test_equivalence import corpus_text, in_process
 from tests.support.runner import PGN, WCC
@@ -150,7 +151,7 @@ def test_hand_made_files_read_back_from_their_index_and_run_as_scanned(
     texts, kept = stored(path)
     assert_the_same_games(texts, expected)
     assert kept == len(expected)
-    monkeypatch.setattr(indexed_scan, "FROM_THE_FILE", 1.0)
+    monkeypatch.setattr(candidates, "FROM_THE_FILE", 1.0)
     for text in ("(match (position Pe4))", "(match (position :wtm Pd4))"):
         query = Query.from_text(text)
         assert in_process(query, path, True) == in_process(query, path, False)
@@ -342,7 +343,7 @@ def test_a_run_whose_input_changes_after_the_check_stops_with_one_line(
         return opened
 
     monkeypatch.setattr(indexed_scan, "open_index", open_then_change)
-    monkeypatch.setattr(indexed_scan, "FROM_THE_FILE", 1.0)  # every candidate by its range
+    monkeypatch.setattr(candidates, "FROM_THE_FILE", 1.0)  # every candidate by its range
     script = ROOT / "benchmarks" / "queries" / "plain.cql"
     out = tmp_path / "out.pgn"
     status = main(["run", str(script), "-i", str(path), "-o", str(out), "-q", "-j", jobs])

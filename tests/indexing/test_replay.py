@@ -1,4 +1,4 @@
-"""Games evaluated from the index's stored boards and moves (:mod:`cqllegacy.indexing.replay`).
+"""Games evaluated from the index's stored boards and moves (:mod:`cqllegacy.runner.stored`).
 
 * the calls a stream gets from the stored positions are those python-chess's reader
   makes, on a board equal to the reader's in every field, at every main-line position
@@ -26,11 +26,12 @@ from cqllegacy.api import Query, index
 from cqllegacy.cli import main
 from cqllegacy.evaluator.necessary import necessity
 from cqllegacy.evaluator.stream import GameStream, LiveStream, main_line_only
-from cqllegacy.indexing import replay
-from cqllegacy.indexing.records import CHECK, MATE, STALEMATE, WHITE_TO_MOVE
+from cqllegacy.indexing import scan as indexed_scan
 from cqllegacy.indexing.store import Index, open_index
+from cqllegacy.runner import stored
 from cqllegacy.runner.pgn import read_stream
 from cqllegacy.runner.results import ScanOptions
+from cqllegacy.runner.stored import CHECK, MATE, STALEMATE, WHITE_TO_MOVE
 from cqllegacy.vocab import san
 from tests.indexing.test_equivalence import corpus_text, in_process
 
@@ -103,7 +104,7 @@ def opened(pgn: Path) -> Iterator[Index]:
 def state(board: chess.Board) -> tuple[Any, ...]:
     """Everything a chess.Board holds but its undo records (a StoredBoard is one: it
     adds only the stored flags, which :func:`flags` compares with python-chess's)."""
-    kind = chess.Board if type(board) is replay.StoredBoard else type(board)
+    kind = chess.Board if type(board) is stored.StoredBoard else type(board)
     return (
         kind, board.pawns, board.knights, board.bishops, board.rooks, board.queens,
         board.kings, tuple(board.occupied_co), board.occupied, board.promoted, board.turn,
@@ -152,8 +153,8 @@ class Recorder(chess.pgn.BaseVisitor["Recorder"]):
             self.first = board
         if not self.depth:
             self.calls.append(("board", board is self.first, state(board), flags(board)))
-            stored = isinstance(board, replay.StoredBoard) and board._stored() is not None
-            self.from_flags.append(stored)
+            answered = isinstance(board, stored.StoredBoard) and board._stored() is not None
+            self.from_flags.append(answered)
 
     def visit_move(self, board: chess.Board, move: chess.Move) -> None:
         if self.depth:
@@ -175,7 +176,7 @@ def test_a_fed_stream_sees_the_readers_calls_and_boards(opened: Index) -> None:
     facts = opened.game_facts(numbers)
     texts = {text.file_ordinal: text for text in opened.texts(numbers)}
     clean = [game for game, ok, _ in facts if ok]
-    lines = replay.main_lines(opened, clean)
+    lines = stored.main_lines(opened, clean)
     seen = {"promoted": 0, "ep": 0, "castling": 0, "null": 0, "fen": 0, "chess960": 0}
     fed_boards: list[bool] = []
     read_boards: list[bool] = []
@@ -186,10 +187,10 @@ def test_a_fed_stream_sees_the_readers_calls_and_boards(opened: Index) -> None:
         read = Recorder()
         assert read_stream(texts[game], read), game
         headers = json.loads(tags)
-        board = replay.start_board(headers)
+        board = stored.start_board(headers)
         assert board is not None, game
         fed = Recorder()
-        replay.feed(fed, board, lines.of(game))
+        stored.feed(fed, board, lines.of(game))
         assert fed.calls == read.calls, game
         fed_boards += fed.from_flags
         read_boards += read.from_flags
@@ -227,8 +228,8 @@ def test_which_streams_are_fed_from_stored_positions_is_derived() -> None:
     assert not main_line_only(OtherSan)
     plain = Query.from_text("(match (position Ke1))")
     assert plain.compiled.main_line_stream
-    assert replay.feeds(plain.compiled, ScanOptions())
-    assert not replay.feeds(plain.compiled, ScanOptions(variations=True))
+    assert stored.feeds(plain.compiled, ScanOptions())
+    assert not stored.feeds(plain.compiled, ScanOptions(variations=True))
     assert not Query.from_text("(match (position :variations Ke1))").compiled.main_line_stream
     tags = Query.from_text("(match :player Lasker (position))").compiled
     assert tags.decided_by_tags and not tags.main_line_stream
@@ -236,13 +237,13 @@ def test_which_streams_are_fed_from_stored_positions_is_derived() -> None:
 
 def fed_games(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     fed: list[int] = []
-    original = replay.feed
+    original = stored.feed
 
     def spy(stream: Any, board: chess.Board, rows: dict[str, list[Any]]) -> None:
         fed.append(len(rows["turn"]))
         original(stream, board, rows)
 
-    monkeypatch.setattr(replay, "feed", spy)
+    monkeypatch.setattr(stored, "feed", spy)
     return fed
 
 
@@ -319,13 +320,13 @@ def test_workers_evaluate_stored_positions_as_one_process(
 
     monkeypatch.setattr(parallel, "worth_spreading", lambda inputs: True)
     units: list[int] = []
-    original = replay.stored_unit
+    original = indexed_scan.stored_unit
 
-    def spy(opened: Index, numbers: Any) -> replay.StoredUnit:
+    def spy(opened: Index, numbers: Any) -> stored.StoredUnit:
         units.append(len(numbers))
         return original(opened, numbers)
 
-    monkeypatch.setattr(replay, "stored_unit", spy)
+    monkeypatch.setattr(indexed_scan, "stored_unit", spy)
     query = Query.from_text((QUERIES / f"{name}.cql").read_text(encoding="utf-8"))
 
     def outputs(engine: ProcessEngine | None, use: bool) -> tuple[str, ...]:
@@ -348,13 +349,13 @@ def test_workers_get_every_game_of_a_query_the_index_cannot_narrow(
 
     monkeypatch.setattr(parallel, "worth_spreading", lambda inputs: True)
     units: list[int] = []
-    original = replay.stored_unit
+    original = indexed_scan.stored_unit
 
-    def spy(opened: Index, numbers: Any) -> replay.StoredUnit:
+    def spy(opened: Index, numbers: Any) -> stored.StoredUnit:
         units.append(len(numbers))
         return original(opened, numbers)
 
-    monkeypatch.setattr(replay, "stored_unit", spy)
+    monkeypatch.setattr(indexed_scan, "stored_unit", spy)
     script = QUERIES / "relation-missing.cql"
     scanned = run(script, pgn, tmp_path / "scan", "--no-index")
     assert run(script, pgn, tmp_path / "two", "-j", "2") == scanned
@@ -371,7 +372,7 @@ def count_games(path: Path) -> int:
 def test_a_stored_board_asks_python_chess_once_it_is_no_longer_the_stored_position() -> None:
     """Flags that lie (check, mate and stalemate at the start position) are read while the
     board is that position, and never after a move, a null move or on a copy."""
-    board = replay.StoredBoard()
+    board = stored.StoredBoard()
     board.stored_occupied = board.occupied
     board.stored_flags = WHITE_TO_MOVE | CHECK | MATE | STALEMATE
     assert flags(board) == (True, True, True)

@@ -1,5 +1,5 @@
-"""Games of an indexed file evaluated from the boards and moves its index stores, without
-reading their text (:func:`evaluate_stored`).
+"""Games evaluated from the boards and moves an index stores, without reading their text
+(:func:`evaluate_stored`; the index is a source of them, :class:`StoredSource`).
 
 A query whose streams read nothing of a game but its main line's boards and moves
 (``main_line_stream`` of the compiled query: see
@@ -33,30 +33,48 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import attrs
 import chess
 import chess.pgn
 
-from cqllegacy.evaluator.gametree import GameInfo
-from cqllegacy.evaluator.stream import Verdict
-from cqllegacy.indexing.records import BOARD_FIELDS, CHECK, MATE, STALEMATE, WHITE_TO_MOVE
-from cqllegacy.indexing.store import Index
-from cqllegacy.runner.compiled import CompiledQueryLike
-from cqllegacy.runner.game_scan import GameScan
 from cqllegacy.runner.pgn import GameText
 from cqllegacy.runner.results import FoundGameKey, ScanOptions, StopScan
 
 if TYPE_CHECKING:
+    # Names for annotations only: the index's builder reads the stored rows' fields
+    # from here without loading the evaluator.
     from cqllegacy.evaluator.arrays import ListArrays, Positions
+    from cqllegacy.evaluator.stream import Verdict
+    from cqllegacy.runner.compiled import CompiledQueryLike
+    from cqllegacy.runner.game_scan import GameScan
 
 _V = TypeVar("_V")
 
 __all__ = [
-    "BATCH", "MainLines", "StoredBoard", "StoredUnit", "evaluate_stored", "feed", "feeds",
-    "main_lines", "prepared", "start_board", "stored_unit",
+    "BATCH", "BOARD_FIELDS", "CHECK", "MATE", "MOVE_FIELDS", "PLACEMENT", "STALEMATE",
+    "STATE_FIELDS", "WHITE_TO_MOVE", "MainLines", "StoredBoard", "StoredSource", "StoredUnit",
+    "evaluate_stored", "feed", "feeds", "main_lines", "prepared", "start_board",
 ]  # fmt: skip
+
+# The stored rows' fields (the index writes them, :mod:`cqllegacy.indexing.records`).
+#: The placement columns: the six piece types (``pawns`` … ``kings``, any colour) and
+#: the squares of each colour; a coloured type is one AND (stored so, the visitor that
+#: records them does the least work per position).
+PLACEMENT = ("pawns", "knights", "bishops", "rooks", "queens", "kings", "white", "black")
+#: Per position, with the placement, in one array: python-chess's castling rights (the
+#: squares of the rooks that may castle).
+BOARD_FIELDS = (*PLACEMENT, "castling")
+#: Per position: flags (:data:`WHITE_TO_MOVE` …) and the en passant square (-1 none).
+STATE_FIELDS = ("flags", "ep")
+#: Per position, the move played from it (-1 / 0 none: the last position, a null move).
+MOVE_FIELDS = ("move_from", "move_to", "move_piece", "move_promotion", "move_capture")
+
+WHITE_TO_MOVE = 1
+CHECK = 2
+MATE = 4
+STALEMATE = 8
 
 #: Games asked of the index at a time (their positions are held at once).
 BATCH = 512
@@ -138,13 +156,25 @@ _MAIN_LINE_COLUMNS = (
 )  # fmt: skip
 
 
-def main_lines(index: Index, numbers: Sequence[int]) -> MainLines:
+class StoredSource(Protocol):
+    """What an index gives of the games of its file: per game its number, whether it
+    reads cleanly and its tags (JSON); the stored main lines of clean games, one array
+    per column; the games' texts."""
+
+    def game_facts(self, numbers: Sequence[int]) -> list[tuple[int, bool, str | None]]: ...
+
+    def main_lines(self, numbers: Sequence[int]) -> dict[str, Any]: ...
+
+    def texts(self, numbers: Sequence[int]) -> Iterator[GameText]: ...
+
+
+def main_lines(source: StoredSource, numbers: Sequence[int]) -> MainLines:
     """The stored main lines of the clean games among ``numbers`` (ascending)."""
-    return prepared(index.main_lines(numbers) if numbers else None)
+    return prepared(source.main_lines(numbers) if numbers else None)
 
 
 def prepared(a: Mapping[str, Any] | None) -> MainLines:
-    """The main lines of :meth:`Index.main_lines`'s arrays ``a`` (None: no game)."""
+    """The main lines of :meth:`StoredSource.main_lines`'s arrays ``a`` (None: no game)."""
     import numpy as np
 
     if a is None or not len(a["game"]):
@@ -313,27 +343,27 @@ _Outcome = str | _Match
 
 
 def evaluate_stored(
-    state: GameScan, name: str, index: Index, games_before: int, numbers: Sequence[int]
+    state: GameScan, name: str, source: StoredSource, games_before: int, numbers: Sequence[int]
 ) -> None:
     """Evaluate the games ``numbers`` (ascending) of the indexed file called ``name``,
     whose games are numbered ``games_before + 1`` on in the input, as
     :meth:`GameScan.game` would, each clean one from its stored positions."""
     for first in range(0, len(numbers), BATCH):
         part = numbers[first : first + BATCH]
-        facts = index.game_facts(part)
-        lines = main_lines(index, [game for game, clean, _ in facts if clean])
+        facts = source.game_facts(part)
+        lines = main_lines(source, [game for game, clean, _ in facts if clean])
         outcomes = _outcomes(state, facts, lines, games_before)
         wanted = [game for game, outcome in outcomes if outcome != _NOTHING]
-        texts = {text.file_ordinal: text for text in index.texts(wanted)}
+        texts = {text.file_ordinal: text for text in source.texts(wanted)}
         _hand_over(state, name, games_before, outcomes, texts)
 
 
 @attrs.frozen
 class StoredUnit:
-    """Candidate games of an indexed file as a worker of a parallel run gets them
-    (:func:`stored_unit`): their facts (number, clean, tags), the stored positions of the
-    clean ones (numpy arrays, as :meth:`Index.main_lines` gives them) and every text
-    (a worker has no index to fetch the matching ones from).  ``evaluate`` is what
+    """Candidate games of an indexed file as a worker of a parallel run gets them: their
+    facts (number, clean, tags), the stored positions of the clean ones (numpy arrays, as
+    :meth:`StoredSource.main_lines` gives them) and every text (a worker has no index to
+    fetch the matching ones from).  ``evaluate`` is what
     :func:`~cqllegacy.runner.parallel.scan_candidates` calls in the worker."""
 
     facts: tuple[tuple[int, bool, str | None], ...]
@@ -344,14 +374,6 @@ class StoredUnit:
         outcomes = _outcomes(state, self.facts, prepared(self.arrays), games_before)
         texts = {text.file_ordinal: text for text in self.texts}
         _hand_over(state, name, games_before, outcomes, texts)
-
-
-def stored_unit(index: Index, numbers: Sequence[int]) -> StoredUnit:
-    """The :class:`StoredUnit` of the games ``numbers`` (ascending) of ``index``."""
-    facts = tuple(index.game_facts(numbers))
-    clean = [game for game, ok, _ in facts if ok]
-    arrays = index.main_lines(clean) if clean else None
-    return StoredUnit(facts, arrays, tuple(index.texts(numbers)))
 
 
 def _outcomes(
@@ -439,7 +461,10 @@ class _ArrayAnswers:
     def __init__(self, lists: Sequence[ListArrays], lines: MainLines, positions: Positions) -> None:
         import numpy as np
 
+        from cqllegacy.evaluator.stream import Verdict
+
         self._flatnonzero = np.flatnonzero
+        self._verdict = Verdict
         self.lists = lists
         self.lines = lines
         self.exact = all(arrays.exact is not None for arrays in lists)
@@ -477,7 +502,7 @@ class _ArrayAnswers:
         )
         if not matched:
             return _NOTHING
-        return _Match(headers, Verdict(True, tuple(hits)), end - start - 1)
+        return _Match(headers, self._verdict(True, tuple(hits)), end - start - 1)
 
 
 def _answered_by_arrays(
@@ -489,6 +514,7 @@ def _answered_by_arrays(
     if not any(arrays.exact or arrays.necessary for arrays in lists):
         return None
     from cqllegacy.evaluator.arrays import Positions
+    from cqllegacy.evaluator.gametree import GameInfo
 
     infos = _FromTags(tags_of, GameInfo.from_headers)
     fullmoves = _FromTags(tags_of, _start_fullmove)
