@@ -127,11 +127,7 @@ class ArrayCompiler:
             if form is not None:
                 found = form(self, node)
             else:
-                fn = self.truth(node)
-                if self.local(node):
-                    found = lambda positions, rows: fn(positions.take(rows))  # noqa: E731
-                else:
-                    found = lambda positions, rows: fn(positions)[rows]  # noqa: E731
+                found = _at_rows(node, self.truth(node), self.local(node))
             self._candidates[node] = found
         return found
 
@@ -209,3 +205,16 @@ def _by_game(node: Filter) -> ArrayFn:
         return np.repeat(np.array([bool(v) for v in values], np.bool_), counts)
 
     return by_game
+
+
+def _at_rows(node: Filter, fn: Callable[[Positions], Bools], local: bool) -> Candidates:
+    """``fn`` read at some rows: a filter of one position and its move evaluated at those
+    rows alone when they are few, any filter otherwise evaluated at every position once
+    per chunk (orbit members share parts: ``wtm``, ``check``) and read at the rows."""
+
+    def at_rows(positions: Positions, rows: NDArray[np.intp]) -> Bools:
+        if local and len(rows) * 2 < positions.size:
+            return fn(positions.take(rows))
+        return positions.remembered(node, fn)[rows]
+
+    return at_rows

@@ -53,6 +53,10 @@ _WHITE_TO_MOVE, _CHECK, _MATE, _STALEMATE = 1, 2, 4, 8
 _TYPE_NAMES = ("pawns", "knights", "bishops", "rooks", "queens", "kings")
 
 
+#: How many truths a chunk of positions remembers (each one ``bool`` a position).
+_REMEMBERED = 1024
+
+
 class RowOnly(Exception):
     """A node has no array form: it is evaluated by its row form (the message says why)."""
 
@@ -83,6 +87,7 @@ class Positions:
         self._contents: dict[TypeSet, Squares] = {}
         #: For a view (:meth:`take`): the positions it is part of, and which rows.
         self._whole: tuple[Positions, NDArray[np.intp]] | None = None
+        self._remembered: dict[object, Bools] = {}
 
     @classmethod
     def of_columns(cls, columns: Mapping[str, Any]) -> Positions:
@@ -159,6 +164,16 @@ class Positions:
                          self.infos, self.fullmoves)  # fmt: skip
         view._whole = (whole, at)
         return view
+
+    def remembered(self, key: object, fn: Callable[[Positions], Bools]) -> Bools:
+        """``fn(self)``, computed once per key while these positions live (a bounded
+        number of keys: the rest are computed each time)."""
+        found = self._remembered.get(key)
+        if found is None:
+            found = fn(self)
+            if len(self._remembered) < _REMEMBERED:
+                self._remembered[key] = found
+        return found
 
     def _of_whole(self, name: str) -> NDArray[Any] | None:
         if self._whole is None:
