@@ -319,6 +319,21 @@ def decode_game(raw_tags: str, raw_movetext: str) -> tuple[str, str, str]:
     return tags.lstrip("\ufeff"), movetext, encoding
 
 
+def pgn_lines(text: str) -> tuple[str, ...]:
+    """``text`` cut into lines at ``\\n`` alone, each keeping its end, as python-chess
+    reads a game (``str.splitlines`` would also cut at vertical tab, form feed,
+    ``\\x1c``-``\\x1e``, NEL, U+2028 and U+2029, which may stand in a tag value).
+
+    >>> pgn_lines('[Event "a\\x0bb"]\\n[White "c"]\\n')
+    ('[Event "a\\x0bb"]\\n', '[White "c"]\\n')
+    >>> pgn_lines("x\\ny"), pgn_lines("")
+    (('x\\n', 'y'), ())
+    """
+    lines = [f"{line}\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return tuple(lines) if lines[-1] else tuple(lines[:-1])
+
+
 def _is_blank(line: str) -> bool:
     return not line.strip()
 
@@ -475,7 +490,7 @@ class _Splitter:
         game = GameText(
             file_ordinal=self.ordinal,
             line=self.start_line,
-            tag_lines=tuple(tags.splitlines(keepends=True)),
+            tag_lines=pgn_lines(tags),
             movetext=movetext,
             encoding=encoding,
             problems=tuple(problems),
