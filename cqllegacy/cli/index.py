@@ -32,8 +32,12 @@ freshness: the index records the file's SHA-256 and status (size, modification a
   changed, the index is of another file or version, or damaged.
 atomic: the index is written under a temporary name and renamed when complete; an
   interrupted or failed build leaves the previous index as it was.
+workers: a worker process of --jobs that dies (killed, out of memory) is replaced and
+  its games are indexed again (said in one line); if it dies again on the same games,
+  the index holds the games before them, and runs scan the file (status 3).
 exit status: 0 indexed; 2 bad command line or unreadable input; 3 an input was not read
-  to its end (its index records that, and runs scan it); 4 writing the index failed.
+  to its end, or a worker died twice on the same games (its index records that, and runs
+  scan it); 4 writing the index failed.
 """
 
 
