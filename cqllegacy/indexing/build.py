@@ -14,16 +14,17 @@ one before.
 from __future__ import annotations
 
 import collections
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import attrs
 
-from cqllegacy.errors import UsageError
+from cqllegacy.errors import IncompleteInput, UsageError
 from cqllegacy.indexing.ranges import located
 from cqllegacy.indexing.records import Columns, position_arrays, record_games
-from cqllegacy.indexing.store import file_facts, writing
+from cqllegacy.indexing.store import SourceFacts, file_facts, writing
 from cqllegacy.runner.pgn import DamagedInput, GameText, open_pgn, split_games
 from cqllegacy.runner.progress import Messages
 
@@ -52,18 +53,18 @@ class BuildResult:
 
 def build(source: Path, index: Path, *, jobs: int = 1, progress: Messages) -> BuildResult:
     """Index the PGN file ``source`` into ``index`` (replaced atomically)."""
-    before = file_facts(source)
+    before = _input_facts(source)
     damaged: str | None = None
     with writing(index) as writer:
-        with open_pgn(source) as pgn:
+        with _reading_input(source), open_pgn(source) as pgn:
             try:
-                batches = _batches(located(pgn, split_games(pgn.lines())))
+                batches = _batches(_reading(source, located(pgn, split_games(pgn.lines()))))
                 for columns in _recorded(batches, jobs, progress):
                     writer.add(columns)
                     progress.update(writer.games, 0, pgn.bytes_read())
             except (DamagedInput, LostBatch) as exc:
                 damaged = str(exc)
-        after = file_facts(source)
+        after = _input_facts(source)
         if (after.size, after.sha256) != (before.size, before.sha256):
             raise UsageError(f"{source} changed while it was being indexed; no index written")
         # The status of the end proves the content from then on; a status changed during
@@ -72,6 +73,41 @@ def build(source: Path, index: Path, *, jobs: int = 1, progress: Messages) -> Bu
         writer.finish(source.name, attrs.evolve(after, racy=racy), damaged)
         result = BuildResult(index, writer.games, writer.positions, damaged)
     return result
+
+
+def _unreadable(source: Path, exc: OSError) -> IncompleteInput:
+    why = exc.strerror or str(exc)
+    return IncompleteInput(
+        f"input {source} could not be read while it was being indexed ({why}); "
+        "no index written, the previous one (if any) is unchanged"
+    )
+
+
+def _input_facts(source: Path) -> SourceFacts:
+    try:
+        return file_facts(source)
+    except OSError as exc:
+        raise _unreadable(source, exc) from exc
+
+
+@contextlib.contextmanager
+def _reading_input(source: Path) -> Iterator[None]:
+    """Opening the input: an error there is the input's, not the index's."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None and Path(exc.filename) == source:
+            raise _unreadable(source, exc) from exc
+        raise
+
+
+def _reading(source: Path, texts: Iterator[GameText]) -> Iterator[GameText]:
+    """``texts``, an error while they are read being the input's (every write to the
+    index happens outside this generator)."""
+    try:
+        yield from texts
+    except OSError as exc:
+        raise _unreadable(source, exc) from exc
 
 
 def _batches(texts: Iterator[GameText]) -> Iterator[tuple[GameText, ...]]:

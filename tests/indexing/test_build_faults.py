@@ -151,3 +151,39 @@ def test_a_signal_during_index_is_one_line(
     assert process.returncode == status, stderr
     assert stderr == f"interrupted by {signal.Signals(signum).name}\n"
     assert not (tmp_path / "big.cqlidx").exists()
+
+
+# --------------------------------------------------------------------------------------
+# The input removed while it is read
+# --------------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class _RemovingInput:
+    """A record_batch that removes the input file when it records its first batch."""
+
+    source: Path
+
+    def __call__(self, texts: tuple[GameText, ...]) -> object:
+        self.source.unlink(missing_ok=True)
+        return _record(texts)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_input_removed_while_it_is_indexed_is_the_inputs_failure(
+    games: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    jobs: str,
+) -> None:
+    monkeypatch.setattr(build, "BATCH_GAMES", 50)
+    monkeypatch.setattr(build, "record_batch", _RemovingInput(games))
+    target = tmp_path / "games.cqlidx"
+    target.write_bytes(b"the previous index")
+    status = main(["index", str(games), "-j", jobs, "-o", str(target), "-q"])
+    err = capsys.readouterr().err
+    assert status == 3, err
+    assert err.count("\n") == 1 and err.startswith(f"error: input {games} "), err
+    assert "No such file or directory" in err and "cannot write" not in err
+    assert target.read_bytes() == b"the previous index"
