@@ -623,35 +623,52 @@ def _lines_after(
     """(offset, line) for the lines of the file from byte ``position`` on, the first one
     possibly a part of a line; line ends as universal newlines see them, and a line
     longer than ``limit`` (line end included, as :func:`bounded_lines` counts it) given
-    as :data:`LONG_LINE`.  Time linear in the bytes read, memory bounded by the limit."""
+    as :data:`LONG_LINE`.  Time linear in the bytes read (each read is scanned once, a
+    line kept in pieces), memory bounded by the limit."""
     limit = limit or max_line_bytes()
     handle.seek(position)
-    buffer = ""  # the current line so far (its last character only, once too long)
-    start = base = position  # where the current line and the buffer begin in the file
-    long = False
+    pieces: list[str] = []  # the current line so far (nothing once it is too long)
+    size = 0  # the current line's length so far
+    start = read_to = position  # where the current line begins; the bytes read so far end
+    carry = ""  # a "\r" ending the last read, which a "\n" in the next may complete
     while True:
         data = handle.read(window)
-        if not data:
-            if buffer:
-                yield start, LONG_LINE if long else buffer
-            return
-        # Only the new text can hold a line end (or a "\n" after a "\r" held back).
-        scan_from = max(len(buffer) - 1, 0)
-        buffer += data.decode("latin-1")
+        final = not data
+        if not carry and not final and b"\n" not in data and b"\r" not in data:
+            # No line end (the middle of a long line): found by memchr, with nothing
+            # decoded or scanned once the line is too long to keep.
+            read_to += len(data)
+            size += len(data)
+            if size > limit:
+                pieces = []
+            else:
+                pieces.append(data.decode("latin-1"))
+            continue
+        text = carry + data.decode("latin-1")
+        base = read_to - len(carry)  # where `text` begins in the file
+        read_to += len(data)
+        carry = ""
         done = 0
-        for match in _LINE_END.finditer(buffer, scan_from):
-            if match.group() == "\r" and match.end() == len(buffer):
-                break  # a "\n" may follow in the next read
-            line = buffer[done : match.end()]
-            too_long = long or len(line) - (match.group() == "\r\n") > limit
-            yield start, LONG_LINE if too_long else line
-            long, done = False, match.end()
+        for match in _LINE_END.finditer(text):
+            if not final and match.group() == "\r" and match.end() == len(text):
+                carry = "\r"
+                break
+            piece = text[done : match.end()]
+            total = size + len(piece) - (match.group() == "\r\n")
+            yield start, LONG_LINE if total > limit else "".join([*pieces, piece])
+            pieces, size, done = [], 0, match.end()
             start = base + done
-        buffer, base = buffer[done:], base + done
-        if len(buffer) > limit:
-            long = True
-            base += len(buffer) - 1
-            buffer = buffer[-1:]
+        stop = len(text) - len(carry)
+        if stop > done:
+            size += stop - done
+            if size > limit:
+                pieces = []
+            else:
+                pieces.append(text[done:stop])
+        if final:
+            if size:
+                yield start, LONG_LINE if size > limit else "".join(pieces)
+            return
 
 
 def _next_boundary(handle: BinaryIO, start: int, window: int = 1 << 16) -> int | None:
