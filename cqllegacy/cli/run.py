@@ -171,7 +171,8 @@ def settle(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     ``--gamenumber`` one or two numbers, so a script written after them lands there.
     """
     numbers = args.gamenumber or []
-    count = next((k for k, word in enumerate(numbers) if not word.isdigit()), len(numbers))
+    # isdecimal, not isdigit: int() refuses "²", which isdigit accepts.
+    count = next((k for k, word in enumerate(numbers) if not word.isdecimal()), len(numbers))
     count = min(count, 2)
     spare = numbers[count:]
     if args.gamenumber is not None:

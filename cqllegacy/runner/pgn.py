@@ -136,7 +136,7 @@ def _limit(name: str, default: int) -> int:
     """A limit from the environment variable ``name`` (a whole number of at least 1),
     else ``default``."""
     text = os.environ.get(name, "")
-    return int(text) if text.isdigit() and int(text) > 0 else default
+    return int(text) if text.isascii() and text.isdigit() and int(text) > 0 else default
 
 
 def max_line_bytes() -> int:
