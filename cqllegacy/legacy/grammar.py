@@ -51,6 +51,7 @@ from typing import Any
 import attrs
 import pyparsing as pp
 
+from cqllegacy.errors import refuse_too_many_words
 from cqllegacy.legacy import tree as t
 from cqllegacy.legacy.diagnostics import OpenList, Reading, lists_usage
 from cqllegacy.legacy.errors import LegacySyntaxError
@@ -817,6 +818,7 @@ def read_script(text: str, path: str | None = None) -> t.Script:
     ``path`` names the file in messages and becomes ``Script.path``.
     """
     text = text.removeprefix("\ufeff")
+    refuse_too_many_words(text, path, _COMMENT_PATTERN, LegacySyntaxError)
     source = _Source(text)
     source.reading = reading = Reading.of(text, path)
     try:

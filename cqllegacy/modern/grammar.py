@@ -46,7 +46,7 @@ from typing import NoReturn
 import attrs
 
 from cqllegacy.core import tree as ct
-from cqllegacy.errors import SourceText
+from cqllegacy.errors import SourceText, refuse_too_many_words
 from cqllegacy.modern.encoding import Encoded, EncodingError, decode, is_commentary, pragma_of
 from cqllegacy.modern.errors import ModernSyntaxError
 from cqllegacy.modern.kinds import Kind, kind_of, misplaced
@@ -1185,6 +1185,7 @@ def read_query(text: str, path: str | None = None) -> ct.Query:
     ...     (ct.PieceSet(MODERN_LETTERS["K"], 1), ct.PieceSet(MODERN_LETTERS["k"], 1 << 63)))
     True
     """
+    refuse_too_many_words(text, path, r"//[^\n]*|/\*.*?\*/", ModernSyntaxError)
     source = SourceText(text, path)
     parser = _Parser(text)
     try:

@@ -46,3 +46,62 @@ def test_a_limit_in_the_environment_int_cannot_read_is_ignored(
     monkeypatch.setenv("CQLLEGACY_MAX_LINE_BYTES", "\u00b2")
     assert main(["run", "kf.cql", "-i", "games.pgn", "-o", "out.pgn", "-q"]) == 0
     no_traceback(capsys.readouterr().err)
+
+
+# --------------------------------------------------------------------------------------
+# A script too large to read in reasonable time (item 15)
+# --------------------------------------------------------------------------------------
+
+_SQUARES = [f"{f}{r}" for f in "abcdefgh" for r in "2345678"]
+#: 1.25 million designators: 5 MB, valid in either language.
+_DESIGNATORS = " ".join(f"P{_SQUARES[i % len(_SQUARES)]}" for i in range(1_250_000))
+
+
+_LEGACY = f"(match (position {_DESIGNATORS}))\n"
+_MODERN = f"cql() {_DESIGNATORS}\n"
+
+
+@pytest.mark.parametrize(
+    ("command", "text"),
+    [
+        *[
+            pytest.param(c, _LEGACY, id=f"{c}-legacy")
+            for c in ("run", "check", "translate", "explain")
+        ],
+        # (translate takes legacy scripts only)
+        *[pytest.param(c, _MODERN, id=f"{c}-CQL 6") for c in ("run", "check", "explain")],
+    ],
+)
+def test_a_script_over_the_word_limit_is_refused_at_the_first_word_past_it(
+    here: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    command: str, text: str,
+) -> None:  # fmt: skip
+    import cqllegacy.legacy.grammar as legacy_grammar
+    import cqllegacy.modern.grammar as modern_grammar
+
+    def never(*args: object) -> None:
+        raise AssertionError("the script was read")
+
+    # The bound on work: neither reader parses a script over the limit.
+    monkeypatch.setattr(legacy_grammar, "_Source", never)
+    monkeypatch.setattr(modern_grammar, "_Parser", never)
+    Path("huge.cql").write_text(text)
+    words = ["-i", "games.pgn", "-o", "out.pgn"] if command == "run" else []
+    assert main([command, "huge.cql", *words]) == 2
+    err = capsys.readouterr().err
+    no_traceback(err)
+    assert err.startswith("huge.cql:1:") and "more than 50,000 words in the script" in err
+    assert "CQLLEGACY_MAX_SCRIPT_WORDS" in err
+
+
+def test_comments_do_not_count_as_words_and_the_limit_can_be_changed(
+    here: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CQLLEGACY_MAX_SCRIPT_WORDS", "4")
+    comment = "; " + "many words in a comment " * 1000 + "\n"
+    Path("small.cql").write_text(f"{comment}(match (position Nd4 ; more words\n kc6))\n")
+    assert main(["check", "small.cql", "-q"]) == 0
+    Path("over.cql").write_text("(match (position Nd4 kc6 qe6))\n")
+    assert main(["check", "over.cql"]) == 2
+    err = capsys.readouterr().err
+    assert "over.cql:1:26: error: more than 4 words in the script, the limit" in err
