@@ -17,7 +17,7 @@ from cqllegacy.api import Match, Query, load, why_not
 from cqllegacy.cli.options import SAMPLE_DESCRIPTION, default_jobs, index_choice
 from cqllegacy.cli.startup import games_begin
 from cqllegacy.core.tree import Query as CoreQuery
-from cqllegacy.errors import UsageError, WriteError, display_path, listing
+from cqllegacy.errors import IncompleteInput, UsageError, WriteError, display_path, listing
 from cqllegacy.runner.compiled import CompiledQueryLike, decided_by_tags
 from cqllegacy.runner.output import STDOUT, PgnWriter, Replacement, check_destinations
 from cqllegacy.runner.progress import make_progress
@@ -170,6 +170,15 @@ def make_engine(args: argparse.Namespace, compiled: CompiledQueryLike) -> Engine
             raise UsageError("--engine dask needs Dask: pip install 'cqllegacy[dask]'") from exc
         except OSError as exc:
             raise UsageError(f"cannot reach the Dask scheduler {args.scheduler}: {exc}") from exc
+        except Exception as exc:
+            # Dask's own failures to start (a local cluster whose worker processes were
+            # killed while starting: "Nanny failed to start"), said in one line.
+            where = "a local Dask cluster"
+            if args.scheduler:
+                where = f"the Dask scheduler {args.scheduler}"
+            raise IncompleteInput(
+                f"cannot start {where} ({type(exc).__name__}: {exc}); no game was examined"
+            ) from exc
     if args.scheduler:
         raise UsageError("--scheduler goes with --engine dask")
     jobs = args.jobs or (1 if decided_by_tags(compiled) else default_jobs())
