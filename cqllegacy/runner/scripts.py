@@ -194,6 +194,25 @@ def translate_legacy(
     return _translator().translate(text, approximate=approximate, path=path, relocate=relocate)
 
 
+def translate_legacy_reading(text: str, pgn: str, *, path: str | None = None) -> str:
+    """A legacy script's CQL 6.1 text whose header reads the file ``pgn`` (written as
+    given) instead of the script's own ``:pgn``, and names no output: the translation of
+    a fixture triple, which runs on the fixture's games.  Raises what
+    :func:`translate_legacy` raises."""
+    from cqllegacy.legacy import read_script
+    from cqllegacy.modern.printer import print_query
+
+    translator = _translator()
+    try:
+        query = translator.modern_form(translator.to_core(read_script(text, path), modern=True))
+        header = attrs.evolve(query.header, inputs=(pgn,), output=None)
+        return print_query(attrs.evolve(query, header=header))
+    except ScriptError as exc:
+        exc.source = exc.source or text
+        exc.file = exc.file or path
+        raise
+
+
 def relocation(
     old_folder: str | os.PathLike[str], new_folder: str | os.PathLike[str]
 ) -> Callable[[str], str]:
@@ -221,7 +240,9 @@ def relocation(
 class _Translator(Protocol):
     """What is used of :mod:`cqllegacy.translator`."""
 
-    def to_core(self, script: Script) -> Query: ...
+    def to_core(self, script: Script, *, modern: bool = False) -> Query: ...
+
+    def modern_form(self, query: Query) -> Query: ...
 
     def translate(
         self,
