@@ -105,3 +105,23 @@ def test_comments_do_not_count_as_words_and_the_limit_can_be_changed(
     assert main(["check", "over.cql"]) == 2
     err = capsys.readouterr().err
     assert "over.cql:1:26: error: more than 4 words in the script, the limit" in err
+
+
+# --------------------------------------------------------------------------------------
+# explain of a script translate refuses (item 6)
+# --------------------------------------------------------------------------------------
+
+
+def test_explain_says_when_translate_refuses_the_script(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Path("old.cql").write_text(
+        "(match (position :check :relation (:shift :missingpiececount A 1)))\n"
+    )
+    assert main(["explain", "old.cql"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.startswith("list 1 (line 1:8)")
+    assert captured.err.startswith("old.cql:1:25: error: :relation has no exact CQL 6.1 form")
+    assert "translate refuses this script; run runs it" in captured.err
+    assert main(["explain", "kf.cql"]) == 0
+    assert capsys.readouterr().err == ""
