@@ -87,7 +87,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="PGN",
         nargs="+",
         action="extend",
-        help="PGN file(s) to read instead of the script's",
+        help='PGN file(s) to read instead of the script\'s ("-": standard input)',
     )
     parser.add_argument(
         "-o", "--output", metavar="OUT.pgn", help='matching games go here ("-": standard output)'
@@ -186,6 +186,12 @@ def settle(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     inputs = args.inputs or []
     if args.script is None and len(inputs) > 1 and not _looks_like_games(inputs[-1]):
         args.script = inputs.pop()
+    scripts = [name for name in inputs if name.lower().endswith(".cql")]
+    if args.script is None and len(scripts) == 1:
+        # "run -i script.cql games.pgn": -i took the script among its values.
+        inputs.remove(scripts[0])
+        args.script = scripts[0]
+        args.inputs = inputs or None
     if args.script is None:
         parser.error("the following arguments are required: SCRIPT")
 

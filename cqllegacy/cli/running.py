@@ -58,12 +58,28 @@ def default_output(script: Path) -> str:
     return f"{script.stem}-out.pgn"
 
 
-def plan_run(args: argparse.Namespace, loaded: Query, sample: Callable[[], Path]) -> RunPlan:
+#: The input name that means standard input (as ``-o -`` means standard output).
+STDIN = "-"
+
+
+def plan_run(
+    args: argparse.Namespace,
+    loaded: Query,
+    sample: Callable[[], Path],
+    stdin: Callable[[], Path] | None = None,
+) -> RunPlan:
     """Inputs and destinations of the run: the command line first, then the script
-    (``sample()`` gives the bundled games' file, asked only when there is no input)."""
+    (``sample()`` gives the bundled games' file, asked only when there is no input;
+    ``stdin()`` standard input's games in a file, asked for ``-i -``)."""
     header = loaded.query.header
     if args.inputs:
-        inputs = tuple(InputFile.of(name) for name in args.inputs)
+        if args.inputs.count(STDIN) > 1:
+            raise UsageError("-i - (standard input) can be given once")
+        inputs = tuple(
+            InputFile(stdin(), "<stdin>") if name == STDIN and stdin is not None
+            else InputFile.of(name)
+            for name in args.inputs
+        )  # fmt: skip
     else:
         inputs = tuple(InputFile.of(loaded.resolve(name)) for name in header.inputs)
     if args.output:
@@ -97,6 +113,20 @@ def check_plan(plan: RunPlan, script: Path | None) -> None:
     if script is not None:
         protected.append(("script", script))
     check_destinations(destinations, protected)
+
+
+@contextlib.contextmanager
+def standard_input_games() -> Iterator[Path]:
+    """Standard input's bytes in a temporary file (removed on leaving): a scan reads its
+    inputs by path, and may read them more than once (an index, worker processes)."""
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="cqllegacy-") as folder:
+        path = Path(folder) / "stdin.pgn"
+        with open(path, "wb") as spool:
+            shutil.copyfileobj(sys.stdin.buffer, spool, 1 << 20)
+        yield path
 
 
 @contextlib.contextmanager
@@ -197,7 +227,10 @@ def _carry_out(
 ) -> tuple[Summary, RunPlan, list[str]]:
     err = sys.stderr
     with contextlib.ExitStack() as stack:
-        plan = plan_run(args, loaded, lambda: stack.enter_context(sample_games()))
+        plan = plan_run(
+            args, loaded, lambda: stack.enter_context(sample_games()),
+            lambda: stack.enter_context(standard_input_games()),
+        )  # fmt: skip
         check_plan(plan, loaded.path)
         if plan.sample and not args.quiet:
             print(

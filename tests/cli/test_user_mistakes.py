@@ -125,3 +125,41 @@ def test_explain_says_when_translate_refuses_the_script(
     assert "translate refuses this script; run runs it" in captured.err
     assert main(["explain", "kf.cql"]) == 0
     assert capsys.readouterr().err == ""
+
+
+# --------------------------------------------------------------------------------------
+# The script given with -i, and -i - (item 7)
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "-i", "kf.cql", "games.pgn", "-o", "out.pgn", "-q"],
+        ["run", "-i", "games.pgn", "kf.cql", "-o", "out.pgn", "-q"],
+        ["run", "-input", "kf.cql", "games.pgn", "-output", "out.pgn", "-q"],
+    ],
+    ids=["script-first", "script-last", "cql-style"],
+)
+def test_a_script_among_the_inputs_of_i_is_the_script(
+    here: Path, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    assert main(argv) == 0, capsys.readouterr().err
+    assert Path("out.pgn").read_text().count("{ Original game:") == 11
+
+
+def test_i_dash_reads_the_games_from_standard_input(
+    here: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+    import sys
+
+    games = Path("games.pgn").read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(games)))
+    assert main(["run", "kf.cql", "-i", "-", "-o", "out.pgn", "--report", "r.jsonl"]) == 0
+    err = capsys.readouterr().err
+    assert "read 135 games: 11 matched" in err, err
+    assert Path("out.pgn").read_text().count("{ Original game:") == 11
+    assert '"file": "<stdin>"' in Path("r.jsonl").read_text()
+    assert main(["run", "kf.cql", "-i", "-", "-i", "-"]) == 2
+    assert "standard input" in capsys.readouterr().err
