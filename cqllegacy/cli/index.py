@@ -9,7 +9,7 @@ from pathlib import Path
 
 from cqllegacy.cli.options import default_jobs, positive
 from cqllegacy.cli.startup import games_begin
-from cqllegacy.errors import IncompleteInput, UsageError, WriteError
+from cqllegacy.errors import IncompleteInput, UsageError, WriteError, display_path
 
 DESCRIPTION = """\
 Index PGN files, so that later runs on them read only the games that may match: for
@@ -87,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
     for source, target in zip(sources, targets, strict=True):
         if target.resolve() == source.resolve():
             raise UsageError(f"the index of {source} would replace it")
+        _check_writable(target, beside=args.output is None)
     jobs = args.jobs or default_jobs()
     games_begin()
     status = 0
@@ -111,6 +112,19 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     return status
+
+
+def _check_writable(target: Path, *, beside: bool) -> None:
+    """Refuse, with what to do instead, an index in a folder this user cannot write (the
+    index is written there under a temporary name, then renamed)."""
+    folder = target.parent
+    if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
+        where = "beside its input, " if beside else ""
+        raise UsageError(
+            f"cannot write the index {display_path(str(target))}: {where}in the folder "
+            f"{display_path(str(folder))}, which is not writable (permission denied); "
+            "write it elsewhere with -o INDEX, and run with --index INDEX"
+        )
 
 
 def _size(path: Path) -> str:

@@ -187,3 +187,25 @@ def test_an_input_removed_while_it_is_indexed_is_the_inputs_failure(
     assert err.count("\n") == 1 and err.startswith(f"error: input {games} "), err
     assert "No such file or directory" in err and "cannot write" not in err
     assert target.read_bytes() == b"the previous index"
+
+
+# --------------------------------------------------------------------------------------
+# A folder the user cannot write (issue 32, item 5)
+# --------------------------------------------------------------------------------------
+
+
+def test_an_index_in_a_folder_the_user_cannot_write_says_to_use_o(
+    games: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The permission check as a user other than root meets it (root writes anywhere).
+    real_access = os.access
+    folder = games.parent
+    monkeypatch.setattr(
+        os, "access", lambda path, mode: real_access(path, mode) and Path(path) != folder
+    )
+    assert main(["index", str(games), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "IO Error" not in err, err
+    assert "which is not writable (permission denied)" in err
+    assert "write it elsewhere with -o INDEX, and run with --index INDEX" in err
+    assert not list(folder.glob("*.cqlidx"))
