@@ -59,6 +59,7 @@ from cqllegacy.runner.scripts import (
     read_legacy,
     read_modern,
     read_script_file,
+    translate_legacy,
     translate_legacy_reading,
 )
 
@@ -175,15 +176,18 @@ class Toolchain:
 
     legacy_query: Callable[[str, str | None], Query]
     modern_query: Callable[[str, str | None], Query]
-    #: ``(text, path, pgn)``: the CQL 6.1 text of a legacy script, reading ``pgn``.
-    translate: Callable[[str, str | None, str], str]
+    #: ``(text, path, pgn)``: the CQL 6.1 text of a legacy script, reading ``pgn``
+    #: (None: the script's own ``:pgn``).
+    translate: Callable[[str, str | None, str | None], str]
     compile: Callable[[Query], CompiledQuery]
 
     @classmethod
     def default(cls) -> Toolchain:
         from cqllegacy.evaluator.evaluate import compile_query
 
-        def translate_text(text: str, path: str | None, pgn: str) -> str:
+        def translate_text(text: str, path: str | None, pgn: str | None) -> str:
+            if pgn is None:
+                return translate_legacy(text, path=path)
             return translate_legacy_reading(text, pgn, path=path)
 
         return cls(read_legacy, read_modern, translate_text, compile_query)
@@ -435,7 +439,7 @@ class Triple:
 
 
 def translate_or_refuse(
-    tools: Toolchain, text: str, path: str | None, pgn: str
+    tools: Toolchain, text: str, path: str | None, pgn: str | None = None
 ) -> tuple[str | None, str | None]:
     """``(modern text reading pgn, None)`` or ``(None, refusal message)``.
 
@@ -458,12 +462,18 @@ def legacy_results(
 
 
 def build_triple(
-    tools: Toolchain, legacy: str, results: Results, pgn: PgnRecord, *, path: str = LEGACY_NAME
+    tools: Toolchain,
+    legacy: str,
+    results: Results,
+    pgn: PgnRecord,
+    *,
+    path: str = LEGACY_NAME,
+    reads_pgn: bool = False,
 ) -> Triple:
-    """The triple of a legacy script whose results on ``pgn`` are already known."""
-    # modern.cql reads the games the triple was made on (as CQL 6 and CQLi run it from
-    # the triple's folder), whatever the script's own :pgn.
-    modern, refused = translate_or_refuse(tools, legacy, path, pgn.path)
+    """The triple of a legacy script whose results on ``pgn`` are already known;
+    ``reads_pgn``: modern.cql reads that file, whatever the script's own ``:pgn`` (the
+    corpus's goldens keep the script's)."""
+    modern, refused = translate_or_refuse(tools, legacy, path, pgn.path if reads_pgn else None)
     translation = MODERN_NAME if modern is not None else REFUSED_NAME
     return Triple(legacy, modern, refused, expected_json(results, pgn, translation))
 
@@ -635,7 +645,12 @@ def make_triples(
     with Replacement() as replacement:
         for script, folder, text, results in zip(scripts, folders, texts, all_results, strict=True):
             record = PgnRecord(pgn_path_text(pgn, folder), digest, game_count)
-            triple = build_triple(tools, text, results, record)
+            # modern.cql reads the games the triple was made on (as CQL 6 and CQLi run
+            # it from the triple's folder), whatever the script's own :pgn; a name
+            # that is not UTF-8 cannot be written in its UTF-8 text.
+            readable = record.path.encode("utf-8", "surrogatepass").decode("utf-8", "ignore")
+            reads_pgn = readable == record.path
+            triple = build_triple(tools, text, results, record, reads_pgn=reads_pgn)
             write_triple(folder, triple, replacement)
             made.append(MadeTriple(script, folder, triple.refused))
     return made

@@ -22,7 +22,7 @@ Run modern.cql in CQL 6 or CQLi on the same PGN file to confirm it selects the s
 MAKE_EPILOG = """\
 Each SCRIPT goes to DIR/<script name without .cql>/.  The PGN path is recorded relative
 to that folder when possible, and modern.cql reads that file (cql(input ...)), whatever
-the script's own :pgn: run it from the triple's folder.
+the script's own :pgn (but for a name that is not UTF-8): run it from the triple's folder.
 
 exit status: 0 every script translated, 1 some script refused (its triple then has
 refused.txt), 2 bad script or bad command line
