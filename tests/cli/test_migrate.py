@@ -403,3 +403,16 @@ def test_a_syntax_error_is_reported_as_one_on_the_terminal(
     err = capsys.readouterr().err
     assert "syntax-error: typo.cql: syntax error at 1:18: " in err
     assert "unreadable" not in err
+
+
+def test_a_syntax_error_keeps_the_suggestion_check_gives(
+    library: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # MIGRATION.md dropped the "did you mean" that check gives (issue 32, item 3).
+    assert main(["check", str(library / "typo.cql")]) == 2
+    hint = next(line for line in capsys.readouterr().err.splitlines() if "hint:" in line)
+    suggestion = hint.split("hint:", 1)[1].strip()
+    dest = tmp_path / "new"
+    main(["migrate", str(library), str(dest)])
+    assert entry(dest, "typo.cql")["reason"].endswith(f"({suggestion})")
+    assert f"({suggestion})" in (dest / MARKDOWN_NAME).read_text(encoding="utf-8")
