@@ -1,0 +1,88 @@
+"""The repository's folder after ``pip install .`` (issue 32, item 1).
+
+The README's examples run from the repository's folder.  There the local ``cqllegacy/``
+comes first on the path and shadows the installed package, and ``translator/`` became
+``cqllegacy.translator`` only in the installed copy: the Python API and ``python -m
+cqllegacy`` failed with ``No module named 'cqllegacy.translator'``.  Tested as a user
+meets it: a fresh clone of the committed tree, a virtual environment, ``pip install .``,
+then the commands run from inside the clone.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _missing_tools() -> str | None:
+    if shutil.which("git") is None:
+        return "git is not installed"
+    if not (ROOT / ".git").exists():
+        return "the tests do not run from a git clone"
+    for module in ("venv", "pip", "setuptools"):
+        if importlib.util.find_spec(module) is None:
+            return f"{module} is not installed"
+    return None
+
+
+@pytest.fixture(scope="module")
+def installed_clone(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A clone of the committed tree and the Python of a venv it is installed in."""
+    missing = _missing_tools()
+    if missing is not None:
+        pytest.skip(f"cannot install a fresh clone: {missing}")
+    base = tmp_path_factory.mktemp("install")
+    clone = base / "clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True, timeout=120)
+    venv = base / "venv"
+    # The system's packages (python-chess, DuckDB …) serve, so nothing is downloaded.
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=120
+    )
+    python = venv / "bin" / "python"
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "."],
+        cwd=clone, check=True, timeout=600, capture_output=True,
+    )  # fmt: skip
+    return clone, python
+
+
+def _run(python: Path, *argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(python), *argv], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_the_translator_imports_inside_the_clone(installed_clone: tuple[Path, Path]) -> None:
+    clone, python = installed_clone
+    done = _run(python, "-c", "import cqllegacy.translator", cwd=clone)
+    assert done.returncode == 0, done.stderr
+
+
+def test_python_m_cqllegacy_runs_inside_the_clone(installed_clone: tuple[Path, Path]) -> None:
+    clone, python = installed_clone
+    done = _run(python, "-m", "cqllegacy", "--help", cwd=clone)
+    assert done.returncode == 0, done.stderr
+    assert "translate" in done.stdout
+    done = _run(python, "-m", "cqllegacy", "translate", "examples/knight-fork.cql", cwd=clone)
+    assert done.returncode == 0, done.stderr
+    assert "flipcolor shift" in done.stdout
+
+
+def test_the_python_api_works_inside_the_clone_and_elsewhere(
+    installed_clone: tuple[Path, Path], tmp_path: Path
+) -> None:
+    clone, python = installed_clone
+    example = clone / "examples" / "knight-fork.cql"
+    code = f"import cqllegacy; print(cqllegacy.load({str(example)!r}).translate().count('shift'))"
+    for folder in (clone, tmp_path):
+        done = _run(python, "-c", code, cwd=folder)
+        assert done.returncode == 0, (folder, done.stderr)
+        assert int(done.stdout) >= 1
