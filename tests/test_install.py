@@ -42,16 +42,30 @@ def installed_clone(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Pat
     clone = base / "clone"
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True, timeout=120)
     venv = base / "venv"
-    # The system's packages (python-chess, DuckDB …) serve, so nothing is downloaded.
+    # The system's packages (python-chess, DuckDB …, pip and setuptools too) serve: the
+    # venv's own old setuptools would not build the wheel.
     subprocess.run(
-        [sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=120
-    )
-    python = venv / "bin" / "python"
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "."],
-        cwd=clone, check=True, timeout=600, capture_output=True,
+        [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)],
+        check=True, timeout=120,
     )  # fmt: skip
+    python = venv / "bin" / "python"
+    # Without build isolation where the system's setuptools builds wheels (faster, no
+    # index asked); else pip fetches pyproject.toml's build requirements.
+    isolation = ["--no-build-isolation"] if _builds_wheels() else []
+    done = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", *isolation, "."],
+        cwd=clone, timeout=600, capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
     return clone, python
+
+
+def _builds_wheels() -> bool:
+    """Whether the system's setuptools builds wheels itself (70.1 on) or with ``wheel``."""
+    import setuptools
+
+    version = tuple(int(part) for part in setuptools.__version__.split(".")[:2] if part.isdigit())
+    return version >= (70, 1) or importlib.util.find_spec("wheel") is not None
 
 
 def _run(python: Path, *argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
