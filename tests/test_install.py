@@ -62,9 +62,10 @@ def installed_clone(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Pat
 
 def _builds_wheels() -> bool:
     """Whether the system's setuptools builds wheels itself (70.1 on) or with ``wheel``."""
-    import setuptools
+    from importlib.metadata import version as installed
 
-    version = tuple(int(part) for part in setuptools.__version__.split(".")[:2] if part.isdigit())
+    # (Not imported: setuptools asserts when distutils was imported before it.)
+    version = tuple(int(part) for part in installed("setuptools").split(".")[:2] if part.isdigit())
     return version >= (70, 1) or importlib.util.find_spec("wheel") is not None
 
 
