@@ -69,9 +69,28 @@ def _builds_wheels() -> bool:
     return version >= (70, 1) or importlib.util.find_spec("wheel") is not None
 
 
+#: An editable install of another checkout in the system's packages (which the venv
+#: sees) would find ``cqllegacy.translator`` there: its finder is left out, so that the
+#: clone is tried as a user's machine has it.
+_WITHOUT_OTHER_EDITABLE_INSTALLS = (
+    "import sys; sys.meta_path[:] = [f for f in sys.meta_path "
+    "if not getattr(f, '__module__', '').startswith('__editable__')]; "
+)
+
+
 def _run(python: Path, *argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python -c CODE`` or ``python -m MODULE ARGS``, as a user types them."""
+    if argv[0] == "-c":
+        code = _WITHOUT_OTHER_EDITABLE_INSTALLS + argv[1]
+    else:
+        assert argv[0] == "-m"
+        code = (
+            _WITHOUT_OTHER_EDITABLE_INSTALLS
+            + f"import runpy; sys.argv[:] = {[argv[1], *argv[2:]]!r}; "
+            + f"runpy.run_module({argv[1]!r}, run_name='__main__', alter_sys=True)"
+        )
     return subprocess.run(
-        [str(python), *argv], cwd=cwd, capture_output=True, text=True, timeout=120
+        [str(python), "-c", code], cwd=cwd, capture_output=True, text=True, timeout=120
     )
 
 
