@@ -17,7 +17,14 @@ from cqllegacy.api import Match, Query, load, why_not
 from cqllegacy.cli.options import SAMPLE_DESCRIPTION, default_jobs, index_choice
 from cqllegacy.cli.startup import games_begin
 from cqllegacy.core.tree import Query as CoreQuery
-from cqllegacy.errors import IncompleteInput, UsageError, WriteError, display_path, listing
+from cqllegacy.errors import (
+    IncompleteInput,
+    UsageError,
+    WriteError,
+    display_path,
+    listing,
+    plural,
+)
 from cqllegacy.runner.compiled import CompiledQueryLike, decided_by_tags
 from cqllegacy.runner.output import STDOUT, PgnWriter, Replacement, check_destinations
 from cqllegacy.runner.progress import make_progress
@@ -176,9 +183,53 @@ def open_html(
     return page
 
 
-def summary_line(summary: Summary, plan: RunPlan) -> str:
+def _why_not(
+    args: argparse.Namespace, loaded: Query, plan: RunPlan, summary: Summary, options: ScanOptions
+) -> str:
+    """``--why N`` for a game that did not match, or is not there: a scan that read the
+    whole input knows without reading it again."""
+    if args.why > summary.games and summary.stopped is None and not summary.damaged_files:
+        return f"game {args.why} is not in the input (it holds {plural(summary.games, 'game')})"
+    numbers = "the script's game numbers"
+    if args.gamenumber is not None:
+        first, last = args.gamenumber
+        numbers = f"--gamenumber {first}" + (f" {last}" if last != first else "")
+    return why_not(loaded.core, plan.inputs, args.why, options, numbers)
+
+
+def _notes(summary: Summary, gamenumber: tuple[int, int | None] | None) -> list[str]:
+    """What the summary's counts would leave unsaid: an input without a game, a range
+    of game numbers past its end."""
+    if summary.damaged_files:
+        return []
+    if summary.games == 0:
+        return ["note: the input holds no game"]
+    if gamenumber is not None and summary.games < gamenumber[0]:
+        return [
+            f"note: the input holds {plural(summary.games, 'game')}: none is numbered "
+            f"{gamenumber[0]} or more, so no game was examined"
+        ]
+    return []
+
+
+def summary_line(
+    summary: Summary, plan: RunPlan, gamenumber: tuple[int, int | None] | None = None
+) -> str:
+    """The summary: what was read and examined (of a range of game numbers: how many of
+    them), matched and skipped, and the files written."""
     text = summary.line()
+    if gamenumber is not None:
+        first, last = gamenumber
+        end = summary.games if last is None else min(summary.games, last)
+        examined = max(0, end - first + 1)
+        asked = f"game {first}" if last == first else f"games {first}-{last or 'on'}"
+        read = f"read {plural(summary.games, 'game')}"
+        text = text.replace(read, f"{read}, examined {examined} ({asked})", 1)
     names = (plan.output, plan.report, plan.html)
+    if summary.indexed:
+        files = len(plan.inputs)
+        of = f" of {summary.indexed} of {files} inputs" if files > 1 else ""
+        text += f"; used the index{of}"
     written = [name for name in names if name not in (None, STDOUT)]
     if written:
         text += "; wrote " + listing([display_path(str(name)) for name in written])
@@ -339,8 +390,10 @@ def run(args: argparse.Namespace) -> int:
         # writing (a full disk …); the temporary files are already gone.
         raise WriteError(f"writing the results failed: {exc.strerror or exc}") from exc
     if args.why is not None:
-        text = "\n".join(why) or why_not(loaded.core, plan.inputs, args.why, options)
+        text = "\n".join(why) or _why_not(args, loaded, plan, summary, options)
         print(text, file=err if plan.output == STDOUT else sys.stdout)
     if not args.quiet:
-        print(summary_line(summary, plan), file=err)
+        for note in _notes(summary, loaded.core.header.gamenumber):
+            print(note, file=err)
+        print(summary_line(summary, plan, loaded.core.header.gamenumber), file=err)
     return summary.exit_status

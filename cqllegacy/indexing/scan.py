@@ -162,13 +162,16 @@ def scan(
                 else IndexCandidates(index, need, compiled.prefilter, stored=stored)
                 for index in indexes
             ]
-            return scanner.scan(
+            summary = scanner.scan(
                 compiled, inputs, options=options, sinks=sinks, progress=progress,
                 engine=engine, candidates=chosen,
             )  # fmt: skip
-        if engine is not None:
-            engine.close()
-        return _scan_indexed(compiled, need, inputs, indexes, options, sinks, progress)
+        else:
+            if engine is not None:
+                engine.close()
+            summary = _scan_indexed(compiled, need, inputs, indexes, options, sinks, progress)
+        summary.indexed = sum(index is not None for index in indexes)
+        return summary
 
 
 def index_pays(need: Necessity | None, stored: bool, needles: Needles, path: Path) -> bool:

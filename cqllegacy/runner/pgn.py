@@ -992,7 +992,8 @@ def read_game(text: GameText) -> chess.pgn.Game:
         # python-chess 1.11 has internal errors on some bad inputs (IndexError after an
         # illegal move in one of several sibling variations); any of them means the
         # game cannot be read, and the scan must go on.
-        crash = f"python-chess failed ({type(exc).__name__}: {exc})"
+        # Its own words ("IndexError: list index out of range") tell a user nothing.
+        crash = "python-chess stopped reading it (an error inside python-chess)"
         raise UnreadableGame("; ".join([*map(str, builder.game.errors), crash])) from exc
     if game is None:
         raise UnreadableGame("no game text")

@@ -163,3 +163,85 @@ def test_i_dash_reads_the_games_from_standard_input(
     assert '"file": "<stdin>"' in Path("r.jsonl").read_text()
     assert main(["run", "kf.cql", "-i", "-", "-i", "-"]) == 2
     assert "standard input" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------------------
+# Summaries and notes (item 8)
+# --------------------------------------------------------------------------------------
+
+
+def _run_err(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    assert main(["run", "kf.cql", "-i", "games.pgn", "-o", "out.pgn", *argv]) == 0
+    return capsys.readouterr().err
+
+
+def test_the_summary_says_how_many_games_of_a_range_were_examined(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert "read 5 games, examined 1 (game 5): " in _run_err(capsys, "-g", "5")
+    assert "read 9 games, examined 3 (games 7-9): 2 matched" in _run_err(capsys, "-g", "7", "9")
+
+
+def test_a_range_past_the_end_says_so(here: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    err = _run_err(capsys, "-g", "500", "600")
+    assert "note: the input holds 135 games: none is numbered 500 or more" in err
+
+
+def test_why_outside_the_command_lines_range_names_it(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        main(["run", "kf.cql", "-i", "games.pgn", "-o", "out.pgn", "--why", "5", "-g", "10", "20"])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "it is outside --gamenumber 10 20" in out and "script's" not in out
+
+
+def test_why_past_the_end_does_not_read_the_input_again(
+    here: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import cqllegacy.api as api
+
+    def never(*args: object) -> None:
+        raise AssertionError("the input was read again")
+
+    monkeypatch.setattr(api, "find_game", never)
+    assert main(["run", "kf.cql", "-i", "games.pgn", "-o", "out.pgn", "--why", "9999"]) == 0
+    assert "game 9999 is not in the input (it holds 135 games)" in capsys.readouterr().out
+
+
+def test_an_empty_input_says_it_holds_no_game(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Path("empty.pgn").write_bytes(b"")
+    assert main(["run", "kf.cql", "-i", "empty.pgn", "-o", "out.pgn"]) == 0
+    assert "note: the input holds no game" in capsys.readouterr().err
+
+
+def test_the_summary_says_when_the_index_was_used(
+    here: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cqllegacy.indexing import scan as indexed_scan
+
+    monkeypatch.setattr(indexed_scan, "INDEX_COST", 0.0)  # a small file: the index pays
+    assert main(["index", "games.pgn", "-q"]) == 0
+    assert "; used the index; wrote out.pgn" in _run_err(capsys)
+    assert "used the index" not in _run_err(capsys, "--no-index")
+
+
+def test_an_interrupt_names_the_files_it_left_alone_and_those_it_did_not_write(
+    here: Path,
+) -> None:
+    from cqllegacy.runner.output import Replacement
+
+    Path("old.pgn").write_text("previous\n")
+    with (
+        pytest.raises(KeyboardInterrupt) as stop,
+        Replacement() as replacement,
+        replacement.open("old.pgn"),
+        replacement.open("new.jsonl"),
+    ):
+        raise KeyboardInterrupt
+    assert stop.value.__notes__ == ["old.pgn left as it was", "new.jsonl not written"]
+    assert not Path("new.jsonl").exists()
