@@ -245,3 +245,16 @@ def test_an_interrupt_names_the_files_it_left_alone_and_those_it_did_not_write(
         raise KeyboardInterrupt
     assert stop.value.__notes__ == ["old.pgn left as it was", "new.jsonl not written"]
     assert not Path("new.jsonl").exists()
+
+
+# --------------------------------------------------------------------------------------
+# Beyond the list
+# --------------------------------------------------------------------------------------
+
+
+def test_translate_o_with_a_trailing_slash_writes_into_that_folder(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "-o new/" wrote a file named "new".
+    assert main(["translate", "kf.cql", "-o", "new/"]) == 0
+    assert Path("new").is_dir() and "flipcolor shift" in Path("new/kf.cql").read_text()
