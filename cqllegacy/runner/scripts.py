@@ -151,7 +151,11 @@ def read_script_file(path: str | os.PathLike[str]) -> str:
     try:
         data = Path(path).read_bytes()
     except IsADirectoryError as exc:
-        raise UsageError(f"cannot read script {path}: it is a folder") from exc
+        folder = display_path(os.fspath(path)).rstrip("/")
+        raise UsageError(
+            f"cannot read script {folder}: it is a folder (name the scripts in it, "
+            f"e.g. {folder}/*.cql; migrate translates a whole folder)"
+        ) from exc
     except OSError as exc:
         message = f"cannot read script {display_path(os.fspath(path))}: {exc.strerror or exc}"
         if exc.errno in _READ_FAILURES:

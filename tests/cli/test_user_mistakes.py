@@ -258,3 +258,12 @@ def test_translate_o_with_a_trailing_slash_writes_into_that_folder(
     # "-o new/" wrote a file named "new".
     assert main(["translate", "kf.cql", "-o", "new/"]) == 0
     assert Path("new").is_dir() and "flipcolor shift" in Path("new/kf.cql").read_text()
+
+
+def test_a_folder_given_as_the_script_says_how_to_name_its_scripts(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Path("scripts").mkdir()
+    assert main(["check", "scripts"]) == 2
+    err = capsys.readouterr().err
+    assert "it is a folder (name the scripts in it, e.g. scripts/*.cql" in err
