@@ -652,6 +652,9 @@ class _Task:
     fn: Callable[..., UnitResult]
     args: tuple[object, ...]
     unit: str
+    #: The input file the unit reads (a file that loses several units is one file
+    #: not read to its end, for the summary).
+    file: str = ""
 
 
 @attrs.define
@@ -676,6 +679,8 @@ class _Pipeline:
     pending: collections.deque[_Unit] = attrs.Factory(collections.deque)
     retried: bool = False
     broken: bool = False
+    #: The files that lost a unit already.
+    damaged: set[str] = attrs.Factory(set)
 
     def add(self, future: Future[UnitResult], bytes_done: int) -> None:
         self._queue(_Unit(future, bytes_done))
@@ -686,9 +691,12 @@ class _Pipeline:
             return
         self._queue(_Unit(self.engine.submit(task.fn, *task.args), bytes_done, task))
 
-    @staticmethod
-    def _lost(task: _Task) -> UnitResult:
-        return _lost(task.unit, f"{LOST_WORKER}, and no worker is left")
+    def _lost(self, task: _Task, why: str = f"{LOST_WORKER}, and no worker is left") -> UnitResult:
+        result = _lost(task.unit, why)
+        if task.file and task.file in self.damaged:
+            return attrs.evolve(result, damaged=0)
+        self.damaged.add(task.file)
+        return result
 
     def waits_forever(self, future: Future[object]) -> bool:
         """Whether ``future`` may never be done: no worker is left to run it."""
@@ -725,7 +733,7 @@ class _Pipeline:
                 result = self._lost(unit.task)
                 break
             if unit.tries > RETRIES:
-                result = _lost(unit.task.unit, f"{LOST_WORKER} while scanning them")
+                result = self._lost(unit.task, f"{LOST_WORKER} while scanning them")
                 break
             if not self.retried:
                 self.retried = True
@@ -873,7 +881,8 @@ def _plain_file(
     for part in parts:
         start = Start(games_before, file_games, line)
         args = (sending.shared, part, start, sending.options, sending.renderers)
-        sending.pipeline.submit(_Task(scan_range, args, part.describe()), bytes_before + part.end)
+        task = _Task(scan_range, args, part.describe(), item.name)
+        sending.pipeline.submit(task, bytes_before + part.end)
         counted = counts.popleft()
         if sending.pipeline.waits_forever(counted):
             games, lines = count_range(part)  # no worker is left to count them
@@ -902,7 +911,7 @@ def _compressed_file(
                 sending.renderers,
             )  # fmt: skip
             done = bytes_before + source.bytes_read()
-            sending.pipeline.submit(_Task(scan_batch, args, unit), done)
+            sending.pipeline.submit(_Task(scan_batch, args, unit, item.name), done)
             first += len(batch)
             batch = []
 
@@ -953,7 +962,7 @@ def _indexed_file(
                 sending.options, sending.renderers,
             )  # fmt: skip
             done = bytes_before + (size * end // games if games else size)
-            pipeline.submit(_Task(scan_candidates, args, unit), done)
+            pipeline.submit(_Task(scan_candidates, args, unit, item.name), done)
             covered = end
     except IndexFailed as exc:
         rest = f"the rest of {item.name}" if covered else item.name

@@ -151,3 +151,16 @@ def test_our_local_cluster_fails_a_task_at_its_first_dead_worker(
     monkeypatch.setattr(dask.distributed, "Client", Recording)
     parallel._connect(None)
     assert seen["allowed"] == 0 and seen["dashboard_address"] is None
+
+
+def test_a_file_that_loses_several_units_counts_once_in_the_summary(
+    here: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "32 input files not read to the end" was said of one file that lost 32 ranges.
+    monkeypatch.setattr(parallel, "_connect", lambda address, quiet=False: _EmptyingCluster())
+    monkeypatch.setattr(parallel, "part_size", lambda total, workers: 64 * 1024)
+    argv = ["run", "kf.cql", "-i", "wcc.pgn", "-o", "out.pgn", "--engine", "dask"]
+    assert main(argv) == 3
+    err = capsys.readouterr().err
+    assert len([line for line in err.splitlines() if "not examined" in line]) > 1, err
+    assert "1 input file not read to the end" in err.splitlines()[-1], err
