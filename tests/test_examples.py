@@ -114,3 +114,12 @@ def test_smothered_mates_are_smothered() -> None:
         assert king is not None
         ring = chess.SquareSet(chess.BB_KING_ATTACKS[king])
         assert all(board.color_at(square) == board.turn for square in ring)
+
+
+def test_the_scidb_double_checks_are_double_and_not_mate() -> None:
+    found = 0
+    for game in games("scidb-double-check"):
+        for board, _ in boards(game):
+            if len(board.checkers()) >= 2 and not board.is_checkmate():
+                found += 1
+    assert found >= 1

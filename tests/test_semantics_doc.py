@@ -27,6 +27,7 @@ DECISIONS = frozenset(
     [f"L{i}" for i in range(1, 23)]
     + [f"M{i}" for i in range(1, 11)]
     + [f"T{i}" for i in range(1, 4)]
+    + [f"X{i}" for i in range(1, 6)]
 )
 
 #: Files and folders (relative to the repository) whose citations are checked.
@@ -54,7 +55,7 @@ PENDING_OLD_CITATIONS = frozenset(
 # --------------------------------------------------------------------------------------
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$", re.MULTILINE)
-_IDENTIFIED_HEADING = re.compile(r"^(S-[a-z0-9]+(?:-[a-z0-9]+)*|[LMT]\d{1,2}) — ")
+_IDENTIFIED_HEADING = re.compile(r"^(S-[a-z0-9]+(?:-[a-z0-9]+)*|[LMTX]\d{1,2}) — ")
 _PART_HEADING = re.compile(r"^Part (\d+) — ")
 _EXAMPLE_LINE = re.compile(r"^- (E\d+) ", re.MULTILINE)
 
@@ -99,7 +100,7 @@ def github_anchor(heading: str) -> str:
 # --------------------------------------------------------------------------------------
 
 #: A decision identifier standing as a word of its own: ``L6``, ``(L6)``, ``L4/L5``, ``L1–L22``.
-_DECISION = re.compile(r"(?<![\w-])([LMT]\d{1,2})(?!\w)")
+_DECISION = re.compile(r"(?<![\w-])([LMTX]\d{1,2})(?!\w)")
 #: A section identifier: ``S-orbits``, ``S-legacy-transforms``.
 _SECTION = re.compile(r"(?<![\w-])(S-[a-z0-9]+(?:-[a-z0-9]+)*)")
 _EXAMPLE = re.compile(r"(?<![\w-])(E\d{1,2})(?!\w)")

@@ -26,10 +26,12 @@ from cqllegacy.translator.orbits import (
     legacy_orbit,
     transform_keywords,
 )
-from cqllegacy.translator.query import to_core
-from cqllegacy.translator.rewrite import (
+from cqllegacy.translator.parts import (
     FALSE,
     TranslationContext,
+)
+from cqllegacy.translator.query import to_core
+from cqllegacy.translator.rewrite import (
     base_list,
     member_filter,
     strip_comments,
@@ -97,9 +99,7 @@ def explain_script(script: lt.Script) -> ScriptFacts:
     """The facts of every top-level list of ``script`` (raises the translator's
     :class:`~cqllegacy.translator.errors.TranslationError` as the translation would)."""
     budget = Budget(path=script.path)
-    tops = {
-        top.origin.span: top for top in to_core(script).lists if top.origin is not None
-    }
+    tops = {top.origin.span: top for top in to_core(script).lists if top.origin is not None}
     lists = tuple(
         attrs.evolve(_list_facts(index, pl, budget, script.path), top=tops.get(pl.span))
         for index, pl in enumerate(script.match.position_lists(), start=1)

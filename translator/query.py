@@ -34,17 +34,20 @@ from cqllegacy.translator.orbits import (
     legacy_orbit,
     transform_keywords,
 )
-from cqllegacy.translator.rewrite import (
+from cqllegacy.translator.parts import (
     FALSE,
     TRUE,
     TranslationContext,
     comment,
     conjunction,
+    in_range,
     last_line,
-    list_parts,
     own_line,
-    strip_comments,
     untrailed,
+)
+from cqllegacy.translator.rewrite import (
+    list_parts,
+    strip_comments,
 )
 
 from cqllegacy.core import tree as core
@@ -90,6 +93,35 @@ def _flags(pl: PositionList) -> set[FlagKeyword]:
 
 def _range_tests(pl: PositionList, keyword: lt.RangeKeyword) -> list[lt.RangeTest]:
     return [i for i in pl.items if isinstance(i, lt.RangeTest) and i.keyword is keyword]
+
+
+def _match_elo(item: lt.MatchElo) -> core.Filter:
+    """Scidb's match-list ratings: a rating read as the position-list keywords read it
+    (L9), where Scidb's 0 is a player without a rating (no numeric tag).  So a range
+    that holds 0 also takes an unrated player: ``lo..hi`` with ``lo <= 0`` is "not rated
+    above hi" (ratings are never negative)."""
+    r = item.range
+
+    def rated(color: core.Color) -> core.Filter:
+        if 0 not in r:
+            return in_range(core.Elo(color), r)
+        if r.hi is None:
+            return TRUE
+        return core.Not(core.InRange(core.Elo(color), r.hi + 1, None))
+
+    if item.keyword is lt.MatchEloKeyword.ELO:
+        return core.Or(tuple(rated(color) for color in core.Color))
+    return rated(_ELO_COLORS[item.keyword])
+
+
+_ELO_COLORS = {
+    lt.MatchEloKeyword.WHITEELO: core.Color.WHITE,
+    lt.MatchEloKeyword.BLACKELO: core.Color.BLACK,
+}
+_PLAYER_COLORS = {
+    lt.ColorPlayerKeyword.WHITEPLAYER: core.Color.WHITE,
+    lt.ColorPlayerKeyword.BLACKPLAYER: core.Color.BLACK,
+}
 
 
 def _bounds(r: Range) -> tuple[int, int | None]:
@@ -267,6 +299,15 @@ class _Builder:
         if isinstance(item, lt.MatchRange) and item.keyword is lt.MatchRangeKeyword.YEAR:
             year = core.NumericValue(core.NumericKeyword.YEAR)
             return core.InRange(year, item.range.lo, item.range.hi)
+        if isinstance(item, lt.MatchElo):
+            return _match_elo(item)
+        if isinstance(item, lt.ColorPlayer):
+            # Scidb: that player's tag contains the word, ignoring case.
+            origin = core.Origin(f":{item.keyword.value}", item.span)
+            color = _PLAYER_COLORS[item.keyword]
+            if item.name.lower() == item.name.upper():
+                return core.Player(item.name, color, origin=origin)
+            return core.Player(item.name.lower(), color, ignore_case=True, origin=origin)
         if isinstance(item, lt.Player):
             # L10: case-insensitive; the distinction is moot without cased letters.
             origin = core.Origin(":player", item.span)

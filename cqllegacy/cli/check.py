@@ -78,6 +78,9 @@ def run(args: argparse.Namespace) -> int:
             status = max(status, refusal.exit_status)
         if args.quiet:
             continue
+        note = dialect_note(path)
+        if note:
+            print(printable(f"{display_path(path)}: note: {note}", limit=None), file=sys.stderr)
         if several:
             print(("\n" if number else "") + f";; {display_path(path)}")
         sys.stdout.write(canonical)
@@ -89,6 +92,18 @@ def check_file(path: str) -> str:
     from cqllegacy.runner.scripts import read_script_file  # here: start-up of other commands
 
     return check_text(read_script_file(path), path)
+
+
+def dialect_note(path: str) -> str:
+    """The dialect forms (X1) a legacy script uses, said as information ("" for none)."""
+    from cqllegacy.legacy import read_script
+    from cqllegacy.legacy.dialects import describe_forms
+    from cqllegacy.runner.scripts import read_script_file, script_language
+
+    text = read_script_file(path)
+    if script_language(text) != "legacy":
+        return ""
+    return describe_forms(read_script(text, path).dialect_forms)
 
 
 def check_text(text: str, path: str) -> str:

@@ -36,14 +36,10 @@ itself is the reference evaluation (``optimize=False``).
 from __future__ import annotations
 
 import enum
-import functools
-from collections.abc import Sequence
 
 import attrs
 
-from cqllegacy.core.transforms import orbit
 from cqllegacy.core.tree import (
-    Comment,
     Filter,
     Keyword,
     Or,
@@ -60,18 +56,14 @@ from cqllegacy.core.tree import (
 )
 from cqllegacy.errors import CqlLegacyError
 from cqllegacy.evaluator.needles import Needles, needles_of
+from cqllegacy.evaluator.trees import free_variables, meaningful
 
 __all__ = [
-    "NO_BOUND",
     "Driver",
     "ListAnalysis",
     "QueryAnalysis",
     "QueryError",
     "analyse",
-    "closed_range",
-    "free_variables",
-    "meaningful",
-    "orbit_members",
     "reads_tags_only",
 ]
 
@@ -83,19 +75,6 @@ class QueryError(CqlLegacyError, ValueError):
 
     def render(self) -> str:
         return f"error: cannot run the query: {self}"
-
-
-#: Beyond any count or number a game can give: an open end of a range.
-NO_BOUND = 1 << 62
-
-
-def closed_range(lo: int | None, hi: int | None) -> tuple[int, int]:
-    """``(lo, hi)`` with a missing end replaced by one no value reaches.
-
-    >>> closed_range(None, 3) == (-NO_BOUND, 3)
-    True
-    """
-    return (-NO_BOUND if lo is None else lo, NO_BOUND if hi is None else hi)
 
 
 class Driver(enum.Enum):
@@ -113,37 +92,6 @@ class Driver(enum.Enum):
 def reads_tags_only(node: Filter) -> bool:
     """Whether ``node`` reads the game's tags and nothing else (result, player, year …)."""
     return node.reads() is Reads.TAGS
-
-
-@functools.lru_cache(maxsize=256)
-def orbit_members(node: Transform) -> tuple[Filter, ...]:
-    """The members of the orbit of ``node`` (semantics: S-orbits): the one expansion the
-    reference rule, the lowering and the plan's witness all read, computed once per
-    transform (the cache holds its keys: equal trees, never recycled ids).
-
-    >>> from cqllegacy.core.tree import TransformKind
-    >>> from cqllegacy.evaluator.testing import pd
-    >>> len(orbit_members(Transform(TransformKind.FLIP, pd("Ka1"))))
-    4
-    """
-    return orbit(node.kind, node.arg)
-
-
-def meaningful(items: Sequence[Filter]) -> list[Filter]:
-    """``items`` without comments: a comment kept at its place (T3) changes nothing."""
-    return [item for item in items if not isinstance(item, Comment)]
-
-
-def free_variables(node: Filter, bound: frozenset[str] = frozenset()) -> set[str]:
-    """The piece variables ``node`` reads that no ``piece x in …`` inside it binds."""
-    if isinstance(node, PieceVariable):
-        return set() if node.name in bound else {node.name}
-    if isinstance(node, PieceLoop):
-        return free_variables(node.domain, bound) | free_variables(node.body, bound | {node.name})
-    out: set[str] = set()
-    for child in node.children():
-        out |= free_variables(child, bound)
-    return out
 
 
 @attrs.frozen

@@ -57,7 +57,6 @@ from cqllegacy.evaluator.analysis import (
     QueryAnalysis,
     QueryError,
     analyse,
-    free_variables,
 )
 from cqllegacy.evaluator.compiler import (
     REFERENCE_RULES,
@@ -78,6 +77,7 @@ from cqllegacy.evaluator.gametree import GameInfo, PositionTable
 from cqllegacy.evaluator.needles import Needles
 from cqllegacy.evaluator.plan import QueryPlan
 from cqllegacy.evaluator.stream import GameStream, Verdict, main_line_only
+from cqllegacy.evaluator.trees import free_variables
 from cqllegacy.recursion import room_for_deep_trees
 
 __all__ = [

@@ -70,7 +70,7 @@ from cqllegacy.core.tree import (
     Simple,
     Union,
 )
-from cqllegacy.evaluator.analysis import analyse, meaningful
+from cqllegacy.evaluator.analysis import analyse
 from cqllegacy.evaluator.lowering import (
     common_bound,
     disjunction_members,
@@ -79,6 +79,7 @@ from cqllegacy.evaluator.lowering import (
     tag_bounds,
 )
 from cqllegacy.evaluator.operators import Atom
+from cqllegacy.evaluator.trees import meaningful
 from cqllegacy.vocab.pieces import (
     ANY_PIECE,
     ANYTHING,

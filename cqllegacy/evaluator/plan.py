@@ -23,10 +23,11 @@ from __future__ import annotations
 import attrs
 
 from cqllegacy.core.tree import Filter, Or, Transform
-from cqllegacy.evaluator.analysis import Driver, QueryAnalysis, free_variables, orbit_members
+from cqllegacy.evaluator.analysis import Driver, QueryAnalysis
 from cqllegacy.evaluator.compiler import Compiler, Context
 from cqllegacy.evaluator.drivers import CompiledList, Gates
 from cqllegacy.evaluator.line_automaton import LineAutomaton
+from cqllegacy.evaluator.trees import free_variables, orbit_members
 
 __all__ = ["Gates", "Members", "QueryPlan"]
 

@@ -65,7 +65,6 @@ from cqllegacy.core.tree import (
     Union,
     XRay,
 )
-from cqllegacy.evaluator.analysis import closed_range, meaningful, orbit_members
 from cqllegacy.evaluator.compiler import (
     FAIL,
     REFERENCE_RULES,
@@ -88,6 +87,7 @@ from cqllegacy.evaluator.compiler import (
 )
 from cqllegacy.evaluator.gametree import NO_PIECE, GameInfo
 from cqllegacy.evaluator.masks import PIECE_ATTRS, designator_squares
+from cqllegacy.evaluator.trees import closed_range, meaningful, orbit_members
 from cqllegacy.vocab.pieces import (
     ANYTHING,
     NOTHING,

@@ -26,8 +26,10 @@ import re
 import attrs
 
 from cqllegacy.errors import SourceText
+from cqllegacy.legacy import dialects
 from cqllegacy.legacy.errors import LegacySyntaxError
 from cqllegacy.legacy.keywords import (
+    DIALECT_MATCH_KEYWORDS,
     KEYWORDS,
     LIST_HEADS,
     SHAPE_EXAMPLES,
@@ -81,6 +83,8 @@ class Reading:
     tag_uses: list[tuple[str, int]] = attrs.Factory(list)
     first_relation: int | None = None
     match_list: Span | None = None
+    #: (form, place) of each dialect form read (X1), in reading order.
+    dialect: list[tuple[str, Span]] = attrs.Factory(list)
 
     @classmethod
     def of(cls, text: str, path: str | None) -> Reading:
@@ -105,6 +109,10 @@ class Reading:
     def where(self, offset: int) -> str:
         line, column = self.position(offset)
         return f"{line}:{column}"
+
+    def dialect_form(self, form: str, offset: int) -> None:
+        """Note a dialect form read at ``offset`` (check names them)."""
+        self.dialect.append((form, self.span(offset)))
 
     @property
     def innermost(self) -> OpenList:
@@ -267,13 +275,47 @@ class Reading:
             hint="move it to the top-level position list",
         )
 
-    def not_with_a_list(self, token: Token) -> LegacySyntaxError:
+    def not_negatable(self, token: Token) -> LegacySyntaxError:
         return self.error_at(
             token,
-            "extension not supported: :not (…) with a list argument (Scidb)",
-            hint="in standard CQL :not is a flag that negates its whole position list: "
-            "(position :not …)",
+            f"Scidb negation: {token.describe()} cannot be negated with '!'",
+            hint="'!' negates a keyword that holds or fails at a position (!:check); "
+            "transforms and list settings have no negation",
         )
+
+    def optional_designator(self, spec: KeywordSpec, token: Token) -> LegacySyntaxError:
+        return self.error_at(
+            token,
+            f"Scidb extension `{spec.text}` with a piece designator: the help leaves its "
+            "meaning open",
+            hint=f"to ask for a piece of its own, write it before {spec.text}",
+        )
+
+    def main_line_only(self, form: str, span: Span) -> LegacySyntaxError:
+        offset = self.source.line_starts[span.line - 1] + span.column - 1
+        return self.error(
+            f"Scidb extension {form} with :variations: Scidb's keyword fails inside a "
+            "variation, which its standard equivalent cannot say",
+            offset,
+            hint="search the main line only (leave out :variations)",
+        )
+
+    def optional_range(self, spec: KeywordSpec, token: Token) -> LegacySyntaxError:
+        return self.error_at(
+            token,
+            f"Scidb extension `{spec.text}` with a range: it counts the checks of the "
+            "three-check variant",
+        )
+
+    def too_many_consecutive(self, token: Token, count: int) -> LegacySyntaxError:
+        return self.error_at(
+            token,
+            f"Scidb extension `:matchconsecutive` of {count} lists: at most "
+            f"{dialects.MAX_CONSECUTIVE} are read (it is one :sequence per ordering)",
+        )
+
+    def no_lists(self, token: Token, spec: KeywordSpec) -> LegacySyntaxError:
+        return self.error_at(token, f"{spec.text} needs at least one position list")
 
     # -- designators -------------------------------------------------------------------
 
@@ -300,8 +342,9 @@ class Reading:
         if text.startswith("!:"):
             return self.error_at(
                 token,
-                f"extension not supported: {text} (the Scidb negation)",
-                hint=f"standard CQL negates a whole position list: (position :not {text[1:]})",
+                f"Scidb negation {text}: only position-list keywords are negated",
+                hint=f"in the match list write the test in a position list: "
+                f"(position :not {text[1:]})",
             )
         name = text[1:]
         if not name:
@@ -310,8 +353,13 @@ class Reading:
         if lower != name and (lower in STANDARD_NAMES or is_extension(lower)):
             return self.error_at(token, f"keywords are lowercase: did you mean :{lower}?")
         homes = homes_of(name)
+        if name in DIALECT_MATCH_KEYWORDS:
+            homes = {ListKind.MATCH}
         if homes:
             return self.wrong_list(token, kind, homes)
+        reason = dialects.refusal(name)
+        if reason is not None:
+            return self.error_at(token, reason)
         if is_extension(name):
             return self.error_at(
                 token,
@@ -359,8 +407,8 @@ class Reading:
         error = self.missing(spec, token, "a range")
         if token.text == UNLIMITED:
             error.hint = "unlimited can only be the upper bound: write 1 unlimited"
-        elif token.kind is TokenKind.ATOM and token.text[:1] in "<>*+–":
-            error.hint = "Scidb range forms (>=n, <n, *, +n) are not supported: write n unlimited"
+        elif token.kind is TokenKind.ATOM and token.text[:1] in "*–":
+            error.hint = "Scidb's game-information ranges * and – are not supported"
         return error
 
     def number_too_large(self, token: Token) -> LegacySyntaxError:
@@ -371,6 +419,13 @@ class Reading:
             first,
             f"empty range {lo} {hi}: the lower bound is above the upper bound",
             hint=f"write {hi} {lo}",
+        )
+
+    def empty_open_range(self, token: Token, floor: int) -> LegacySyntaxError:
+        return self.error_at(
+            token,
+            f"empty range {token.describe()}: no value of this keyword is that small",
+            hint=f"the values start at {floor}",
         )
 
     def unlimited_first(self, token: Token) -> LegacySyntaxError:

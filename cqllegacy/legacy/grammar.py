@@ -52,10 +52,18 @@ import attrs
 import pyparsing as pp
 
 from cqllegacy.errors import refuse_too_many_words
+from cqllegacy.legacy import dialects
 from cqllegacy.legacy import tree as t
 from cqllegacy.legacy.diagnostics import OpenList, Reading, lists_usage
 from cqllegacy.legacy.errors import LegacySyntaxError
-from cqllegacy.legacy.keywords import KEYWORDS, SHAPE_PARAMETERS, KeywordSpec, ListKind, Parameter
+from cqllegacy.legacy.keywords import (
+    DIALECT_MATCH_KEYWORDS,
+    KEYWORDS,
+    SHAPE_PARAMETERS,
+    KeywordSpec,
+    ListKind,
+    Parameter,
+)
 from cqllegacy.legacy.lexical import (
     ATOM_CHARACTER,
     ATOM_END,
@@ -63,17 +71,22 @@ from cqllegacy.legacy.lexical import (
     LINE_BREAKS,
     MAX_DIGITS,
     NAME_PATTERN,
+    OPEN_RANGE_PATTERN,
     QUOTE,
     RESULTS,
     TOKEN,
     UNLIMITED,
     AtomError,
     Token,
+    digit_count,
+    integer_value,
     parse_designator,
     tokens,
+    uses_bracket_class,
 )
 from cqllegacy.legacy.lexical import ATOM_PATTERN as _ATOM_PATTERN
 from cqllegacy.legacy.lexical import COMMENT_PATTERN as _COMMENT_PATTERN
+from cqllegacy.legacy.lexical import WHITESPACE as _SPACES
 from cqllegacy.legacy.lexical import WHITESPACE as _WHITESPACE
 from cqllegacy.vocab.results import GameResult
 
@@ -239,7 +252,9 @@ def _items(
 # Terminals
 # --------------------------------------------------------------------------------------
 
-_DIGITS = "-0123456789"
+_DIGITS = "-+\u2212\u20130123456789"
+#: The first characters of Scidb's half-open ranges (``<=3``, ``>1``).
+_COMPARISONS = "<>"
 _KEYWORD_START = ":!"
 
 
@@ -288,7 +303,7 @@ def _no_token(source: str, loc: int, tokens: pp.ParseResults) -> list[Any]:
 
 
 def _checked_integer(source: str, loc: int, tokens: pp.ParseResults) -> None:
-    if len(tokens[0].lstrip("-")) > MAX_DIGITS:
+    if digit_count(tokens[0]) > MAX_DIGITS:
         raise _reading(source).number_too_large(Token.at(tokens[0], loc))
 
 
@@ -305,6 +320,10 @@ def _designator(source: str, loc: int, tokens: pp.ParseResults) -> t.Designator:
         raise reading.bad_atom(Token.at(text, loc), exc) from None
     if found.tag is not None:
         reading.tag_uses.append((found.tag, loc))
+    if any(space in text for space in _SPACES):
+        reading.dialect_form("a line break or space inside a square list", loc)
+    elif uses_bracket_class(text):
+        reading.dialect_form(f"`{text}`", loc)
     return t.Designator(found.types, found.squares, found.tag, span=reading.span(loc))
 
 
@@ -377,15 +396,22 @@ def _after_comments(value: pp.ParserElement, *otherwise: pp.ParserElement) -> pp
 # --------------------------------------------------------------------------------------
 
 
+def _note_signs(reading: Reading, texts: Sequence[str], loc: int) -> None:
+    for text in texts:
+        if text[:1] in "+\u2212\u2013":
+            reading.dialect_form(f"`{text}`", loc)
+
+
 def _range(source: str, loc: int, tokens: pp.ParseResults) -> list[Any]:
     """``lo [comments] [hi | unlimited]``: the range, then the comments inside it."""
     reading = _reading(source)
     first, *rest = tokens
-    lo = int(first)
+    _note_signs(reading, [first, *(each for each in rest if isinstance(each, str))], loc)
+    lo = integer_value(first)
     hi: int | None = lo
     if rest:
         last = rest.pop()
-        hi = None if last == UNLIMITED else int(last)
+        hi = None if last == UNLIMITED else integer_value(last)
         if hi is not None and hi < lo:
             raise reading.empty_range(Token.at(first, loc), lo, hi)
     return [t.Range(lo, hi, span=reading.span(loc)), *rest]
@@ -398,11 +424,53 @@ _UPPER_BOUND = _choice(
     (";", pp.OneOrMore(_COMMENT) + (_INTEGER | _UNLIMITED)),
     optional=True,
 )
-_RANGE = (_INTEGER + _UPPER_BOUND).add_parse_action(_range)
+_CLOSED_RANGE = (_INTEGER + _UPPER_BOUND).add_parse_action(_range)
 _UNLIMITED_FIRST = _refused(_UNLIMITED, Reading.unlimited_first)
+
+
+def _open_range(floor: int) -> pp.ParserElement:
+    """Scidb's ``<n``, ``<=n``, ``>n``, ``>=n``: a range open at one end.  The open lower
+    end is ``floor``, the least value the keyword's quantity takes, so the range is
+    exact and a standard one (``<=3`` of a count is ``0 3``)."""
+
+    def action(source: str, loc: int, tokens: pp.ParseResults) -> t.Range:
+        reading = _reading(source)
+        text = tokens[0]
+        operator = text[:2] if text[1] == "=" else text[:1]
+        number = text[len(operator) :]
+        token = Token.at(text, loc)
+        if digit_count(number) > MAX_DIGITS:
+            raise reading.number_too_large(token)
+        value = integer_value(number)
+        lo, hi = {
+            "<": (floor, value - 1),
+            "<=": (floor, value),
+            ">": (value + 1, None),
+            ">=": (value, None),
+        }[operator]
+        if hi is not None and hi < lo:
+            raise reading.empty_open_range(token, floor)
+        reading.dialect_form(f"`{text}`", loc)
+        return t.Range(lo, hi, span=reading.span(loc))
+
+    return _whole_atom(OPEN_RANGE_PATTERN, "range").add_parse_action(action)
+
+
+def _any_range(floor: int) -> pp.ParserElement:
+    """A standard range or a half-open one (whose lower end is ``floor``)."""
+    return _choice(
+        "range",
+        (_DIGITS, _CLOSED_RANGE),
+        (_COMPARISONS, _open_range(floor)),
+    )
+
+
+#: The least value a count, a move number, a year or an Elo takes.
+COUNT_FLOOR = 0
+_RANGE = _any_range(COUNT_FLOOR)
 _OPTIONAL_RANGE = _choice(
     "range",
-    (_DIGITS, _RANGE),
+    (_DIGITS + _COMPARISONS, _RANGE),
     ("u", _UNLIMITED_FIRST),
     (";", pp.OneOrMore(_COMMENT) + (_RANGE | _UNLIMITED_FIRST)),
     optional=True,
@@ -438,9 +506,19 @@ def _designator_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
     )
 
 
+#: No board has a power difference beyond ± this (64 queens; translator.orbits names the
+#: same bound MAX_ABS_POWER and reads a bound beyond it as none).
+POWER_BOUND = 64 * 9
+#: Keywords whose quantity may be negative: the open lower end of ``<n`` is their least
+#: value.
+_RANGE_FLOORS: Mapping[str, int] = {"powerdifference": -POWER_BOUND}
+
+
 def _range_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
     bad_range = _refused(_NEXT_TOKEN, lambda reading, token: reading.bad_range(spec, token))
-    return _after_comments(_RANGE, bad_range)
+    floor = _RANGE_FLOORS.get(spec.name)
+    every_range = _RANGE if floor is None else _any_range(floor)
+    return _after_comments(every_range, bad_range)
 
 
 def _result_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
@@ -647,22 +725,162 @@ def _refused_keyword(kind: ListKind) -> pp.ParserElement:
     return _refused(_KEYWORD, lambda reading, token: reading.bad_keyword(token, kind))
 
 
-def _flag_without_list(spec: KeywordSpec) -> pp.ParserElement:
-    """The flag ``spec`` (``:not``), refusing the Scidb form with a list argument."""
+def _not_flag(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
+    """The flag ``spec`` (``:not``), or Scidb's ``:not (position …)``: that list does not
+    match here."""
     list_argument = _choice(
         "list argument",
-        ("(", _PAREN),
-        (";", pp.OneOrMore(_COMMENT) + _PAREN),
+        ("(", lists.position_list),
+        (";", pp.OneOrMore(_COMMENT) + lists.position_list),
         optional=True,
     )
 
     def flag(source: str, loc: int, tokens: pp.ParseResults) -> Any:
         reading = _reading(source)
-        if len(tokens) > 1:
-            raise reading.not_with_a_list(Token.at(tokens[0], loc))
-        return spec.build(span=reading.span(loc))
+        span = reading.span(loc)
+        inner = [each for each in tokens[1:] if isinstance(each, t.PositionList)]
+        if not inner:
+            return spec.build(span=span)
+        reading.dialect_form("`:not (position …)`", loc)
+        comments = [each for each in tokens[1:] if isinstance(each, t.Comment)]
+        return [dialects.not_list(inner[0], span), *comments]
 
     return (_keyword_literal(spec) + list_argument).add_parse_action(flag)
+
+
+# --------------------------------------------------------------------------------------
+# Dialect keywords (X1): read as their standard equivalents (cqllegacy.legacy.dialects)
+# --------------------------------------------------------------------------------------
+
+
+def _noted(spec: KeywordSpec, element: pp.ParserElement) -> pp.ParserElement:
+    def note(source: str, loc: int, tokens: pp.ParseResults) -> None:
+        _reading(source).dialect_form(f"`{spec.text}`", loc)
+
+    return element.add_parse_action(note)
+
+
+def _macro_spec(name: str) -> KeywordSpec:
+    make = dialects.POSITION_MACROS[name]
+
+    def build(*, span: t.Span) -> t.PositionItem:
+        return make(span)
+
+    return KeywordSpec(name, t.Shape.NONE, build)
+
+
+def _list_macro_spec(name: str) -> KeywordSpec:
+    make = dialects.LIST_MACROS[name]
+
+    def build(lists: tuple[t.PositionList, ...], *, span: t.Span) -> t.PositionItem:
+        return attrs.evolve(make(lists), span=span)
+
+    return KeywordSpec(name, t.Shape.LISTS, build)
+
+
+def _range_macro_spec(name: str) -> KeywordSpec:
+    make = dialects.RANGE_MACROS[name]
+
+    def build(r: t.Range, *, span: t.Span) -> t.PositionItem:
+        return dialects.placed(make(r), span)
+
+    return KeywordSpec(name, t.Shape.RANGE, build)
+
+
+def _refused_optional_designator(spec: KeywordSpec) -> pp.ParserElement:
+    """Nothing, or a mistake where a piece designator follows ``spec``: Scidb reads it as
+    the keyword's optional argument, whose meaning its help leaves open (X5), where
+    standard CQL would read a designator of its own."""
+
+    def refuse(reading: Reading, token: Token) -> LegacySyntaxError:
+        return reading.optional_designator(spec, token)
+
+    return _choice(
+        "no designator",
+        (_KEYWORD_START + "();" + _DIGITS + _COMPARISONS, pp.Empty()),
+        ("", pp.Empty()),
+        (None, _refused(_DESIGNATOR.copy().set_parse_action(), refuse)),
+    )
+
+
+def _refused_optional_range(spec: KeywordSpec) -> pp.ParserElement:
+    """Nothing, or a mistake where a range follows ``spec``: Scidb's count of checks,
+    which belongs to the three-check variant (X5)."""
+
+    def refuse(reading: Reading, token: Token) -> LegacySyntaxError:
+        return reading.optional_range(spec, token)
+
+    return _choice(
+        "no range",
+        (_DIGITS + _COMPARISONS, _refused(_NEXT_TOKEN, refuse)),
+        (None, pp.Empty()),
+    )
+
+
+def _check_list_count(spec: KeywordSpec) -> ParseAction:
+    def check(source: str, loc: int, tokens: pp.ParseResults) -> None:
+        lists = [each for each in tokens[1:] if isinstance(each, tuple)]
+        count = len(lists[0]) if lists else 0
+        if spec.name == "matchconsecutive" and count > dialects.MAX_CONSECUTIVE:
+            raise _reading(source).too_many_consecutive(Token.at(tokens[0], loc), count)
+        if count == 0:
+            raise _reading(source).no_lists(Token.at(tokens[0], loc), spec)
+
+    return check
+
+
+def _dialect_table(lists: _Lists) -> dict[str, pp.ParserElement]:
+    """The dialect keywords of a position list: what each is read as."""
+    table: dict[str, pp.ParserElement] = {}
+    for name in dialects.POSITION_MACROS:
+        spec = _macro_spec(name)
+        element = _keyword(spec, ListKind.POSITION, lists)
+        if name in dialects.OPTIONAL_DESIGNATOR:
+            element = element + _refused_optional_designator(spec)
+        if name in dialects.OPTIONAL_RANGE:
+            element = element + _refused_optional_range(spec)
+        table[name] = _noted(spec, element)
+    for name in dialects.RANGE_MACROS:
+        spec = _range_macro_spec(name)
+        table[name] = _noted(spec, _keyword(spec, ListKind.POSITION, lists))
+    for name in dialects.LIST_MACROS:
+        spec = _list_macro_spec(name)
+        keyword = _keyword_literal(spec)
+        parameter = _lists_parameter(spec, lists)
+        element = (keyword + parameter).add_parse_action(_check_list_count(spec))
+        element = element.add_parse_action(_node(spec)).set_name(spec.text)
+        table[name] = _noted(spec, element)
+    return table
+
+
+_BANG = _terminal("!(?=:)", "'!'")
+
+
+def _negations(keywords: Mapping[str, pp.ParserElement]) -> pp.ParserElement:
+    """Scidb's ``!:keyword …``: that one keyword does not hold here."""
+    negatable = {
+        name: element for name, element in keywords.items() if name not in dialects.NOT_NEGATABLE
+    }
+
+    def refuse(reading: Reading, token: Token) -> LegacySyntaxError:
+        return reading.not_negatable(token)
+
+    keyword = _choice(
+        "negated keyword",
+        (":", _refused(_KEYWORD, refuse)),
+        (None, _refused(_NEXT_TOKEN, refuse)),
+        keywords=negatable,
+    )
+
+    def negate(source: str, loc: int, tokens: pp.ParseResults) -> list[Any]:
+        reading = _reading(source)
+        item, *comments = tokens[1:]
+        found = _KEYWORD_TEXT.match(source, loc + 1)
+        name = found.group() if found else ""
+        reading.dialect_form(f"`!{name}`", loc)
+        return [dialects.negated(item, reading.span(loc)), *comments]
+
+    return (_BANG + keyword).add_parse_action(negate)
 
 
 def _only_at_top_level(spec: KeywordSpec) -> pp.ParserElement:
@@ -697,6 +915,7 @@ def _position_list(keywords: Mapping[str, pp.ParserElement]) -> pp.ParserElement
         "position-list items",
         (";", _COMMENT),
         (None, _DESIGNATOR),
+        ("!", _negations(keywords)),
         (_KEYWORD_START, _refused_keyword(ListKind.POSITION)),
         ("(", _refused(list_inside, Reading.position_list_inside_position_list)),
         ("(", _refused(_PAREN, Reading.list_in_position_list)),
@@ -731,6 +950,15 @@ def _match_list_node(source: str, loc: int, tokens: pp.ParseResults) -> t.MatchL
     return match
 
 
+def _bare_position_list(source: str, loc: int, tokens: pp.ParseResults) -> t.MatchList:
+    reading = _reading(source)
+    (position_list,) = tokens
+    reading.dialect_form(dialects.BARE_POSITION_LIST, loc)
+    match = t.MatchList((position_list,), span=position_list.span)
+    reading.match_list = match.span
+    return match
+
+
 def _match_list(
     keywords: Mapping[str, pp.ParserElement], position_list: pp.ParserElement
 ) -> pp.ParserElement:
@@ -755,12 +983,34 @@ def _match_list(
 # --------------------------------------------------------------------------------------
 
 
+_VARIATION_FLAGS = (t.FlagKeyword.VARIATIONS, t.FlagKeyword.VARIATIONSONLY)
+
+
+def _main_line_only_forms(reading: Reading, match: t.MatchList) -> None:
+    """Scidb's :halfmovenumber always fails inside a variation, which its standard
+    equivalent cannot say: with :variations it is refused (X5)."""
+    forms = [(form, span) for form, span in reading.dialect if form == "`:halfmovenumber`"]
+    if not forms:
+        return
+    for position_list in match.position_lists():
+        if any(
+            isinstance(item, t.Flag) and item.keyword in _VARIATION_FLAGS
+            for item in position_list.items
+        ):
+            raise reading.main_line_only(forms[0][0], forms[0][1])
+
+
 def _script_node(source: str, loc: int, tokens: pp.ParseResults) -> t.Script:
     reading = _reading(source)
     reading.check_tags()
     (where,) = [index for index, token in enumerate(tokens) if isinstance(token, t.MatchList)]
+    _main_line_only_forms(reading, tokens[where])
     return t.Script(
-        tokens[where], tuple(tokens[:where]), tuple(tokens[where + 1 :]), path=reading.path
+        tokens[where],
+        tuple(tokens[:where]),
+        tuple(tokens[where + 1 :]),
+        path=reading.path,
+        dialect_forms=tuple(reading.dialect),
     )
 
 
@@ -772,13 +1022,17 @@ def _script() -> pp.ParserElement:
     lists = _Lists(nested_list, relation_items)
     relation_items <<= _relation_items(_keyword_table(ListKind.RELATION, lists))
     top_level = _keyword_table(ListKind.POSITION, lists)
-    top_level["not"] = _flag_without_list(KEYWORDS[ListKind.POSITION]["not"])
+    top_level["not"] = _not_flag(KEYWORDS[ListKind.POSITION]["not"], lists)
+    top_level.update(_dialect_table(lists))
     # A position list inside another (in :and, :sequence …) refuses the match counts.
     nested = dict(top_level)
     for name in _MATCH_COUNTS:
         nested[name] = _only_at_top_level(KEYWORDS[ListKind.POSITION][name])
     nested_list <<= _position_list(nested)
-    match_list = _match_list(_keyword_table(ListKind.MATCH, lists), _position_list(top_level))
+    match_keywords = _keyword_table(ListKind.MATCH, lists)
+    for name, spec in DIALECT_MATCH_KEYWORDS.items():
+        match_keywords[name] = _noted(spec, _keyword(spec, ListKind.MATCH, lists))
+    match_list = _match_list(match_keywords, _position_list(top_level))
     second_match_list = _PAREN + pp.FollowedBy(_COMMENTS + _MATCH_HEAD)
     after_match_list = pp.MatchFirst(
         [
@@ -787,9 +1041,13 @@ def _script() -> pp.ParserElement:
             _refused(_NEXT_TOKEN, Reading.after_match_list),
         ]
     )
+    # Chess Assistant's bare (position …) as the whole script: (match (position …)).
+    bare_list = (
+        pp.FollowedBy(_PAREN + _COMMENTS + _POSITION_HEAD) + _position_list(top_level)
+    ).add_parse_action(_bare_position_list)
     script = (
         _COMMENTS
-        + (match_list | _refused(_NEXT_TOKEN, Reading.no_match_list))
+        + (bare_list | match_list | _refused(_NEXT_TOKEN, Reading.no_match_list))
         + _COMMENTS
         + after_match_list
     ).add_parse_action(_script_node)

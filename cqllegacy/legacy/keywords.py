@@ -104,14 +104,15 @@ def _specs(entries: Iterable[KeywordSpec]) -> dict[str, KeywordSpec]:
     return {spec.name: spec for spec in entries}
 
 
-def _derived(items: object) -> dict[str, KeywordSpec]:
+def _derived(items: object, *, dialect: bool = False) -> dict[str, KeywordSpec]:
     """The keywords of a list kind, from the ``KEYWORD`` each item class of its alias
-    (``t.PositionItem`` …) declares, in the alias's order."""
+    (``t.PositionItem`` …) declares, in the alias's order: the standard ones, or with
+    ``dialect`` those of the classes that say ``DIALECT = True`` (X1)."""
     specs: list[KeywordSpec] = []
     for cls in typing.get_args(items):
         declared: t.KeywordDeclaration | None = getattr(cls, "KEYWORD", None)
-        if declared is None:
-            continue  # designators and comments: no keyword
+        if declared is None or getattr(cls, "DIALECT", False) != dialect:
+            continue  # designators and comments: no keyword; the other family
         if declared.keyed is None:
             specs += [KeywordSpec(name, declared.shape, cls) for name in declared.names()]
         else:
@@ -125,6 +126,10 @@ def _derived(items: object) -> dict[str, KeywordSpec]:
 MATCH_KEYWORDS: dict[str, KeywordSpec] = _derived(t.MatchItem)
 POSITION_KEYWORDS: dict[str, KeywordSpec] = _derived(t.PositionItem)
 RELATION_KEYWORDS: dict[str, KeywordSpec] = _derived(t.RelationItem)
+
+#: Dialect keywords read by an item class of their own (the others are read as standard
+#: CQL 3: cqllegacy.legacy.dialects).
+DIALECT_MATCH_KEYWORDS: dict[str, KeywordSpec] = _derived(t.MatchItem, dialect=True)
 
 KEYWORDS: dict[ListKind, dict[str, KeywordSpec]] = {
     ListKind.MATCH: MATCH_KEYWORDS,
@@ -201,7 +206,8 @@ POSITION_EXTENSIONS: frozenset[str] = _words(
     takeslastpiece halfmovenumber line line* match matchconsecutive repetitioncount
     pretransformrepetitioncount accumulate* reset cut exclude skip preceding following endmost
     variant ischess960 isshufflechess startposition rating whiterating blackrating
-    shifthorizontal*
+    shifthorizontal* passedpawnrace perpendicular unstoppablepawns collateral ispromotedpiece
+    nolosing
     """
 )
 

@@ -34,14 +34,22 @@ WHITESPACE = " \t" + LINE_BREAKS
 
 COMMENT_PATTERN = ";[^" + re.escape(LINE_BREAKS) + "]*"
 ATOM_CHARACTER = "[^" + re.escape(WHITESPACE) + "();]"
-ATOM_PATTERN = ATOM_CHARACTER + "+"
+#: A bracketed part of an atom may hold white space and line breaks (Scidb prints square
+#: lists broken across lines: ``[a1,a3,\n e1]``); no parenthesis, comment or keyword.
+BRACKETED = r"\[[^][();:]*\]"  # no "[" inside: each scan stops at the next one
+ATOM_PATTERN = f"(?:{BRACKETED}|{ATOM_CHARACTER})+"
 #: Succeeds where an atom ends: a pattern for a whole atom ends with it.
 ATOM_END = f"(?!{ATOM_CHARACTER})"
 #: One token.  No token starts with white space and every other character starts one, so
 #: ``finditer`` skips exactly the white space between tokens.
 TOKEN = re.compile(f"[()]|{COMMENT_PATTERN}|{ATOM_PATTERN}")
 
-INTEGER_PATTERN = "-?[0-9]+"
+#: The minus signs of published dialect scripts: ASCII, U+2212 and the en dash (Scidb's
+#: help rendered ``-`` as either); ``+`` is Scidb's explicit sign.
+MINUS_SIGNS = "-\u2212\u2013"
+INTEGER_PATTERN = f"[{MINUS_SIGNS}+]?[0-9]+"  # "-" first: a literal, not a range
+#: Scidb's half-open ranges: ``<n``, ``<=n``, ``>n``, ``>=n`` (one atom).
+OPEN_RANGE_PATTERN = f"(?:<=|>=|<|>){INTEGER_PATTERN}"
 NAME_PATTERN = "[A-Za-z0-9_]+"
 _INT_RE = re.compile(INTEGER_PATTERN)
 _NAME_RE = re.compile(NAME_PATTERN)
@@ -129,6 +137,22 @@ class AtomError(ValueError):
         self.hint = hint
 
 
+def integer_value(text: str) -> int:
+    """The value of an integer atom, with any of the minus signs.
+
+    >>> integer_value("\u22122"), integer_value("+3"), integer_value("-4")
+    (-2, 3, -4)
+    """
+    if text[:1] in MINUS_SIGNS:
+        return -int(text[1:])
+    return int(text)
+
+
+def digit_count(text: str) -> int:
+    """The digits of an integer atom, its sign left out."""
+    return len(text.lstrip("+" + MINUS_SIGNS))
+
+
 def is_integer(text: str) -> bool:
     return _INT_RE.fullmatch(text) is not None
 
@@ -152,6 +176,9 @@ def parse_designator(text: str) -> t.Designator:
       ...
     cqllegacy.legacy.lexical.AtomError: bad square designator 'i9': expected a file a-h, found 'i'
     """
+    if any(space in text for space in WHITESPACE):
+        # white space only ever stands inside brackets (ATOM_PATTERN); it separates nothing
+        text = "".join(text.split())
     if text.startswith("$"):
         return _tag_designator(text)
     if text.startswith("["):
@@ -185,15 +212,65 @@ def _piece_types(text: str) -> int:
         ) from None
 
 
+_FILE_PART = r"\[[a-h,-]+\]|[a-h?](?:-[a-h])?"
+_RANK_PART = r"\[[1-8,-]+\]|[1-8?](?:-[1-8])?"
+_CLASSED_SQUARE = re.compile(f"(?P<files>{_FILE_PART})(?P<ranks>{_RANK_PART})")
+
+
+def _class_members(part: str) -> list[str]:
+    """The file or rank designators a bracket class stands for (``[ac]`` → a, c;
+    ``[1-7]`` → 1-7); a plain part stands for itself."""
+    if not part.startswith("["):
+        return [part]
+    members: list[str] = []
+    for piece in part[1:-1].split(","):
+        if len(piece) == 3 and piece[1] == "-":
+            members.append(piece)
+        else:
+            members.extend(piece.replace("-", ""))
+    return members
+
+
+def expand_bracket_classes(text: str) -> str:
+    """Scidb's bracket classes inside a square designator written as a standard square
+    list: ``?[27]`` (any file, rank 2 or 7), ``[ac]3``, ``?[1-7]``.
+
+    >>> expand_bracket_classes("?[27]"), expand_bracket_classes("[ac]3")
+    ('[?2,?7]', '[a3,c3]')
+    >>> expand_bracket_classes("[a1,[ac]3]"), expand_bracket_classes("[a-h1-2,a8]")
+    ('[a1,a3,c3]', '[a-h1-2,a8]')
+    """
+
+    def expand(found: re.Match[str]) -> str:
+        files, ranks = found.group("files"), found.group("ranks")
+        if not (files.startswith("[") or ranks.startswith("[")):
+            return found.group()
+        return ",".join(f + r for f in _class_members(files) for r in _class_members(ranks))
+
+    expanded = _CLASSED_SQUARE.sub(expand, text)
+    if expanded != text and "," in expanded and not expanded.startswith("["):
+        return f"[{expanded}]"
+    return expanded
+
+
+def uses_bracket_class(text: str) -> bool:
+    """Does the designator atom ``text`` use a Scidb bracket class in its squares?"""
+    return expand_bracket_classes(text) != text
+
+
 def _squares(text: str, base: int) -> SquareSet:
     """Parse the square part ``text`` that starts at ``base`` within its atom."""
+    written = text
+    text = expand_bracket_classes(text)
+    base_only = text != written  # an expanded text's offsets are not the atom's
     if "," in text and not text.startswith("["):
         raise AtomError("a list of squares must be in brackets", base, hint=f"write [{text}]")
     try:
         return parse_squares(text)
     except SquareSyntaxError as exc:
+        offset = base if base_only else base + exc.offset
         raise AtomError(
-            f"bad square designator {text!r}: {exc}", base + exc.offset, expected=_SQUARES_EXPECTED
+            f"bad square designator {written!r}: {exc}", offset, expected=_SQUARES_EXPECTED
         ) from None
 
 

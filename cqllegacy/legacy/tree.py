@@ -30,6 +30,8 @@ __all__ = [
     "NO_SPAN",
     "Accumulate",
     "AttackCount",
+    "ColorPlayer",
+    "ColorPlayerKeyword",
     "Comment",
     "Designator",
     "Flag",
@@ -38,6 +40,8 @@ __all__ = [
     "GameResult",
     "ListKeyword",
     "ListOfLists",
+    "MatchElo",
+    "MatchEloKeyword",
     "MatchItem",
     "MatchList",
     "MatchPath",
@@ -590,8 +594,54 @@ class ForAny:
     span: Span = _span_field()
 
 
+class ColorPlayerKeyword(enum.Enum):
+    WHITEPLAYER = "whiteplayer"
+    BLACKPLAYER = "blackplayer"
+
+
+@attrs.frozen(slots=True)
+class ColorPlayer:
+    """Scidb's ``:whiteplayer NAME`` / ``:blackplayer NAME``: that player's tag contains
+    NAME, ignoring case (a dialect keyword, X1)."""
+
+    KEYWORD = keyed(ColorPlayerKeyword, Shape.WORD)
+    DIALECT = True
+
+    keyword: ColorPlayerKeyword
+    name: str
+    span: Span = _span_field()
+
+
+class MatchEloKeyword(enum.Enum):
+    ELO = "elo"
+    WHITEELO = "whiteelo"
+    BLACKELO = "blackelo"
+
+
+@attrs.frozen(slots=True)
+class MatchElo:
+    """Scidb's match-list ``:elo R``, ``:whiteelo R``, ``:blackelo R``: the game's ratings
+    as the position-list keywords of the same names read them (L9), where 0 stands for a
+    player without a rating (a dialect keyword, X1)."""
+
+    KEYWORD = keyed(MatchEloKeyword, Shape.RANGE)
+    DIALECT = True
+
+    keyword: MatchEloKeyword
+    range: Range
+    span: Span = _span_field()
+
+
 MatchItem: TypeAlias = (
-    MatchPath | MatchRange | MatchResult | Player | ForAny | PositionList | Comment
+    MatchPath
+    | MatchRange
+    | MatchResult
+    | Player
+    | ForAny
+    | ColorPlayer
+    | MatchElo
+    | PositionList
+    | Comment
 )
 
 
@@ -614,6 +664,8 @@ class Script:
     leading: tuple[Comment, ...] = ()
     trailing: tuple[Comment, ...] = ()
     path: str | None = attrs.field(default=None, eq=False, kw_only=True)
+    #: The dialect forms (X1) the text used, each with its place: what ``check`` names.
+    dialect_forms: tuple[tuple[str, Span], ...] = attrs.field(default=(), eq=False, kw_only=True)
 
 
 def designators(node: object) -> Iterator[Designator]:

@@ -443,6 +443,11 @@ class Explanation:
 def _match_item_words(item: object) -> str | None:
     if isinstance(item, lt.Player):
         return f"White or Black contains {item.name!r} (any case)"
+    if isinstance(item, lt.ColorPlayer):
+        side = "White" if item.keyword is lt.ColorPlayerKeyword.WHITEPLAYER else "Black"
+        return f"{side} contains {item.name!r} (any case)"
+    if isinstance(item, lt.MatchElo):
+        return f"{item.keyword.value} {_range_words(item.range)}"
     if isinstance(item, lt.MatchResult):
         return f"result {item.result.value}"
     if isinstance(item, lt.MatchRange):

@@ -84,7 +84,7 @@ def test_a_script_over_the_word_limit_is_refused_at_the_first_word_past_it(
 
     # The bound on work: neither reader parses a script over the limit.
     monkeypatch.setattr(legacy_grammar, "_Source", never)
-    monkeypatch.setattr(modern_grammar, "_Parser", never)
+    monkeypatch.setattr(modern_grammar, "Parser", never)
     Path("huge.cql").write_text(text)
     words = ["-i", "games.pgn", "-o", "out.pgn"] if command == "run" else []
     assert main([command, "huge.cql", *words]) == 2

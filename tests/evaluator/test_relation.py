@@ -1,4 +1,4 @@
-"""The relation operator (:class:`~cqllegacy.evaluator.relation.RelationOperator`) part by
+"""The relation operator (:class:`~cqllegacy.evaluator.operators.relation.RelationOperator`) part by
 part: its shortcuts against their definitions, square by square and position by position
 on real games, and its answers against the reference rule at every position."""
 
@@ -22,7 +22,8 @@ from cqllegacy.evaluator.compiler import Compiler, Context
 from cqllegacy.evaluator.evaluate import REFERENCE_RULES
 from cqllegacy.evaluator.gametree import GameInfo, PositionTable
 from cqllegacy.evaluator.lowering import LOWERING
-from cqllegacy.evaluator.relation import RelationOperator, RelationParameters, _skip
+from cqllegacy.evaluator.operators.placements import skip
+from cqllegacy.evaluator.operators.relation import RelationOperator, RelationParameters
 from cqllegacy.evaluator.testing import position
 from cqllegacy.vocab.pieces import ANY_PIECE, ANYTHING, BLACK_PIECES, WHITE_PIECES, types_of
 from cqllegacy.vocab.rays import translate
@@ -154,7 +155,7 @@ def test_the_main_line_scan_skips_only_positions_that_fail(
             for q in range(p + 1, end, 5):
                 blocked = op.blocking(one, rows[q])
                 if blocked:
-                    skipped_to = _skip(line.moments, blocked, q, end)
+                    skipped_to = skip(line.moments, blocked, q, end)
                     assert all(op.blocking(one, rows[r]) for r in range(q, skipped_to))
 
 
@@ -366,8 +367,8 @@ def test_the_rows_of_a_game_are_those_of_its_boards(relation: ct.Relation) -> No
 
 
 def _spread_by_definition(white: int, black: int) -> int:
-    """The grids of :func:`~cqllegacy.evaluator.relation._spread`, square by square: rank
-    ``r`` file ``f`` at bit ``16 r + f``, the black grid 256 bits above."""
+    """The grids of :func:`~cqllegacy.evaluator.operators.placements.grid_spread`, square by
+    square: rank ``r`` file ``f`` at bit ``16 r + f``, the black grid 256 bits above."""
     out = 0
     for square in iter_squares(white):
         out |= 1 << (16 * (square >> 3) + (square & 7))

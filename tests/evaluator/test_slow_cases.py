@@ -15,7 +15,7 @@ tree, and lowered on the stream the runner uses; and, where the naive legacy eva
   counted kinds, and pins its shifts by the P1 pieces P2 holds fewest of.
 * Pawn structures (isolated tripled pawns on any file, passed pawns counted by
   ``:accumulate``): the members' shared atoms are tested once
-  (``operators._factored_hits``) and counted orbits are one generated count
+  (``operators.atoms._factored_hits``) and counted orbits are one generated count
   (``operators.count_conjunctions``), checked also against atoms read square by square
   from python-chess.
 """
@@ -462,7 +462,7 @@ def test_lists_read_for_every_binding_against_the_naive_evaluator(text: str) -> 
 
 # --------------------------------------------------------------------------------------
 # Pawn structures: orbits and counted orbits of conjunctions of atoms, shared atoms
-# tested once (operators._factored_hits, operators.count_conjunctions)
+# tested once (operators.atoms._factored_hits, operators.count_conjunctions)
 # --------------------------------------------------------------------------------------
 
 #: Written here after the published kind (the Scidb examples are GPL text, measured only

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import chess
 import pytest
 
-from cqllegacy.legacy import LegacySyntaxError, read_script
+from cqllegacy.legacy import LegacySyntaxError, dialects, read_script
 from cqllegacy.legacy import tree as t
 from cqllegacy.legacy.keywords import (
+    DIALECT_MATCH_KEYWORDS,
     EXTENSION_NAMES,
     KEYWORDS,
     MATCH_KEYWORDS,
@@ -323,18 +326,40 @@ def _keyword_node(match: t.MatchList, kind: ListKind) -> object:
     return position_list.items[0].items[0]
 
 
-@pytest.mark.parametrize("name", sorted(EXTENSION_NAMES - set(POSITION_KEYWORDS)))
+RUNNING_DIALECT = (
+    set(dialects.POSITION_MACROS)
+    | set(dialects.LIST_MACROS)
+    | set(dialects.RANGE_MACROS)
+    | set(DIALECT_MATCH_KEYWORDS)
+)
+
+
+@pytest.mark.parametrize(
+    "name", sorted(EXTENSION_NAMES - set(POSITION_KEYWORDS) - RUNNING_DIALECT)
+)
 def test_extension_keywords_are_refused_in_a_position_list(name: str) -> None:
-    with pytest.raises(LegacySyntaxError, match=f"extension not supported: :{name}") as caught:
+    # X5: the keyword and why, at its place; never "unknown keyword".
+    reason = dialects.refusal(name)
+    assert reason is not None, f":{name} has no reason to be refused"
+    with pytest.raises(LegacySyntaxError) as caught:
         read_script(f"(match (position Ra3\n  :{name} 1))")
+    assert caught.value.message == reason
+    assert f"`:{name}`" in reason
     assert (caught.value.line, caught.value.column) == (2, 3)
 
 
-@pytest.mark.parametrize("name", ["eco", "event", "whiteplayer", "comment*", "eithercolor"])
+@pytest.mark.parametrize("name", ["eco", "event", "whitetitle", "comment*", "eithercolor"])
 def test_extension_keywords_are_refused_in_the_match_list(name: str) -> None:
-    with pytest.raises(LegacySyntaxError, match="extension not supported") as caught:
+    with pytest.raises(LegacySyntaxError, match=f"Scidb extension `:{re.escape(name)}`") as caught:
         read_script(f"(match :{name} x (position))")
     assert caught.value.column == 8
+
+
+@pytest.mark.parametrize(
+    "name", ["passedpawnrace", "perpendicular", "unstoppablepawns", "collateral"]
+)
+def test_the_keyword_table_knows_the_pawn_words_of_the_help(name: str) -> None:
+    assert name in EXTENSION_NAMES
 
 
 # --------------------------------------------------------------------------------------
@@ -416,3 +441,9 @@ def test_spans_are_not_part_of_equality() -> None:
     assert read_script("(match (position Ra3))") == read_script(
         "(match\n\n   (position\n R[a3]\n))"
     )
+
+
+def test_a_dialect_match_keyword_in_a_position_list_belongs_in_the_match_list() -> None:
+    with pytest.raises(LegacySyntaxError, match="belongs in the match list") as caught:
+        read_script("(match (position\n  :whiteplayer tal))")
+    assert (caught.value.line, caught.value.column) == (2, 3)

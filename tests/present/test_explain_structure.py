@@ -18,12 +18,14 @@ from pathlib import Path
 import attrs
 import pytest
 from cqllegacy.translator.orbits import Budget, legacy_orbit
-from cqllegacy.translator.rewrite import (
+from cqllegacy.translator.parts import (
     FALSE,
     TRUE,
     TranslationContext,
-    base_list,
     conjunction,
+)
+from cqllegacy.translator.rewrite import (
+    base_list,
     list_parts,
     strip_comments,
 )

@@ -21,8 +21,10 @@ import chess.pgn
 import pytest
 from cqllegacy.translator import TranslationError, modern_form, to_core
 from cqllegacy.translator.orbits import transform_keywords
-from cqllegacy.translator.rewrite import (
+from cqllegacy.translator.parts import (
     TranslationContext,
+)
+from cqllegacy.translator.rewrite import (
     base_list,
     orbit_filters,
     strip_comments,

@@ -256,7 +256,7 @@ def test_ray_count_renderings_count_what_the_legacy_count_counts(
 
 
 def _legacy_ray_count(keyword: str, designators: str) -> RayCount:
-    from cqllegacy.translator.rewrite import piece_filter
+    from cqllegacy.translator.parts import piece_filter
 
     from cqllegacy.legacy import read_script
 

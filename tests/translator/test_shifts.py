@@ -18,9 +18,11 @@ from cqllegacy.translator.orbits import (
     transform_keywords,
     transform_list,
 )
-from cqllegacy.translator.rewrite import (
+from cqllegacy.translator.parts import (
     FALSE,
     TranslationContext,
+)
+from cqllegacy.translator.rewrite import (
     base_list,
     member_filter,
     orbit_filters,

@@ -6,14 +6,14 @@ per position.
 Each position's placement is read once into four bit planes of piece kinds (two squares
 hold the same piece when the planes agree); P2's turned placements are remembered per
 position, and the answer per position.  Without shift or flip, a placement is one
-:data:`_Row`; along a main line, when no new piece is allowed, each later position is
+:data:`Row`; along a main line, when no new piece is allowed, each later position is
 tried by one intersection (a counted P2 piece on an empty allowable P1 square) and only
 the few that pass are compared in full (:meth:`RelationOperator.new_free_main_line`),
 else the positions that fail on a square no move has changed since are skipped
-(:class:`_LineChanges`, :func:`_skip`).  With a shift, no new piece allowed and a
+(:class:`LineChanges`, :func:`skip`).  With a shift, no new piece allowed and a
 missing bound, a pair can fit only under a shift that puts a P2 piece on one of bound + 1
 counted P1 pieces of its kind (the pins); each pair and pin is tried by one intersection
-of grids centred on the two pieces (:func:`_spread`, :func:`_origin`) before it is
+of grids centred on the two pieces (:func:`grid_spread`, :func:`_origin`) before it is
 compared in full (:meth:`RelationOperator.pinned_related`).  Both scans answer a game's
 main line in one loop.
 
@@ -39,13 +39,39 @@ import bisect
 import itertools
 import operator
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, NamedTuple
 
 import attrs
 import chess
 
 from cqllegacy.evaluator.compiler import Context, TruthFn
 from cqllegacy.evaluator.masks import mask_function
+from cqllegacy.evaluator.operators.placements import (
+    ALL_SHIFTS,
+    BLACK_SPREAD,
+    ORIGINS,
+    PIN_ORDER,
+    WHITE_SPREAD,
+    Bounds,
+    Centred,
+    LineChanges,
+    LineSides,
+    Pinning,
+    Placement,
+    RelationMemo,
+    Row,
+    Unturned,
+    differing,
+    first_below,
+    grid_spread,
+    kind_boards,
+    kind_planes,
+    kinds_union,
+    later_in,
+    piece_kinds,
+    rarest,
+    shift_of,
+    skip,
+)
 from cqllegacy.vocab.pieces import ANY_PIECE, TypeSet
 from cqllegacy.vocab.rays import KEEP_FILES as _KEEP
 from cqllegacy.vocab.squares import FULL
@@ -53,334 +79,6 @@ from cqllegacy.vocab.squares import FULL
 __all__ = ["RelationOperator", "RelationParameters", "relation"]
 
 Board = chess.Board
-
-#: Every shift a board allows, files and ranks -7..7.
-_ALL_SHIFTS = tuple((dx, dy) for dy in range(-7, 8) for dx in range(-7, 8))
-
-
-class _Placement(NamedTuple):
-    """What a relation compares of one placement (P1's or a turned P2's), read once.
-
-    ``planes`` hold each piece's kind index (0..11, as in a type set) in binary, one
-    bitboard per bit: two squares occupied in both placements hold the same piece exactly
-    when every plane agrees there, four exclusive-ors instead of twelve intersections.
-    """
-
-    occupied: int  # occupied squares (the allowable ones, for P1)
-    planes: tuple[int, int, int, int]
-    counted: int  # squares of the kinds counted as missing (P1) or new (P2)
-    kinds: tuple[int, ...]  # the 12 piece bitboards
-    rarest: tuple[int, ...]  # P2: the kinds, those it holds fewest of first
-
-
-#: The kinds in the order pins are taken from P1: kings, queens, rooks, bishops, knights,
-#: pawns (those a side usually has fewest of first), White's before Black's.
-_PIN_ORDER = (5, 11, 4, 10, 3, 9, 2, 8, 1, 7, 0, 6)
-
-
-_TYPE_BOARDS = tuple(
-    operator.attrgetter(name)
-    for name in ("pawns", "knights", "bishops", "rooks", "queens", "kings")
-)
-_COLOURS = operator.attrgetter("occupied_co")
-
-
-def _kind_boards(boards: Sequence[Board], kind: int) -> list[int]:
-    """The pieces of ``kind`` (indexed like the bits of a type set) on each board.
-
-    >>> _kind_boards([chess.Board()], 5) == [chess.BB_E1], _kind_boards([chess.Board()], 10)
-    (True, [576460752303423488])
-    """
-    colours = map(operator.itemgetter(kind < 6), map(_COLOURS, boards))
-    return list(map(operator.and_, map(_TYPE_BOARDS[kind % 6], boards), colours))
-
-
-def _piece_kinds(board: Board) -> tuple[int, ...]:
-    """The 12 piece bitboards of ``board``, indexed like the bits of a type set (as
-    :meth:`Context.piece_boards` reads them, without a call per kind)."""
-    black, white = board.occupied_co
-    pawns, knights, bishops = board.pawns, board.knights, board.bishops
-    rooks, queens, kings = board.rooks, board.queens, board.kings
-    return (
-        pawns & white,
-        knights & white,
-        bishops & white,
-        rooks & white,
-        queens & white,
-        kings & white,
-        pawns & black,
-        knights & black,
-        bishops & black,
-        rooks & black,
-        queens & black,
-        kings & black,
-    )
-
-
-class _Pinning(NamedTuple):
-    """What the pinned shifts of a relation read of a game, per position: by kind (made
-    when first asked for) the pieces of that kind, the pieces of the kinds counted as
-    new :func:`_spread`, and by kind (made when first asked for) :func:`_centres` of the
-    pieces of that kind."""
-
-    pieces: list[list[int] | None]
-    spreads: list[int]
-    centres: list[_Centred | None]
-
-
-class _Centred(NamedTuple):
-    """The pieces of one kind per position of a game: :func:`_centres` of them, and when
-    no position holds two of them, the spread new pieces (:attr:`_Pinning.spreads`)
-    centred on the one (-1 where there is none) and its square."""
-
-    centres: list[tuple[tuple[int, int], ...]]
-    grids: list[int] | None
-    sources: list[int]
-
-    @classmethod
-    def of(cls, placed: list[int], spreads: list[int]) -> _Centred:
-        centres = [_SINGLE[pieces] if pieces in _SINGLE else _centres(pieces) for pieces in placed]
-        if max(map(int.bit_count, placed), default=0) > 1:
-            return cls(centres, None, [])
-        grids = [
-            spread << found[0][0] if found else -1
-            for spread, found in zip(spreads, centres, strict=True)
-        ]
-        return cls(centres, grids, [found[0][1] if found else -1 for found in centres])
-
-
-class _Unturned(NamedTuple):
-    """What :meth:`RelationOperator.fits` reads of an unturned P2."""
-
-    occupied: int
-    planes: tuple[int, int, int, int]
-    counted: int
-
-
-def _planes(kinds: Sequence[int]) -> tuple[int, int, int, int]:
-    _, k1, k2, k3, k4, k5, k6, k7, k8, k9, k10, k11 = kinds
-    return (
-        k1 | k3 | k5 | k7 | k9 | k11,
-        k2 | k3 | k6 | k7 | k10 | k11,
-        k4 | k5 | k6 | k7,
-        k8 | k9 | k10 | k11,
-    )
-
-
-def _rarest(kinds: Sequence[int]) -> tuple[int, ...]:
-    return tuple(k for _, k in sorted((bb.bit_count(), k) for k, bb in enumerate(kinds)))
-
-
-def _kinds_union(kinds: Sequence[int], types: TypeSet) -> int:
-    out = 0
-    for i, bb in enumerate(kinds):
-        if types >> i & 1:
-            out |= bb
-    return out
-
-
-def _differing(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> int:
-    """Squares whose kinds differ (meaningful where both placements are occupied)."""
-    return (a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3])
-
-
-def _later_in(table: Any, p: int, main_chain: bool, off_chain: bool) -> list[int]:
-    chain = []
-    q = table.main_child[p]
-    while q >= 0:
-        chain.append(q)
-        q = table.main_child[q]
-    if not off_chain:
-        return chain
-    later = range(p + 1, table.subtree_end[p])
-    if main_chain:
-        return list(later)
-    on_chain = set(chain)
-    return [q for q in later if q not in on_chain]
-
-
-def _spread(white: int, black: int) -> int:
-    """The squares ``white`` and ``black`` on grids 16 files wide, rank ``r`` in bits
-    ``16 r .. 16 r + 7`` (so that a placement moved by up to seven files in either
-    direction keeps its ranks apart), the black grid 256 bits above the white one (so
-    that one intersection compares both colours, however far the grids are moved).
-
-    >>> _spread(1 << 8, 0) == 1 << 16, _spread(1 << 63, 0) == 1 << 119
-    (True, True)
-    >>> _spread(0, 1 << 9) == 1 << (256 + 17)
-    True
-    """
-    grid = bytearray(48)
-    grid[0:16:2] = white.to_bytes(8, "little")
-    grid[32:48:2] = black.to_bytes(8, "little")
-    return int.from_bytes(grid, "little")
-
-
-#: :func:`_spread` of one white piece, of one black piece, on each square.
-_WHITE_SPREAD = tuple(_spread(1 << square, 0) for square in range(64))
-_BLACK_SPREAD = tuple(_spread(0, 1 << square) for square in range(64))
-
-
-def _origin(square: int) -> int:
-    """How far to move a :func:`_spread` grid so that ``square`` lands on the grid's
-    centre (file 7, rank 7 of the 15 x 15 squares a shift can reach): two placements
-    each centred on one of their squares line up as the shift that takes the one square
-    onto the other."""
-    return (7 - (square >> 3)) * 16 + (7 - (square & 7))
-
-
-def _shift_of(target: int, source: int) -> tuple[int, int]:
-    """The shift that moves square ``source`` onto ``target``."""
-    return (target & 7) - (source & 7), (target >> 3) - (source >> 3)
-
-
-#: :func:`_origin` of each square.
-_ORIGINS = tuple(_origin(square) for square in range(64))
-
-#: :func:`_centres` of the bitboards of no square or one.
-_SINGLE = {0: (), **{1 << square: ((_origin(square), square),) for square in range(64)}}
-
-
-def _centres(pieces: int) -> tuple[tuple[int, int], ...]:
-    """For each square of ``pieces``: :func:`_origin` and the square.
-
-    >>> _centres(0), _centres(1 << 63), _centres(3)
-    ((), ((0, 63),), ((119, 0), (118, 1)))
-    """
-    single = _SINGLE.get(pieces)
-    if single is not None:
-        return single
-    found = []
-    while pieces:
-        low = pieces & -pieces
-        pieces ^= low
-        square = low.bit_length() - 1
-        found.append((_origin(square), square))
-    return tuple(found)
-
-
-#: A placement for a relation without shift or flip: side to move, occupied squares,
-#: white squares, three bit planes of the piece type, the squares counted as missing and
-#: as new (all but the side and the white squares on the allowable squares only).
-_Row = tuple[bool, int, int, int, int, int, int, int]
-
-
-def _square_changes(rows: Sequence[_Row], end: int) -> list[list[int]]:
-    """For each square, the positions ``1 .. end - 1`` of a line whose content there
-    (occupied, colour, piece type) differs from the position before.
-
-    >>> e2, e4 = 1 << 12, 1 << 28
-    >>> rows = [(True, e2, e2, e2, 0, 0, 0, 0), (False, e4, e4, e4, 0, 0, 0, 0)] * 2
-    >>> found = _square_changes(rows, 4)
-    >>> found[12], found[28], found[0]
-    ([1, 2, 3], [1, 2, 3], [])
-    """
-    found: list[list[int]] = [[] for _ in range(64)]
-    _, o, w, x, y, z, _, _ = rows[0]
-    for q in range(1, end):
-        _, o2, w2, x2, y2, z2, _, _ = rows[q]
-        changed = (o ^ o2) | (w ^ w2) | (x ^ x2) | (y ^ y2) | (z ^ z2)
-        while changed:
-            low = changed & -changed
-            found[low.bit_length() - 1].append(q)
-            changed ^= low
-        o, w, x, y, z = o2, w2, x2, y2, z2
-    return found
-
-
-def _skip(moments: list[list[int]], blocked: int, q: int, end: int) -> int:
-    """How far a scan at ``q`` may skip: each square of ``blocked`` fails every position
-    until its content next changes, so the latest of those changes is a safe next
-    position (``end`` when one of them never changes again).
-
-    >>> _skip([[3, 9]] + [[5]] * 63, 0b11, 4, 20)
-    9
-    """
-    target = q + 1
-    while blocked:
-        low = blocked & -blocked
-        found = moments[low.bit_length() - 1]
-        at = bisect.bisect_right(found, q)
-        if at == len(found):
-            return end
-        target = max(target, found[at])
-        blocked ^= low
-    return target
-
-
-class _LineChanges(NamedTuple):
-    """When the squares of a line change: per square the positions where its content
-    differs from the position before (``moments``), and the changed squares as bits in
-    the order of their last change (``settled``, at positions ``last``)."""
-
-    moments: list[list[int]]
-    settled: list[int]
-    last: list[int]
-
-    @classmethod
-    def of(cls, rows: Sequence[_Row], end: int) -> _LineChanges:
-        moments = _square_changes(rows, end)
-        ordered = sorted((found[-1], sq) for sq, found in enumerate(moments) if found)
-        return cls(moments, [1 << sq for _, sq in ordered], [at for at, _ in ordered])
-
-    def horizon(self, blocked_at_end: int, p: int, end: int) -> int:
-        """The first position after ``p`` from which a square of ``blocked_at_end`` (the
-        squares that fail against the line's last position) keeps its last content, and
-        so fails for good; ``end`` when there is none.
-
-        Such a square changed after ``p`` (its content at ``p`` differs from the last
-        one), so it is found among the squares settled after ``p``.
-        """
-        if not blocked_at_end:
-            return end
-        settled, last = self.settled, self.last
-        for i in range(bisect.bisect_right(last, p), len(last)):
-            if settled[i] & blocked_at_end:
-                return last[i]
-        return end
-
-
-class _RelationMemo(NamedTuple):
-    """What a relation remembers of one game: P1 placements by position, turned P2
-    placements by (position, dihedral index), the answers by position."""
-
-    firsts: dict[int, _Placement]
-    turns: dict[tuple[int, int], _Placement]
-    answers: dict[int, bool]
-
-
-class _LineSides(NamedTuple):
-    """The main-line positions by side to move (``None``: all of them), and where the
-    pieces counted as missing first fall below each number (:func:`_first_below`)."""
-
-    by_side: dict[bool | None, list[int]]
-    first_below: list[int] | None
-
-
-def _first_below(having: Sequence[int]) -> list[int] | None:
-    """For each number ``n`` up to the first count, the first index whose count is below
-    ``n`` (``len(having)`` when none is), if the counts never grow; else None.
-
-    >>> _first_below([3, 3, 1, 0]), _first_below([1, 2])
-    ([4, 3, 2, 2], None)
-    """
-    if any(a < b for a, b in itertools.pairwise(having)):
-        return None
-    top = having[0] if having else 0
-    found = [len(having)] * (top + 1)
-    for i, count in enumerate(having):
-        while top > count:
-            found[top] = i
-            top -= 1
-    return found
-
-
-class _Bounds(NamedTuple):
-    lo: int
-    hi: int | None
-
-    def admit(self, value: int) -> bool:
-        return self.lo <= value and (self.hi is None or value <= self.hi)
 
 
 @attrs.frozen
@@ -412,7 +110,7 @@ class RelationOperator:
     Exactly the reference rule's test: a pair fails on a conflict (an allowable square
     holding different pieces), on the missing and new counts, on the original counts;
     with ``shift`` only the shifts the reference rule tries are tried.  Without shift or
-    flip (:meth:`untransformed`) each placement is read once as a :data:`_Row`, and along
+    flip (:meth:`untransformed`) each placement is read once as a :data:`Row`, and along
     a main line (:meth:`main_line`) the positions failing on a square no move has changed
     since are skipped.
     """
@@ -422,13 +120,11 @@ class RelationOperator:
         self.allowable = params.allowable
         missing_types, missing_lo, missing_hi = params.missing
         new_types, new_lo, new_hi = params.new
-        self.missing, self.new = _Bounds(missing_lo, missing_hi), _Bounds(new_lo, new_hi)
+        self.missing, self.new = Bounds(missing_lo, missing_hi), Bounds(new_lo, new_hi)
         self.original_different = (
-            None if params.original_different is None else _Bounds(*params.original_different)
+            None if params.original_different is None else Bounds(*params.original_different)
         )
-        self.original_same = (
-            None if params.original_same is None else _Bounds(*params.original_same)
-        )
+        self.original_same = None if params.original_same is None else Bounds(*params.original_same)
         self.only_identity = not params.shift and len(params.dihedrals) == 1
         self._missing_mask = mask_function(missing_types & ANY_PIECE)
         self._new_mask = mask_function(new_types & ANY_PIECE)
@@ -455,10 +151,10 @@ class RelationOperator:
             and self.original_same is None
         )
         # The kinds of pins, in the order they are taken from P1 (:meth:`pinned_related`).
-        self._pin_kinds = tuple(k for k in _PIN_ORDER if missing_types >> k & 1)
+        self._pin_kinds = tuple(k for k in PIN_ORDER if missing_types >> k & 1)
         # Whether every piece counts as new: the spread new pieces are all the pieces.
         self.new_everywhere = new_types & ANY_PIECE == ANY_PIECE
-        self._spread_allowable = _spread(self.allowable, self.allowable)
+        self._spread_allowable = grid_spread(self.allowable, self.allowable)
         self._token = object()
         # The scans that answer a game's whole main line at once, when they apply.
         self.whole_line: Callable[[Context], list[bool]] | None = None
@@ -470,15 +166,15 @@ class RelationOperator:
 
     # ---- what is remembered of a game ---------------------------------------------------
 
-    def _tables(self, ctx: Context) -> _RelationMemo:
+    def _tables(self, ctx: Context) -> RelationMemo:
         # Keyed without the bindings: nothing here depends on them.
         key = (self._token, None)
-        found: _RelationMemo | None = ctx.memo.get(key)
+        found: RelationMemo | None = ctx.memo.get(key)
         if found is None:
-            found = ctx.memo[key] = _RelationMemo({}, {}, {})
+            found = ctx.memo[key] = RelationMemo({}, {}, {})
         return found
 
-    def first(self, ctx: Context, known: dict[int, _Placement], p: int) -> _Placement:
+    def first(self, ctx: Context, known: dict[int, Placement], p: int) -> Placement:
         """P1's placement at ``p`` (allowable squares only), read once."""
         placement = known.get(p)
         if placement is None:
@@ -488,14 +184,14 @@ class RelationOperator:
             counted = self._missing_mask(board) & allowable
             # P2's unturned placement at ``p`` has the same planes, often read already.
             unturned = self._tables(ctx).turns.get((p, 0))
-            kinds = _piece_kinds(board) if unturned is None else unturned.kinds
-            planes = _planes(kinds) if unturned is None else unturned.planes
-            placement = known[p] = _Placement(occupied, planes, counted, kinds, ())
+            kinds = piece_kinds(board) if unturned is None else unturned.kinds
+            planes = kind_planes(kinds) if unturned is None else unturned.planes
+            placement = known[p] = Placement(occupied, planes, counted, kinds, ())
         return placement
 
     def turned(
-        self, ctx: Context, known: dict[tuple[int, int], _Placement], q: int, d: int
-    ) -> _Placement:
+        self, ctx: Context, known: dict[tuple[int, int], Placement], q: int, d: int
+    ) -> Placement:
         """P2's placement at ``q`` turned by dihedral ``d``, read once."""
         placement = known.get((q, d))
         if placement is None:
@@ -506,15 +202,15 @@ class RelationOperator:
             else:
                 turn = self.params.dihedrals[d]
                 kinds = tuple(turn(bb) for bb in self.kinds(ctx)[q])
-                occupied = _kinds_union(kinds, ANY_PIECE)
-                counted = _kinds_union(kinds, self.params.new[0])
-            placement = known[(q, d)] = _Placement(
-                occupied, _planes(kinds), counted, kinds, _rarest(kinds)
+                occupied = kinds_union(kinds, ANY_PIECE)
+                counted = kinds_union(kinds, self.params.new[0])
+            placement = known[(q, d)] = Placement(
+                occupied, kind_planes(kinds), counted, kinds, rarest(kinds)
             )
         return placement
 
-    def row(self, board: Board) -> _Row:
-        """The :data:`_Row` of a board: colour and piece type in binary, equal exactly
+    def row(self, board: Board) -> Row:
+        """The :data:`Row` of a board: colour and piece type in binary, equal exactly
         when the pieces are the same."""
         allowable = self.allowable
         types = (
@@ -531,10 +227,10 @@ class RelationOperator:
             self._new_mask(board) & allowable,
         )
 
-    def rows(self, ctx: Context) -> list[_Row]:
+    def rows(self, ctx: Context) -> list[Row]:
         """The rows of every position of the game, read once."""
         key = (self._token, "rows")
-        found: list[_Row] | None = ctx.memo.get(key)
+        found: list[Row] | None = ctx.memo.get(key)
         if found is None:
             # row() inlined: a call per board costs more than the row.
             allowable, boards = self.allowable, ctx.boards
@@ -554,12 +250,12 @@ class RelationOperator:
             ]
         return found
 
-    def changes(self, ctx: Context) -> _LineChanges:
+    def changes(self, ctx: Context) -> LineChanges:
         """When the squares of the main line change."""
         key = (self._token, "changes")
-        found: _LineChanges | None = ctx.memo.get(key)
+        found: LineChanges | None = ctx.memo.get(key)
         if found is None:
-            found = ctx.memo[key] = _LineChanges.of(self.rows(ctx), ctx.table.mainline_length)
+            found = ctx.memo[key] = LineChanges.of(self.rows(ctx), ctx.table.mainline_length)
         return found
 
     def last_seen(self, ctx: Context) -> dict[tuple[int, ...], int]:
@@ -577,10 +273,10 @@ class RelationOperator:
 
     # ---- comparing two placements -----------------------------------------------------
 
-    def originals_ok(self, one: _Placement, two: _Placement) -> bool:
+    def originals_ok(self, one: Placement, two: Placement) -> bool:
         """The original counts of P1 and an unturned P2."""
         both = one.occupied & two.occupied
-        differ = both & _differing(one.planes, two.planes)
+        differ = both & differing(one.planes, two.planes)
         if self.original_different is not None:
             different = (one.occupied ^ (two.occupied & self.allowable)) | differ
             if not self.original_different.admit(different.bit_count()):
@@ -588,22 +284,22 @@ class RelationOperator:
         return self.original_same is None or self.original_same.admit((both & ~differ).bit_count())
 
     def fits(
-        self, one: _Placement, occupied: int, planes: tuple[int, int, int, int], counted: int
+        self, one: Placement, occupied: int, planes: tuple[int, int, int, int], counted: int
     ) -> bool:
         """The reference rule's ``compatible`` for P1 and a moved P2 (unmasked)."""
-        if one.occupied & occupied & _differing(one.planes, planes):
+        if one.occupied & occupied & differing(one.planes, planes):
             return False
         return self.missing.admit((one.counted & ~occupied).bit_count()) and self.new.admit(
             (counted & self.allowable & ~one.occupied).bit_count()
         )
 
-    def offsets(self, one: _Placement, two: _Placement) -> Iterable[tuple[int, int]]:
+    def offsets(self, one: Placement, two: Placement) -> Iterable[tuple[int, int]]:
         """The shifts worth trying: all 225, or with a missing bound only those that
         bring some of bound + 1 countable P1 pieces onto a piece of their kind (at least
         one of them must be matched after the shift)."""
         missing_hi = self.missing.hi
         if missing_hi is None or one.counted.bit_count() <= missing_hi:
-            return _ALL_SHIFTS
+            return ALL_SHIFTS
         # Of any bound+1 countable P1 pieces at least one must be matched after the shift:
         # those whose kind P2 holds fewest of give the fewest shifts to try.
         left = missing_hi + 1
@@ -628,7 +324,7 @@ class RelationOperator:
         return found
 
     def related(
-        self, one: _Placement, ctx: Context, known: dict[tuple[int, int], _Placement], q: int
+        self, one: Placement, ctx: Context, known: dict[tuple[int, int], Placement], q: int
     ) -> bool:
         """Whether P2 at ``q``, turned by some dihedral (and shifted, with ``shift``),
         fits P1."""
@@ -677,7 +373,7 @@ class RelationOperator:
                     return True
         return False
 
-    def blocking(self, one: _Row, two: _Row) -> int:
+    def blocking(self, one: Row, two: Row) -> int:
         """The squares that make the pair (``one``, ``two``) fail whatever else holds."""
         _, occ1, w1, x1, y1, z1, counted1, _ = one
         _, occ2, w2, x2, y2, z2, _, counted2 = two
@@ -750,7 +446,7 @@ class RelationOperator:
                 if not settled:  # asked late: many positions relate to the next one
                     horizon = line.horizon(blocking(one, table[end - 1]), p, end)
                     settled = True
-                q = _skip(line.moments, blocked, q, horizon)
+                q = skip(line.moments, blocked, q, horizon)
             elif agrees(turn, occ1, counted1, two[0], two[1], two[7]):
                 return True
             else:
@@ -815,7 +511,7 @@ class RelationOperator:
         blocking, agrees = self.blocking, self.agrees
         one = table[p]
         turn, occ1, _, _, _, _, counted1, _ = one
-        for q in _later_in(ctx.table, p, params.main_chain, params.off_chain):
+        for q in later_in(ctx.table, p, params.main_chain, params.off_chain):
             two = table[q]
             if not blocking(one, two) and agrees(turn, occ1, counted1, two[0], two[1], two[7]):
                 return True
@@ -838,18 +534,18 @@ class RelationOperator:
             ctx.memo[(self._token, "counted")] = found
         return found
 
-    def line_sides(self, ctx: Context) -> _LineSides:
+    def line_sides(self, ctx: Context) -> LineSides:
         """The main-line positions by side to move, and where the pieces counted as
-        missing first fall below each number along the main line (:func:`_first_below`)."""
+        missing first fall below each number along the main line (:func:`first_below`)."""
         key = (self._token, "sides")
-        found: _LineSides | None = ctx.memo.get(key)
+        found: LineSides | None = ctx.memo.get(key)
         if found is None:
             end = ctx.table.mainline_length
             having = self.counted_pieces(ctx)
             by_side: dict[bool | None, list[int]] = {None: list(range(end)), True: [], False: []}
             for q, board in enumerate(ctx.boards[:end]):
                 by_side[board.turn].append(q)
-            found = ctx.memo[key] = _LineSides(by_side, _first_below(having[:end]))
+            found = ctx.memo[key] = LineSides(by_side, first_below(having[:end]))
         return found
 
     def main_line_later(self, ctx: Context, p: int, need: int) -> list[int]:
@@ -881,7 +577,7 @@ class RelationOperator:
         if p < ctx.table.mainline_length and not params.off_chain:
             # The chain from a main-line position is the rest of the main line.
             return self.main_line_later(ctx, p, need)
-        later = _later_in(ctx.table, p, params.main_chain, params.off_chain)
+        later = later_in(ctx.table, p, params.main_chain, params.off_chain)
         if need > 0:
             having = self.counted_pieces(ctx)
             later = [q for q in later if having[q] >= need]
@@ -894,23 +590,23 @@ class RelationOperator:
     # ---- shifts pinned by pieces, on centred grids ---------------------------------------
 
     def kinds(self, ctx: Context) -> list[tuple[int, ...]]:
-        """Per position, its 12 piece bitboards (:func:`_piece_kinds`)."""
+        """Per position, its 12 piece bitboards (:func:`piece_kinds`)."""
         key = (self._token, "kinds")
         found: list[tuple[int, ...]] | None = ctx.memo.get(key)
         if found is None:
-            found = ctx.memo[key] = [_piece_kinds(board) for board in ctx.boards]
+            found = ctx.memo[key] = [piece_kinds(board) for board in ctx.boards]
         return found
 
-    def pinning(self, ctx: Context) -> _Pinning:
-        """What the pinned shifts read of the game (:class:`_Pinning`), read once."""
+    def pinning(self, ctx: Context) -> Pinning:
+        """What the pinned shifts read of the game (:class:`Pinning`), read once."""
         key = (self._token, "pinning")
-        found: _Pinning | None = ctx.memo.get(key)
+        found: Pinning | None = ctx.memo.get(key)
         if found is None:
-            found = ctx.memo[key] = _Pinning([None] * 12, self.spreads(ctx.boards), [None] * 12)
+            found = ctx.memo[key] = Pinning([None] * 12, self.spreads(ctx.boards), [None] * 12)
         return found
 
     def spreads(self, boards: Sequence[Board]) -> list[int]:
-        """Per board, :func:`_spread` of its pieces of the kinds counted as new, each
+        """Per board, :func:`grid_spread` of its pieces of the kinds counted as new, each
         from the one before by the squares that changed (a move changes a few)."""
         new_mask = self._new_mask
         spreads = []
@@ -921,36 +617,36 @@ class RelationOperator:
             now_black = new & board.occupied_co[chess.BLACK]
             changed_white, changed_black = white ^ now_white, black ^ now_black
             if (changed_white | changed_black).bit_count() > 6:
-                spread = _spread(now_white, now_black)
+                spread = grid_spread(now_white, now_black)
             else:
                 while changed_white:
                     low = changed_white & -changed_white
-                    spread ^= _WHITE_SPREAD[low.bit_length() - 1]
+                    spread ^= WHITE_SPREAD[low.bit_length() - 1]
                     changed_white ^= low
                 while changed_black:
                     low = changed_black & -changed_black
-                    spread ^= _BLACK_SPREAD[low.bit_length() - 1]
+                    spread ^= BLACK_SPREAD[low.bit_length() - 1]
                     changed_black ^= low
             white, black = now_white, now_black
             spreads.append(spread)
         return spreads
 
-    def unturned(self, ctx: Context, q: int) -> _Unturned:
+    def unturned(self, ctx: Context, q: int) -> Unturned:
         """P2's placement at ``q``, as :meth:`turned` reads it unturned (without the
         order of its kinds), read once."""
         key = (self._token, "unturned")
-        found: list[_Unturned | None] | None = ctx.memo.get(key)
+        found: list[Unturned | None] | None = ctx.memo.get(key)
         if found is None:
             found = ctx.memo[key] = [None] * len(ctx.boards)
         placement = found[q]
         if placement is None:
             board = ctx.boards[q]
-            placement = found[q] = _Unturned(
-                board.occupied, _planes(_piece_kinds(board)), self._new_mask(board)
+            placement = found[q] = Unturned(
+                board.occupied, kind_planes(piece_kinds(board)), self._new_mask(board)
             )
         return placement
 
-    def fits_shifted(self, one: _Placement, two: _Unturned, dx: int, dy: int) -> bool:
+    def fits_shifted(self, one: Placement, two: Unturned, dx: int, dy: int) -> bool:
         """:meth:`fits` for P2 moved by (``dx``, ``dy``), the translation inlined."""
         keep, step = _KEEP[dx], dx + 8 * dy
         occupied, planes, counted = two
@@ -1014,7 +710,7 @@ class RelationOperator:
         return found
 
     def pinned_related(
-        self, ctx: Context, p: int, counted: int, later: list[int], game: _Pinning
+        self, ctx: Context, p: int, counted: int, later: list[int], game: Pinning
     ) -> bool:
         """Whether some P2 of ``later`` fits P1, which holds ``counted`` pieces of the
         kinds counted as missing.  With more than the bound of them, only the shifts that
@@ -1037,25 +733,25 @@ class RelationOperator:
             barred_at = self._spread_allowable & ~spreads[p]
         else:
             white, black = boards[p].occupied_co[chess.WHITE], boards[p].occupied_co[chess.BLACK]
-            barred_at = _spread(self.allowable & ~white, self.allowable & ~black)
-        # The pins: bound + 1 of the counted pieces, in the order of _PIN_ORDER.
+            barred_at = grid_spread(self.allowable & ~white, self.allowable & ~black)
+        # The pins: bound + 1 of the counted pieces, in the order of PIN_ORDER.
         left = bound + 1
         for kind in self._pin_kinds:
             placed = pieces[kind]
             if placed is None:
-                placed = pieces[kind] = _kind_boards(boards, kind)
+                placed = pieces[kind] = kind_boards(boards, kind)
             squares = placed[p] & counted
             if not squares:
                 continue
             centres = centred[kind]
             if centres is None:
-                centres = centred[kind] = _Centred.of(placed, spreads)
+                centres = centred[kind] = Centred.of(placed, spreads)
             grids, sources = centres.grids, centres.sources
             while squares:
                 low = squares & -squares
                 squares ^= low
                 target = low.bit_length() - 1
-                barred = barred_at << _ORIGINS[target]
+                barred = barred_at << ORIGINS[target]
                 if grids is not None and barred:
                     # At most one piece of the kind per position: its grid is ready (-1
                     # where there is none: it meets every barred grid).
@@ -1079,7 +775,7 @@ class RelationOperator:
         """Whether P2 at ``q`` fits P1 at ``p`` moved so that ``source`` lands on
         ``target``."""
         one = self.first(ctx, self._tables(ctx).firsts, p)
-        return self.fits_shifted(one, self.unturned(ctx, q), *_shift_of(target, source))
+        return self.fits_shifted(one, self.unturned(ctx, q), *shift_of(target, source))
 
     def check(self, ctx: Context, p: int) -> bool:
         """Whether some later position in scope relates to ``p`` (remembered)."""

@@ -1,0 +1,129 @@
+"""Legacy-only nodes: constructs CQL 6.1 text cannot say (``MODERN = False``).
+
+The printer refuses them, or writes their nearest form when asked to approximate."""
+
+from __future__ import annotations
+
+import enum
+from typing import ClassVar
+
+import attrs
+
+from cqllegacy.core.declarations import (
+    ANY_FILTER,
+    NO_OPERANDS,
+    Filter,
+    Kind,
+    Origin,
+    Precedence,
+    Reads,
+    Transforms,
+    origin_field,
+)
+from cqllegacy.vocab.pieces import ANYTHING, TypeSet
+from cqllegacy.vocab.squares import FULL, Direction, SquareSet
+
+
+class RelationSideToMove(enum.Enum):
+    SAME = "same"
+    CHANGE = "change"
+    IGNORE = "ignore"
+
+
+class RelationScope(enum.Enum):
+    MAINLINE = "mainline"
+    ALL = "all"
+    VARIATIONS = "variations"
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class Relation(Filter):
+    """Legacy ``:relation``: some later position P2 relates to the current one P1.
+
+    ``allowable`` is the set of compared squares (FULL unless ``:pattern``);
+    ``shift``/``flip`` allow P2 to be transformed before comparing; the counts are
+    ``(types, lo, hi)`` / ``(lo, hi)`` with ``hi`` None for unlimited.
+    """
+
+    WORD = "`:relation`"
+    CQL_WORDS = ()
+    KIND = Kind.LOGICAL
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.REFUSED
+    READS = Reads.GAME
+    # Never CQL 6.1 text; written (approximately) as `true`.
+    PRECEDENCE = Precedence.ATOM
+
+    MODERN: ClassVar[bool] = False
+
+    allowable: SquareSet = FULL
+    missing: tuple[TypeSet, int, int | None] = (ANYTHING, 0, 0)
+    new: tuple[TypeSet, int, int | None] = (ANYTHING, 0, 0)
+    original_different: tuple[int, int | None] | None = None
+    original_same: tuple[int, int | None] | None = None
+    shift: bool = False
+    flip: bool = False
+    side_to_move: RelationSideToMove = RelationSideToMove.SAME
+    scope: RelationScope = RelationScope.MAINLINE
+    origin: Origin | None = origin_field()
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class RayCount(Filter):
+    """Legacy ``:ray…`` counting (L20): the number of rays, numeric.
+
+    A ray is a run of squares on one line in one of ``directions`` (basic
+    directions only) whose first square matches ``args[0]``, last matches
+    ``args[-1]``, whose inner designators take distinct inner squares in order, and
+    whose other inner squares are empty.  With ``attack`` (``:rayattack``) the first
+    square must hold a rook or queen for an orthogonal ray, a bishop or queen for a
+    diagonal one (either colour).
+    """
+
+    WORD = "a legacy ray count"
+    CQL_WORDS = ()
+    KIND = Kind.NUMBER
+    OPERANDS = ANY_FILTER
+    TRANSFORMS = Transforms.OWN
+    READS = Reads.POSITION
+    # Written (approximately) as `#ray (…)`.
+    PRECEDENCE = Precedence.COUNT
+
+    MODERN: ClassVar[bool] = False
+
+    args: tuple[Filter, ...]
+    directions: tuple[Direction, ...]
+    attack: bool = False
+    origin: Origin | None = origin_field()
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class LegacyOnly(Filter):
+    """Any other legacy construct the translator rewrote into a core node the printer
+    cannot express; ``filter`` is what the evaluator runs."""
+
+    WORD = "a legacy-only filter"
+    CQL_WORDS = ()
+    KIND = None
+    OPERANDS = ANY_FILTER
+    TRANSFORMS = Transforms.CHILDREN
+    READS = Reads.TAGS
+    PRECEDENCE = None
+
+    MODERN: ClassVar[bool] = False
+
+    filter: Filter
+    origin: Origin | None = origin_field()
+
+    def value_kind(self) -> Kind:
+        return self.filter.value_kind()
+
+    def precedence(self) -> Precedence:
+        # Written (approximately) as the filter it wraps.
+        return self.filter.precedence()
+
+    def _conjunction_items(self) -> tuple[Filter, ...]:
+        return (self.filter,)
+
+    def _disjunction_items(self) -> tuple[Filter, ...]:
+        return (self.filter,)

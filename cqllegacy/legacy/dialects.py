@@ -1,0 +1,456 @@
+"""The CQL 3 dialects (Scidb's CQL-S, Chess Assistant / Aquarium) read as standard CQL 3.
+
+Decision X1: the dialect forms are read by default, beside standard CQL 3.  Most of them
+have a standard equivalent that the dialect's own help states or that follows from the
+help's definition; the reader builds that equivalent, so the form runs on every path
+(the index included), translates to CQL 6.1 and costs what its standard spelling costs.
+The tables here say, per keyword, what it becomes (:data:`POSITION_MACROS`,
+:data:`LIST_MACROS`) and why the others are refused (:data:`REFUSALS`, decision X5).
+
+Every node a macro builds carries the span of the keyword that asked for it, so a
+message about it points at the user's text.
+
+>>> from cqllegacy.legacy.printer import print_script
+>>> item = POSITION_MACROS["doublecheck"](t.NO_SPAN)
+>>> [type(each).__name__ for each in item.lists[0].items]
+['AttackCount', 'Transform']
+>>> refusal("maxswapevaluation")
+'Scidb extension `:maxswapevaluation`: needs an engine'
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+
+import attrs
+
+from cqllegacy.legacy import tree as t
+from cqllegacy.legacy.lexical import parse_designator
+from cqllegacy.vocab.spans import Span
+from cqllegacy.vocab.squares import LIGHT_SQUARES
+
+__all__ = [
+    "BARE_POSITION_LIST",
+    "LIST_MACROS",
+    "MAX_CONSECUTIVE",
+    "NOT_NEGATABLE",
+    "OPTIONAL_DESIGNATOR",
+    "OPTIONAL_RANGE",
+    "POSITION_MACROS",
+    "RANGE_MACROS",
+    "REFUSALS",
+    "negated",
+    "not_list",
+    "refusal",
+]
+
+#: The form of a script that is a bare position list, Chess Assistant's (X1).
+BARE_POSITION_LIST = "a bare `(position …)` without `(match …)`"
+
+
+def describe_forms(forms: Sequence[tuple[str, Span]]) -> str:
+    """What ``check`` says of the dialect forms a script uses (X1), one line, each form
+    once with the place it is first used.
+
+    >>> describe_forms([("`:xor`", Span(2, 3)), ("`?[27]`", Span(3, 1)), ("`:xor`", Span(4, 1))])
+    'Scidb CQL-S: `:xor` (2:3), `?[27]` (3:1)'
+    """
+    first: dict[str, Span] = {}
+    for form, span in forms:
+        first.setdefault(form, span)
+    parts = []
+    bare = first.pop(BARE_POSITION_LIST, None)
+    if bare is not None:
+        parts.append(f"Chess Assistant: {BARE_POSITION_LIST} ({bare.line}:{bare.column})")
+    if first:
+        listed = ", ".join(f"{form} ({span.line}:{span.column})" for form, span in first.items())
+        parts.append(f"Scidb CQL-S: {listed}")
+    return "; ".join(parts)
+
+
+#: A ``:matchconsecutive`` of more lists than this is refused: it is the ``:or`` of
+#: every ordering (X2), and 6 lists already have 720 of them.
+MAX_CONSECUTIVE = 6
+
+
+# --------------------------------------------------------------------------------------
+# Building standard legacy nodes
+# --------------------------------------------------------------------------------------
+
+
+def _d(text: str, squares: int | None = None) -> t.Designator:
+    found = parse_designator(text)
+    return t.Designator(found.types, found.squares if squares is None else squares)
+
+
+def _count(text: str, lo: int, hi: int | None = -1, squares: int | None = None) -> t.PieceCount:
+    return t.PieceCount(_d(text, squares), t.Range(lo, lo if hi == -1 else hi))
+
+
+def _flag(keyword: t.FlagKeyword) -> t.Flag:
+    return t.Flag(keyword)
+
+
+def _transform(keyword: t.TransformKeyword) -> t.Transform:
+    return t.Transform(keyword)
+
+
+def _pl(*items: t.PositionItem) -> t.PositionList:
+    return t.PositionList(tuple(items))
+
+
+def _and(*lists: t.PositionList) -> t.ListOfLists:
+    return t.ListOfLists(t.ListKeyword.AND, tuple(lists))
+
+
+def _or(*lists: t.PositionList) -> t.ListOfLists:
+    return t.ListOfLists(t.ListKeyword.OR, tuple(lists))
+
+
+def _with_span(node: object, span: Span) -> object:
+    """``node`` with every span in it set to ``span`` (spans are not part of equality)."""
+    if isinstance(node, tuple):
+        return tuple(_with_span(each, span) for each in node)
+    cls = type(node)
+    if not attrs.has(cls):
+        return node
+    changes: dict[str, object] = {}
+    for field in attrs.fields(cls):
+        value = getattr(node, field.name)
+        changes[field.name] = span if field.name == "span" else _with_span(value, span)
+    return attrs.evolve(node, **changes)  # type: ignore[misc]
+
+
+def placed(item: t.PositionItem, span: Span) -> t.PositionItem:
+    placed_item = _with_span(item, span)
+    assert isinstance(placed_item, type(item))
+    return placed_item
+
+
+def not_list(inner: t.PositionList, span: Span) -> t.ListOfLists:
+    """Scidb's list-valued ``:not (position …)``: the list ``inner`` does not match here."""
+    body = t.PositionList((t.Flag(t.FlagKeyword.NOT, span=span), _and(inner)), span=span)
+    return t.ListOfLists(t.ListKeyword.AND, (body,), span=span)
+
+
+def negated(item: t.PositionItem, span: Span) -> t.ListOfLists:
+    """Scidb's ``!:keyword …``: that one item does not hold here."""
+    body = t.PositionList((t.Flag(t.FlagKeyword.NOT, span=span), item), span=span)
+    return t.ListOfLists(t.ListKeyword.AND, (body,), span=span)
+
+
+#: Keywords whose negation means nothing: list settings and transforms.
+NOT_NEGATABLE: frozenset[str] = frozenset(
+    {keyword.value for keyword in t.TransformKeyword}
+    | {
+        "markall",
+        "noannotate",
+        "variations",
+        "variationsonly",
+        "not",
+        "matchcount",
+        "pretransformmatchcount",
+        "accumulate",
+        "sumrange",
+        "tagmatch",
+    }
+)
+
+
+# --------------------------------------------------------------------------------------
+# Keywords the help defines by a standard query (or by a definition that is one)
+# --------------------------------------------------------------------------------------
+
+_FLIPCOLOR = t.TransformKeyword.FLIPCOLOR
+DARK_SQUARES = ((1 << 64) - 1) & ~LIGHT_SQUARES
+
+
+def _doublecheck() -> t.ListOfLists:
+    # Two or more pieces attack the king of the side to move (the help's own equivalent).
+    return _and(_pl(t.AttackCount(_d("A"), _d("k"), t.Range(2, None)), _transform(_FLIPCOLOR)))
+
+
+def _contactcheck() -> t.ListOfLists:
+    # In check, and the check cannot be blocked: a double check, a knight or pawn check,
+    # or a queen, rook or bishop next to the king on its line (the help's equivalent).
+    shift = _transform(t.TransformKeyword.SHIFT)
+    return _and(
+        _pl(
+            _flag(t.FlagKeyword.CHECK),
+            _or(
+                _pl(_doublecheck()),
+                _pl(t.AttackCount(_d("[NP]"), _d("k"), t.Range(1)), _transform(_FLIPCOLOR)),
+                _pl(_d("[QR]d4"), _d("k[c4,e4,d3,d5]"), _transform(_FLIPCOLOR), shift),
+                _pl(_d("[QB]d4"), _d("k[c3,c5,e3,e5]"), _transform(_FLIPCOLOR), shift),
+            ),
+        )
+    )
+
+
+def _endgame() -> t.ListOfLists:
+    # Scidb's three material patterns of an endgame (no queens and at most three white
+    # and three black rooks or minor pieces; one queen each and at most one minor piece
+    # each, no rook; one side a queen and at most a minor piece against no queen and at
+    # most 16 points of rooks and minor pieces).
+    return _or(
+        _pl(_count("[Qq]", 0), _count("[RBN]", 0, 3), _count("[rbn]", 0, 3)),
+        _pl(
+            _count("Q", 1),
+            _count("q", 1),
+            _count("[Rr]", 0),
+            _count("I", 0, 1),
+            _count("i", 0, 1),
+        ),
+        _pl(
+            _count("Q", 1),
+            _count("R", 0),
+            _count("I", 0, 1),
+            _count("q", 0),
+            t.Power(_d("[rbn]"), t.Range(0, 16)),
+            _transform(_FLIPCOLOR),
+        ),
+    )
+
+
+def _no_mating_material() -> t.ListOfLists:
+    # Neither side can mate: bare kings; a single minor piece; or one bishop each, both
+    # on squares of one colour.
+    return _or(
+        _pl(_count("U", 2)),
+        _pl(_count("U", 3), _count("[Ii]", 1)),
+        _pl(_count("U", 4), _count("[Bb]", 2, squares=LIGHT_SQUARES)),
+        _pl(_count("U", 4), _count("[Bb]", 2, squares=DARK_SQUARES)),
+    )
+
+
+def _mating_material() -> t.ListOfLists:
+    return _and(_pl(_flag(t.FlagKeyword.NOT), _no_mating_material()))
+
+
+def _gameisover() -> t.ListOfLists:
+    # Mate, stalemate, or no mating material (Scidb's other cases belong to variants).
+    return _or(
+        _pl(_flag(t.FlagKeyword.MATE)),
+        _pl(_flag(t.FlagKeyword.STALEMATE)),
+        _pl(_no_mating_material()),
+    )
+
+
+def _after_next_move(*items: t.PositionItem) -> t.ListOfLists:
+    """The move played from here leads to a position where ``items`` hold."""
+    return _and(_pl(t.ListOfLists(t.ListKeyword.SEQUENCE, (_pl(), _pl(*items)))))
+
+
+def _no(make: Callable[[], t.PositionItem]) -> Callable[[], t.PositionItem]:
+    return lambda: negated(make(), t.NO_SPAN)
+
+
+def _terminal() -> t.ListOfLists:
+    # The last position of its line: no move follows (a :sequence of two positions from
+    # here needs a next one).
+    return _and(
+        _pl(_flag(t.FlagKeyword.NOT), t.ListOfLists(t.ListKeyword.SEQUENCE, (_pl(), _pl())))
+    )
+
+
+_MACROS: dict[str, Callable[[], t.PositionItem]] = {
+    "doublecheck": _doublecheck,
+    "contactcheck": _contactcheck,
+    "endgame": _endgame,
+    "matingmaterial": _mating_material,
+    "gameisover": _gameisover,
+    "terminal": _terminal,
+    "ischeck": lambda: _after_next_move(_flag(t.FlagKeyword.CHECK)),
+    "ismate": lambda: _after_next_move(_flag(t.FlagKeyword.MATE)),
+    "isstalemate": lambda: _after_next_move(_flag(t.FlagKeyword.STALEMATE)),
+    "isdoublecheck": lambda: _after_next_move(_doublecheck()),
+    "iscontactcheck": lambda: _after_next_move(_contactcheck()),
+}
+#: The old ``no…`` keywords: the negation of the keyword they name.
+_NO_FORMS: dict[str, Callable[[], t.PositionItem]] = {
+    "nomate": _no(lambda: _flag(t.FlagKeyword.MATE)),
+    "nostalemate": _no(lambda: _flag(t.FlagKeyword.STALEMATE)),
+    "nodoublecheck": _no(_doublecheck),
+    "nocontactcheck": _no(_contactcheck),
+    "noendgame": _no(_endgame),
+    "nomatingmaterial": _no(_mating_material),
+}
+
+
+def _at(make: Callable[[], t.PositionItem]) -> Callable[[Span], t.PositionItem]:
+    return lambda span: placed(make(), span)
+
+
+#: Keywords that Scidb lets take an optional piece designator, whose meaning the help
+#: leaves open: a designator right after them is refused (X5).
+OPTIONAL_DESIGNATOR: frozenset[str] = frozenset(
+    {"contactcheck", "nocontactcheck", "iscontactcheck"}
+)
+
+#: Keywords that Scidb lets take an optional range, for a chess variant: a range right
+#: after them is refused (X5).
+OPTIONAL_RANGE: frozenset[str] = frozenset({"ischeck"})
+
+#: Argument-less position-list keywords of the dialects and what each becomes.
+POSITION_MACROS: Mapping[str, Callable[[Span], t.PositionItem]] = {
+    name: _at(make) for name, make in {**_MACROS, **_NO_FORMS}.items()
+}
+
+
+# --------------------------------------------------------------------------------------
+# Keywords that take a range
+# --------------------------------------------------------------------------------------
+
+
+def _halfmovenumber(r: t.Range) -> t.PositionItem:
+    # The half-move number of a position is 2 * (full-move number - 1), plus 1 when Black
+    # is to move: 0 at the start of a game, 1 after White's first move.  With the move
+    # number of L8 (full-move number - 1 with White to move, the full-move number with
+    # Black to move) that is 2 * m with White to move and 2 * m - 1 with Black to move.
+    def moves(lo: int, hi: int | None, side: t.FlagKeyword, odd: int) -> t.PositionList | None:
+        first = max(0, -(-(lo + odd) // 2))
+        last = None if hi is None else (hi + odd) // 2
+        if last is not None and last < first:
+            return None
+        return _pl(_flag(side), t.RangeTest(t.RangeKeyword.MOVENUMBER, t.Range(first, last)))
+
+    members = [
+        member
+        for member in (
+            moves(r.lo, r.hi, t.FlagKeyword.WTM, 0),
+            moves(r.lo, r.hi, t.FlagKeyword.BTM, 1),
+        )
+        if member is not None
+    ]
+    if not members:
+        return _and(_pl(_flag(t.FlagKeyword.NOT)))  # no position has such a number
+    return _or(*members)
+
+
+#: Dialect keywords that take a range, and what each becomes.
+RANGE_MACROS: Mapping[str, Callable[[t.Range], t.PositionItem]] = {
+    "halfmovenumber": _halfmovenumber,
+}
+
+
+# --------------------------------------------------------------------------------------
+# Keywords that take a list of position lists
+# --------------------------------------------------------------------------------------
+
+
+def _xor(lists: Sequence[t.PositionList]) -> t.PositionItem:
+    # Exactly one list matches: one of them does and none of the others.
+    members = []
+    for index, chosen in enumerate(lists):
+        others = tuple(lists[:index]) + tuple(lists[index + 1 :])
+        items: list[t.PositionItem] = [_and(chosen)]
+        if others:
+            items.append(_and(_pl(_flag(t.FlagKeyword.NOT), _or(*others))))
+        members.append(_pl(*items))
+    return _or(*members)
+
+
+def _cond(lists: Sequence[t.PositionList]) -> t.PositionItem:
+    # Clause, expression, clause, expression …, optionally a last expression alone: the
+    # expression of the first clause that matches decides; the last expression alone
+    # decides when no clause matches; without it, no matching clause means no match.
+    pairs = [(lists[i], lists[i + 1]) for i in range(0, len(lists) - 1, 2)]
+    otherwise = lists[-1] if len(lists) % 2 else None
+    members = []
+    earlier: list[t.PositionList] = []
+    for clause, expression in pairs:
+        items: list[t.PositionItem] = [_and(clause, expression)]
+        if earlier:
+            items.append(_and(_pl(_flag(t.FlagKeyword.NOT), _or(*earlier))))
+        members.append(_pl(*items))
+        earlier.append(clause)
+    if otherwise is not None:
+        items = [_and(otherwise)]
+        if earlier:
+            items.append(_and(_pl(_flag(t.FlagKeyword.NOT), _or(*earlier))))
+        members.append(_pl(*items))
+    return _or(*members)
+
+
+def _matchconsecutive(lists: Sequence[t.PositionList]) -> t.PositionItem:
+    # X2: the lists hold at consecutive positions in some order, each once: the :or of
+    # the :sequence of every distinct ordering.
+    orderings = dict.fromkeys(itertools.permutations(lists))
+    return _or(*(_pl(t.ListOfLists(t.ListKeyword.SEQUENCE, ordering)) for ordering in orderings))
+
+
+#: Dialect keywords that take a list of position lists, and what each becomes.
+LIST_MACROS: Mapping[str, Callable[[Sequence[t.PositionList]], t.PositionItem]] = {
+    "xor": _xor,
+    "cond": _cond,
+    "matchconsecutive": _matchconsecutive,
+}
+
+
+# --------------------------------------------------------------------------------------
+# What is refused, and why (X5)
+# --------------------------------------------------------------------------------------
+
+_ENGINE = "needs an engine"
+_TABLEBASE = "needs an endgame tablebase"
+_DATABASE = "reads Scidb's player and event database, which a PGN file does not have"
+_ORDER = "depends on Scidb's evaluation order"
+_VARIANT = "belongs to a chess variant"
+_UNDEFINED = "the help does not define it precisely"
+_NOT_YET = "not implemented yet"
+
+
+def _reasons(reason: str, names: str) -> dict[str, str]:
+    return dict.fromkeys(names.split(), reason)
+
+
+#: Why each dialect keyword that does not run is refused.
+REFUSALS: Mapping[str, str] = {
+    **_reasons(
+        _ENGINE,
+        "evaluation moveevaluation exchangeevaluation maxswapevaluation maxswapvalue",
+    ),
+    **_reasons(_TABLEBASE, "endgameevaluation endgameevaluation*"),
+    **_reasons(
+        _DATABASE,
+        """playerid whiteid blackid rating whiterating blackrating averagerating
+        averagerating* ratingdifference title whitetitle blacktitle country whitecountry
+        blackcountry gender whitegender blackgender birthyear whitebirthyear blackbirthyear
+        deathyear whitedeathyear blackdeathyear iscomputer whiteiscomputer blackiscomputer
+        ishuman whiteishuman blackishuman eventcategory eventcountry eventdate eventmode
+        eventtype timemode hasmarker hasmarkers hasspecialmarker hasspecialmarkers
+        goodgame error""",
+    ),
+    **_reasons(_ORDER, "cut exclude skip reset"),
+    **_reasons(
+        _VARIANT,
+        """losing nolosing threechecks kingonthehill checkcount piecedrop mustcapture
+        captureforced takeslastpiece variant ischess960 isshufflechess whitecannotwin
+        blackcannotwin isillegal isinvalid""",
+    ),
+    **_reasons(
+        _UNDEFINED,
+        """inside goodbishop opposition passedpawnrace perpendicular unstoppablepawns
+        collateral pawncountdifference piececountdifference insidevariation preceding
+        following endmost match startposition ispromotedpiece nocastling isnull
+        halfmoveclocklimit fiftymoverule repetition pretransformrepetitioncount
+        fivefoldrepetition shifthorizontal*""",
+    ),
+    **_reasons(
+        _NOT_YET,
+        """line line* pawncount accumulate* castling iscastling forced fen halfmoveclock
+        threefoldrepetition repetitioncount
+        event site round subround annotator date eco eco* plycount
+        termination tag comment comment* hasannotation hascomments hasvariations
+        eithercolor""",
+    ),
+}
+
+
+def refusal(name: str) -> str | None:
+    """The message refusing the dialect keyword ``name``, or None when it is none."""
+    reason = REFUSALS.get(name)
+    if reason is None:
+        return None
+    return f"Scidb extension `:{name}`: {reason}"

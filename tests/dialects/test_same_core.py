@@ -1,0 +1,45 @@
+"""A dialect construct costs what its standard equivalent costs (issue 30, item 7): it is
+read as that equivalent, so the translator builds the very same core query, which every
+path (live stream, game tree, index) then runs alike.  Timing belongs in benchmarks/;
+this checks the cause."""
+
+from __future__ import annotations
+
+import pytest
+from cqllegacy.translator import to_core
+
+from cqllegacy.legacy import read_script
+
+PAIRS = [
+    (
+        "(position :doublecheck)",
+        "(match (position :and ((position :attackcount A k 2 unlimited :flipcolor))))",
+    ),
+    (
+        "(match (position !:mate :piececount R >=2))",
+        "(match (position :and ((position :not :mate)) :piececount R 2 unlimited))",
+    ),
+    (
+        "(match (position :nomate P?[27]))",
+        "(match (position :and ((position :not :mate)) P[?2,?7]))",
+    ),
+    (
+        "(match (position :not (position :check)))",
+        "(match (position :and ((position :not :and ((position :check))))))",
+    ),
+    (
+        "(match (position :powerdifference A <=\u22123))",
+        "(match (position :powerdifference A -576 -3))",
+    ),
+    (
+        "(match (position :halfmovenumber 4))",
+        "(match (position :or ((position :wtm :movenumber 2))))",
+    ),
+]
+
+
+@pytest.mark.parametrize(("dialect", "standard"), PAIRS)
+def test_a_dialect_form_builds_the_core_query_of_its_standard_spelling(
+    dialect: str, standard: str
+) -> None:
+    assert to_core(read_script(dialect)) == to_core(read_script(standard))
