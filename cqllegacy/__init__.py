@@ -8,9 +8,27 @@ stays light.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from cqllegacy.version import __version__
+
+
+def _source_tree_translator() -> None:
+    """In a clone of the repository (run from its folder, or its folder on the path),
+    find ``cqllegacy.translator`` in ``translator/`` beside this package, where the
+    repository keeps it; an installed package has it inside (pyproject.toml's
+    ``package-dir``), and then nothing changes.  So the repository's folder behaves like
+    any other after ``pip install .``, where this folder shadows the installed copy."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(here)
+    inside = os.path.join(here, "translator")
+    beside = os.path.join(root, "translator", "__init__.py")
+    if not os.path.exists(inside) and os.path.isfile(beside) and root not in __path__:
+        __path__.append(root)
+
+
+_source_tree_translator()
 
 __all__ = ["SAMPLE_GAMES", "Match", "Query", "TranslationError", "__version__", "index", "load"]
 

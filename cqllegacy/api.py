@@ -503,10 +503,15 @@ MAX_WHY_POSITIONS = 20
 
 
 def why_not(
-    query: core.Query, inputs: Sequence[InputFile], ordinal: int, options: ScanOptions
+    query: core.Query,
+    inputs: Sequence[InputFile],
+    ordinal: int,
+    options: ScanOptions,
+    numbers: str = "the script's game numbers",
 ) -> str:
     """``--why N`` for a game that did not match: per list, how close it came (the
-    position where most of its parts held, and which parts failed there)."""
+    position where most of its parts held, and which parts failed there); ``numbers``
+    names where the game numbers examined come from."""
     from cqllegacy.present.closeness import closest, describe
     from cqllegacy.runner.pgn import UnreadableGame
 
@@ -527,7 +532,7 @@ def why_not(
     if gamenumber is not None and not (
         gamenumber[0] <= ordinal and (gamenumber[1] is None or ordinal <= gamenumber[1])
     ):
-        return lines[0] + "\n  it is outside the script's game numbers"
+        return lines[0] + f"\n  it is outside {numbers}"
     if query.tags:
         return lines[0] + "\n  its lists follow tagged pieces (:forany): how close is not computed"
     closeness = closest(

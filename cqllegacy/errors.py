@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import os
 import re
 import signal
 from typing import TypeVar
@@ -297,3 +298,57 @@ class Interrupted(KeyboardInterrupt):
 
     def describe(self) -> str:
         return f"interrupted by {signal.Signals(self.signum).name}"
+
+
+#: The most words a script may hold (designators, keywords, numbers, names; comments
+#: and parentheses do not count): reading, translating and compiling take time and
+#: memory growing with the words (about 0.1 ms and 2 kB each), so a script is refused
+#: beyond this many rather than run for minutes.  ``CQLLEGACY_MAX_SCRIPT_WORDS`` sets
+#: another limit.
+MAX_SCRIPT_WORDS = 50_000
+
+
+def max_script_words() -> int:
+    text = os.environ.get("CQLLEGACY_MAX_SCRIPT_WORDS", "")
+    return int(text) if text.isascii() and text.isdigit() and int(text) > 0 else MAX_SCRIPT_WORDS
+
+
+@functools.cache
+def _words(comment: str) -> re.Pattern[str]:
+    return re.compile(f"(?P<comment>{comment})|\"[^\"]*\"?|[^\\s()\"]+", re.DOTALL)
+
+
+def refuse_too_many_words(
+    text: str, path: str | None, comment: str, error: type[ScriptError] = ScriptError
+) -> None:
+    """Raise ``error`` (the language's syntax error) at the first word of ``text`` past
+    :func:`max_script_words` (``comment``: the pattern of the language's comments).
+    Time bounded by the limit and the comments, whatever the script's size.
+
+    >>> refuse_too_many_words("(match (position Qd1))", None, ";[^\\n]*")
+    >>> import os; os.environ["CQLLEGACY_MAX_SCRIPT_WORDS"] = "2"
+    >>> try:  # doctest: +ELLIPSIS
+    ...     refuse_too_many_words("; a comment\\n(match (position Qd1))", "q.cql", ";[^\\n]*")
+    ... except ScriptError as error:
+    ...     print(error.render())
+    q.cql:2:18: error: more than 2 words in the script, the limit (a larger script takes ...
+        (match (position Qd1))
+                         ^
+    >>> del os.environ["CQLLEGACY_MAX_SCRIPT_WORDS"]
+    """
+    limit = max_script_words()
+    if len(text) <= limit:
+        return  # no room for more words than characters
+    words = 0
+    for found in _words(comment).finditer(text):
+        if found.lastgroup == "comment":
+            continue
+        words += 1
+        if words > limit:
+            raise SourceText(text, path).error(
+                error,
+                f"more than {limit:,} words in the script, the limit (a larger script "
+                "takes minutes to read; CQLLEGACY_MAX_SCRIPT_WORDS sets another)",
+                found.start(),
+                found.group(),
+            )

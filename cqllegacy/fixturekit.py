@@ -60,6 +60,7 @@ from cqllegacy.runner.scripts import (
     read_modern,
     read_script_file,
     translate_legacy,
+    translate_legacy_reading,
 )
 
 if TYPE_CHECKING:
@@ -175,15 +176,19 @@ class Toolchain:
 
     legacy_query: Callable[[str, str | None], Query]
     modern_query: Callable[[str, str | None], Query]
-    translate: Callable[[str, str | None], str]
+    #: ``(text, path, pgn)``: the CQL 6.1 text of a legacy script, reading ``pgn``
+    #: (None: the script's own ``:pgn``).
+    translate: Callable[[str, str | None, str | None], str]
     compile: Callable[[Query], CompiledQuery]
 
     @classmethod
     def default(cls) -> Toolchain:
         from cqllegacy.evaluator.evaluate import compile_query
 
-        def translate_text(text: str, path: str | None) -> str:
-            return translate_legacy(text, path=path)
+        def translate_text(text: str, path: str | None, pgn: str | None) -> str:
+            if pgn is None:
+                return translate_legacy(text, path=path)
+            return translate_legacy_reading(text, pgn, path=path)
 
         return cls(read_legacy, read_modern, translate_text, compile_query)
 
@@ -434,14 +439,14 @@ class Triple:
 
 
 def translate_or_refuse(
-    tools: Toolchain, text: str, path: str | None
+    tools: Toolchain, text: str, path: str | None, pgn: str | None = None
 ) -> tuple[str | None, str | None]:
-    """``(modern text, None)`` or ``(None, refusal message)``.
+    """``(modern text reading pgn, None)`` or ``(None, refusal message)``.
 
     The refusal is the rendered error (location, message, excerpt) plus a line end.
     """
     try:
-        return tools.translate(text, path), None
+        return tools.translate(text, path, pgn), None
     except CqlLegacyError as exc:
         return None, exc.render() + "\n"
 
@@ -457,10 +462,18 @@ def legacy_results(
 
 
 def build_triple(
-    tools: Toolchain, legacy: str, results: Results, pgn: PgnRecord, *, path: str = LEGACY_NAME
+    tools: Toolchain,
+    legacy: str,
+    results: Results,
+    pgn: PgnRecord,
+    *,
+    path: str = LEGACY_NAME,
+    reads_pgn: bool = False,
 ) -> Triple:
-    """The triple of a legacy script whose results on ``pgn`` are already known."""
-    modern, refused = translate_or_refuse(tools, legacy, path)
+    """The triple of a legacy script whose results on ``pgn`` are already known;
+    ``reads_pgn``: modern.cql reads that file, whatever the script's own ``:pgn`` (the
+    corpus's goldens keep the script's)."""
+    modern, refused = translate_or_refuse(tools, legacy, path, pgn.path if reads_pgn else None)
     translation = MODERN_NAME if modern is not None else REFUSED_NAME
     return Triple(legacy, modern, refused, expected_json(results, pgn, translation))
 
@@ -563,20 +576,29 @@ def _compile_or_note(
         return None
 
 
-def check_triples(tools: Toolchain, folders: Sequence[Path]) -> list[CheckReport]:
-    """Re-run every triple's scripts on its recorded PGN and compare with expectations.
+def check_triples(
+    tools: Toolchain, folders: Sequence[Path], pgn: Path | None = None
+) -> list[CheckReport]:
+    """Re-run every triple's scripts on its recorded PGN (or on ``pgn``, the same games
+    moved elsewhere: its SHA-256 is still compared) and compare with expectations.
 
     Triples recorded on the same PGN file share one pass over its games.
     """
     loaded = [_load(tools, folder) for folder in folders]
     groups: dict[Path, list[_Loaded]] = {}
     for item in loaded:
-        groups.setdefault(item.expected.pgn.resolve(item.folder), []).append(item)
+        games = pgn if pgn is not None else item.expected.pgn.resolve(item.folder)
+        groups.setdefault(games, []).append(item)
     reports: dict[Path, CheckReport] = {}
     for pgn_path, items in groups.items():
+        if pgn is not None and not pgn.is_file():
+            raise UsageError(f"--pgn {pgn} is not a file")
         if not pgn_path.is_file():
             users = ", ".join(str(item.folder) for item in items)
-            raise UsageError(f"the recorded PGN file {pgn_path} does not exist (used by {users})")
+            raise UsageError(
+                f"the recorded PGN file {pgn_path} does not exist (used by {users}); "
+                "if it moved, name it with --pgn"
+            )
         digest = sha256_of(pgn_path)
         compiled = [query for item in items for query in item.compiled()]
         results = iter(run_compiled(compiled, read_games(pgn_path)))
@@ -623,7 +645,12 @@ def make_triples(
     with Replacement() as replacement:
         for script, folder, text, results in zip(scripts, folders, texts, all_results, strict=True):
             record = PgnRecord(pgn_path_text(pgn, folder), digest, game_count)
-            triple = build_triple(tools, text, results, record)
+            # modern.cql reads the games the triple was made on (as CQL 6 and CQLi run
+            # it from the triple's folder), whatever the script's own :pgn; a name
+            # that is not UTF-8 cannot be written in its UTF-8 text.
+            readable = record.path.encode("utf-8", "surrogatepass").decode("utf-8", "ignore")
+            reads_pgn = readable == record.path
+            triple = build_triple(tools, text, results, record, reads_pgn=reads_pgn)
             write_triple(folder, triple, replacement)
             made.append(MadeTriple(script, folder, triple.refused))
     return made

@@ -11,15 +11,18 @@ Each file gets one status:
 ``exact``                 translated, same games and positions (decision T1)
 ``approximate``           translated with ``--approximate``; the translation has
                           ``// approximate:`` comments where it differs
-``refused``               a construct has no exact CQL 6.1 form (which one, where)
+``refused``               a construct has no exact CQL 6.1 form (which one, where);
+                          the script is copied unchanged
 ``syntax-error``          not a legacy script that reads: ``syntax error at L:C: …``
-                          (binary junk named ``*.cql`` ends here)
+                          and ``check``'s suggestion (binary junk named ``*.cql`` ends
+                          here); the file is copied unchanged
 ``already-cql6``          a ``.cql`` file that is already a CQL 5/6 script: copied
 ``copied``                any other file: copied unchanged, so that the destination is
                           the whole source tree, migrated
 ``not-copied``            a directory that is not searched (hidden, or a symbolic
                           link), or a FIFO, device or socket
-``unreadable``            cannot be read: an I/O error, a directory named ``*.cql``
+``unreadable``            cannot be read (so not copied): an I/O error, a directory
+                          named ``*.cql``
 ========================  ============================================================
 
 A translation is written to the same relative path as its script, beside the copies of
@@ -81,8 +84,10 @@ class Status(enum.Enum):
 
     @property
     def copied(self) -> bool:
-        """Whether the file is copied unchanged to the destination."""
-        return self in (Status.ALREADY_CQL6, Status.COPIED)
+        """Whether the file is copied unchanged to the destination: every file that is
+        not translated and can be read, so that the destination is the whole tree (a
+        script refused or with a syntax error too, as it was, MIGRATION.md saying why)."""
+        return self in (Status.ALREADY_CQL6, Status.COPIED, Status.REFUSED, Status.SYNTAX_ERROR)
 
     @property
     def fails(self) -> bool:
@@ -236,13 +241,15 @@ def translate_script(
     try:
         translator.check(text, rel)
     except ScriptError as error:
-        return FileOutcome(rel, Status.SYNTAX_ERROR, reason=_syntax_reason(error)), None
+        reason = _syntax_reason(error)
+        return FileOutcome(rel, Status.SYNTAX_ERROR, output=rel, reason=reason), None
     try:
         modern = translator.translate(text, approximate, rel, relocate)
     except CqlLegacyError as error:
-        return FileOutcome(rel, Status.REFUSED, refusal=refusal_of(error)), None
+        return FileOutcome(rel, Status.REFUSED, output=rel, refusal=refusal_of(error)), None
     except Exception as error:  # one broken script must not stop a whole folder
-        return FileOutcome(rel, Status.REFUSED, refusal=_internal_error(error)), None
+        refusal = _internal_error(error)
+        return FileOutcome(rel, Status.REFUSED, output=rel, refusal=refusal), None
     notes = approximations_in(modern)
     status = Status.APPROXIMATE if notes else Status.EXACT
     return FileOutcome(rel, status, output=rel, approximations=notes), modern
@@ -254,7 +261,10 @@ def _internal_error(error: Exception) -> Refusal:
 
 
 def _syntax_reason(error: ScriptError) -> str:
-    return f"syntax error at {error.line}:{error.column}: {error.message}"
+    """The mistake, its place and the suggestion ``check`` gives for it (``did you mean
+    :check?``)."""
+    hint = f" ({error.hint})" if error.hint else ""
+    return f"syntax error at {error.line}:{error.column}: {error.message}{hint}"
 
 
 def read_script_text(path: Path) -> tuple[str, str | None]:
@@ -604,9 +614,18 @@ def report_markdown(report: MigrationReport) -> str:
         entries = [f for f in report.files if f.status is status]
         if entries:
             lines += ["", f"## {_HEADINGS[status]}", ""]
+            if status in _KEPT_AS_THEY_WERE:
+                lines += [_KEPT_AS_THEY_WERE[status], ""]
             lines += [line for entry in entries for line in _MARKDOWN_ENTRY[status](entry)]
     return "\n".join(lines) + "\n"
 
+
+#: What the destination holds of the scripts that were not translated.
+_KEPT_AS_THEY_WERE = {
+    Status.REFUSED: "Copied to the destination as they were.",
+    Status.SYNTAX_ERROR: "Copied to the destination as they were.",
+    Status.UNREADABLE: "Not in the destination: they could not be read.",
+}
 
 _ORDER = (
     Status.REFUSED,

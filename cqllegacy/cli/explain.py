@@ -4,9 +4,14 @@ transforms translate."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cqllegacy.errors import UsageError, WriteError, display_path
+from cqllegacy.errors import ScriptError, UsageError, WriteError, display_path, printable
+
+if TYPE_CHECKING:
+    from cqllegacy.api import Query
 
 DESCRIPTION = """\
 Explain SCRIPT (legacy or CQL 6): for each top-level position list, what it looks for
@@ -21,8 +26,11 @@ CQL 6 shifts move them).
 EPILOG = """\
 --html PAGE.html also draws each list's distinct transformed lists as small diagrams
 (at most 64 per list) in one self-contained page.
-exit status: 0 explained; 2 a script that does not read, has no exact meaning, or a
-bad command line; 4 the HTML page could not be written (full disk ...).
+refused: a legacy script that translate refuses (no exact CQL 6.1 form; run still runs
+it) is explained, then standard error says why translate refuses it, as check does.
+exit status: 0 explained; 1 explained, but translate refuses the script; 2 a script
+that does not read, has no exact meaning, or a bad command line; 4 the HTML page could
+not be written (full disk ...).
 """
 
 
@@ -49,8 +57,10 @@ def run(args: argparse.Namespace) -> int:
         if args.html == STDOUT:
             raise UsageError("--html needs a file name")
         check_destinations([("HTML page", args.html)], [("script", script)])
-    explanation = load(script).explain()
+    query = load(script)
+    explanation = query.explain()
     print(explanation.text())
+    refusal = _translate_refusal(query)
     if args.html is not None:
         try:
             with open_destination(args.html) as handle:
@@ -59,4 +69,19 @@ def run(args: argparse.Namespace) -> int:
             raise WriteError(
                 f"cannot write {display_path(args.html)}: {exc.strerror or exc}"
             ) from exc
+    if refusal is not None:
+        print(printable(refusal.render(), limit=None), file=sys.stderr)
+        print("    (translate refuses this script; run runs it)", file=sys.stderr)
+        return 1
     return 0
+
+
+def _translate_refusal(query: Query) -> ScriptError | None:
+    """Why ``translate`` refuses a legacy script (None: it translates, or is CQL 6)."""
+    if query.language != "legacy":
+        return None
+    try:
+        query.translate()
+    except ScriptError as error:
+        return error
+    return None

@@ -21,7 +21,8 @@ Run modern.cql in CQL 6 or CQLi on the same PGN file to confirm it selects the s
 
 MAKE_EPILOG = """\
 Each SCRIPT goes to DIR/<script name without .cql>/.  The PGN path is recorded relative
-to that folder when possible.
+to that folder when possible, and modern.cql reads that file (cql(input ...)), whatever
+the script's own :pgn (but for a name that is not UTF-8): run it from the triple's folder.
 
 exit status: 0 every script translated, 1 some script refused (its triple then has
 refused.txt), 2 bad script or bad command line
@@ -29,9 +30,10 @@ refused.txt), 2 bad script or bad command line
 
 CHECK_EPILOG = """\
 DIR is one triple or a folder of triples.  Both scripts are run again on the recorded
-PGN file; matched and marked positions of the legacy script and the selected games of the
-modern script are compared with expected.json (matched positions too when both scripts
-have the same number of top-level lists; CQL 6 marks every matching position).
+PGN file (or on --pgn, the same games elsewhere); matched and marked positions of the
+legacy script and the selected games of the modern script are compared with
+expected.json (matched positions too when both scripts have the same number of
+top-level lists; CQL 6 marks every matching position).
 
 exit status: 0 no differences, 1 differences or a changed PGN file (its SHA-256 differs
 from the recorded one), 2 no triple found, recorded PGN missing, bad command line
@@ -65,6 +67,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     check.add_argument("directory", metavar="DIR", type=Path, help="a triple or a folder of them")
+    check.add_argument(
+        "--pgn",
+        type=Path,
+        metavar="GAMES.pgn",
+        help="the games to run on, instead of the file expected.json records (moved or "
+        "copied: its SHA-256 is still compared with the recorded one)",
+    )
     check.set_defaults(func=run_check)
 
 
@@ -94,9 +103,10 @@ def run_check(args: argparse.Namespace) -> int:
     folders = find_triples(args.directory)
     if not folders:
         raise UsageError(f"no fixture triple (a folder with expected.json) in {args.directory}")
-    reports = check_triples(Toolchain.default(), folders)
+    reports = check_triples(Toolchain.default(), folders, args.pgn)
     for report in reports:
-        print(display_path("\n".join(_describe(report))))
+        for line in _describe(report):
+            print(display_path(line))
     failed = sum(1 for report in reports if not report.ok)
     print(f"{len(reports) - failed} of {len(reports)} triples agree with expected.json")
     return 1 if failed else 0

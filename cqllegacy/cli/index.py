@@ -9,7 +9,7 @@ from pathlib import Path
 
 from cqllegacy.cli.options import default_jobs, positive
 from cqllegacy.cli.startup import games_begin
-from cqllegacy.errors import IncompleteInput, UsageError, WriteError
+from cqllegacy.errors import IncompleteInput, UsageError, WriteError, display_path
 
 DESCRIPTION = """\
 Index PGN files, so that later runs on them read only the games that may match: for
@@ -32,8 +32,12 @@ freshness: the index records the file's SHA-256 and status (size, modification a
   changed, the index is of another file or version, or damaged.
 atomic: the index is written under a temporary name and renamed when complete; an
   interrupted or failed build leaves the previous index as it was.
+workers: a worker process of --jobs that dies (killed, out of memory) is replaced and
+  its games are indexed again (said in one line); if it dies again on the same games,
+  the index holds the games before them, and runs scan the file (status 3).
 exit status: 0 indexed; 2 bad command line or unreadable input; 3 an input was not read
-  to its end (its index records that, and runs scan it); 4 writing the index failed.
+  to its end, or a worker died twice on the same games (its index records that, and runs
+  scan it); 4 writing the index failed.
 """
 
 
@@ -83,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
     for source, target in zip(sources, targets, strict=True):
         if target.resolve() == source.resolve():
             raise UsageError(f"the index of {source} would replace it")
+        _check_writable(target, beside=args.output is None)
     jobs = args.jobs or default_jobs()
     games_begin()
     status = 0
@@ -107,6 +112,19 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     return status
+
+
+def _check_writable(target: Path, *, beside: bool) -> None:
+    """Refuse, with what to do instead, an index in a folder this user cannot write (the
+    index is written there under a temporary name, then renamed)."""
+    folder = target.parent
+    if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
+        where = "beside its input, " if beside else ""
+        raise UsageError(
+            f"cannot write the index {display_path(str(target))}: {where}in the folder "
+            f"{display_path(str(folder))}, which is not writable (permission denied); "
+            "write it elsewhere with -o INDEX, and run with --index INDEX"
+        )
 
 
 def _size(path: Path) -> str:

@@ -13,12 +13,14 @@ SHOWN = 20  # failing files listed on the terminal; the report lists them all
 DESCRIPTION = """\
 Translate every legacy .cql script under SRC_DIR (recursively) into CQL 6.1 and write it
 to the same relative path under DEST_DIR, and copy every other file there unchanged (CQL
-6 scripts included), so that DEST_DIR is the whole tree, migrated.  Nothing is written
+6 scripts, and the scripts refused or with a syntax error, included), so that DEST_DIR is
+the whole tree, migrated.  Nothing is written
 under SRC_DIR.  A :pgn or :output file inside SRC_DIR keeps its relative name (its copy
 is beside the translation); one outside is named from the translation's folder.  A
 report is written to DEST_DIR/MIGRATION.md and DEST_DIR/migration.json, with one entry
 per file: translated exactly, translated with approximations (where and why), refused
-(which construct, where), syntax error (where), already CQL 6, copied, not copied
+(which construct, where), syntax error (where, and what check suggests), already CQL 6,
+copied, not copied
 (hidden folders, links to folders, FIFOs and devices), or unreadable (why).
 """
 

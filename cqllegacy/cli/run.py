@@ -87,7 +87,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="PGN",
         nargs="+",
         action="extend",
-        help="PGN file(s) to read instead of the script's",
+        help='PGN file(s) to read instead of the script\'s ("-": standard input)',
     )
     parser.add_argument(
         "-o", "--output", metavar="OUT.pgn", help='matching games go here ("-": standard output)'
@@ -171,7 +171,8 @@ def settle(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     ``--gamenumber`` one or two numbers, so a script written after them lands there.
     """
     numbers = args.gamenumber or []
-    count = next((k for k, word in enumerate(numbers) if not word.isdigit()), len(numbers))
+    # isdecimal, not isdigit: int() refuses "²", which isdigit accepts.
+    count = next((k for k, word in enumerate(numbers) if not word.isdecimal()), len(numbers))
     count = min(count, 2)
     spare = numbers[count:]
     if args.gamenumber is not None:
@@ -185,6 +186,12 @@ def settle(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     inputs = args.inputs or []
     if args.script is None and len(inputs) > 1 and not _looks_like_games(inputs[-1]):
         args.script = inputs.pop()
+    scripts = [name for name in inputs if name.lower().endswith(".cql")]
+    if args.script is None and len(scripts) == 1:
+        # "run -i script.cql games.pgn": -i took the script among its values.
+        inputs.remove(scripts[0])
+        args.script = scripts[0]
+        args.inputs = inputs or None
     if args.script is None:
         parser.error("the following arguments are required: SCRIPT")
 

@@ -17,7 +17,14 @@ from cqllegacy.api import Match, Query, load, why_not
 from cqllegacy.cli.options import SAMPLE_DESCRIPTION, default_jobs, index_choice
 from cqllegacy.cli.startup import games_begin
 from cqllegacy.core.tree import Query as CoreQuery
-from cqllegacy.errors import UsageError, WriteError, display_path, listing
+from cqllegacy.errors import (
+    IncompleteInput,
+    UsageError,
+    WriteError,
+    display_path,
+    listing,
+    plural,
+)
 from cqllegacy.runner.compiled import CompiledQueryLike, decided_by_tags
 from cqllegacy.runner.output import STDOUT, PgnWriter, Replacement, check_destinations
 from cqllegacy.runner.progress import make_progress
@@ -58,12 +65,28 @@ def default_output(script: Path) -> str:
     return f"{script.stem}-out.pgn"
 
 
-def plan_run(args: argparse.Namespace, loaded: Query, sample: Callable[[], Path]) -> RunPlan:
+#: The input name that means standard input (as ``-o -`` means standard output).
+STDIN = "-"
+
+
+def plan_run(
+    args: argparse.Namespace,
+    loaded: Query,
+    sample: Callable[[], Path],
+    stdin: Callable[[], Path] | None = None,
+) -> RunPlan:
     """Inputs and destinations of the run: the command line first, then the script
-    (``sample()`` gives the bundled games' file, asked only when there is no input)."""
+    (``sample()`` gives the bundled games' file, asked only when there is no input;
+    ``stdin()`` standard input's games in a file, asked for ``-i -``)."""
     header = loaded.query.header
     if args.inputs:
-        inputs = tuple(InputFile.of(name) for name in args.inputs)
+        if args.inputs.count(STDIN) > 1:
+            raise UsageError("-i - (standard input) can be given once")
+        inputs = tuple(
+            InputFile(stdin(), "<stdin>") if name == STDIN and stdin is not None
+            else InputFile.of(name)
+            for name in args.inputs
+        )  # fmt: skip
     else:
         inputs = tuple(InputFile.of(loaded.resolve(name)) for name in header.inputs)
     if args.output:
@@ -97,6 +120,20 @@ def check_plan(plan: RunPlan, script: Path | None) -> None:
     if script is not None:
         protected.append(("script", script))
     check_destinations(destinations, protected)
+
+
+@contextlib.contextmanager
+def standard_input_games() -> Iterator[Path]:
+    """Standard input's bytes in a temporary file (removed on leaving): a scan reads its
+    inputs by path, and may read them more than once (an index, worker processes)."""
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="cqllegacy-") as folder:
+        path = Path(folder) / "stdin.pgn"
+        with open(path, "wb") as spool:
+            shutil.copyfileobj(sys.stdin.buffer, spool, 1 << 20)
+        yield path
 
 
 @contextlib.contextmanager
@@ -146,9 +183,53 @@ def open_html(
     return page
 
 
-def summary_line(summary: Summary, plan: RunPlan) -> str:
+def _why_not(
+    args: argparse.Namespace, loaded: Query, plan: RunPlan, summary: Summary, options: ScanOptions
+) -> str:
+    """``--why N`` for a game that did not match, or is not there: a scan that read the
+    whole input knows without reading it again."""
+    if args.why > summary.games and summary.stopped is None and not summary.damaged_files:
+        return f"game {args.why} is not in the input (it holds {plural(summary.games, 'game')})"
+    numbers = "the script's game numbers"
+    if args.gamenumber is not None:
+        first, last = args.gamenumber
+        numbers = f"--gamenumber {first}" + (f" {last}" if last != first else "")
+    return why_not(loaded.core, plan.inputs, args.why, options, numbers)
+
+
+def _notes(summary: Summary, gamenumber: tuple[int, int | None] | None) -> list[str]:
+    """What the summary's counts would leave unsaid: an input without a game, a range
+    of game numbers past its end."""
+    if summary.damaged_files:
+        return []
+    if summary.games == 0:
+        return ["note: the input holds no game"]
+    if gamenumber is not None and summary.games < gamenumber[0]:
+        return [
+            f"note: the input holds {plural(summary.games, 'game')}: none is numbered "
+            f"{gamenumber[0]} or more, so no game was examined"
+        ]
+    return []
+
+
+def summary_line(
+    summary: Summary, plan: RunPlan, gamenumber: tuple[int, int | None] | None = None
+) -> str:
+    """The summary: what was read and examined (of a range of game numbers: how many of
+    them), matched and skipped, and the files written."""
     text = summary.line()
+    if gamenumber is not None:
+        first, last = gamenumber
+        end = summary.games if last is None else min(summary.games, last)
+        examined = max(0, end - first + 1)
+        asked = f"game {first}" if last == first else f"games {first}-{last or 'on'}"
+        read = f"read {plural(summary.games, 'game')}"
+        text = text.replace(read, f"{read}, examined {examined} ({asked})", 1)
     names = (plan.output, plan.report, plan.html)
+    if summary.indexed:
+        files = len(plan.inputs)
+        of = f" of {summary.indexed} of {files} inputs" if files > 1 else ""
+        text += f"; used the index{of}"
     written = [name for name in names if name not in (None, STDOUT)]
     if written:
         text += "; wrote " + listing([display_path(str(name)) for name in written])
@@ -170,6 +251,15 @@ def make_engine(args: argparse.Namespace, compiled: CompiledQueryLike) -> Engine
             raise UsageError("--engine dask needs Dask: pip install 'cqllegacy[dask]'") from exc
         except OSError as exc:
             raise UsageError(f"cannot reach the Dask scheduler {args.scheduler}: {exc}") from exc
+        except Exception as exc:
+            # Dask's own failures to start (a local cluster whose worker processes were
+            # killed while starting: "Nanny failed to start"), said in one line.
+            where = "a local Dask cluster"
+            if args.scheduler:
+                where = f"the Dask scheduler {args.scheduler}"
+            raise IncompleteInput(
+                f"cannot start {where} ({type(exc).__name__}: {exc}); no game was examined"
+            ) from exc
     if args.scheduler:
         raise UsageError("--scheduler goes with --engine dask")
     jobs = args.jobs or (1 if decided_by_tags(compiled) else default_jobs())
@@ -188,7 +278,10 @@ def _carry_out(
 ) -> tuple[Summary, RunPlan, list[str]]:
     err = sys.stderr
     with contextlib.ExitStack() as stack:
-        plan = plan_run(args, loaded, lambda: stack.enter_context(sample_games()))
+        plan = plan_run(
+            args, loaded, lambda: stack.enter_context(sample_games()),
+            lambda: stack.enter_context(standard_input_games()),
+        )  # fmt: skip
         check_plan(plan, loaded.path)
         if plan.sample and not args.quiet:
             print(
@@ -297,8 +390,10 @@ def run(args: argparse.Namespace) -> int:
         # writing (a full disk …); the temporary files are already gone.
         raise WriteError(f"writing the results failed: {exc.strerror or exc}") from exc
     if args.why is not None:
-        text = "\n".join(why) or why_not(loaded.core, plan.inputs, args.why, options)
+        text = "\n".join(why) or _why_not(args, loaded, plan, summary, options)
         print(text, file=err if plan.output == STDOUT else sys.stdout)
     if not args.quiet:
-        print(summary_line(summary, plan), file=err)
+        for note in _notes(summary, loaded.core.header.gamenumber):
+            print(note, file=err)
+        print(summary_line(summary, plan, loaded.core.header.gamenumber), file=err)
     return summary.exit_status

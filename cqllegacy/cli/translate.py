@@ -67,7 +67,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "-o",
         "--output",
         metavar="OUT",
-        help="output file (one script) or folder (several scripts); default: standard output",
+        help="output file (one script) or folder (several scripts, or a name ending in /); "
+        "default: standard output",
     )
     parser.add_argument(
         "--approximate",
@@ -177,7 +178,10 @@ def output_paths(scripts: list[str], output: str | None) -> list[Path | None]:
     if output is None:
         return [None] * len(scripts)
     out = Path(output)
-    if len(scripts) == 1 and not out.is_dir():
+    # "-o new/" names a folder, made if need be, as a shell user means it (Path drops
+    # the trailing separator, and the translation was written to a file "new").
+    folder = output.endswith((os.sep, "/")) or out.is_dir()
+    if len(scripts) == 1 and not folder:
         targets = [out]
     else:
         if out.exists() and not out.is_dir():

@@ -14,20 +14,25 @@ one before.
 from __future__ import annotations
 
 import collections
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 
-from cqllegacy.errors import UsageError
-from cqllegacy.indexing.freshness import file_facts
+from cqllegacy.errors import IncompleteInput, UsageError
+from cqllegacy.indexing.freshness import SourceFacts, file_facts
 from cqllegacy.indexing.ranges import located
 from cqllegacy.indexing.records import Columns, position_arrays, record_games
 from cqllegacy.indexing.store import writing
 from cqllegacy.runner.pgn import DamagedInput, GameText, open_pgn, split_games
 from cqllegacy.runner.progress import Messages
 
-__all__ = ["BuildResult", "build"]
+if TYPE_CHECKING:
+    from cqllegacy.runner.parallel import Future, ProcessEngine
+
+__all__ = ["BuildResult", "LostBatch", "build"]
 
 #: Games per batch handed to a worker and written at once, and the most text a batch
 #: holds (characters of tags and movetext; a longer game makes a batch of its own): what
@@ -49,18 +54,18 @@ class BuildResult:
 
 def build(source: Path, index: Path, *, jobs: int = 1, progress: Messages) -> BuildResult:
     """Index the PGN file ``source`` into ``index`` (replaced atomically)."""
-    before = file_facts(source)
+    before = _input_facts(source)
     damaged: str | None = None
     with writing(index) as writer:
-        with open_pgn(source) as pgn:
+        with _reading_input(source), open_pgn(source) as pgn:
             try:
-                batches = _batches(located(pgn, split_games(pgn.lines())))
-                for columns in _recorded(batches, jobs):
+                batches = _batches(_reading(source, located(pgn, split_games(pgn.lines()))))
+                for columns in _recorded(batches, jobs, progress):
                     writer.add(columns)
                     progress.update(writer.games, 0, pgn.bytes_read())
-            except DamagedInput as exc:
+            except (DamagedInput, LostBatch) as exc:
                 damaged = str(exc)
-        after = file_facts(source)
+        after = _input_facts(source)
         if (after.size, after.sha256) != (before.size, before.sha256):
             raise UsageError(f"{source} changed while it was being indexed; no index written")
         # The status of the end proves the content from then on; a status changed during
@@ -69,6 +74,41 @@ def build(source: Path, index: Path, *, jobs: int = 1, progress: Messages) -> Bu
         writer.finish(source.name, attrs.evolve(after, racy=racy), damaged)
         result = BuildResult(index, writer.games, writer.positions, damaged)
     return result
+
+
+def _unreadable(source: Path, exc: OSError) -> IncompleteInput:
+    why = exc.strerror or str(exc)
+    return IncompleteInput(
+        f"input {source} could not be read while it was being indexed ({why}); "
+        "no index written, the previous one (if any) is unchanged"
+    )
+
+
+def _input_facts(source: Path) -> SourceFacts:
+    try:
+        return file_facts(source)
+    except OSError as exc:
+        raise _unreadable(source, exc) from exc
+
+
+@contextlib.contextmanager
+def _reading_input(source: Path) -> Iterator[None]:
+    """Opening the input: an error there is the input's, not the index's."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None and Path(exc.filename) == source:
+            raise _unreadable(source, exc) from exc
+        raise
+
+
+def _reading(source: Path, texts: Iterator[GameText]) -> Iterator[GameText]:
+    """``texts``, an error while they are read being the input's (every write to the
+    index happens outside this generator)."""
+    try:
+        yield from texts
+    except OSError as exc:
+        raise _unreadable(source, exc) from exc
 
 
 def _batches(texts: Iterator[GameText]) -> Iterator[tuple[GameText, ...]]:
@@ -100,24 +140,81 @@ def record_batch(texts: tuple[GameText, ...]) -> Columns:
     return columns
 
 
-def _recorded(batches: Iterator[tuple[GameText, ...]], jobs: int) -> Iterator[Columns]:
-    """The batches recorded, in order: here, or on ``jobs`` worker processes."""
+def _recorded(
+    batches: Iterator[tuple[GameText, ...]], jobs: int, progress: Messages
+) -> Iterator[Columns]:
+    """The batches recorded, in order: here, or on ``jobs`` worker processes.  A batch
+    whose worker died is recorded again on a fresh pool; :class:`LostBatch` when it dies
+    there too."""
     if jobs <= 1:
         for batch in batches:
             yield record_batch(batch)
         return
-    from cqllegacy.runner.parallel import Future, ProcessEngine
+    from cqllegacy.runner.parallel import ProcessEngine
 
     engine = ProcessEngine(jobs)
-    pending: collections.deque[Future[Columns]] = collections.deque()
+    pending: collections.deque[_Sent] = collections.deque()
+    retry = _Retry(engine, progress)
     try:
         for batch in batches:
-            pending.append(engine.submit(record_batch, batch))
+            pending.append(_Sent(batch, engine.submit(record_batch, batch)))
             while len(pending) > 2 * jobs:
-                yield pending.popleft().result()
+                yield retry.next_of(pending)
         while pending:
-            yield pending.popleft().result()
+            yield retry.next_of(pending)
     except BaseException:
         engine.abort()
         raise
     engine.close()
+
+
+class LostBatch(Exception):
+    """The worker recording a batch died, and died again when the batch was sent anew."""
+
+    def __init__(self, batch: tuple[GameText, ...]) -> None:
+        from cqllegacy.runner.parallel import LOST_WORKER
+
+        first, last = batch[0].file_ordinal, batch[-1].file_ordinal
+        super().__init__(
+            f"{LOST_WORKER} twice on games {first}-{last}; "
+            f"the index holds the {first - 1} games before them"
+        )
+
+
+@attrs.define
+class _Sent:
+    batch: tuple[GameText, ...]
+    future: Future[Columns]
+
+
+@attrs.define
+class _Retry:
+    """Takes the oldest batch's columns; after a worker died, sends it again alone on a
+    fresh pool (so that if it dies again, it is the cause), then the others under way."""
+
+    engine: ProcessEngine
+    progress: Messages
+    warned: bool = False
+
+    def next_of(self, pending: collections.deque[_Sent]) -> Columns:
+        from cqllegacy.runner.parallel import LOST_WORKER, worker_lost
+
+        sent = pending.popleft()
+        try:
+            return sent.future.result()
+        except Exception as exc:
+            if not worker_lost(exc):
+                raise
+        if not self.warned:
+            self.warned = True
+            self.progress.message(f"warning: {LOST_WORKER}; its games are indexed again")
+        self.engine.restart()
+        try:
+            columns = self.engine.submit(record_batch, sent.batch).result()
+        except Exception as exc:
+            if not worker_lost(exc):
+                raise
+            raise LostBatch(sent.batch) from None
+        for other in pending:
+            other.future = self.engine.submit(record_batch, other.batch)
+        return columns

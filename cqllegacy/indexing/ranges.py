@@ -195,6 +195,8 @@ def located(pgn: PgnSource, texts: Iterable[GameText]) -> Iterator[GameText]:
                 if pending is not None:
                     yield _locate(pending[0], path, pending[1], start, previous_digest)
                 pending = (text, start)
+        except GeneratorExit:
+            raise  # closed by its reader (which stopped): nothing more to give
         except BaseException:
             # Reading stopped (a damaged file, an interrupt): the game under way keeps
             # its text, as the games of a file without ranges do.

@@ -30,7 +30,7 @@ import chess
 import chess.pgn
 
 from cqllegacy.indexing.ranges import LocatedText, resplits_alike
-from cqllegacy.runner.pgn import GameText, read_stream, read_tags
+from cqllegacy.runner.pgn import GameText, pgn_lines, read_stream, read_tags
 from cqllegacy.runner.stored import (
     BOARD_FIELDS,
     CHECK,
@@ -424,7 +424,7 @@ def game_text(row: tuple[int, int, str, str, str, str]) -> GameText:
     return GameText(
         file_ordinal=game,
         line=line,
-        tag_lines=tuple(tag_text.splitlines(keepends=True)),
+        tag_lines=pgn_lines(tag_text),
         movetext=movetext,
         encoding=encoding,
         problems=tuple(problems.split("\n")) if problems else (),

@@ -146,10 +146,12 @@ def scan(
             None if index is None else IndexCandidates(index, need, compiled.prefilter, stored)
             for index in indexes
         ]
-        return scanner.scan(
+        summary = scanner.scan(
             compiled, inputs, options=options, sinks=sinks, progress=progress,
             engine=engine, candidates=chosen,
         )  # fmt: skip
+        summary.indexed = sum(index is not None for index in indexes)
+        return summary
 
 
 def index_pays(need: Necessity | None, stored: bool, needles: Needles, path: Path) -> bool:

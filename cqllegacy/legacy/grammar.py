@@ -48,6 +48,7 @@ from typing import Any
 import attrs
 import pyparsing as pp
 
+from cqllegacy.errors import refuse_too_many_words
 from cqllegacy.legacy import dialects
 from cqllegacy.legacy import tree as t
 from cqllegacy.legacy.diagnostics import Reading, lists_usage
@@ -99,6 +100,7 @@ from cqllegacy.legacy.keywords import (
     ListKind,
     Parameter,
 )
+from cqllegacy.legacy.lexical import COMMENT_PATTERN as _COMMENT_PATTERN
 from cqllegacy.legacy.lexical import (
     LINE_BREAKS,
     QUOTE,
@@ -720,6 +722,7 @@ def read_script(text: str, path: str | None = None) -> t.Script:
     ``path`` names the file in messages and becomes ``Script.path``.
     """
     text = text.removeprefix("\ufeff")
+    refuse_too_many_words(text, path, _COMMENT_PATTERN, LegacySyntaxError)
     source = _Source(text)
     source.reading = reading = Reading.of(text, path)
     try:

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import cqllegacy.modern.forms as forms
 from cqllegacy.core import tree as ct
-from cqllegacy.errors import SourceText
+from cqllegacy.errors import SourceText, refuse_too_many_words
 from cqllegacy.modern.encoding import EncodingError, decode
 from cqllegacy.modern.errors import ModernSyntaxError
 from cqllegacy.modern.reader import MAX_DEPTH, Form, Infix, Parser, ReadError, Tables
@@ -204,6 +204,7 @@ def read_query(text: str, path: str | None = None) -> ct.Query:
     ...     (ct.PieceSet(MODERN_LETTERS["K"], 1), ct.PieceSet(MODERN_LETTERS["k"], 1 << 63)))
     True
     """
+    refuse_too_many_words(text, path, r"//[^\n]*|/\*.*?\*/", ModernSyntaxError)
     source = SourceText(text, path)
     parser = Parser(text, TABLES)
     try:

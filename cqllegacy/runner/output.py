@@ -384,7 +384,9 @@ class Replacement:
         self.discard()
         if isinstance(exc, KeyboardInterrupt | BrokenPipeError):
             for name in self._names:
-                exc.add_note(f"{display_path(name)} left as it was")
+                # A file that was not there before is not there now either.
+                kept = "left as it was" if os.path.lexists(name) else "not written"
+                exc.add_note(f"{display_path(name)} {kept}")
 
     @contextlib.contextmanager
     def open(self, path: str | os.PathLike[str]) -> Iterator[TextIO]:

@@ -510,7 +510,9 @@ class _NoTraceback(logging.Filter):
         return True
 
 
-_DASK_LOGGERS = ("distributed", "dask")
+#: asyncio's too: a task of Dask's client that ends when workers die is logged there,
+#: with its traceback ("Task exception was never retrieved").
+_DASK_LOGGERS = ("distributed", "dask", "asyncio")
 #: The levels Dask's loggers had before a run silenced them.
 _LEVELS: dict[str, int] = {}
 
@@ -536,8 +538,16 @@ def _connect(address: str | None, *, quiet: bool = False) -> DaskClient:
     # distributed's Client.__init__ has no annotations, so mypy calls it untyped.
     if address:
         return Client(address)  # type: ignore[no-untyped-call]
+    import dask
+
     silence = logging.CRITICAL + 1 if quiet else logging.ERROR
-    return Client(silence_logs=silence)  # type: ignore[no-untyped-call]
+    # A task whose worker dies fails at once (KilledWorker), rather than after Dask's
+    # own three tries: the run sends it again once (RETRIES), then reports it lost, so
+    # that workers killed again and again end the run instead of holding it forever.
+    # No dashboard: nobody looks at it, and its port may be taken ("Port 8787 is
+    # already in use", a warning of several lines).
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        return Client(silence_logs=silence, dashboard_address=None)  # type: ignore[no-untyped-call]
 
 
 @attrs.frozen
@@ -620,6 +630,9 @@ class _Task:
     fn: Callable[..., UnitResult]
     args: tuple[object, ...]
     unit: str
+    #: The input file the unit reads (a file that loses several units is one file
+    #: not read to its end, for the summary).
+    file: str = ""
 
 
 @attrs.define
@@ -643,12 +656,30 @@ class _Pipeline:
     window: int
     pending: collections.deque[_Unit] = attrs.Factory(collections.deque)
     retried: bool = False
+    broken: bool = False
+    #: The files that lost a unit already.
+    damaged: set[str] = attrs.Factory(set)
 
     def add(self, future: Future[UnitResult], bytes_done: int) -> None:
         self._queue(_Unit(future, bytes_done))
 
     def submit(self, task: _Task, bytes_done: int) -> None:
+        if self.broken:
+            self._queue(_Unit(_Ready(self._lost(task)), bytes_done, task))
+            return
         self._queue(_Unit(self.engine.submit(task.fn, *task.args), bytes_done, task))
+
+    def _lost(self, task: _Task, why: str = f"{LOST_WORKER}, and no worker is left") -> UnitResult:
+        result = _lost(task.unit, why)
+        if task.file and task.file in self.damaged:
+            return attrs.evolve(result, damaged=0)
+        self.damaged.add(task.file)
+        return result
+
+    def waits_forever(self, future: Future[object]) -> bool:
+        """Whether ``future`` may never be done: no worker is left to run it."""
+        done = getattr(future, "done", None)
+        return self.broken and not (done is not None and done())
 
     def _queue(self, unit: _Unit) -> None:
         self.pending.append(unit)
@@ -657,6 +688,9 @@ class _Pipeline:
 
     def drain_one(self) -> None:
         unit = self.pending.popleft()
+        if unit.task is not None and self.waits_forever(unit.future):
+            self.emit(self._lost(unit.task), unit.bytes_done)
+            return
         try:
             result = unit.future.result()
         except Exception as exc:
@@ -673,9 +707,11 @@ class _Pipeline:
         assert unit.task is not None
         result: UnitResult | None = None
         while result is None:
-            self._restart()
+            if not self._restarted():
+                result = self._lost(unit.task)
+                break
             if unit.tries > RETRIES:
-                result = _lost(unit.task.unit, f"{LOST_WORKER} while scanning them")
+                result = self._lost(unit.task, f"{LOST_WORKER} while scanning them")
                 break
             if not self.retried:
                 self.retried = True
@@ -689,15 +725,23 @@ class _Pipeline:
         self._send_again()
         return result
 
-    def _restart(self) -> None:
+    def _restarted(self) -> bool:
+        """Restart the engine; False when it cannot (a Dask cluster whose workers are
+        all gone), and from then on: every unit whose worker dies is lost at once,
+        so that workers killed again and again end the run."""
         restart = getattr(self.engine, "restart", None)
-        if restart is not None:
+        if restart is None or self.broken:
+            return not self.broken
+        try:
             restart()
+        except Exception:
+            self.broken = True
+        return not self.broken
 
     def _send_again(self) -> None:
         """After a restart, the units under way go to the fresh pool (an engine that
         does not restart keeps them: each one that failed comes here in its turn)."""
-        if getattr(self.engine, "restart", None) is None:
+        if getattr(self.engine, "restart", None) is None or self.broken:
             return
         for other in self.pending:
             if other.task is not None:
@@ -815,8 +859,13 @@ def _plain_file(
     for part in parts:
         start = Start(games_before, file_games, line)
         args = (sending.shared, part, start, sending.options, sending.renderers)
-        sending.pipeline.submit(_Task(scan_range, args, part.describe()), bytes_before + part.end)
-        games, lines = _counts(counts.popleft(), part)
+        task = _Task(scan_range, args, part.describe(), item.name)
+        sending.pipeline.submit(task, bytes_before + part.end)
+        counted = counts.popleft()
+        if sending.pipeline.waits_forever(counted):
+            games, lines = count_range(part)  # no worker is left to count them
+        else:
+            games, lines = _counts(counted, part)
         games_before, file_games, line = games_before + games, file_games + games, line + lines
     return games_before
 
@@ -840,7 +889,7 @@ def _compressed_file(
                 sending.renderers,
             )  # fmt: skip
             done = bytes_before + source.bytes_read()
-            sending.pipeline.submit(_Task(scan_batch, args, unit), done)
+            sending.pipeline.submit(_Task(scan_batch, args, unit, item.name), done)
             first += len(batch)
             batch = []
 
@@ -891,7 +940,7 @@ def _indexed_file(
                 sending.options, sending.renderers,
             )  # fmt: skip
             done = bytes_before + (size * end // games if games else size)
-            pipeline.submit(_Task(scan_candidates, args, unit), done)
+            pipeline.submit(_Task(scan_candidates, args, unit, item.name), done)
             covered = end
     except IndexFailed as exc:
         rest = f"the rest of {item.name}" if covered else item.name

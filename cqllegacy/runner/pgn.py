@@ -136,7 +136,7 @@ def _limit(name: str, default: int) -> int:
     """A limit from the environment variable ``name`` (a whole number of at least 1),
     else ``default``."""
     text = os.environ.get(name, "")
-    return int(text) if text.isdigit() and int(text) > 0 else default
+    return int(text) if text.isascii() and text.isdigit() and int(text) > 0 else default
 
 
 def max_line_bytes() -> int:
@@ -319,6 +319,21 @@ def decode_game(raw_tags: str, raw_movetext: str) -> tuple[str, str, str]:
     return tags.lstrip("\ufeff"), movetext, encoding
 
 
+def pgn_lines(text: str) -> tuple[str, ...]:
+    """``text`` cut into lines at ``\\n`` alone, each keeping its end, as python-chess
+    reads a game (``str.splitlines`` would also cut at vertical tab, form feed,
+    ``\\x1c``-``\\x1e``, NEL, U+2028 and U+2029, which may stand in a tag value).
+
+    >>> pgn_lines('[Event "a\\x0bb"]\\n[White "c"]\\n')
+    ('[Event "a\\x0bb"]\\n', '[White "c"]\\n')
+    >>> pgn_lines("x\\ny"), pgn_lines("")
+    (('x\\n', 'y'), ())
+    """
+    lines = [f"{line}\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return tuple(lines) if lines[-1] else tuple(lines[:-1])
+
+
 def _is_blank(line: str) -> bool:
     return not line.strip()
 
@@ -475,7 +490,7 @@ class _Splitter:
         game = GameText(
             file_ordinal=self.ordinal,
             line=self.start_line,
-            tag_lines=tuple(tags.splitlines(keepends=True)),
+            tag_lines=pgn_lines(tags),
             movetext=movetext,
             encoding=encoding,
             problems=tuple(problems),
@@ -608,35 +623,52 @@ def _lines_after(
     """(offset, line) for the lines of the file from byte ``position`` on, the first one
     possibly a part of a line; line ends as universal newlines see them, and a line
     longer than ``limit`` (line end included, as :func:`bounded_lines` counts it) given
-    as :data:`LONG_LINE`.  Time linear in the bytes read, memory bounded by the limit."""
+    as :data:`LONG_LINE`.  Time linear in the bytes read (each read is scanned once, a
+    line kept in pieces), memory bounded by the limit."""
     limit = limit or max_line_bytes()
     handle.seek(position)
-    buffer = ""  # the current line so far (its last character only, once too long)
-    start = base = position  # where the current line and the buffer begin in the file
-    long = False
+    pieces: list[str] = []  # the current line so far (nothing once it is too long)
+    size = 0  # the current line's length so far
+    start = read_to = position  # where the current line begins; the bytes read so far end
+    carry = ""  # a "\r" ending the last read, which a "\n" in the next may complete
     while True:
         data = handle.read(window)
-        if not data:
-            if buffer:
-                yield start, LONG_LINE if long else buffer
-            return
-        # Only the new text can hold a line end (or a "\n" after a "\r" held back).
-        scan_from = max(len(buffer) - 1, 0)
-        buffer += data.decode("latin-1")
+        final = not data
+        if not carry and not final and b"\n" not in data and b"\r" not in data:
+            # No line end (the middle of a long line): found by memchr, with nothing
+            # decoded or scanned once the line is too long to keep.
+            read_to += len(data)
+            size += len(data)
+            if size > limit:
+                pieces = []
+            else:
+                pieces.append(data.decode("latin-1"))
+            continue
+        text = carry + data.decode("latin-1")
+        base = read_to - len(carry)  # where `text` begins in the file
+        read_to += len(data)
+        carry = ""
         done = 0
-        for match in _LINE_END.finditer(buffer, scan_from):
-            if match.group() == "\r" and match.end() == len(buffer):
-                break  # a "\n" may follow in the next read
-            line = buffer[done : match.end()]
-            too_long = long or len(line) - (match.group() == "\r\n") > limit
-            yield start, LONG_LINE if too_long else line
-            long, done = False, match.end()
+        for match in _LINE_END.finditer(text):
+            if not final and match.group() == "\r" and match.end() == len(text):
+                carry = "\r"
+                break
+            piece = text[done : match.end()]
+            total = size + len(piece) - (match.group() == "\r\n")
+            yield start, LONG_LINE if total > limit else "".join([*pieces, piece])
+            pieces, size, done = [], 0, match.end()
             start = base + done
-        buffer, base = buffer[done:], base + done
-        if len(buffer) > limit:
-            long = True
-            base += len(buffer) - 1
-            buffer = buffer[-1:]
+        stop = len(text) - len(carry)
+        if stop > done:
+            size += stop - done
+            if size > limit:
+                pieces = []
+            else:
+                pieces.append(text[done:stop])
+        if final:
+            if size:
+                yield start, LONG_LINE if size > limit else "".join(pieces)
+            return
 
 
 def _next_boundary(handle: BinaryIO, start: int, window: int = 1 << 16) -> int | None:
@@ -960,7 +992,8 @@ def read_game(text: GameText) -> chess.pgn.Game:
         # python-chess 1.11 has internal errors on some bad inputs (IndexError after an
         # illegal move in one of several sibling variations); any of them means the
         # game cannot be read, and the scan must go on.
-        crash = f"python-chess failed ({type(exc).__name__}: {exc})"
+        # Its own words ("IndexError: list index out of range") tell a user nothing.
+        crash = "python-chess stopped reading it (an error inside python-chess)"
         raise UnreadableGame("; ".join([*map(str, builder.game.errors), crash])) from exc
     if game is None:
         raise UnreadableGame("no game text")

@@ -137,6 +137,8 @@ class Summary:
     damaged_files: int = 0
     seconds: float = 0.0
     stopped: str | None = None
+    #: Input files whose games were asked of their index (the rest were scanned).
+    indexed: int = 0
 
     @property
     def exit_status(self) -> int:

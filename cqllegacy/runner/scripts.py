@@ -151,7 +151,11 @@ def read_script_file(path: str | os.PathLike[str]) -> str:
     try:
         data = Path(path).read_bytes()
     except IsADirectoryError as exc:
-        raise UsageError(f"cannot read script {path}: it is a folder") from exc
+        folder = display_path(os.fspath(path)).rstrip("/")
+        raise UsageError(
+            f"cannot read script {folder}: it is a folder (name the scripts in it, "
+            f"e.g. {folder}/*.cql; migrate translates a whole folder)"
+        ) from exc
     except OSError as exc:
         message = f"cannot read script {display_path(os.fspath(path))}: {exc.strerror or exc}"
         if exc.errno in _READ_FAILURES:
@@ -194,6 +198,25 @@ def translate_legacy(
     return _translator().translate(text, approximate=approximate, path=path, relocate=relocate)
 
 
+def translate_legacy_reading(text: str, pgn: str, *, path: str | None = None) -> str:
+    """A legacy script's CQL 6.1 text whose header reads the file ``pgn`` (written as
+    given) instead of the script's own ``:pgn``, and names no output: the translation of
+    a fixture triple, which runs on the fixture's games.  Raises what
+    :func:`translate_legacy` raises."""
+    from cqllegacy.legacy import read_script
+    from cqllegacy.modern.printer import print_query
+
+    translator = _translator()
+    try:
+        query = translator.modern_form(translator.to_core(read_script(text, path), modern=True))
+        header = attrs.evolve(query.header, inputs=(pgn,), output=None)
+        return print_query(attrs.evolve(query, header=header))
+    except ScriptError as exc:
+        exc.source = exc.source or text
+        exc.file = exc.file or path
+        raise
+
+
 def relocation(
     old_folder: str | os.PathLike[str], new_folder: str | os.PathLike[str]
 ) -> Callable[[str], str]:
@@ -221,7 +244,9 @@ def relocation(
 class _Translator(Protocol):
     """What is used of :mod:`cqllegacy.translator`."""
 
-    def to_core(self, script: Script) -> Query: ...
+    def to_core(self, script: Script, *, modern: bool = False) -> Query: ...
+
+    def modern_form(self, query: Query) -> Query: ...
 
     def translate(
         self,

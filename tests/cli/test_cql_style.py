@@ -151,7 +151,7 @@ def test_gamenumber_stops_reading_after_the_last_game(
     workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["run", "-g", "1", "20", "fork.cql", "-i", str(SAMPLE_GAMES), "-o", "o.pgn"]) == 0
-    assert "read 20 games:" in capsys.readouterr().err
+    assert "read 20 games, examined 20 (games 1-20):" in capsys.readouterr().err
 
 
 def test_gamenumber_within_the_scripts_own_range(workdir: Path) -> None:

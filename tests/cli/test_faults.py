@@ -672,10 +672,13 @@ def test_a_huge_pgn_line_is_not_echoed_whole(
 
 
 def test_a_huge_script_line_gives_a_short_error(
-    scratch: Path, capsys: pytest.CaptureFixture[str]
+    scratch: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The mistake early in the line: reading stops there, and the script is not read again
     # for the next mistake (five megabytes of pieces cost the reader seconds a reading).
+    # (Over the limit of a script's words, which is raised here: tests/cli/
+    # test_user_mistakes.py tests the limit.)
+    monkeypatch.setenv("CQLLEGACY_MAX_SCRIPT_WORDS", "2000000")
     Path("long.cql").write_text(
         "(match (position Ra1 :zzz " + "Kb2 " * 1_250_000 + ":yyy))\n"
     )

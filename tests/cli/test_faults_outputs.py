@@ -479,7 +479,8 @@ def test_the_interruption_line_stays_one_line_whatever_the_names(
     assert main([*argv, "-j", "1", "-q"]) == 143
     err = capsys.readouterr().err
     assert err.count("\n") == 1, err
-    assert "a\\nb.pgn left as it was" in err and "c\\rd.jsonl left as it was" in err
+    # (Neither was there before: "not written", issue 32, item 8.)
+    assert "a\\nb.pgn not written" in err and "c\\rd.jsonl not written" in err
 
 
 @pytest.mark.parametrize("length", [242, 250, 255])

@@ -114,7 +114,13 @@ def test_translations_keep_the_layout_and_parse_as_cql6(library: Path, tmp_path:
         "latin1.cql",
         "notes.txt",
         "new/done.cql",
+        # Refused and with syntax errors: copied as they were (issue 32, item 3).
+        "b/relation.cql",
+        "bad-bytes.cql",
+        "typo.cql",
     }
+    for name in ("b/relation.cql", "bad-bytes.cql", "typo.cql"):
+        assert (dest / name).read_bytes() == (library / name).read_bytes()
     for name in ("a/mates.cql", "a/deeper/checks.cql", "UPPER.CQL"):
         text = (dest / name).read_text(encoding="utf-8")
         parser.parse(text)
@@ -397,3 +403,16 @@ def test_a_syntax_error_is_reported_as_one_on_the_terminal(
     err = capsys.readouterr().err
     assert "syntax-error: typo.cql: syntax error at 1:18: " in err
     assert "unreadable" not in err
+
+
+def test_a_syntax_error_keeps_the_suggestion_check_gives(
+    library: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # MIGRATION.md dropped the "did you mean" that check gives (issue 32, item 3).
+    assert main(["check", str(library / "typo.cql")]) == 2
+    hint = next(line for line in capsys.readouterr().err.splitlines() if "hint:" in line)
+    suggestion = hint.split("hint:", 1)[1].strip()
+    dest = tmp_path / "new"
+    main(["migrate", str(library), str(dest)])
+    assert entry(dest, "typo.cql")["reason"].endswith(f"({suggestion})")
+    assert f"({suggestion})" in (dest / MARKDOWN_NAME).read_text(encoding="utf-8")

@@ -102,5 +102,5 @@ def test_why_for_a_game_not_in_the_input(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert _why(tmp_path, "(match (position Qh5))", 2, capsys).strip() == (
-        "game 2 is not in the input"
+        "game 2 is not in the input (it holds 1 game)"
     )

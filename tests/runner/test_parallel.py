@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import bz2
 import io
+import re
+from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 
@@ -14,9 +16,17 @@ from hypothesis import strategies as st
 
 from cqllegacy.cli import main
 from cqllegacy.evaluator.evaluate import compile_query
+from cqllegacy.runner import pgn as pgn_module
 from cqllegacy.runner.output import PgnWriter
 from cqllegacy.runner.parallel import ProcessEngine, part_size, run_units
-from cqllegacy.runner.pgn import game_boundaries, open_pgn, range_lines, split_games
+from cqllegacy.runner.pgn import (
+    LONG_LINE,
+    bounded_lines,
+    game_boundaries,
+    open_pgn,
+    range_lines,
+    split_games,
+)
 from cqllegacy.runner.progress import Messages
 from cqllegacy.runner.report import ReportWriter
 from cqllegacy.runner.results import InputFile
@@ -211,3 +221,75 @@ def test_jobs_must_be_a_positive_number(capsys: pytest.CaptureFixture[str]) -> N
     with pytest.raises(SystemExit):
         main(["run", str(ROOT / "examples" / "knight-fork.cql"), "--jobs", "0"])
     assert "at least 1" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------------------
+# Lines read from an offset, and a file without line ends (issue 32, item 14)
+# --------------------------------------------------------------------------------------
+
+
+def _reference_lines(data: bytes, limit: int) -> list[str]:
+    """The lines open_pgn reads (universal newlines, a line over ``limit`` as LONG_LINE)."""
+    text = io.TextIOWrapper(io.BytesIO(data), encoding="latin-1", newline=None)
+    return list(bounded_lines(text, limit))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.lists(st.sampled_from([b"a", b"bb", b"\r", b"\n", b"\r\n", b"c" * 9]), max_size=40),
+    window=st.integers(1, 12),
+    limit=st.integers(1, 20),
+)
+def test_lines_after_an_offset_are_the_lines_open_pgn_reads(
+    data: list[bytes], window: int, limit: int
+) -> None:
+    whole = b"".join(data)
+    found = list(pgn_module._lines_after(io.BytesIO(whole), 0, window, limit))
+    lines = [line for _, line in found]
+    normal = [
+        line if line is LONG_LINE else line.replace("\r\n", "\n").replace("\r", "\n")
+        for line in lines
+    ]
+    assert normal == _reference_lines(whole, limit)
+    # Each offset is where its line begins: the bytes between two offsets are that line.
+    ends = [offset for offset, _ in found[1:]] + [len(whole)]
+    for (offset, line), end in zip(found, ends[: len(found)], strict=True):
+        if line is not LONG_LINE:
+            assert whole[offset:end].decode("latin-1") == line
+
+
+class _CountingPattern:
+    """``_LINE_END`` that counts the characters its searches are given."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern, self.scanned = pattern, 0
+
+    def finditer(self, text: str, pos: int = 0) -> Iterator[re.Match[str]]:
+        self.scanned += len(text) - pos
+        return self.pattern.finditer(text, pos)
+
+
+def test_a_file_without_line_ends_is_cut_without_scanning_its_characters(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A 3 GB file without line ends took -j 2 five times -j 1's time: finding where to
+    # cut it scanned every character in Python.  The bound: nothing scanned where a
+    # read holds no line end (memchr finds that).
+    path = tmp_path / "no-line-end.pgn"
+    path.write_bytes(b"x" * (3 << 20))
+    counting = _CountingPattern(pgn_module._LINE_END)
+    monkeypatch.setattr(pgn_module, "_LINE_END", counting)
+    monkeypatch.setenv("CQLLEGACY_MAX_LINE_BYTES", str(1 << 20))
+    assert game_boundaries(path, 64 * 1024) == [0]
+    assert counting.scanned <= 64 * 1024
+
+
+def test_a_file_without_line_ends_gives_jobs_2_what_jobs_1_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "no-line-end.pgn"
+    path.write_bytes(b"1. e4 " * (400_000))
+    monkeypatch.setenv("CQLLEGACY_MAX_LINE_BYTES", str(1 << 20))
+    inputs = [InputFile(str(path), path.name)]
+    engine = ProcessEngine(2, part_bytes=64 * 1024)
+    assert _scan(inputs, "knight-fork", engine) == _scan(inputs, "knight-fork", None)
