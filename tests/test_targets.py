@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import sys
 from pathlib import Path
 
 import attrs
@@ -24,6 +25,7 @@ from cqllegacy.translator.orbits import ITEM_MAPS
 from cqllegacy.core import transforms
 from cqllegacy.core import tree as ct
 from cqllegacy.core.dispatch import Dispatcher
+from cqllegacy.evaluator.arrays import ARRAY_FORMS
 from cqllegacy.evaluator.evaluate import REFERENCE_RULES
 from cqllegacy.evaluator.lowering import LOWERING, REFERENCE_RULE
 from cqllegacy.legacy import tree as lt
@@ -38,6 +40,7 @@ CORE_DISPATCHERS: tuple[Dispatcher[object], ...] = (
     LOWERING,
     printer.PRINTERS,
     transforms.REWRITE,
+    ARRAY_FORMS,
 )
 LEGACY_DISPATCHERS: tuple[Dispatcher[object], ...] = (
     ITEM_RULES,
@@ -76,6 +79,11 @@ def construct_files(*classes: type) -> set[str]:
             entry = dispatcher.get(cls)
             if entry is not None and _written_for(entry, cls):
                 files.add(_relative(inspect.getsourcefile(entry)))  # type: ignore[arg-type]
+            module = dispatcher.declared_in(cls)
+            source = None if module is None else inspect.getsourcefile(sys.modules[module])
+            if source is not None and _names(cls, Path(source).read_text(encoding="utf-8")):
+                # A class left out by name (not by a rule over every class) costs a place.
+                files.add(_relative(source))
         if core:
             for name in READER_MODULES:
                 path = ROOT / "cqllegacy" / "modern" / name
@@ -86,13 +94,21 @@ def construct_files(*classes: type) -> set[str]:
 
 def test_abs_a_cql_6_construct_takes_at_most_3_production_files() -> None:
     files = construct_files(ct.Abs)
-    assert files == {"cqllegacy/core/number_nodes.py", "cqllegacy/evaluator/position_rules.py"}
+    assert files == {
+        "cqllegacy/core/number_nodes.py",
+        "cqllegacy/evaluator/position_rules.py",
+        "cqllegacy/evaluator/arrays/number_forms.py",
+    }
     assert len(files) <= 3
 
 
 def test_distance_a_cql_6_construct_takes_at_most_3_production_files() -> None:
     files = construct_files(ct.Distance)
-    assert files == {"cqllegacy/core/position_nodes.py", "cqllegacy/evaluator/line_rules.py"}
+    assert files == {
+        "cqllegacy/core/position_nodes.py",
+        "cqllegacy/evaluator/line_rules.py",
+        "cqllegacy/evaluator/arrays/game_forms.py",
+    }
     assert len(files) <= 3
 
 
@@ -105,7 +121,7 @@ def test_power_a_construct_of_both_languages_takes_at_most_5_production_files() 
         "cqllegacy/evaluator/position_rules.py",
         "cqllegacy/legacy/tree.py",
         "translator/item_rules.py",
-        "cqllegacy/present/explain.py",
+        "cqllegacy/evaluator/arrays/number_forms.py",
     }
     assert len(files) <= 5
 

@@ -28,6 +28,7 @@ cqllegacy.core.dispatch.MissingEntry: shape names has no entry for str: text has
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import TypeVar
@@ -63,6 +64,7 @@ class Dispatcher(Mapping[type, R]):
         self.name = name
         self._entries: dict[type, R] = {}
         self._absent: dict[type, str] = {}
+        self._absent_where: dict[type, str] = {}
 
     def register(self, *classes: type) -> Callable[[_E], _E]:
         """A decorator that files the decorated entry under each of ``classes``.
@@ -84,11 +86,18 @@ class Dispatcher(Mapping[type, R]):
         self._entries[cls] = entry
 
     def absent(self, *classes: type, reason: str) -> None:
-        """Declares that ``classes`` have no entry on purpose, and why."""
+        """Declares that ``classes`` have no entry on purpose, and why (the declaring
+        module is kept: :meth:`declared_in`)."""
+        where = sys._getframe(1).f_globals.get("__name__", "")
         for cls in classes:
             if cls in self._entries or cls in self._absent:
                 raise ValueError(f"{self.name}: {cls.__name__} is registered twice")
             self._absent[cls] = reason
+            self._absent_where[cls] = where
+
+    def declared_in(self, cls: type) -> str | None:
+        """The module that declared ``cls`` absent (None: it was not)."""
+        return self._absent_where.get(cls)
 
     def __getitem__(self, cls: type) -> R:
         entry = self._entries.get(cls)

@@ -278,6 +278,7 @@ class Power:
 
     KEYWORD = keyword("power", Shape.PD_RANGE)
     TRANSFORMED = Transformed.DESIGNATOR
+    WORDS = "the power of {designator} is {range}"
 
     designator: Designator
     range: Range
@@ -289,6 +290,7 @@ class PowerDifference:
     """``:powerdifference PD R``."""
 
     KEYWORD = keyword("powerdifference", Shape.PD_RANGE)
+    WORDS = "the power difference of {designator} is {range}"
 
     designator: Designator
     range: Range

@@ -15,6 +15,7 @@ list 1 (line 1:8): first matching position marked; main line
 from __future__ import annotations
 
 import html
+import typing
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
@@ -188,10 +189,24 @@ def _move_test_words(item: lt.MoveTest) -> str:
     return f"{_MOVE_WORDS[item.keyword]} {describe_designator(item.designator)}"
 
 
-@_words(lt.Power, lt.PowerDifference)
-def _power_words(item: lt.Power | lt.PowerDifference) -> str:
-    keyword = "power" if isinstance(item, lt.Power) else "power difference"
-    return f"the {keyword} of {designator_text(item.designator)} is {_range_words(item.range)}"
+def _declared_words(item: object) -> str:
+    """An item's words from the template its class declares (``WORDS``): its designators
+    and ranges in plain words, in the places the template names."""
+    template: str = type(item).WORDS  # type: ignore[attr-defined]
+    fields = {}
+    for field in attrs.fields(type(item)):  # type: ignore[arg-type]
+        value = getattr(item, field.name)
+        if isinstance(value, lt.Designator):
+            fields[field.name] = designator_text(value)
+        elif isinstance(value, lt.Range):
+            fields[field.name] = _range_words(value)
+    return template.format(**fields)
+
+
+# An item class that declares its words needs no entry of its own here.
+for _item_class in typing.get_args(lt.PositionItem):
+    if hasattr(_item_class, "WORDS"):
+        ITEM_WORDS.add(_item_class, _declared_words)
 
 
 @_words(lt.RangeTest)

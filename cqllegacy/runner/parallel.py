@@ -3,7 +3,7 @@
 
 The input is cut into *units* at game boundaries:
 
-* a plain PGN file into byte ranges (:func:`~cqllegacy.runner.pgn.game_boundaries`);
+* a plain PGN file into byte ranges (:func:`~cqllegacy.runner.pgn_parts.game_boundaries`);
   a worker reads its range itself, so only offsets travel.  The games and lines of each
   range are counted first (in the workers too), so that every unit knows the ordinal of
   its first game and its first line: messages and ``{Original game: N}`` come out as in
@@ -49,12 +49,11 @@ from cqllegacy.runner.pgn import (
     DamagedInput,
     GameText,
     detect_compression,
-    game_boundaries,
     open_pgn,
-    range_lines,
     split_games,
     wide_encoding,
 )
+from cqllegacy.runner.pgn_parts import game_boundaries, range_lines
 from cqllegacy.runner.progress import Messages
 from cqllegacy.runner.results import (
     FoundGame,

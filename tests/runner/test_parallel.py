@@ -16,17 +16,16 @@ from hypothesis import strategies as st
 
 from cqllegacy.cli import main
 from cqllegacy.evaluator.evaluate import compile_query
-from cqllegacy.runner import pgn as pgn_module
+from cqllegacy.runner import pgn_parts as pgn_module
 from cqllegacy.runner.output import PgnWriter
 from cqllegacy.runner.parallel import ProcessEngine, part_size, run_units
 from cqllegacy.runner.pgn import (
     LONG_LINE,
     bounded_lines,
-    game_boundaries,
     open_pgn,
-    range_lines,
     split_games,
 )
+from cqllegacy.runner.pgn_parts import game_boundaries, range_lines
 from cqllegacy.runner.progress import Messages
 from cqllegacy.runner.report import ReportWriter
 from cqllegacy.runner.results import InputFile
