@@ -41,13 +41,6 @@ def truth(value: Value) -> Bools:
     return value != 0
 
 
-def _failed(value: Value, size: int) -> Value:
-    """A value of the same kind that fails everywhere (``compiler.FAIL``)."""
-    if isinstance(value, Numbers):
-        return Numbers(np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.bool_))
-    return np.zeros(size, dtype=value.dtype)
-
-
 def _where(mask: Bools, value: Value, size: int) -> Value:
     """``value`` where ``mask`` holds, the failing value elsewhere."""
     if isinstance(value, Numbers):

@@ -45,7 +45,6 @@ Value: TypeAlias = Bools | Squares | Numbers
 Truth: TypeAlias = Callable[["Positions"], Bools]
 ArrayFn: TypeAlias = Callable[["Positions"], Value]
 
-_ONE = np.uint64(1)
 _FULL = np.uint64(FULL)
 #: The flags the index stores per position (``cqllegacy.indexing.records`` writes them).
 _WHITE_TO_MOVE, _CHECK, _MATE, _STALEMATE = 1, 2, 4, 8
