@@ -513,12 +513,17 @@ def _answered_by_arrays(
         return None
     if not any(arrays.exact or arrays.necessary for arrays in lists):
         return None
-    from cqllegacy.evaluator.arrays import Positions
+    from cqllegacy.evaluator.arrays import Positions, RowOnly
     from cqllegacy.evaluator.gametree import GameInfo
 
     infos = _FromTags(tags_of, GameInfo.from_headers)
     fullmoves = _FromTags(tags_of, _start_fullmove)
-    return _ArrayAnswers(lists, lines, Positions(lines.stored, infos, fullmoves))
+    try:
+        return _ArrayAnswers(lists, lines, Positions(lines.stored, infos, fullmoves))
+    except RowOnly:
+        # A part found at run time to need rows (never seen: the forms are checked when
+        # compiled); the batch is answered by the row path, as without arrays.
+        return None
 
 
 def _start_fullmove(headers: Mapping[str, str]) -> int:

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from cqllegacy.api import Query, index, load
 from cqllegacy.core import tree as ct
 from cqllegacy.errors import CqlLegacyError
-from cqllegacy.evaluator.arrays import Positions, list_arrays
+from cqllegacy.evaluator.arrays import Positions, RowOnly, list_arrays
 from cqllegacy.runner import stored as replay
 from cqllegacy.vocab.pieces import BLACK_PIECES
 from tests.indexing.test_equivalence import SCRIPTS, corpus_text, in_process, run_outputs
@@ -129,3 +129,19 @@ def test_a_wrong_answer_would_be_seen(
 
     monkeypatch.setattr(Positions, "content", white_only)
     assert run_outputs(script, games, tmp_path / "index") != scanned
+
+
+def test_a_form_that_needs_rows_at_run_time_leaves_the_batch_to_the_rows(
+    games: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A part that finds only while running that it needs rows (never seen) does not end
+    # the run: its batch is answered by the row path, with the scan's output.
+    script = next(s for s in EXACT if s.stem == "knight-fork")
+    scanned = run_outputs(script, games, tmp_path / "scan", "--no-index")
+    assert scanned[0], "the script finds nothing here: the test would prove nothing"
+
+    def needs_rows(self: Positions, types: int) -> object:
+        raise RowOnly("needs rows")
+
+    monkeypatch.setattr(Positions, "content", needs_rows)
+    assert run_outputs(script, games, tmp_path / "index") == scanned
