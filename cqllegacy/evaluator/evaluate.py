@@ -303,7 +303,7 @@ class CompiledQuery:
         with room_for_deep_trees():
             return tuple(
                 attrs.evolve(
-                    list_arrays(compiled.source.body, bindings=bool(self.query.tags)),
+                    list_arrays(compiled.source.body, tags=self.query.tags),
                     least=1 if bounds is None else bounds[0],
                     satisfied=compiled.satisfied,
                     start_only=compiled.analysis.start_only,

@@ -45,7 +45,10 @@ from cqllegacy.runner.results import FoundGameKey, ScanOptions, StopScan
 if TYPE_CHECKING:
     # Names for annotations only: the index's builder reads the stored rows' fields
     # from here without loading the evaluator.
-    from cqllegacy.evaluator.arrays import ListArrays, Positions
+    from numpy.typing import NDArray
+
+    from cqllegacy.core.tree import TagDeclaration
+    from cqllegacy.evaluator.arrays import Bools, ListArrays, Positions
     from cqllegacy.evaluator.stream import Verdict
     from cqllegacy.runner.compiled import CompiledQueryLike
     from cqllegacy.runner.game_scan import GameScan
@@ -474,6 +477,28 @@ class _ArrayAnswers:
             else None
             for arrays in lists
         ]
+        self.positions = positions
+        self.tag = next((arrays.tag for arrays in lists if arrays.bound), None)
+        self._bindings: dict[bool, _Bound | None] = {}
+
+    def _bound(
+        self, start: int, end: int, headers: Mapping[str, str], skip_initial: bool
+    ) -> _Outcome | None:
+        """What the bindings of the query's tag say of the game whose first row is
+        ``start``: nothing (no binding may satisfy every list), the hits of the first
+        binding that does (every list exact under a binding), else None (the rows say)."""
+        if self.tag is None:
+            return None
+        if skip_initial not in self._bindings:
+            self._bindings[skip_initial] = _bindings_may_match(self, self.tag, skip_initial)
+        found = self._bindings[skip_initial]
+        if found is None:
+            return None
+        if start not in found.hits:
+            return _NOTHING
+        if not found.exact:
+            return None
+        return _Match(headers, self._verdict(True, found.hits[start]), end - start - 1)
 
     def judge(self, game: int, headers: Mapping[str, str], skip_initial: bool) -> _Outcome | None:
         """The outcome of ``game`` when the arrays decide it (every list exact: its hits;
@@ -496,13 +521,96 @@ class _ArrayAnswers:
                 continue
             hits.append(tuple(found.tolist()))
         if not self.exact:
-            return None
+            return self._bound(start, end, headers, skip_initial)
         matched = all(
             arrays.satisfied(len(found)) for arrays, found in zip(self.lists, hits, strict=True)
         )
         if not matched:
             return _NOTHING
         return _Match(headers, self._verdict(True, tuple(hits)), end - start - 1)
+
+
+@attrs.frozen
+class _Bound:
+    """What the bindings of a tag say of a batch's games, by their first rows: the hits
+    of the first binding that satisfies every list (``exact``: every list has its exact
+    form under a binding), or only which games some binding may satisfy."""
+
+    exact: bool
+    hits: Mapping[int, tuple[tuple[int, ...], ...]]
+
+
+def _bindings_may_match(
+    answers: _ArrayAnswers, tag: TagDeclaration, skip_initial: bool
+) -> _Bound | None:
+    """The bindings of ``tag`` to the pieces of the start (S-tags), each tried at once over
+    the games that every list's necessary part leaves, in the order of the rows (by start
+    square): per game, the first binding that satisfies every list.  None when the
+    identities cannot be followed from the stored moves."""
+    import numpy as np
+
+    from cqllegacy.evaluator.arrays import RowOnly
+    from cqllegacy.evaluator.arrays.identities import bound_squares, locations, tag_candidates
+
+    whole = answers.positions
+    keep = np.ones(len(whole.starts), dtype=np.bool_)
+    for arrays, truth in zip(answers.lists, answers.truths, strict=True):
+        if truth is not None:
+            counted = truth & _examined(whole, arrays, skip_initial)
+            keep &= whole.count_per_game(counted) >= arrays.least
+    kept = np.flatnonzero(keep)
+    positions = whole.games_at(kept)
+    try:
+        located = locations(positions)
+    except RowOnly:
+        return None
+    exact = all(arrays.bound is not None for arrays in answers.lists)
+    candidates = tag_candidates(positions, located, tag.types)
+    open_ = np.ones(len(positions.starts), dtype=np.bool_)
+    hits: dict[int, tuple[tuple[int, ...], ...]] = {}
+    for start in np.flatnonzero(candidates.any(axis=0)):
+        view = positions.bound(tag.name, bound_squares(located, int(start)))
+        ok = candidates[:, start] & open_
+        truths = []
+        for arrays in answers.lists:
+            if arrays.bound is None:
+                continue  # its necessary part is asked of each game (judge)
+            truth = arrays.bound(view) & _examined(positions, arrays, skip_initial)
+            counts = positions.count_per_game(truth)
+            ok &= _satisfied(arrays, counts) if exact else counts >= arrays.least
+            truths.append(truth)
+        for game in np.flatnonzero(ok):
+            first_row = int(whole.starts[kept[game]])
+            hits[first_row] = _game_hits(positions, int(game), truths) if exact else ()
+        open_ &= ~ok
+    return _Bound(exact, hits)
+
+
+def _satisfied(arrays: ListArrays, counts: NDArray[Any]) -> NDArray[Any]:
+    """``arrays.satisfied`` of each count (asked once per distinct count)."""
+    import numpy as np
+
+    distinct, where = np.unique(counts, return_inverse=True)
+    answers = np.array([arrays.satisfied(int(count)) for count in distinct], dtype=np.bool_)
+    return answers[where]
+
+
+def _game_hits(
+    positions: Positions, game: int, truths: Sequence[NDArray[Any]]
+) -> tuple[tuple[int, ...], ...]:
+    """Each list's hits in one game (plies from its start)."""
+    import numpy as np
+
+    start = int(positions.starts[game])
+    end = int(positions.starts[game + 1]) if game + 1 < len(positions.starts) else positions.size
+    return tuple(tuple((np.flatnonzero(t[start:end])).tolist()) for t in truths)
+
+
+def _examined(positions: Positions, arrays: ListArrays, skip_initial: bool) -> Bools:
+    """The positions a list's count looks at (as ``_ArrayAnswers.judge`` reads them)."""
+    if arrays.start_only:
+        return positions.first & (not skip_initial)
+    return ~positions.first if skip_initial else positions.first | True
 
 
 def _answered_by_arrays(

@@ -168,7 +168,9 @@ def test_every_class_with_an_array_form_is_compared_on_a_sample() -> None:
         except arrays.RowOnly:
             continue
         compared.update(type(n) for n in node.walk())
-    served = set(arrays.ARRAY_FORMS.table())
+    # A piece variable has a value only under a binding of a tag: compared with the rows
+    # through whole runs, binding by binding (tests/indexing/test_tag_bindings.py).
+    served = set(arrays.ARRAY_FORMS.table()) - {ct.PieceVariable}
     assert not served - compared, sorted(cls.__name__ for cls in served - compared)
 
 

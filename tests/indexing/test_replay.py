@@ -259,10 +259,11 @@ def test_stored_runs_give_the_scans_text(
     scanned = in_process(query, pgn, False)
     assert not fed
     assert in_process(query, pgn, True) == scanned
-    # Queries whose lists all have array forms are answered without a board; the others
-    # are fed the stored positions when their streams read the main line alone.
+    # Queries whose lists all have array forms (under each binding of a tag) are answered
+    # without a board; the others are fed the stored positions when their streams read
+    # the main line alone.
     arrays = query.compiled.arrays
-    if arrays is not None and all(lists.exact for lists in arrays):
+    if arrays is not None and all(lists.exact or lists.bound for lists in arrays):
         assert not fed
     else:
         assert fed or not query.compiled.main_line_stream

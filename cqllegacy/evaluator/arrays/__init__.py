@@ -28,15 +28,14 @@ reference rule at every position of real and generated games.
 True
 """
 
-
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import attrs
-import numpy as np
 
-from cqllegacy.core.tree import Filter
+from cqllegacy.core.query import TagDeclaration
+from cqllegacy.core.tree import Filter, PieceSet
 from cqllegacy.evaluator.arrays import game_forms, logic_forms, number_forms, set_forms
 from cqllegacy.evaluator.arrays.compiler import (
     ARRAY_FORMS,
@@ -56,6 +55,7 @@ from cqllegacy.evaluator.arrays.positions import (
     Truth,
     Value,
 )
+from cqllegacy.evaluator.arrays.relaxed import TOP, hull, relax
 
 __all__ = [
     "ARRAY_FORMS",
@@ -99,31 +99,55 @@ class ListArrays:
     satisfied: Callable[[int], bool] = attrs.field(default=lambda count: count >= 1, eq=False)
     #: The body holds at the start position only (``analysis.requires_initial``).
     start_only: bool = False
+    #: For a query that binds one piece tag: the body's truth under one binding (the
+    #: positions :meth:`Positions.bound` to it), or None when a part needs rows.
+    bound: Callable[[Positions], Bools] | None = None
+    #: The tag ``bound`` binds.
+    tag: TagDeclaration | None = None
 
 
-def list_arrays(body: Filter, *, bindings: bool = False) -> ListArrays:
-    """The array forms of a list's body (see :class:`ListArrays`); with ``bindings`` (the
-    query binds piece tags, tried one binding after another) the necessary part alone."""
+def list_arrays(body: Filter, *, tags: Sequence[TagDeclaration] = ()) -> ListArrays:
+    """The array forms of a list's body (see :class:`ListArrays`); with ``tags`` (the
+    query binds piece tags, tried one binding after another) the necessary part alone.
+
+    The necessary part of a body without an exact form is its relaxation
+    (:func:`~cqllegacy.evaluator.arrays.relaxed.relax`): the parts with no array form
+    dropped where that only widens the match, each piece variable read as its hull."""
     compiler = ArrayCompiler()
     try:
-        if bindings:
+        if tags:
             raise RowOnly("the query binds piece tags: each binding is tried by rows")
         return ListArrays(compiler.truth(body), None, None)
     except RowOnly as whole:
         reason = str(whole)
-    parts = []
-    for conjunct in body.conjuncts():
-        try:
-            parts.append(compiler.truth(conjunct))
-        except RowOnly:
-            continue
-    if not parts:
-        return ListArrays(None, None, reason)
+    return ListArrays(
+        None,
+        _necessary(body, compiler, tags),
+        reason,
+        bound=_bound(body, tags),
+        tag=tags[0] if tags else None,
+    )
 
-    def necessary(positions: Positions) -> Bools:
-        out = np.ones(positions.size, np.bool_)
-        for part in parts:
-            out &= part(positions)
-        return out
 
-    return ListArrays(None, necessary, reason)
+def _necessary(
+    body: Filter, compiler: ArrayCompiler, tags: Sequence[TagDeclaration]
+) -> Callable[[Positions], Bools] | None:
+    hulls = {tag.name: hull(PieceSet(tag.types)) for tag in tags}
+    relaxed = relax(body, compiler, hulls)
+    if relaxed is TOP:
+        return None
+    try:
+        return compiler.truth(relaxed)
+    except RowOnly:
+        return None
+
+
+def _bound(body: Filter, tags: Sequence[TagDeclaration]) -> Callable[[Positions], Bools] | None:
+    """The body's truth under a binding of the query's one tag (None with none, or two:
+    two tags take two different pieces, whose pairs are left to the rows)."""
+    if len(tags) != 1:
+        return None
+    try:
+        return ArrayCompiler().truth(body)
+    except RowOnly:
+        return None

@@ -1,5 +1,4 @@
-"""The array compiler: each node through its class's array form, and candidate rows.
-"""
+"""The array compiler: each node through its class's array form, and candidate rows."""
 
 from __future__ import annotations
 
@@ -135,7 +134,6 @@ class ArrayCompiler:
 def compile_array(node: Filter) -> ArrayFn:
     """The array function of ``node`` (raises :class:`RowOnly` when it has none)."""
     return ArrayCompiler().compile(node)
-
 
 
 def _cheap_first(c: ArrayCompiler, items: Sequence[Filter]) -> list[Filter]:

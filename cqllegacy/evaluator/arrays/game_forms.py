@@ -1,5 +1,4 @@
-"""Array forms that read the moves and look along the game; the row-only classes.
-"""
+"""Array forms that read the moves and look along the game; the row-only classes."""
 
 from __future__ import annotations
 
@@ -41,8 +40,11 @@ from cqllegacy.evaluator.arrays.positions import (
     Bools,
     Numbers,
     Positions,
+    RowOnly,
+    Squares,
     Truth,
     Value,
+    bound_column,
 )
 from cqllegacy.evaluator.line_rules import StepAutomaton
 from cqllegacy.vocab.pieces import (
@@ -215,8 +217,22 @@ def _accepting(automaton: StepAutomaton[Truth], positions: Positions) -> Bools:
 
 # ---- row only --------------------------------------------------------------------------
 
+
+@_form(PieceVariable)
+def _piece_variable(c: ArrayCompiler, node: PieceVariable) -> ArrayFn:
+    column = bound_column(node.name)
+
+    def bound(positions: Positions) -> Squares:
+        # A binding's squares (Positions.bound); without one, the rows bind.
+        if column not in positions.columns:
+            raise RowOnly(f"the piece variable {node.name} is bound by rows")
+        return positions.column(column)
+
+    return bound
+
+
 ARRAY_FORMS.absent(
-    PieceVariable, PieceLoop, Relation,
+    PieceLoop, Relation,
     reason="it follows pieces through the game (their identities), which the index does not store",
 )  # fmt: skip
 ARRAY_FORMS.absent(

@@ -1,5 +1,4 @@
-"""Array forms of logic, tags and orbits.
-"""
+"""Array forms of logic, tags and orbits."""
 
 from __future__ import annotations
 
@@ -78,7 +77,6 @@ def _compound(c: ArrayCompiler, node: Compound) -> ArrayFn:
         return _where(holds, last(positions), positions.size)
 
     return compound
-
 
 
 @_form(And)

@@ -1,5 +1,4 @@
-"""Array forms of the numeric filters and comparisons.
-"""
+"""Array forms of the numeric filters and comparisons."""
 
 from __future__ import annotations
 

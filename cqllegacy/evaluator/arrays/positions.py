@@ -14,6 +14,7 @@ import chess
 import numpy as np
 from numpy.typing import NDArray
 
+from cqllegacy.core.tree import Filter, PieceVariable
 from cqllegacy.evaluator.gametree import GameInfo
 from cqllegacy.vocab import bitarrays as ba
 from cqllegacy.vocab.pieces import (
@@ -56,6 +57,21 @@ _TYPE_NAMES = ("pawns", "knights", "bishops", "rooks", "queens", "kings")
 _REMEMBERED = 1024
 
 
+@functools.lru_cache(maxsize=4096)
+def binds(key: object) -> bool:
+    """Whether ``key`` (a node) reads a piece variable: its value depends on a binding."""
+    if isinstance(key, PieceVariable):
+        return True
+    if isinstance(key, Filter):
+        return any(binds(child) for child in key.children())
+    return True
+
+
+def bound_column(name: str) -> str:
+    """The column holding the squares of the piece bound to the variable ``name``."""
+    return f"piece variable {name}"
+
+
 class RowOnly(Exception):
     """A node has no array form: it is evaluated by its row form (the message says why)."""
 
@@ -87,6 +103,8 @@ class Positions:
         #: For a view (:meth:`take`): the positions it is part of, and which rows.
         self._whole: tuple[Positions, NDArray[np.intp]] | None = None
         self._remembered: dict[object, Bools] = {}
+        #: For positions bound to a piece (:meth:`bound`): the same, unbound.
+        self._unbound: Positions | None = None
 
     @classmethod
     def of_columns(cls, columns: Mapping[str, Any]) -> Positions:
@@ -164,9 +182,33 @@ class Positions:
         view._whole = (whole, at)
         return view
 
+    def bound(self, name: str, squares: Squares) -> Positions:
+        """These positions with the piece variable ``name`` standing for ``squares``
+        (its piece's square at each position): what a binding of a tag sees.  The
+        remembered truths are the binding's own."""
+        columns = {**self.columns, bound_column(name): squares}
+        out = Positions(columns, self.infos, self.fullmoves)
+        out._contents = self._contents
+        out._unbound = self if self._unbound is None else self._unbound
+        return out
+
+    def games_at(self, indices: NDArray[np.intp]) -> Positions:
+        """The whole games at ``indices`` of :attr:`games` alone (positions of their own)."""
+        if len(indices) == len(self.starts):
+            return self
+        ends = np.append(self.starts[1:], self.size)
+        rows = np.concatenate(
+            [np.arange(self.starts[i], ends[i]) for i in indices] or [np.zeros(0, np.intp)]
+        )
+        columns = {name: values[rows] for name, values in self.columns.items()}
+        return Positions(columns, self.infos, self.fullmoves)
+
     def remembered(self, key: object, fn: Callable[[Positions], Bools]) -> Bools:
         """``fn(self)``, computed once per key while these positions live (a bounded
         number of keys: the rest are computed each time)."""
+        if self._unbound is not None and not binds(key):
+            # The same for every binding: remembered by the positions bound.
+            return self._unbound.remembered(key, lambda _: fn(self))
         found = self._remembered.get(key)
         if found is None:
             found = fn(self)

@@ -1,5 +1,4 @@
-"""Array forms of the set filters: designators, set operations, attacks, rays, pawns.
-"""
+"""Array forms of the set filters: designators, set operations, attacks, rays, pawns."""
 
 from __future__ import annotations
 
@@ -184,9 +183,7 @@ def _ray_sets(c: ArrayCompiler, args: tuple[Filter, ...], word: str) -> list[Arr
 def _ray(c: ArrayCompiler, node: Ray) -> ArrayFn:
     fns = _ray_sets(c, node.args, "ray")
     vectors = sorted_vectors(node.direction.vectors)
-    return lambda positions: _ray_ends(
-        positions, [_squares(fn(positions)) for fn in fns], vectors
-    )
+    return lambda positions: _ray_ends(positions, [_squares(fn(positions)) for fn in fns], vectors)
 
 
 @_form(XRay)
