@@ -13,8 +13,8 @@ identical.  The start-up of each script (an empty input) is measured too, so tha
 ratio of the time beyond start-up can be read for files of short games.
 
 It prints one table: CPU seconds of the scan, of the indexed run, their ratio, and the
-ratio of the time beyond start-up; then the median ratio.  The README's index section
-quotes its figures.
+ratio of the time beyond start-up; then the median ratio.  The README's speed table
+and docs/performance.md quote its figures.
 """
 
 from __future__ import annotations

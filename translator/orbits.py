@@ -54,7 +54,6 @@ from cqllegacy.core.tree import (
 from cqllegacy.core.tree import Transform as CoreTransform
 from cqllegacy.legacy.tree import (
     Accumulate,
-    AttackCount,
     Comment,
     Designator,
     Flag,
@@ -214,15 +213,6 @@ for _item_class in typing.get_args(PositionItem):
 def _(item: PowerDifference, t: LegacyTransform) -> PositionItem:
     r = negated_range(item.range) if t.swap_colors else item.range
     return attrs.evolve(item, designator=transform_designator(t, item.designator), range=r)
-
-
-@ITEM_MAPS.register(AttackCount)
-def _(item: AttackCount, t: LegacyTransform) -> PositionItem:
-    return attrs.evolve(
-        item,
-        attackers=transform_designator(t, item.attackers),
-        targets=transform_designator(t, item.targets),
-    )
 
 
 _ELO_SWAP = {

@@ -67,7 +67,7 @@ def to_core(script: Script, *, modern: bool = False) -> core.Query:
     gives every list the one ``variations`` setting of CQL 6.1).
 
     Raises :class:`~translator.errors.TranslationError` for a script whose meaning the
-    core cannot hold (see the README's compatibility notes for the cases).
+    core cannot hold (see docs/compatibility.md for the cases).
     """
     try:
         return _Builder(script, modern=modern).build()

@@ -65,7 +65,7 @@ __all__ = [
 
 # The cost rule (:func:`index_pays`), in CPU seconds of this project's machines; only
 # their ratios decide.  Measured in one process on the first 1,000 to 10,275 games of
-# the benchmark corpus (README, "the position index"): loading DuckDB's module and numpy
+# the benchmark corpus (docs/performance.md): loading DuckDB's module and numpy
 # and opening, checking and asking an index cost 0.15-0.25 s; evaluating a game from its
 # stored positions about 0.45 ms less than replaying its text; the scan splits a game
 # and tests its tag section (about 30 us a game of 930 bytes) where the index tests its

@@ -1,7 +1,7 @@
 """The index file of one PGN file: writing it (:func:`build`), opening it for a run
 (:func:`open_index`) and asking it for candidate games (:meth:`Index.candidates`).
 
-An index is one DuckDB database (the README says why DuckDB) beside its PGN file,
+An index is one DuckDB database (docs/index.md says why DuckDB) beside its PGN file,
 ``games.pgn`` → ``games.pgn.cqlidx``, with four tables:
 
 * ``meta``: the format version, the cqllegacy version that wrote it;

@@ -302,6 +302,7 @@ class AttackCount:
     """``:attackcount PD1 PD2 R``: ordered (attacker, target) pairs (L6)."""
 
     KEYWORD = keyword("attackcount", Shape.PD_PD_RANGE)
+    TRANSFORMED = Transformed.DESIGNATOR
 
     attackers: Designator
     targets: Designator

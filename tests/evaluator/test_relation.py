@@ -401,4 +401,5 @@ def test_the_spreads_of_a_game_are_those_of_its_boards(new_types: int) -> None:
                     mask & board.occupied_co[chess.WHITE], mask & board.occupied_co[chess.BLACK]
                 )
             )
-        assert op.spreads(boards) == expected
+        assert op.pinned_shifts is not None
+        assert op.pinned_shifts.spreads(boards) == expected

@@ -278,7 +278,7 @@ def test_an_input_changed_during_the_run_is_an_error_never_another_answer(
 def test_a_copied_shard_and_index_with_new_times_are_used(
     folder: Path, tmp_path: Path, spy: list[int], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """As the README says: the index is checked against the input's size and SHA-256,
+    """As docs/dask.md says: the index is checked against the input's size and SHA-256,
     not its modification time, so a copy of both (to another machine) stays fresh."""
     shard = tmp_path / "copy.pgn"
     shutil.copyfile(folder / "a.pgn", shard)  # copyfile: new modification times

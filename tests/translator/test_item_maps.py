@@ -69,6 +69,21 @@ def test_the_declared_items_map_their_designator_fields(cls: type) -> None:
     assert ITEM_MAPS[cls].__qualname__ == "designators_mapped.<locals>.mapped"
 
 
+def test_attackcount_maps_both_designators_from_its_declaration() -> None:
+    # It had a hand-written map beside the derived ones; now its declaration says it.
+    assert lt.AttackCount.TRANSFORMED is lt.Transformed.DESIGNATOR
+    assert designator_fields(lt.AttackCount) == ("attackers", "targets")
+    item = lt.AttackCount(
+        lt.Designator(types_of("N"), parse_squares("b1")),
+        lt.Designator(types_of("k"), parse_squares("e8")),
+        lt.Range(2, None),
+    )
+    image = ITEM_MAPS[lt.AttackCount](item, LegacyTransform(swap_colors=True))
+    assert (_squares(image.attackers), _squares(image.targets)) == ("b8", "e1")
+    assert image.attackers.types == types_of("n") and image.targets.types == types_of("K")
+    assert image.range == item.range
+
+
 # The legacy reference (tests/support/reference_legacy.py) transforms items by its own
 # model: an item kind it does not know fails there, never passes untransformed.
 

@@ -23,7 +23,8 @@ One module per family of operators:
   listed once per game.
 * :mod:`~cqllegacy.evaluator.operators.relation`: legacy relations
   (``RelationOperator``), its placements read by
-  :mod:`~cqllegacy.evaluator.operators.placements`.
+  :mod:`~cqllegacy.evaluator.operators.placements`, its shifts pinned by pieces in
+  :mod:`~cqllegacy.evaluator.operators.pinned`.
 
 This package re-exports every family's names, so ``operators.any_member`` reads as before.
 """

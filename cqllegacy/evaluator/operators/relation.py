@@ -13,9 +13,9 @@ else the positions that fail on a square no move has changed since are skipped
 (:class:`LineChanges`, :func:`skip`).  With a shift, no new piece allowed and a
 missing bound, a pair can fit only under a shift that puts a P2 piece on one of bound + 1
 counted P1 pieces of its kind (the pins); each pair and pin is tried by one intersection
-of grids centred on the two pieces (:func:`grid_spread`, :func:`_origin`) before it is
-compared in full (:meth:`RelationOperator.pinned_related`).  Both scans answer a game's
-main line in one loop.
+of grids centred on the two pieces before it is compared in full
+(:class:`~cqllegacy.evaluator.operators.pinned.PinnedShifts`).  Both scans answer a
+game's main line in one loop.
 
 >>> from cqllegacy.core.tree import Scope
 >>> from cqllegacy.evaluator.evaluate import context_at
@@ -38,38 +38,29 @@ from __future__ import annotations
 import bisect
 import itertools
 import operator
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 
 import attrs
 import chess
 
 from cqllegacy.evaluator.compiler import Context, TruthFn
 from cqllegacy.evaluator.masks import mask_function
+from cqllegacy.evaluator.operators.pinned import PinnedShifts
 from cqllegacy.evaluator.operators.placements import (
     ALL_SHIFTS,
-    BLACK_SPREAD,
-    ORIGINS,
-    PIN_ORDER,
-    WHITE_SPREAD,
     Bounds,
-    Centred,
     LineChanges,
     LineSides,
-    Pinning,
     Placement,
     RelationMemo,
     Row,
-    Unturned,
     differing,
     first_below,
-    grid_spread,
-    kind_boards,
     kind_planes,
     kinds_union,
     later_in,
     piece_kinds,
     rarest,
-    shift_of,
     skip,
 )
 from cqllegacy.vocab.pieces import ANY_PIECE, TypeSet
@@ -126,8 +117,8 @@ class RelationOperator:
         )
         self.original_same = None if params.original_same is None else Bounds(*params.original_same)
         self.only_identity = not params.shift and len(params.dihedrals) == 1
-        self._missing_mask = mask_function(missing_types & ANY_PIECE)
-        self._new_mask = mask_function(new_types & ANY_PIECE)
+        self.missing_mask = mask_function(missing_types & ANY_PIECE)
+        self.new_mask = mask_function(new_types & ANY_PIECE)
         # A square that holds a different piece in P2 than in P1 (or, with no new or no
         # missing piece allowed, a new or a missing one) fails every later position until
         # a move changes that square, so the scan of the main line skips to that move.
@@ -141,32 +132,37 @@ class RelationOperator:
             and new_types & ANY_PIECE == ANY_PIECE
         )
         # With a shift, the identity alone, a missing bound and no new piece allowed,
-        # the pairs are tried by the shifts their pins allow (:meth:`pinned_related`).
-        self.pinned = (
+        # the pairs are tried by the shifts their pins allow (:class:`PinnedShifts`).
+        self.pinned_shifts: PinnedShifts | None = None
+        if (
             params.shift
             and len(params.dihedrals) == 1
             and new_hi == 0
             and missing_hi is not None
             and self.original_different is None
             and self.original_same is None
-        )
-        # The kinds of pins, in the order they are taken from P1 (:meth:`pinned_related`).
-        self._pin_kinds = tuple(k for k in PIN_ORDER if missing_types >> k & 1)
-        # Whether every piece counts as new: the spread new pieces are all the pieces.
-        self.new_everywhere = new_types & ANY_PIECE == ANY_PIECE
-        self._spread_allowable = grid_spread(self.allowable, self.allowable)
+        ):
+            self.pinned_shifts = PinnedShifts(
+                self,
+                allowable=params.allowable,
+                bound=missing_hi,
+                missing_types=missing_types,
+                new_types=new_types,
+                same_side=params.same_side,
+                off_chain=params.off_chain,
+            )
         self._token = object()
         # The scans that answer a game's whole main line at once, when they apply.
         self.whole_line: Callable[[Context], list[bool]] | None = None
         if not params.off_chain:
-            if self.pinned:
-                self.whole_line = self.pinned_main_line
+            if self.pinned_shifts is not None:
+                self.whole_line = self.pinned_shifts.main_line
             elif self.only_identity and self.blocks_new and not self.same_placement:
                 self.whole_line = self.new_free_main_line
 
     # ---- what is remembered of a game ---------------------------------------------------
 
-    def _tables(self, ctx: Context) -> RelationMemo:
+    def tables(self, ctx: Context) -> RelationMemo:
         # Keyed without the bindings: nothing here depends on them.
         key = (self._token, None)
         found: RelationMemo | None = ctx.memo.get(key)
@@ -181,9 +177,9 @@ class RelationOperator:
             allowable = self.allowable
             board = ctx.boards[p]
             occupied = board.occupied & allowable
-            counted = self._missing_mask(board) & allowable
+            counted = self.missing_mask(board) & allowable
             # P2's unturned placement at ``p`` has the same planes, often read already.
-            unturned = self._tables(ctx).turns.get((p, 0))
+            unturned = self.tables(ctx).turns.get((p, 0))
             kinds = piece_kinds(board) if unturned is None else unturned.kinds
             planes = kind_planes(kinds) if unturned is None else unturned.planes
             placement = known[p] = Placement(occupied, planes, counted, kinds, ())
@@ -198,7 +194,7 @@ class RelationOperator:
             if d == 0:  # the identity
                 board = ctx.boards[q]
                 kinds = self.kinds(ctx)[q]
-                occupied, counted = board.occupied, self._new_mask(board)
+                occupied, counted = board.occupied, self.new_mask(board)
             else:
                 turn = self.params.dihedrals[d]
                 kinds = tuple(turn(bb) for bb in self.kinds(ctx)[q])
@@ -223,8 +219,8 @@ class RelationOperator:
             board.occupied & allowable,
             board.occupied_co[chess.WHITE],
             *types,
-            self._missing_mask(board) & allowable,
-            self._new_mask(board) & allowable,
+            self.missing_mask(board) & allowable,
+            self.new_mask(board) & allowable,
         )
 
     def rows(self, ctx: Context) -> list[Row]:
@@ -234,7 +230,7 @@ class RelationOperator:
         if found is None:
             # row() inlined: a call per board costs more than the row.
             allowable, boards = self.allowable, ctx.boards
-            missing, new = map(self._missing_mask, boards), map(self._new_mask, boards)
+            missing, new = map(self.missing_mask, boards), map(self.new_mask, boards)
             found = ctx.memo[key] = [
                 (
                     board.turn,
@@ -269,6 +265,14 @@ class RelationOperator:
             ):
                 found[(turn, occ, w & occ, x & occ, y & occ, z & occ)] = q
             ctx.memo[key] = found
+        return found
+
+    def kinds(self, ctx: Context) -> list[tuple[int, ...]]:
+        """Per position, its 12 piece bitboards (:func:`piece_kinds`)."""
+        key = (self._token, "kinds")
+        found: list[tuple[int, ...]] | None = ctx.memo.get(key)
+        if found is None:
+            found = ctx.memo[key] = [piece_kinds(board) for board in ctx.boards]
         return found
 
     # ---- comparing two placements -----------------------------------------------------
@@ -521,7 +525,7 @@ class RelationOperator:
         """Per position, its pieces of the kinds counted as missing, anywhere."""
         found: list[int] | None = ctx.memo.get((self._token, "missing"))
         if found is None:
-            found = [self._missing_mask(board) for board in ctx.boards]
+            found = [self.missing_mask(board) for board in ctx.boards]
             ctx.memo[(self._token, "missing")] = found
         return found
 
@@ -587,210 +591,20 @@ class RelationOperator:
             later = [q for q in later if (boards[q].turn == turn) == same_side]
         return later
 
-    # ---- shifts pinned by pieces, on centred grids ---------------------------------------
-
-    def kinds(self, ctx: Context) -> list[tuple[int, ...]]:
-        """Per position, its 12 piece bitboards (:func:`piece_kinds`)."""
-        key = (self._token, "kinds")
-        found: list[tuple[int, ...]] | None = ctx.memo.get(key)
-        if found is None:
-            found = ctx.memo[key] = [piece_kinds(board) for board in ctx.boards]
-        return found
-
-    def pinning(self, ctx: Context) -> Pinning:
-        """What the pinned shifts read of the game (:class:`Pinning`), read once."""
-        key = (self._token, "pinning")
-        found: Pinning | None = ctx.memo.get(key)
-        if found is None:
-            found = ctx.memo[key] = Pinning([None] * 12, self.spreads(ctx.boards), [None] * 12)
-        return found
-
-    def spreads(self, boards: Sequence[Board]) -> list[int]:
-        """Per board, :func:`grid_spread` of its pieces of the kinds counted as new, each
-        from the one before by the squares that changed (a move changes a few)."""
-        new_mask = self._new_mask
-        spreads = []
-        white = black = spread = 0
-        for board in boards:
-            new = new_mask(board)
-            now_white = new & board.occupied_co[chess.WHITE]
-            now_black = new & board.occupied_co[chess.BLACK]
-            changed_white, changed_black = white ^ now_white, black ^ now_black
-            if (changed_white | changed_black).bit_count() > 6:
-                spread = grid_spread(now_white, now_black)
-            else:
-                while changed_white:
-                    low = changed_white & -changed_white
-                    spread ^= WHITE_SPREAD[low.bit_length() - 1]
-                    changed_white ^= low
-                while changed_black:
-                    low = changed_black & -changed_black
-                    spread ^= BLACK_SPREAD[low.bit_length() - 1]
-                    changed_black ^= low
-            white, black = now_white, now_black
-            spreads.append(spread)
-        return spreads
-
-    def unturned(self, ctx: Context, q: int) -> Unturned:
-        """P2's placement at ``q``, as :meth:`turned` reads it unturned (without the
-        order of its kinds), read once."""
-        key = (self._token, "unturned")
-        found: list[Unturned | None] | None = ctx.memo.get(key)
-        if found is None:
-            found = ctx.memo[key] = [None] * len(ctx.boards)
-        placement = found[q]
-        if placement is None:
-            board = ctx.boards[q]
-            placement = found[q] = Unturned(
-                board.occupied, kind_planes(piece_kinds(board)), self._new_mask(board)
-            )
-        return placement
-
-    def fits_shifted(self, one: Placement, two: Unturned, dx: int, dy: int) -> bool:
-        """:meth:`fits` for P2 moved by (``dx``, ``dy``), the translation inlined."""
-        keep, step = _KEEP[dx], dx + 8 * dy
-        occupied, planes, counted = two
-        p0, p1, p2, p3 = planes
-        if step >= 0:
-            occupied = (occupied & keep) << step & FULL
-            counted = (counted & keep) << step & FULL
-            moved = (
-                (p0 & keep) << step,
-                (p1 & keep) << step,
-                (p2 & keep) << step,
-                (p3 & keep) << step,
-            )
-        else:
-            occupied = (occupied & keep) >> -step
-            counted = (counted & keep) >> -step
-            moved = (
-                (p0 & keep) >> -step,
-                (p1 & keep) >> -step,
-                (p2 & keep) >> -step,
-                (p3 & keep) >> -step,
-            )
-        return self.fits(one, occupied, moved, counted)
-
-    def pinned_check(self, ctx: Context, p: int) -> bool:
-        """:meth:`check` when the shifts are pinned (:attr:`pinned`)."""
-        if p < ctx.table.mainline_length and not self.params.off_chain:
-            return self.pinned_main_line(ctx)[p]
-        counted = self.missing_masks(ctx)[p] & self.allowable
-        later = self.later(ctx, p, counted.bit_count())
-        return bool(later) and self.pinned_related(ctx, p, counted, later, self.pinning(ctx))
-
-    def pinned_main_line(self, ctx: Context) -> list[bool]:
-        """:meth:`pinned_related` at every main-line position, asked once for all, with
-        :meth:`main_line_later` inlined: a loop costs less than calls per position."""
-        key = (self._token, "main line")
-        found: list[bool] | None = ctx.memo.get(key)
-        if found is not None:
-            return found
-        found = []
-        boards, allowable, bound = ctx.boards, self.allowable, self.missing.hi
-        assert bound is not None
-        missing_masks, sides, same_side = (
-            self.missing_masks(ctx),
-            self.line_sides(ctx),
-            self.params.same_side,
-        )
-        by_side, below, game = sides.by_side, sides.first_below, self.pinning(ctx)
-        for p in range(ctx.table.mainline_length):
-            counted = missing_masks[p] & allowable
-            need = counted.bit_count() - bound
-            if need <= 0 or below is None:
-                later = self.main_line_later(ctx, p, need)
-            else:  # the counts never grow: the positions with enough pieces come first
-                positions = by_side[None if same_side is None else boards[p].turn == same_side]
-                start = bisect.bisect_right(positions, p)
-                stop = below[need] if need < len(below) else 0
-                later = positions[start : bisect.bisect_left(positions, stop, lo=start)]
-            found.append(bool(later) and self.pinned_related(ctx, p, counted, later, game))
-        ctx.memo[key] = found
-        return found
-
-    def pinned_related(
-        self, ctx: Context, p: int, counted: int, later: list[int], game: Pinning
-    ) -> bool:
-        """Whether some P2 of ``later`` fits P1, which holds ``counted`` pieces of the
-        kinds counted as missing.  With more than the bound of them, only the shifts that
-        put a P2 piece on one of bound + 1 of them (the pins) of its kind can fit (one of
-        them is not missing).  A shift that puts a counted new piece on an allowable
-        square where P1 holds no piece of its colour never fits: on grids centred on the
-        pin and on the P2 piece (:func:`_origin`) one intersection tells, so only the
-        pairs that pass it are compared in full."""
-        bound = self.missing.hi
-        assert bound is not None
-        if counted.bit_count() <= bound:  # nothing pins the shifts
-            memo = self._tables(ctx)
-            one = self.first(ctx, memo.firsts, p)
-            return any(self.related(one, ctx, memo.turns, q) for q in later)
-        boards = ctx.boards
-        spreads, pieces, centred = game.spreads, game.pieces, game.centres
-        # A counted new piece may stand after the shift on a piece of its colour, or on a
-        # square that is not allowable: elsewhere it is new, or it differs from P1's.
-        if self.new_everywhere:  # the spreads are those of each colour's pieces
-            barred_at = self._spread_allowable & ~spreads[p]
-        else:
-            white, black = boards[p].occupied_co[chess.WHITE], boards[p].occupied_co[chess.BLACK]
-            barred_at = grid_spread(self.allowable & ~white, self.allowable & ~black)
-        # The pins: bound + 1 of the counted pieces, in the order of PIN_ORDER.
-        left = bound + 1
-        for kind in self._pin_kinds:
-            placed = pieces[kind]
-            if placed is None:
-                placed = pieces[kind] = kind_boards(boards, kind)
-            squares = placed[p] & counted
-            if not squares:
-                continue
-            centres = centred[kind]
-            if centres is None:
-                centres = centred[kind] = Centred.of(placed, spreads)
-            grids, sources = centres.grids, centres.sources
-            while squares:
-                low = squares & -squares
-                squares ^= low
-                target = low.bit_length() - 1
-                barred = barred_at << ORIGINS[target]
-                if grids is not None and barred:
-                    # At most one piece of the kind per position: its grid is ready (-1
-                    # where there is none: it meets every barred grid).
-                    for q in later:
-                        if not grids[q] & barred and self.fits_pair(ctx, p, q, target, sources[q]):
-                            return True
-                else:
-                    for q in later:
-                        spread = spreads[q]
-                        for origin, source in centres.centres[q]:
-                            if not spread << origin & barred and self.fits_pair(
-                                ctx, p, q, target, source
-                            ):
-                                return True
-                left -= 1
-                if not left:
-                    return False
-        return False
-
-    def fits_pair(self, ctx: Context, p: int, q: int, target: int, source: int) -> bool:
-        """Whether P2 at ``q`` fits P1 at ``p`` moved so that ``source`` lands on
-        ``target``."""
-        one = self.first(ctx, self._tables(ctx).firsts, p)
-        return self.fits_shifted(one, self.unturned(ctx, q), *shift_of(target, source))
-
     def check(self, ctx: Context, p: int) -> bool:
         """Whether some later position in scope relates to ``p`` (remembered)."""
         if self.whole_line is not None and p < ctx.table.mainline_length:
             # Answered for the whole main line at once (no call per position on the way).
             return self.whole_line(ctx)[p]
-        firsts, turns, answers = self._tables(ctx)
+        firsts, turns, answers = self.tables(ctx)
         answer = answers.get(p)
         if answer is not None:
             return answer
         if self.only_identity:
             answer = answers[p] = self.untransformed(ctx, p)
             return answer
-        if self.pinned:
-            answer = answers[p] = self.pinned_check(ctx, p)
+        if self.pinned_shifts is not None:
+            answer = answers[p] = self.pinned_shifts.check(ctx, p)
             return answer
         one = self.first(ctx, firsts, p)
         later = self.later(ctx, p, one.counted.bit_count())
