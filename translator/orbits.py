@@ -59,6 +59,8 @@ from cqllegacy.legacy.tree import (
     Designator,
     Flag,
     FlagKeyword,
+    HypotheticalMoves,
+    LineMove,
     ListOfLists,
     PositionItem,
     PositionList,
@@ -223,6 +225,22 @@ def _(item: AttackCount, t: LegacyTransform) -> PositionItem:
         attackers=transform_designator(t, item.attackers),
         targets=transform_designator(t, item.targets),
     )
+
+
+def _line_move(move: LineMove, t: LegacyTransform) -> LineMove:
+    promotion = move.promotion
+    return attrs.evolve(
+        move,
+        origin=transform_designator(t, move.origin),
+        target=transform_designator(t, move.target),
+        promotion=None if promotion is None else transform_designator(t, promotion),
+    )
+
+
+@ITEM_MAPS.register(HypotheticalMoves)
+def _(item: HypotheticalMoves, t: LegacyTransform) -> PositionItem:
+    # Each move's designators map as a :movefrom's and :moveto's (the colour flip of X3).
+    return attrs.evolve(item, moves=tuple(_line_move(move, t) for move in item.moves))
 
 
 _ELO_SWAP = {

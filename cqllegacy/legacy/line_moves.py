@@ -19,10 +19,12 @@ leaves), a separator, a designator for the destination, then suffixes.
 - ``|`` separates the played moves from the hypothetical continuation.
 
 The played moves become a ``:sequence`` of position lists with ``:movefrom``,
-``:moveto``, ``:promote``, ``:enpassant`` and the check keywords
-(:func:`played_line`), so they run on every path and translate like their standard
-spelling.  What the reader cannot build exactly is refused with the reason
-(:class:`MoveError`, at its place in the text).
+``:moveto``, ``:promote``, ``:enpassant`` and the check keywords (:func:`line_item`),
+so they run on every path and translate like their standard spelling.  The moves after
+``|``, and ``!``, need legal moves the game did not play: they become one
+:class:`~.tree.HypotheticalMoves` item, which CQL 6.1 cannot say.  What the reader
+cannot build exactly is refused with the reason (:class:`MoveError`, at its place in
+the text).
 
 >>> moves = read_moves("Nxe5 bxQ Bxf7+", 0)
 >>> [move.text for move in moves.played]
@@ -58,7 +60,7 @@ from cqllegacy.vocab.pieces import (
 )
 from cqllegacy.vocab.squares import FULL, SquareSet
 
-__all__ = ["LineMoves", "MoveError", "MovePattern", "line_item", "played_line", "read_moves"]
+__all__ = ["ONLY_MOVE", "LineMoves", "MoveError", "MovePattern", "line_item", "read_moves"]
 
 
 class MoveError(ValueError):
@@ -79,8 +81,8 @@ class MoveError(ValueError):
 _LETTERS = "KQRBNPkqrbnpAaMmIiU"
 _PIECE = rf"[{_LETTERS}?]|\[[{_LETTERS}]+\]"
 _TARGET_PIECE = rf"[{_LETTERS}]|\[[{_LETTERS}]+\]"
-_FILE = r"[a-h?]|\[[a-h,-]+\]"
-_RANK = r"[1-8?]|\[[1-8,-]+\]"
+_FILE = r"[a-h?](?:-[a-h])?|\[[a-h,-]+\]"
+_RANK = r"[1-8?](?:-[1-8])?|\[[1-8,-]+\]"
 _SQUARES = rf"(?:{_FILE})(?:{_RANK})|\[[a-h1-8,-]+\]"
 _CASTLING = r"O-O-O-O|O-O-O|O-O|0-0-0-0|0-0-0|0-0|[Kk]-(?:[Kk][Qq]|[Kk]|[Qq])"
 _MOVE = re.compile(
@@ -403,17 +405,24 @@ def _alternate(moves: list[MovePattern]) -> None:
 # --------------------------------------------------------------------------------------
 
 
+def _move_number(move: MovePattern) -> list[t.PositionItem]:
+    """The side to move and move number a numbered move is played at (else nothing)."""
+    if move.number is None:
+        return []
+    ply = int(move.number)
+    white = ply % 2 == 0
+    # L8: the move number is the full-move counter less one with White to move,
+    # the counter itself with Black to move.
+    number = ply // 2 if white else ply // 2 + 1
+    return [
+        t.Flag(t.FlagKeyword.WTM if white else t.FlagKeyword.BTM),
+        t.RangeTest(t.RangeKeyword.MOVENUMBER, t.Range(number, number)),
+    ]
+
+
 def _before(move: MovePattern) -> list[t.PositionItem]:
     """What the position a move is played from must show."""
-    items: list[t.PositionItem] = []
-    if move.number is not None:
-        ply = int(move.number)
-        white = ply % 2 == 0
-        # L8: the move number is the full-move counter less one with White to move,
-        # the counter itself with Black to move.
-        number = ply // 2 if white else ply // 2 + 1
-        items.append(t.Flag(t.FlagKeyword.WTM if white else t.FlagKeyword.BTM))
-        items.append(t.RangeTest(t.RangeKeyword.MOVENUMBER, t.Range(number, number)))
+    items = _move_number(move)
     items.append(t.MoveTest(t.MoveKeyword.MOVEFROM, move.origin))
     if move.target != t.Designator(ANYTHING):
         items.append(t.MoveTest(t.MoveKeyword.MOVETO, move.target))
@@ -439,35 +448,39 @@ def _after(move: MovePattern) -> list[t.PositionItem]:
     return items
 
 
-def played_line(moves: tuple[MovePattern, ...]) -> t.PositionItem:
-    """The played moves as a ``:sequence`` of position lists: list i holds what the
-    position before move i+1 shows, and the check suffixes of move i.  The first move's
-    number fixes the others'."""
-    lists: list[list[t.PositionItem]] = [[] for _ in range(len(moves) + 1)]
-    for index, move in enumerate(moves):
-        lists[index].extend(_before(move if index == 0 else attrs.evolve(move, number=None)))
-        lists[index + 1].extend(_after(move))
-    if not lists[-1]:
-        lists.pop()
-    position_lists = tuple(t.PositionList(tuple(items)) for items in lists)
-    keyword = t.ListKeyword.SEQUENCE if len(position_lists) > 1 else t.ListKeyword.AND
-    return t.ListOfLists(keyword, position_lists)
+def _line_move(move: MovePattern) -> t.LineMove:
+    return t.LineMove(
+        move.origin, move.target, move.promotion, move.enpassant, move.checks, move.forced
+    )
+
+
+#: ``!`` after a played move: the position it is played from has one legal move.
+ONLY_MOVE = t.HypotheticalMoves(
+    (t.LineMove(t.Designator(ANY_PIECE), t.Designator(ANYTHING), forced=True),)
+)
 
 
 def line_item(moves: LineMoves) -> t.PositionItem:
-    """The item a ``:line`` is read as."""
-    for move in moves.played:
+    """What a ``:line`` is read as: a ``:sequence`` of position lists, list i holding what
+    the position before move i+1 shows (with :data:`ONLY_MOVE` for ``!``) and the check
+    suffixes of move i; the moves after ``|`` stand in the list of the position the
+    played moves reach.  The first move's number fixes the others'."""
+    played = moves.played
+    lists: list[list[t.PositionItem]] = [[] for _ in range(len(played) + 1)]
+    for index, move in enumerate(played):
+        lists[index].extend(_before(move if index == 0 else attrs.evolve(move, number=None)))
         if move.forced:
-            raise MoveError(
-                "Scidb extension `:line` with `!` (the only legal move): not implemented yet",
-                move.offset + len(move.text) - 1,
-                "!",
-            )
+            lists[index].append(ONLY_MOVE)
+        lists[index + 1].extend(_after(move))
     if moves.hypothetical is not None:
-        assert moves.bar is not None
-        raise MoveError(
-            "Scidb extension `:line` with `|` (hypothetical moves): not implemented yet",
-            moves.bar,
-            "|",
-        )
-    return played_line(moves.played)
+        hypothetical = tuple(_line_move(move) for move in moves.hypothetical)
+        lists[-1].append(t.HypotheticalMoves(hypothetical))
+        if moves.hypothetical[0].number is not None and not played:
+            lists[-1][:0] = _move_number(moves.hypothetical[0])
+    if not lists[-1]:
+        lists.pop()
+    if len(lists) == 1 and len(lists[0]) == 1 and isinstance(lists[0][0], t.HypotheticalMoves):
+        return lists[0][0]  # ``:line (| …)``, as the printer writes the item
+    position_lists = tuple(t.PositionList(tuple(items)) for items in lists)
+    keyword = t.ListKeyword.SEQUENCE if len(position_lists) > 1 else t.ListKeyword.AND
+    return t.ListOfLists(keyword, position_lists)
