@@ -218,6 +218,15 @@ def _read_move(text: str, offset: int) -> MovePattern:
     return attrs.evolve(shape, checks=checks, forced=bool(part["forced"]), number=part["number"])
 
 
+def _capturer(captured: TypeSet) -> TypeSet:
+    """Who moves when only the captured piece is named: the other colour (``xm`` is a
+    white piece taking a black major piece, as the help spells it)."""
+    color = _color_of(captured)
+    if color is None:
+        return ANY_PIECE
+    return BLACK_PIECES if color else WHITE_PIECES
+
+
 def _only_pawns(types: TypeSet) -> bool:
     return bool(types) and not types & ~types_of("Pp")
 
@@ -246,6 +255,8 @@ def _piece_move(part: dict[str, str | None], text: str, offset: int) -> MovePatt
         target_types = ANY_PIECE if captured is None else _types(captured) & ANY_PIECE
         if sep == ":":
             target_types |= EMPTY_BIT
+    if origin is None:
+        origin_types = _capturer(target_types & ANY_PIECE)
     promotion = part["promotion"]
     promoted = None
     if promotion is not None:

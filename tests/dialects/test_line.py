@@ -389,6 +389,9 @@ def test_an_indexed_run_answers_as_the_scan(tmp_path: Path) -> None:
             " (position :movefrom ng8 :moveto .f6)))",
         ),
         ("(b[bg]7xI?1)", "(:and ((position :movefrom b[b7,g7] :moveto I?1)))"),
+        # Only the captured piece named: the other colour moves (the help's `xm`).
+        ("(:m)", "(:and ((position :movefrom A :moveto [.m])))"),
+        ("(x[Rr])", "(:and ((position :movefrom U :moveto [Rr])))"),
     ],
 )
 def test_a_line_is_read_as_its_standard_sequence(line: str, standard: str) -> None:
@@ -420,6 +423,7 @@ def test_a_line_is_read_as_its_standard_sequence(line: str, standard: str) -> No
         ),
         ("(match (position :line* (Pe2-e4 pe7-e5)))", "1:18", "`:line*`"),
         ("(match (position :line (Pe2-e4 ep)))", "1:32", "`ep` follows a capture"),
+        ("(match (position :line (xq xq)))", "1:28", "must alternate"),
         ("(match (position :line (1.e4 e5 2.Nxp)))", "1:33", "whose pieces"),
     ],
 )
