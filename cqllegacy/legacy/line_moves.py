@@ -114,7 +114,8 @@ _CHECKS = {
 @attrs.frozen
 class MovePattern:
     """One move token, read.  ``color`` is True for White, False for Black, None when
-    the token does not say; ``ply`` the half-move number a move number gives it."""
+    the token does not say; ``number`` is its move number as written (``2...``) and
+    ``ply`` the half-moves before it that the numbers give (0 before ``1.``)."""
 
     text: str
     offset: int
@@ -126,6 +127,7 @@ class MovePattern:
     forced: bool = False
     color: bool | None = None
     number: str | None = None
+    ply: int | None = None
 
 
 @attrs.frozen
@@ -145,10 +147,6 @@ class LineMoves:
 def _tokens(text: str, base: int) -> Iterator[tuple[str, int]]:
     for found in re.finditer(r"\||[^\s|]+", text):
         yield found.group(), base + found.start()
-
-
-def _types(text: str) -> TypeSet:
-    return legacy_types(text)
 
 
 def _squares(text: str | None, offset: int, token: str) -> SquareSet:
@@ -233,7 +231,7 @@ def _only_pawns(types: TypeSet) -> bool:
 
 def _piece_move(part: dict[str, str | None], text: str, offset: int) -> MovePattern:
     origin = part["origin"]
-    origin_types = ANY_PIECE if origin is None else _types(origin) & ANY_PIECE
+    origin_types = ANY_PIECE if origin is None else legacy_types(origin) & ANY_PIECE
     from_squares = _squares(part["from"], offset, text)
     sep = part["sep"]
     captured, to = part["captured"], part["to"]
@@ -252,7 +250,7 @@ def _piece_move(part: dict[str, str | None], text: str, offset: int) -> MovePatt
     to_squares = _squares(to, offset, text)
     target_types = EMPTY_BIT
     if sep != "-":
-        target_types = ANY_PIECE if captured is None else _types(captured) & ANY_PIECE
+        target_types = ANY_PIECE if captured is None else legacy_types(captured) & ANY_PIECE
         if sep == ":":
             target_types |= EMPTY_BIT
     if origin is None:
@@ -260,7 +258,7 @@ def _piece_move(part: dict[str, str | None], text: str, offset: int) -> MovePatt
     promotion = part["promotion"]
     promoted = None
     if promotion is not None:
-        promoted = t.Designator(_types(promotion) & ANY_PIECE, to_squares)
+        promoted = t.Designator(legacy_types(promotion) & ANY_PIECE, to_squares)
     elif _only_pawns(origin_types) and not to_squares & ~(chess.BB_RANK_1 | chess.BB_RANK_8):
         raise MoveError(
             f"a promotion names its new piece: {text!r}",
@@ -389,7 +387,7 @@ def _in_colour(move: MovePattern, white: bool, ply: int) -> MovePattern:
     promotion = move.promotion
     if promotion is not None:
         promotion = attrs.evolve(promotion, types=_fold(promotion.types, white))
-    return attrs.evolve(move, origin=origin, promotion=promotion, color=white, number=str(ply))
+    return attrs.evolve(move, origin=origin, promotion=promotion, color=white, ply=ply)
 
 
 def _alternate(moves: list[MovePattern]) -> None:
@@ -418,9 +416,9 @@ def _alternate(moves: list[MovePattern]) -> None:
 
 def _move_number(move: MovePattern) -> list[t.PositionItem]:
     """The side to move and move number a numbered move is played at (else nothing)."""
-    if move.number is None:
+    ply = move.ply
+    if ply is None:
         return []
-    ply = int(move.number)
     white = ply % 2 == 0
     # L8: the move number is the full-move counter less one with White to move,
     # the counter itself with Black to move.
@@ -479,14 +477,14 @@ def line_item(moves: LineMoves) -> t.PositionItem:
     played = moves.played
     lists: list[list[t.PositionItem]] = [[] for _ in range(len(played) + 1)]
     for index, move in enumerate(played):
-        lists[index].extend(_before(move if index == 0 else attrs.evolve(move, number=None)))
+        lists[index].extend(_before(move if index == 0 else attrs.evolve(move, ply=None)))
         if move.forced:
             lists[index].append(ONLY_MOVE)
         lists[index + 1].extend(_after(move))
     if moves.hypothetical is not None:
         hypothetical = tuple(_line_move(move) for move in moves.hypothetical)
         lists[-1].append(t.HypotheticalMoves(hypothetical))
-        if moves.hypothetical[0].number is not None and not played:
+        if not played:
             lists[-1][:0] = _move_number(moves.hypothetical[0])
     if not lists[-1]:
         lists.pop()
