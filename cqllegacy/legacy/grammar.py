@@ -518,8 +518,6 @@ _LINE_MOVES = _terminal(r"\([^();]*\)", "a parenthesised list of moves").add_par
 
 def _line_keyword(lists: _Lists) -> pp.ParserElement:
     """Scidb's ``:line (M1 … | C1 …)`` (X3), read by :mod:`.line_moves`."""
-    spec = KeywordSpec("line", t.Shape.NONE, lambda **_: t.Flag(t.FlagKeyword.NOT))
-
     def build(source: str, loc: int, tokens: pp.ParseResults) -> list[Any]:
         reading = _reading(source)
         (argument,) = [each for each in tokens[1:] if isinstance(each, _MovesText)]
@@ -542,7 +540,7 @@ def _line_keyword(lists: _Lists) -> pp.ParserElement:
         )
 
     argument = _after_comments(_LINE_MOVES, _refused(_NEXT_TOKEN, unreadable))
-    return (_keyword_literal(spec) + argument).add_parse_action(build).set_name(":line")
+    return (pp.Literal(":line") + argument).add_parse_action(build).set_name(":line")
 
 
 _BANG = _terminal("!(?=:)", "'!'")

@@ -156,6 +156,7 @@ _SUFFIXES = {
     ("check", True): "-",
     ("doublecheck", True): "--",
     ("contactcheck", True): "---",
+    ("mate", True): "*",
 }
 
 
@@ -175,12 +176,9 @@ def _line_move_text(move: t.LineMove) -> str:
     text = origin + separator + captured + _line_squares(move.target.squares)
     if move.promotion is not None:
         text += "=" + format_legacy_types(move.promotion.types)
-    suffixes = dict(move.checks)
-    nomate = suffixes.pop("mate", None) is True
-    for check in move.checks:
-        if check in _SUFFIXES and check != ("mate", True):
-            text += _SUFFIXES[check]
-    text += "*" * nomate + "!" * move.forced
+    for check in move.checks:  # in the reader's order: a check suffix, then `*`
+        text += _SUFFIXES[check]
+    text += "!" * move.forced
     return text + " ep" * move.enpassant
 
 
