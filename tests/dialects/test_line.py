@@ -69,9 +69,8 @@ def marked(text: str, *, use_index: Path | None = None) -> dict[int, set[int]]:
 # --- the predicates: one move of the pattern each, from python-chess's boards ------------
 
 
-@functools.cache
-def _mirror(color: chess.Color) -> Callable[[chess.Square], chess.Square]:
-    return (lambda square: square) if color else chess.square_mirror
+def _mirror(white: bool) -> Callable[[chess.Square], chess.Square]:
+    return (lambda square: square) if white else chess.square_mirror
 
 
 def moves_match(
@@ -79,15 +78,7 @@ def moves_match(
 ) -> bool:
     """The moves from ``ply`` on pass ``tests`` one after another, all for White's
     pattern or all for its colour-flipped image."""
-    if ply + len(tests) > len(plies) - 1:
-        return False
-    for white in (True, False):
-        if all(
-            plies[ply + i][1] is not None and test(plies[ply + i][0], plies[ply + i][1], white)  # type: ignore[arg-type]
-            for i, test in enumerate(tests)
-        ):
-            return True
-    return False
+    return played_then(tests, ())(plies, ply)
 
 
 def piece(board: chess.Board, square: chess.Square) -> tuple[chess.PieceType, bool] | None:
