@@ -28,7 +28,8 @@ from cqllegacy.legacy.keywords import DIALECT_MATCH_KEYWORDS, KEYWORDS
 from cqllegacy.modern import printer
 from cqllegacy.modern.errors import NotExpressible
 from cqllegacy.present.explain import ITEM_WORDS, MATCH_WORDS
-from cqllegacy.vocab.squares import Direction
+from cqllegacy.vocab.pieces import ANY_PIECE, ANYTHING
+from cqllegacy.vocab.squares import FULL, Direction
 
 CORE_NODES = ct.node_classes()
 
@@ -97,6 +98,9 @@ LEGACY_ONLY = {
     ct.Relation: lambda: ct.Relation(),
     ct.RayCount: lambda: ct.RayCount((pd("K"), pd("k")), (Direction.UP,)),
     ct.LegacyOnly: lambda: ct.LegacyOnly(pd("K")),
+    ct.HypotheticalLine: lambda: ct.HypotheticalLine(
+        (ct.HypotheticalMove(ANY_PIECE, FULL, ANYTHING, FULL, forced=True),)
+    ),
 }
 
 
@@ -119,8 +123,9 @@ def _position_items() -> list[type]:
     return list(typing.get_args(lt.PositionItem))
 
 
-#: Items of a list that are no keyword: designators, comments, the lists of `match`.
-NOT_KEYWORDS = {lt.Designator, lt.Comment, lt.PositionList}
+#: Items of a list that are no keyword: designators, comments, the lists of `match`, and
+#: the moves after `|` of Scidb's `:line` (read by its own move language, line_moves.py).
+NOT_KEYWORDS = {lt.Designator, lt.Comment, lt.PositionList, lt.HypotheticalMoves}
 LEGACY_ITEMS = sorted(
     {
         cls

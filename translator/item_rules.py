@@ -35,6 +35,7 @@ from cqllegacy.translator.parts import (
 from cqllegacy.core import tree as core
 from cqllegacy.core.dispatch import Dispatcher
 from cqllegacy.legacy import tree as lt
+from cqllegacy.legacy.line_moves import ONLY_MOVE
 from cqllegacy.legacy.tree import (
     Designator,
     FlagKeyword,
@@ -342,6 +343,32 @@ def _ray_pair_terms(
         if start is not None:
             terms.append(core.Count(core.Ray((start, *args[1:]), direction)))
     return terms
+
+
+_CHECK_KINDS = {kind.value: kind for kind in core.CheckKind}
+
+
+def _hypothetical_move(move: lt.LineMove) -> core.HypotheticalMove:
+    promotion = None if move.promotion is None else move.promotion.types
+    return core.HypotheticalMove(
+        move.origin.types,
+        move.origin.squares,
+        move.target.types,
+        move.target.squares,
+        promotion,
+        move.enpassant,
+        tuple((_CHECK_KINDS[name], negated) for name, negated in move.checks),
+        move.forced,
+    )
+
+
+@rule(lt.HypotheticalMoves)
+def _hypothetical_moves(
+    item: lt.HypotheticalMoves, view: ListView, ctx: TranslationContext
+) -> Parts:
+    moves = tuple(_hypothetical_move(move) for move in item.moves)
+    construct = ":line with !" if item == ONLY_MOVE else ":line with |"
+    return (core.HypotheticalLine(moves, origin=core.Origin(construct, item.span)),)
 
 
 @rule(lt.Ray)

@@ -58,6 +58,8 @@ from cqllegacy.legacy.tree import (
     Designator,
     Flag,
     FlagKeyword,
+    HypotheticalMoves,
+    LineMove,
     ListOfLists,
     PositionItem,
     PositionList,
@@ -213,6 +215,22 @@ for _item_class in typing.get_args(PositionItem):
 def _(item: PowerDifference, t: LegacyTransform) -> PositionItem:
     r = negated_range(item.range) if t.swap_colors else item.range
     return attrs.evolve(item, designator=transform_designator(t, item.designator), range=r)
+
+
+def _line_move(move: LineMove, t: LegacyTransform) -> LineMove:
+    promotion = move.promotion
+    return attrs.evolve(
+        move,
+        origin=transform_designator(t, move.origin),
+        target=transform_designator(t, move.target),
+        promotion=None if promotion is None else transform_designator(t, promotion),
+    )
+
+
+@ITEM_MAPS.register(HypotheticalMoves)
+def _(item: HypotheticalMoves, t: LegacyTransform) -> PositionItem:
+    # Each move's designators map as a :movefrom's and :moveto's (the colour flip of X3).
+    return attrs.evolve(item, moves=tuple(_line_move(move, t) for move in item.moves))
 
 
 _ELO_SWAP = {

@@ -127,3 +127,51 @@ class LegacyOnly(Filter):
 
     def _disjunction_items(self) -> tuple[Filter, ...]:
         return (self.filter,)
+
+
+class CheckKind(enum.Enum):
+    """What a move of a hypothetical line says of the position it leads to."""
+
+    CHECK = "check"
+    DOUBLECHECK = "doublecheck"
+    CONTACTCHECK = "contactcheck"
+    MATE = "mate"
+
+
+@attrs.frozen(slots=True)
+class HypotheticalMove:
+    """One move of a :class:`HypotheticalLine`: the moving piece and the square it leaves
+    (``from_types``, ``from_squares``), what stood on the destination before the move
+    (``to_types``; the empty bit for an empty square), a promotion's new piece, en
+    passant, the checks the move gives (``checks``: each kind, and whether it must not
+    hold) and ``forced``: it is the only legal move there."""
+
+    from_types: TypeSet
+    from_squares: SquareSet
+    to_types: TypeSet
+    to_squares: SquareSet
+    promote_types: TypeSet | None = None
+    enpassant: bool = False
+    checks: tuple[tuple[CheckKind, bool], ...] = ()
+    forced: bool = False
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class HypotheticalLine(Filter):
+    """Scidb's ``:line`` after ``|`` (and ``!``), X3: from the current position some
+    sequence of legal moves matches ``moves`` one after another, whatever the game
+    played.  A legacy-only node: CQL 6.1 cannot ask for moves not played."""
+
+    WORD = "`:line` with `|` or `!`"
+    CQL_WORDS = ()
+    KIND = Kind.LOGICAL
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.OWN
+    READS = Reads.POSITION
+    # Never CQL 6.1 text; written (approximately) as `true`.
+    PRECEDENCE = Precedence.ATOM
+
+    MODERN: ClassVar[bool] = False
+
+    moves: tuple[HypotheticalMove, ...]
+    origin: Origin | None = origin_field()

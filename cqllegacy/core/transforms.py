@@ -38,6 +38,7 @@ from cqllegacy.core.tree import (
     DirectionSet,
     Elo,
     Filter,
+    HypotheticalLine,
     Keyword,
     Move,
     PieceSet,
@@ -395,6 +396,33 @@ def _(node: RayCount, tau: BasicTransform) -> Filter:
         args=tuple(_rewrite(a, tau) for a in node.args),
         directions=tuple(tau.map_direction(d) for d in node.directions),
     )
+
+
+def _mapped_squares(squares: SquareSet, tau: BasicTransform) -> SquareSet:
+    image = tau.map_squares(squares)
+    if image is None:
+        raise _InvalidMember
+    return image
+
+
+@REWRITE.register(HypotheticalLine)
+def _(node: HypotheticalLine, tau: BasicTransform) -> Filter:
+    # Each move's squares and piece types map as a designator's; checks, en passant and
+    # "the only move" are the same in every image.
+    moves = tuple(
+        attrs.evolve(
+            move,
+            from_types=tau.map_types(move.from_types),
+            from_squares=_mapped_squares(move.from_squares, tau),
+            to_types=tau.map_types(move.to_types),
+            to_squares=_mapped_squares(move.to_squares, tau),
+            promote_types=None
+            if move.promote_types is None
+            else tau.map_types(move.promote_types),
+        )
+        for move in node.moves
+    )
+    return attrs.evolve(node, moves=moves)
 
 
 def _rewrite_optional(node: Filter | None, tau: BasicTransform) -> Filter | None:

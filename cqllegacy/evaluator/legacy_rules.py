@@ -17,7 +17,15 @@ from collections.abc import Iterator
 import attrs
 import chess
 
-from cqllegacy.core.tree import RayCount, Relation, RelationScope, RelationSideToMove
+from cqllegacy.core.tree import (
+    CheckKind,
+    HypotheticalLine,
+    HypotheticalMove,
+    RayCount,
+    Relation,
+    RelationScope,
+    RelationSideToMove,
+)
 from cqllegacy.evaluator.compiler import (
     REFERENCE_RULES,
     Compiled,
@@ -29,7 +37,7 @@ from cqllegacy.evaluator.compiler import (
     in_bounds,
 )
 from cqllegacy.evaluator.position_rules import sorted_vectors
-from cqllegacy.vocab.pieces import TypeSet
+from cqllegacy.vocab.pieces import TypeSet, content_bit, piece_bit
 from cqllegacy.vocab.rays import ray_count, translate
 from cqllegacy.vocab.squares import Dihedral, file_of, iter_squares, rank_of
 
@@ -63,6 +71,79 @@ def _ray_count(c: Compiler, node: RayCount) -> Compiled:
         return ray_count(board.occupied, sets, vectors, sliders)
 
     return as_number(count)
+
+
+@_rule(HypotheticalLine)
+def _hypothetical_line(c: Compiler, node: HypotheticalLine) -> Compiled:
+    moves = node.moves
+
+    def holds(ctx: Context, p: int) -> bool:
+        return _continues(ctx.boards[p].copy(stack=False), moves)
+
+    return as_logical(holds)
+
+
+def _continues(board: chess.Board, moves: tuple[HypotheticalMove, ...]) -> bool:
+    """Some legal moves from ``board`` match ``moves`` one after another (X3)."""
+    if not moves:
+        return True
+    step, rest = moves[0], moves[1:]
+    legal = list(board.legal_moves)
+    if step.forced and len(legal) != 1:
+        return False
+    for move in legal:
+        if not _move_matches(board, move, step):
+            continue
+        board.push(move)
+        try:
+            if _checks_hold(board, step) and _continues(board, rest):
+                return True
+        finally:
+            board.pop()
+    return False
+
+
+def _move_matches(board: chess.Board, move: chess.Move, step: HypotheticalMove) -> bool:
+    # The from and to descriptions of the legacy move keywords (semantics: S-moves).
+    if not (step.from_squares >> move.from_square & 1 and step.to_squares >> move.to_square & 1):
+        return False
+    if not content_bit(board.piece_at(move.from_square)) & step.from_types:
+        return False
+    if not content_bit(board.piece_at(move.to_square)) & step.to_types:
+        return False
+    if step.enpassant and not board.is_en_passant(move):
+        return False
+    if step.promote_types is None:
+        return True
+    return move.promotion is not None and bool(
+        piece_bit(board.turn, move.promotion) & step.promote_types
+    )
+
+
+def _checks_hold(board: chess.Board, step: HypotheticalMove) -> bool:
+    """The checks ``step`` asks of the position it led to."""
+    return all(_gives(board, kind) != negated for kind, negated in step.checks)
+
+
+def _gives(board: chess.Board, kind: CheckKind) -> bool:
+    checkers = board.checkers()
+    if kind is CheckKind.MATE:
+        return board.is_checkmate()
+    if kind is CheckKind.CHECK:
+        return bool(checkers)
+    if kind is CheckKind.DOUBLECHECK:
+        return len(checkers) >= 2
+    # A contact check cannot be blocked: a double check, a knight or pawn check, or a
+    # check from a square next to the king (the dialect's :contactcheck).
+    if not checkers:
+        return False
+    if len(checkers) >= 2:
+        return True
+    (checker,) = list(checkers)
+    king = board.king(board.turn)
+    if board.piece_type_at(checker) in (chess.KNIGHT, chess.PAWN):
+        return True
+    return king is not None and chess.square_distance(checker, king) == 1
 
 
 def _type_bits(types: TypeSet) -> tuple[int, ...]:

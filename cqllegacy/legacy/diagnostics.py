@@ -85,6 +85,8 @@ class Reading:
     match_list: Span | None = None
     #: (form, place) of each dialect form read (X1), in reading order.
     dialect: list[tuple[str, Span]] = attrs.Factory(list)
+    #: Where each ``:line`` with move numbers stands (refused under transforms).
+    line_with_numbers: list[Span] = attrs.Factory(list)
 
     @classmethod
     def of(cls, text: str, path: str | None) -> Reading:
@@ -298,6 +300,21 @@ class Reading:
             "variation, which its standard equivalent cannot say",
             offset,
             hint="search the main line only (leave out :variations)",
+        )
+
+    def line_transformed(self, span: Span, transform: str) -> LegacySyntaxError:
+        offset = self.source.line_starts[span.line - 1] + span.column - 1
+        if transform == ":flipcolor":
+            why = "with move numbers the help forbids :flipcolor"
+        else:
+            why = (
+                "the help says no transform but :flipcolor acts on :line, and its own "
+                "example shows one acting"
+            )
+        return self.error(
+            f"Scidb extension `:line` under {transform}: {why}",
+            offset,
+            hint="write the moves as a :sequence of position lists to transform them",
         )
 
     def optional_range(self, spec: KeywordSpec, token: Token) -> LegacySyntaxError:

@@ -37,6 +37,7 @@ __all__ = [
     "NOT_NEGATABLE",
     "OPTIONAL_DESIGNATOR",
     "OPTIONAL_RANGE",
+    "OWN_LANGUAGE",
     "POSITION_MACROS",
     "RANGE_MACROS",
     "REFUSALS",
@@ -380,6 +381,10 @@ def _matchconsecutive(lists: Sequence[t.PositionList]) -> t.PositionItem:
     return _or(*(_pl(t.ListOfLists(t.ListKeyword.SEQUENCE, ordering)) for ordering in orderings))
 
 
+#: Dialect keywords with an argument language of their own, read by their own module
+#: (``:line``: cqllegacy.legacy.line_moves).
+OWN_LANGUAGE: frozenset[str] = frozenset({"line"})
+
 #: Dialect keywords that take a list of position lists, and what each becomes.
 LIST_MACROS: Mapping[str, Callable[[Sequence[t.PositionList]], t.PositionItem]] = {
     "xor": _xor,
@@ -399,6 +404,10 @@ _ORDER = "depends on Scidb's evaluation order"
 _VARIANT = "belongs to a chess variant"
 _UNDEFINED = "the help does not define it precisely"
 _NOT_YET = "not implemented yet"
+_TRANSPOSED = (
+    "the help leaves open which positions a transposed line matches and which moves a "
+    "transposition may add"
+)
 
 
 def _reasons(reason: str, names: str) -> dict[str, str]:
@@ -423,6 +432,7 @@ REFUSALS: Mapping[str, str] = {
         goodgame error""",
     ),
     **_reasons(_ORDER, "cut exclude skip reset"),
+    **_reasons(_TRANSPOSED, "line*"),
     **_reasons(
         _VARIANT,
         """losing nolosing threechecks kingonthehill checkcount piecedrop mustcapture
@@ -439,7 +449,7 @@ REFUSALS: Mapping[str, str] = {
     ),
     **_reasons(
         _NOT_YET,
-        """line line* pawncount accumulate* castling iscastling forced fen halfmoveclock
+        """pawncount accumulate* castling iscastling forced fen halfmoveclock
         threefoldrepetition repetitioncount
         event site round subround annotator date eco eco* plycount
         termination tag comment comment* hasannotation hascomments hasvariations

@@ -42,14 +42,14 @@ mate.cql:1:18: error: keywords are lowercase: did you mean :mate?
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import attrs
 import pyparsing as pp
 
 from cqllegacy.errors import refuse_too_many_words
-from cqllegacy.legacy import dialects
+from cqllegacy.legacy import dialects, line_moves
 from cqllegacy.legacy import tree as t
 from cqllegacy.legacy.diagnostics import Reading, lists_usage
 from cqllegacy.legacy.errors import LegacySyntaxError
@@ -496,7 +496,51 @@ def _dialect_table(lists: _Lists) -> dict[str, pp.ParserElement]:
         element = (keyword + parameter).add_parse_action(_check_list_count(spec))
         element = element.add_parse_action(_node(spec)).set_name(spec.text)
         table[name] = _noted(spec, element)
+    table["line"] = _line_keyword(lists)
     return table
+
+
+@attrs.frozen
+class _MovesText:
+    text: str
+    offset: int
+
+
+def _moves_text(source: str, loc: int, tokens: pp.ParseResults) -> _MovesText:
+    return _MovesText(tokens[0][1:-1], loc + 1)
+
+
+#: The argument of Scidb's ``:line``: its move tokens up to the closing parenthesis.
+_LINE_MOVES = _terminal(r"\([^();]*\)", "a parenthesised list of moves").add_parse_action(
+    _moves_text
+)
+
+
+def _line_keyword(lists: _Lists) -> pp.ParserElement:
+    """Scidb's ``:line (M1 … | C1 …)`` (X3), read by :mod:`.line_moves`."""
+    def build(source: str, loc: int, tokens: pp.ParseResults) -> list[Any]:
+        reading = _reading(source)
+        (argument,) = [each for each in tokens[1:] if isinstance(each, _MovesText)]
+        comments = [each for each in tokens[1:] if isinstance(each, t.Comment)]
+        try:
+            moves = line_moves.read_moves(argument.text, argument.offset)
+            item = line_moves.line_item(moves)
+        except line_moves.MoveError as error:
+            raise reading.error(error.message, error.offset, error.text, hint=error.hint) from None
+        reading.dialect_form("`:line`", loc)
+        if moves.numbered:
+            reading.line_with_numbers.append(reading.span(loc))
+        return [dialects.placed(item, reading.span(loc)), *comments]
+
+    def unreadable(reading: Reading, token: Token) -> LegacySyntaxError:
+        return reading.error_at(
+            token,
+            f"Scidb extension `:line` needs its moves in parentheses, found {token.describe()}",
+            expected="moves such as (Nxe5 bxQ Bxf7+), without nested parentheses or comments",
+        )
+
+    argument = _after_comments(_LINE_MOVES, _refused(_NEXT_TOKEN, unreadable))
+    return (pp.Literal(":line") + argument).add_parse_action(build).set_name(":line")
 
 
 _BANG = _terminal("!(?=:)", "'!'")
@@ -629,6 +673,7 @@ def _match_list(
 # --------------------------------------------------------------------------------------
 
 
+_FLIPCOLOR = t.TransformKeyword.FLIPCOLOR
 _VARIATION_FLAGS = (t.FlagKeyword.VARIATIONS, t.FlagKeyword.VARIATIONSONLY)
 
 
@@ -646,11 +691,42 @@ def _main_line_only_forms(reading: Reading, match: t.MatchList) -> None:
             raise reading.main_line_only(forms[0][0], forms[0][1])
 
 
+def _transformed_items(
+    items: tuple[t.PositionItem, ...], outer: frozenset[t.TransformKeyword]
+) -> Iterator[tuple[t.PositionItem, frozenset[t.TransformKeyword]]]:
+    """Every item, nested lists' items included, with the transforms that act on it."""
+    here = outer | {item.keyword for item in items if isinstance(item, t.Transform)}
+    for item in items:
+        yield item, here
+        if isinstance(item, t.ListOfLists):
+            for nested in item.lists:
+                yield from _transformed_items(nested.items, here)
+
+
+def _line_transforms(reading: Reading, match: t.MatchList) -> None:
+    """Scidb's ``:line`` under a transform: the help says only ``:flipcolor`` acts on
+    it, and that not with move numbers; its own example shifts one (X5)."""
+    places = {span for form, span in reading.dialect if form == "`:line`"}
+    if not places:
+        return
+    numbered = set(reading.line_with_numbers)
+    for position_list in match.position_lists():
+        for item, transforms in _transformed_items(position_list.items, frozenset()):
+            if item.span not in places or not transforms:
+                continue
+            others = sorted(each.value for each in transforms if each is not _FLIPCOLOR)
+            if others:
+                raise reading.line_transformed(item.span, f":{others[0]}")
+            if item.span in numbered:
+                raise reading.line_transformed(item.span, ":flipcolor")
+
+
 def _script_node(source: str, loc: int, tokens: pp.ParseResults) -> t.Script:
     reading = _reading(source)
     reading.check_tags()
     (where,) = [index for index, token in enumerate(tokens) if isinstance(token, t.MatchList)]
     _main_line_only_forms(reading, tokens[where])
+    _line_transforms(reading, tokens[where])
     return t.Script(
         tokens[where],
         tuple(tokens[:where]),

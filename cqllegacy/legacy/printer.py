@@ -33,7 +33,7 @@ from collections.abc import Sequence
 import attrs
 
 from cqllegacy.legacy import tree as t
-from cqllegacy.vocab.pieces import format_legacy_types
+from cqllegacy.vocab.pieces import EMPTY_BIT, format_legacy_types
 from cqllegacy.vocab.spans import NO_SPAN, Span
 from cqllegacy.vocab.squares import FULL, format_squares
 
@@ -140,6 +140,46 @@ def _text(item: object) -> str:
         (name,) = declared.names()
     parameters = (_parameter_text(getattr(item, field)) for field in fields)
     return " ".join([":" + name, *(text for text in parameters if text)])
+
+
+@_text.register
+def _(item: t.HypotheticalMoves) -> str:
+    # Read back as the same item: ``|`` with no played move before it.
+    return ":line (| " + " ".join(_line_move_text(move) for move in item.moves) + ")"
+
+
+_SUFFIXES = {
+    ("check", False): "+",
+    ("doublecheck", False): "++",
+    ("contactcheck", False): "+++",
+    ("mate", False): "#",
+    ("check", True): "-",
+    ("doublecheck", True): "--",
+    ("contactcheck", True): "---",
+    ("mate", True): "*",
+}
+
+
+def _line_squares(squares: int) -> str:
+    return "??" if squares == FULL else format_squares(squares)
+
+
+def _line_move_text(move: t.LineMove) -> str:
+    """A move of ``:line`` in its full form: origin, separator, destination, suffixes."""
+    origin = format_legacy_types(move.origin.types) + _line_squares(move.origin.squares)
+    pieces = move.target.types & ~EMPTY_BIT
+    if move.enpassant or not move.target.types & EMPTY_BIT:
+        separator = "x"
+    else:
+        separator = ":" if pieces else "-"
+    captured = format_legacy_types(pieces) if pieces and not move.enpassant else ""
+    text = origin + separator + captured + _line_squares(move.target.squares)
+    if move.promotion is not None:
+        text += "=" + format_legacy_types(move.promotion.types)
+    for check in move.checks:  # in the reader's order: a check suffix, then `*`
+        text += _SUFFIXES[check]
+    text += "!" * move.forced
+    return text + " ep" * move.enpassant
 
 
 def _parameter_text(value: object) -> str:

@@ -38,6 +38,8 @@ __all__ = [
     "FlagKeyword",
     "ForAny",
     "GameResult",
+    "HypotheticalMoves",
+    "LineMove",
     "ListKeyword",
     "ListOfLists",
     "MatchElo",
@@ -496,6 +498,32 @@ class TagMatch:
     span: Span = _span_field()
 
 
+@attrs.frozen(slots=True)
+class LineMove:
+    """One move of Scidb's ``:line`` after ``|``: the moving piece (``origin``), what
+    stands on the destination before the move (``target``; ``.`` when empty), a
+    promotion, en passant, check suffixes (``+``, ``++``, ``+++``, ``#``, each with
+    whether it is negated) and ``!`` (the only legal move)."""
+
+    origin: Designator
+    target: Designator
+    promotion: Designator | None = None
+    enpassant: bool = False
+    checks: tuple[tuple[str, bool], ...] = ()
+    forced: bool = False
+
+
+@attrs.frozen(slots=True)
+class HypotheticalMoves:
+    """Scidb's ``:line (… | C1 C2 …)`` after ``|`` (X3): legal moves matching C1, C2 …
+    exist from here, one after another, whatever the game played.  A played move with
+    ``!`` is the single move ``-- !`` here.  Read by :mod:`.line_moves`, never by the
+    keyword tables."""
+
+    moves: tuple[LineMove, ...]
+    span: Span = _span_field()
+
+
 #: The items of a position list; the keyword table of position lists is derived from the
 #: classes named here that declare ``KEYWORD`` (cqllegacy.legacy.keywords), in this order.
 PositionItem: TypeAlias = (
@@ -515,6 +543,7 @@ PositionItem: TypeAlias = (
     | Accumulate
     | SumRange
     | TagMatch
+    | HypotheticalMoves
     | Comment
 )
 

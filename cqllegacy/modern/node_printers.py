@@ -617,6 +617,17 @@ def _relation(node: ct.Relation, ctx: Context) -> Printed:
     return noted(note, fragment("true"))
 
 
+@printer_for(ct.HypotheticalLine)
+def _hypothetical_line(node: ct.HypotheticalLine, ctx: Context) -> Printed:
+    note = ctx.refuse(
+        construct_of(node.origin, ":line"),
+        "it asks hypothetical moves, which CQL 6.1 cannot say",
+        node.origin,
+        written_as="true",
+    )
+    return noted(note, fragment("true"))
+
+
 @printer_for(ct.RayCount)
 def _ray_count(node: ct.RayCount, ctx: Context) -> Printed:
     note = ctx.refuse(

@@ -25,6 +25,7 @@ import chess
 from cqllegacy.core import tree as core
 from cqllegacy.core.dispatch import Dispatcher
 from cqllegacy.legacy import tree as lt
+from cqllegacy.legacy.line_moves import ONLY_MOVE
 from cqllegacy.legacy.printer import designator_text, range_text
 from cqllegacy.present.diagrams import inline_diagram, piece_sprites
 from cqllegacy.vocab.pieces import (
@@ -232,6 +233,14 @@ def _ray_words(item: lt.Ray) -> str:
     return f":{item.keyword.value} through " + " ".join(
         designator_text(d) for d in item.designators
     )
+
+
+@_words(lt.HypotheticalMoves)
+def _hypothetical_words(item: lt.HypotheticalMoves) -> str:
+    if item == ONLY_MOVE:
+        return "the move played here is the only legal one (:line with !)"
+    count = len(item.moves)
+    return f"{count} legal move{'s' * (count > 1)} could follow here (:line after |)"
 
 
 @_words(lt.Relation)

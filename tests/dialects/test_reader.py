@@ -84,7 +84,7 @@ MISTAKES = [
     ("(position\n  :evaluation 1 2)", 2, 3, ["`:evaluation`: needs an engine"]),
     ("(position\n  :whitetitle GM)", 2, 3, ["player and event database"]),
     ("(position\n  :kingonthehill)", 2, 3, ["chess variant"]),
-    ("(position\n  :line (e4 e5))", 2, 3, ["`:line`"]),
+    ("(position\n  :line* (Pe2-e4 pe7-e5))", 2, 3, ["`:line*`", "transposed"]),
     ("(position\n  :pawncount P passed 1)", 2, 3, ["`:pawncount`"]),
     ('(match\n  :whiteplayer "Tal" (position))', 2, 16, ["quoted strings"]),
     ("(position :contactcheck\n  Q)", 2, 3, ["`:contactcheck` with a piece designator"]),

@@ -32,6 +32,11 @@ PAIRS = [
         "(match (position :powerdifference A -576 -3))",
     ),
     (
+        "(match (position :flipcolor :line (Nxe5 bxQ B:f7+)))",
+        "(match (position :flipcolor :sequence ((position :movefrom N :moveto Ue5)"
+        " (position :movefrom b :moveto Q) (position :movefrom B :moveto ?f7) (position :check))))",
+    ),
+    (
         "(match (position :halfmovenumber 4))",
         "(match (position :or ((position :wtm :movenumber 2))))",
     ),

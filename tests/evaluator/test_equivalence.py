@@ -39,7 +39,7 @@ from cqllegacy.runner.pgn import GameText, read_game, read_stream, read_tags, sp
 from cqllegacy.runner.report import ReportWriter, position_key
 from cqllegacy.runner.scanner import InputFile, ScanOptions, scan
 from cqllegacy.runner.scripts import load_query, read_legacy, read_modern
-from cqllegacy.vocab.pieces import ANYTHING, EMPTY_BIT, types_of
+from cqllegacy.vocab.pieces import ANY_PIECE, ANYTHING, EMPTY_BIT, types_of
 from cqllegacy.vocab.results import GameResult
 from cqllegacy.vocab.squares import FULL, Direction
 from tests.support import strategies as sc
@@ -911,6 +911,17 @@ NODE_SAMPLES: dict[type[ct.Filter], list[ct.Filter]] = {
     ct.Player: [ct.Player("Carlsen", None, True)],
     ct.Power: [ct.InRange(ct.Power(pd("[QRBNP]")), 30, None)],
     ct.Ray: [ct.Ray((pd("R"), pd("k")), Direction.ORTHOGONAL)],
+    ct.HypotheticalLine: [
+        # A knight could capture with check here; the side to move has one legal move.
+        ct.HypotheticalLine(
+            (
+                ct.HypotheticalMove(
+                    types_of("Nn"), FULL, ANY_PIECE, FULL, checks=((ct.CheckKind.CHECK, False),)
+                ),
+            )
+        ),
+        ct.HypotheticalLine((ct.HypotheticalMove(ANY_PIECE, FULL, ANYTHING, FULL, forced=True),)),
+    ],
     ct.RayCount: [ct.InRange(ct.RayCount((pd("[QR]"), pd("k")), (Direction.UP,), True), 1, None)],
     ct.Relation: [ct.Relation(missing=(ANYTHING, 0, 2), new=(ANYTHING, 0, 2))],
     ct.Result: [ct.Result(GameResult.WHITE_WINS)],

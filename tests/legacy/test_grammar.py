@@ -331,6 +331,7 @@ RUNNING_DIALECT = (
     | set(dialects.LIST_MACROS)
     | set(dialects.RANGE_MACROS)
     | set(DIALECT_MATCH_KEYWORDS)
+    | dialects.OWN_LANGUAGE
 )
 
 

@@ -14,6 +14,7 @@ from cqllegacy.core.tree import (
     Echo,
     Filter,
     Find,
+    HypotheticalLine,
     Line,
     LineGroup,
     Move,
@@ -243,6 +244,10 @@ ARRAY_FORMS.absent(
 ARRAY_FORMS.absent(
     LineGroup,
     reason="a group of constituents is followed only by its line's automaton (Line's form)",
+)
+ARRAY_FORMS.absent(
+    HypotheticalLine,
+    reason="it generates legal moves from a whole board, which stored positions do not keep",
 )
 ARRAY_FORMS.absent(
     RayCount,
