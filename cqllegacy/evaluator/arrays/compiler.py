@@ -147,12 +147,14 @@ def _all_at(parts: Sequence[Candidates]) -> Candidates:
     it held."""
 
     def all_at(positions: Positions, rows: NDArray[np.intp]) -> Bools:
-        left = rows
+        left = np.arange(len(rows))  # which of ``rows`` every part so far holds at
         for part in parts:
             if not len(left):
                 break
-            left = left[part(positions, left)]
-        return np.isin(rows, left, assume_unique=True)
+            left = left[part(positions, rows[left])]
+        out = np.zeros(len(rows), np.bool_)
+        out[left] = True
+        return out
 
     return all_at
 

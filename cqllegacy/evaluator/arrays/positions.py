@@ -64,6 +64,8 @@ def binds(key: object) -> bool:
         return True
     if isinstance(key, Filter):
         return any(binds(child) for child in key.children())
+    if isinstance(key, tuple):
+        return any(binds(part) for part in key if not isinstance(part, str))
     return True
 
 

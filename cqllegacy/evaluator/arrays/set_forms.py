@@ -131,9 +131,14 @@ def _direction_set(c: ArrayCompiler, node: DirectionSet) -> ArrayFn:
 def _attacks(c: ArrayCompiler, node: Attacks) -> ArrayFn:
     left, right = c.compile(node.left), c.compile(node.right)
 
+    def attackers(positions: Positions) -> Squares:
+        return ba.either_attackers(positions, _squares(right(positions)))
+
     def attacks(positions: Positions) -> Squares:
+        # The attackers of the targets, remembered apart: the same for every binding
+        # of a tag that stands among the attackers (Positions.bound).
         among = _squares(left(positions))
-        return ba.either_attackers(positions, _squares(right(positions))) & among
+        return positions.remembered(("attackers of", node.right), attackers) & among
 
     return attacks
 
