@@ -176,6 +176,14 @@ def _piece_count_words(item: lt.PieceCount) -> str:
     return f"{_range_words(item.range)} of: {describe_designator(item.designator)}"
 
 
+@_words(lt.PawnCount)
+def _pawn_count_words(item: lt.PawnCount) -> str:
+    tests = ", ".join(
+        ("not " if test.negated else "") + test.attribute.value for test in item.chain.tests
+    )
+    return f"{_range_words(item.range)} of: {describe_designator(item.designator)} ({tests})"
+
+
 @_words(lt.AttackCount)
 def _attack_count_words(item: lt.AttackCount) -> str:
     return (
