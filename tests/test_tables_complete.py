@@ -162,7 +162,7 @@ def test_the_item_list_is_read() -> None:
 
 
 #: Items that shape the whole list (its transform set and accumulators), translated with it.
-LIST_SETTINGS = {lt.Transform, lt.Accumulate, lt.SumRange}
+LIST_SETTINGS = {lt.Transform, lt.Accumulate, lt.AccumulateEach, lt.SumRange}
 
 
 @pytest.mark.parametrize("cls", _position_items(), ids=lambda c: c.__name__)

@@ -154,6 +154,7 @@ NOT_NEGATABLE: frozenset[str] = frozenset(
         "matchcount",
         "pretransformmatchcount",
         "accumulate",
+        "accumulate*",
         "sumrange",
         "tagmatch",
     }
@@ -441,7 +442,7 @@ REFUSALS: Mapping[str, str] = {
     ),
     **_reasons(
         _NOT_YET,
-        """line line* accumulate* castling iscastling forced fen halfmoveclock
+        """line line* castling iscastling forced fen halfmoveclock
         threefoldrepetition repetitioncount
         event site round subround annotator date eco eco* plycount
         termination tag comment comment* hasannotation hascomments hasvariations

@@ -29,6 +29,7 @@ from cqllegacy.vocab.squares import FULL, SquareSet
 __all__ = [
     "NO_SPAN",
     "Accumulate",
+    "AccumulateEach",
     "AttackCount",
     "ColorPlayer",
     "ColorPlayerKeyword",
@@ -528,6 +529,17 @@ class Accumulate:
 
 
 @attrs.frozen(slots=True)
+class AccumulateEach(Accumulate):
+    """Scidb's ``:accumulate* NAME``: an ``:accumulate`` that keeps one count per colour.
+    The members of the list's transform set that swap the colours count for Black, the
+    others for White; ``:sumrange NAME R`` holds when either count lies in R (a dialect
+    keyword, X1; semantics: S-accumulators)."""
+
+    KEYWORD = keyword("accumulate*", Shape.NAME)
+    DIALECT = True
+
+
+@attrs.frozen(slots=True)
 class SumRange:
     """``:sumrange NAME R``."""
 
@@ -568,6 +580,7 @@ PositionItem: TypeAlias = (
     | ListOfLists
     | Relation
     | Accumulate
+    | AccumulateEach
     | SumRange
     | TagMatch
     | Comment

@@ -257,6 +257,14 @@ def _accumulate_words(item: lt.Accumulate) -> str:
     return f"each matching transformed list adds 1 to {item.name} (:accumulate)"
 
 
+@_words(lt.AccumulateEach)
+def _accumulate_each_words(item: lt.AccumulateEach) -> str:
+    return (
+        f"each matching transformed list adds 1 to {item.name}, one count per colour:"
+        " a list with the colours swapped counts for Black (:accumulate*)"
+    )
+
+
 @_words(lt.SumRange)
 def _sum_range_words(item: lt.SumRange) -> str:
     return f"{item.name} adds up to {_range_words(item.range)} (:sumrange)"
