@@ -2,17 +2,24 @@
 ``:sumrange`` holds when either colour's count is in range.  Each case is checked against
 the standard pair the help documents (two lists, two accumulators, one per colour) on the
 same games and plies, and so is its CQL 6.1 translation.  Meaning: docs/semantics.md,
-S-accumulators."""
+S-accumulators.  Last, ``:accumulate*`` and ``:pawncount`` on an indexed file write what
+the scan writes."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from cqllegacy.translator import TranslationError, translate
 
+from cqllegacy.api import index
+from cqllegacy.cli import main
 from cqllegacy.legacy import read_script
 from cqllegacy.legacy import tree as lt
 from tests.dialects.test_semantics import marked
 from tests.support.modern import assert_cql
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # A white passed pawn on d2, shifted over the board (the help's own example).
 WHITE_PASSER = "Pd2 :piececount [pP][d3-7] 0 :piececount p[c3-7,e3-7] 0"
@@ -97,3 +104,27 @@ def test_one_name_counted_both_ways_is_refused() -> None:
     with pytest.raises(TranslationError, match=r"count one accumulator in two ways") as info:
         translate(text)
     assert "1:" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        star(WHITE_PASSER, "2 8"),
+        "(match (position :markall :pawncount P passed-!inside >=1 :flipcolor))",
+        "(match (position :pawncount [Pp] isolated-!blocked 3 5 :shift))",
+    ],
+)
+def test_a_run_on_an_indexed_file_writes_what_the_scan_writes(text: str, tmp_path: Path) -> None:
+    pgn = tmp_path / "games.pgn"
+    pgn.write_bytes((ROOT / "fixtures" / "games.pgn").read_bytes())
+    index(pgn)
+    script = tmp_path / "q.cql"
+    script.write_text(text, encoding="utf-8")
+    outputs = []
+    for name, flags in (("scan", ["--no-index"]), ("index", [])):
+        out = tmp_path / f"{name}.pgn"
+        argv = ["run", str(script), "-i", str(pgn), "-o", str(out), "-q", "-j", "1", *flags]
+        assert main(argv) == 0
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]
+    assert b"{ MATCH" in outputs[0]
