@@ -305,3 +305,10 @@ def test_a_bad_item_is_refused_where_it_stands(item: str, column: int, words: st
         read_script(f"(match (position {item}))")
     assert words in str(info.value)
     assert (info.value.line, info.value.column) == (1, column)
+
+
+def test_a_percentage_range_is_refused_with_its_reason() -> None:
+    with pytest.raises(LegacySyntaxError) as info:
+        read_script("(match (position :pawncount P !blocked >50%))")
+    assert (info.value.line, info.value.column) == (1, 40)
+    assert "percentage ranges are not supported" in info.value.hint
