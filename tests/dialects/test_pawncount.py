@@ -13,7 +13,7 @@ import chess
 import chess.pgn
 import pytest
 from cqllegacy.translator import translate
-from cqllegacy.translator.pawns import condition_set
+from cqllegacy.translator.pawns import condition_set, pawn_count
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +21,7 @@ from cqllegacy.core import tree as core
 from cqllegacy.evaluator.evaluate import evaluate_filter
 from cqllegacy.legacy import LegacySyntaxError, read_script
 from cqllegacy.legacy import tree as lt
+from cqllegacy.legacy.lexical import parse_designator
 from tests.dialects.test_semantics import GAMES, expected, marked
 from tests.support.modern import assert_cql
 
@@ -312,3 +313,45 @@ def test_a_percentage_range_is_refused_with_its_reason() -> None:
         read_script("(match (position :pawncount P !blocked >50%))")
     assert (info.value.line, info.value.column) == (1, 40)
     assert "percentage ranges are not supported" in info.value.hint
+
+
+@st.composite
+def _items(draw: st.DrawFn) -> lt.PawnCount:
+    letters = draw(st.sampled_from(["P", "p", "[Pp]"]))
+    squares = draw(st.integers(min_value=1, max_value=chess.BB_ALL))
+    tests = draw(
+        st.lists(
+            st.builds(lt.PawnTest, st.sampled_from(list(lt.PawnAttribute)), st.booleans()),
+            min_size=1,
+            max_size=3,
+        )
+    )
+    lo = draw(st.integers(min_value=0, max_value=4))
+    hi = draw(st.one_of(st.none(), st.integers(min_value=lo, max_value=6)))
+    designator = lt.Designator(parse_designator(letters).types, squares)
+    return lt.PawnCount(designator, lt.PawnChain(tuple(tests)), lt.Range(lo, hi))
+
+
+def _item_holds(board: chess.Board, item: lt.PawnCount) -> bool:
+    colors = [c for c in chess.COLORS if item.designator.types & (1 << (0 if c else 6))]
+    found = sum(
+        1
+        for color in colors
+        for pawn in _pawns(board, color)
+        if item.designator.squares & chess.BB_SQUARES[pawn]
+        and all(
+            PREDICATES[test.attribute](board, pawn, color) != test.negated
+            for test in item.chain.tests
+        )
+    )
+    return found in item.range
+
+
+@settings(max_examples=150, deadline=None)
+@given(board=_boards(), item=_items())
+def test_a_whole_item_counts_what_the_predicates_count(
+    board: chess.Board, item: lt.PawnCount
+) -> None:
+    game = chess.pgn.Game()
+    game.setup(board)
+    assert evaluate_filter(pawn_count(item), game) is _item_holds(board, item), (board.fen(), item)
