@@ -24,7 +24,7 @@ from cqllegacy.evaluator.evaluate import REFERENCE_RULES
 from cqllegacy.evaluator.lowering import LOWERING, REFERENCE_RULE
 from cqllegacy.evaluator.testing import pd
 from cqllegacy.legacy import tree as lt
-from cqllegacy.legacy.keywords import DIALECT_MATCH_KEYWORDS, KEYWORDS
+from cqllegacy.legacy.keywords import DIALECT_MATCH_KEYWORDS, DIALECT_POSITION_KEYWORDS, KEYWORDS
 from cqllegacy.modern import printer
 from cqllegacy.modern.errors import NotExpressible
 from cqllegacy.present.explain import ITEM_WORDS, MATCH_WORDS
@@ -142,7 +142,11 @@ def test_every_legacy_keyword_item_declares_its_keyword(cls: type) -> None:
     # The reader's keyword tables and the legacy printer are derived from it.
     declared = getattr(cls, "KEYWORD", None)
     assert isinstance(declared, lt.KeywordDeclaration), f"{cls.__name__} declares no KEYWORD"
-    tables = {**KEYWORDS, "dialect": DIALECT_MATCH_KEYWORDS}
+    tables = {
+        **KEYWORDS,
+        "dialect": DIALECT_MATCH_KEYWORDS,
+        "dialect position": DIALECT_POSITION_KEYWORDS,
+    }
     homes = [kind for kind, table in tables.items() for name in declared.names() if name in table]
     assert homes, f"{cls.__name__}'s keywords are in no table"
     for table in tables.values():
@@ -163,7 +167,7 @@ def test_the_item_list_is_read() -> None:
 
 
 #: Items that shape the whole list (its transform set and accumulators), translated with it.
-LIST_SETTINGS = {lt.Transform, lt.Accumulate, lt.SumRange}
+LIST_SETTINGS = {lt.Transform, lt.Accumulate, lt.AccumulateEach, lt.SumRange}
 
 
 @pytest.mark.parametrize("cls", _position_items(), ids=lambda c: c.__name__)

@@ -31,6 +31,7 @@ from cqllegacy.translator.parts import (
     restrict,
     sum_of,
 )
+from cqllegacy.translator.pawns import pawn_count
 
 from cqllegacy.core import tree as core
 from cqllegacy.core.dispatch import Dispatcher
@@ -154,6 +155,11 @@ def _piece_count(item: lt.PieceCount, view: ListView, ctx: TranslationContext) -
     if f is None:
         return (constant_in_range(0, item.range),)
     return (in_range(core.Count(f), item.range),)
+
+
+@rule(lt.PawnCount)
+def _pawn_count(item: lt.PawnCount, view: ListView, ctx: TranslationContext) -> Parts:
+    return (pawn_count(item),)
 
 
 @rule(lt.Power)

@@ -54,6 +54,7 @@ from cqllegacy.core.tree import (
 from cqllegacy.core.tree import Transform as CoreTransform
 from cqllegacy.legacy.tree import (
     Accumulate,
+    AccumulateEach,
     Comment,
     Designator,
     Flag,
@@ -88,6 +89,7 @@ __all__ = [
     "Layering",
     "forget_transformed_lists",
     "legacy_orbit",
+    "legacy_orbit_by_colour",
     "live_orbit",
     "modern_atoms",
     "modern_layerings",
@@ -152,7 +154,7 @@ def _map_item(item: PositionItem, t: LegacyTransform) -> PositionItem:
     return ITEM_MAPS[type(item)](item, t)
 
 
-@ITEM_MAPS.register(Comment, Relation, Accumulate, SumRange, Transform)
+@ITEM_MAPS.register(Comment, Relation, Accumulate, AccumulateEach, SumRange, Transform)
 def _same_in_every_member(item: PositionItem, t: LegacyTransform) -> PositionItem:
     # Comments, :relation (its counts are never transformed, L18), accumulators and
     # transform keywords themselves are the same in every member.
@@ -400,6 +402,26 @@ def legacy_orbit(
     members = dict.fromkeys(transform_list(t, base) for t in _distinct_effects(transforms, base))
     budget.check_orbit(len(members), span)
     return tuple(members)
+
+
+def legacy_orbit_by_colour(
+    base: PositionList,
+    keywords: tuple[TransformKeyword, ...],
+    budget: Budget,
+    span: Span,
+) -> tuple[tuple[PositionList, ...], tuple[PositionList, ...]]:
+    """The orbit in two parts, each without repeats: the T(base) whose T keeps the
+    colours, then those whose T swaps them (Scidb's ``:accumulate*`` counts each part
+    apart, so a list equal in both parts is in both)."""
+    transforms = transform_set(keywords)
+    budget.spend(len(transforms), span)
+    parts = []
+    for swapped in (False, True):
+        chosen = [t for t in transforms if t.swap_colors == swapped]
+        members = dict.fromkeys(transform_list(t, base) for t in _distinct_effects(chosen, base))
+        budget.check_orbit(len(members), span)
+        parts.append(tuple(members))
+    return parts[0], parts[1]
 
 
 def _distinct_effects(

@@ -559,6 +559,7 @@ def check_accumulators(top: PositionList, path: str | None) -> None:
     order of evaluation (not inside ``:not`` or sequences; a ``:sumrange`` sees the
     accumulations made while its own list is evaluated once; semantics: S-accumulators)."""
     places = list(_places(top))
+    _check_one_way_of_counting(places, path)
     for place in places:
         # Once per list, not per item: a list of n items would cost n² (issue 20).
         accumulates = any(isinstance(item, lt.Accumulate) for item in place.pl.items)
@@ -574,6 +575,22 @@ def check_accumulators(top: PositionList, path: str | None) -> None:
                 )
             if isinstance(item, lt.SumRange):
                 _check_sumrange(item, place, places, path)
+
+
+def _check_one_way_of_counting(places: list[_Place], path: str | None) -> None:
+    """A name is counted by ``:accumulate`` or by Scidb's ``:accumulate*``, not both: one
+    count and two counts per colour cannot be one accumulator."""
+    each = {i.name: i for p in places for i in p.pl.items if isinstance(i, lt.AccumulateEach)}
+    for place in places:
+        for item in place.pl.items:
+            if type(item) is lt.Accumulate and item.name in each:
+                raise translation_error(
+                    f":accumulate {item.name} and :accumulate* {item.name} (at "
+                    f"{each[item.name].span.line}:{each[item.name].span.column}) count one "
+                    "accumulator in two ways: once, and once per colour",
+                    item.span,
+                    path=path,
+                )
 
 
 def _check_sumrange(

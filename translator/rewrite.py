@@ -31,6 +31,7 @@ from cqllegacy.translator.item_rules import (
 from cqllegacy.translator.orbits import (
     choose_compact,
     legacy_orbit,
+    legacy_orbit_by_colour,
     live_orbit,
     single_layer_count,
     transform_keywords,
@@ -353,12 +354,29 @@ def _sumrange_parts(pl: PositionList, ctx: TranslationContext) -> Iterator[core.
         if isinstance(item, lt.SumRange):
             # The :sumrange is a conjunct of its list, which (unless negated) holds its
             # shared relations: its own members count without them.
+            if _counts_each_colour(pl, item.name):
+                white, black = colour_terms(pl, item.name, ctx, relations_hold=not negated)
+                yield _either(_sum_in_range(white, item.range), _sum_in_range(black, item.range))
+                continue
             terms = accumulated_terms(pl, item.name, ctx, relations_hold=not negated)
-            if all(isinstance(t, core.Number) for t in terms):
-                total = sum(t.value for t in terms if isinstance(t, core.Number))
-                yield constant_in_range(total, item.range)
-            else:
-                yield in_range(sum_of(terms), item.range)
+            yield _sum_in_range(terms, item.range)
+
+
+def _sum_in_range(terms: Sequence[core.Filter], r: lt.Range) -> core.Filter:
+    if all(isinstance(t, core.Number) for t in terms):
+        total = sum(t.value for t in terms if isinstance(t, core.Number))
+        return constant_in_range(total, r)
+    return in_range(sum_of(terms), r)
+
+
+def _either(a: core.Filter, b: core.Filter) -> core.Filter:
+    if TRUE in (a, b):
+        return TRUE
+    if a == FALSE:
+        return b
+    if b == FALSE:
+        return a
+    return core.Or((a, b))
 
 
 def accumulated_terms(
@@ -388,6 +406,48 @@ def accumulated_terms(
         for nested in _nested_via_and_or(member):
             terms += accumulated_terms(nested, name, ctx)
     return terms
+
+
+def _counts_each_colour(pl: PositionList, name: str) -> bool:
+    """Does ``:accumulate* name`` (Scidb's count per colour) stand in ``pl`` or in a list
+    nested in it?  (A name is counted one way only: translator.query refuses a mix.)"""
+    if any(isinstance(i, lt.AccumulateEach) and i.name == name for i in pl.items):
+        return True
+    nested = (n for i in pl.items if isinstance(i, lt.ListOfLists) for n in i.lists)
+    return any(_counts_each_colour(n, name) for n in nested)
+
+
+def colour_terms(
+    pl: PositionList,
+    name: str,
+    ctx: TranslationContext,
+    *,
+    relations_hold: bool = False,
+    swapped: bool = False,
+) -> tuple[list[core.Filter], list[core.Filter]]:
+    """White's and Black's terms of ``:accumulate* name`` while ``pl`` is evaluated once
+    (as :func:`accumulated_terms`): a member whose transform swaps the colours counts for
+    the other colour; ``swapped`` says the list itself stands in such a member."""
+    keywords = transform_keywords(pl)
+    _, base = strip_comments(base_list(pl))
+    kept, flipped = legacy_orbit_by_colour(base, keywords, ctx.budget, pl.span)
+    within = tuple(k for k in keywords if k is not lt.TransformKeyword.FLIPCOLOR)
+    white: list[core.Filter] = []
+    black: list[core.Filter] = []
+    for members, black_side in ((kept, swapped), (flipped, not swapped)):
+        terms = black if black_side else white
+        if _accumulates(pl, name):
+            counted = [
+                _without_shared_relations(m, transformed=bool(keywords)) if relations_hold else m
+                for m in members
+            ]
+            terms += _count_terms(within, [member_filter(m, ctx) for m in counted], pl.span, ctx)
+        for member in members:
+            for nested in _nested_via_and_or(member):
+                more_white, more_black = colour_terms(nested, name, ctx, swapped=black_side)
+                white += more_white
+                black += more_black
+    return white, black
 
 
 #: Two always-true designators (any content on the a-file / h-file) that make every
@@ -427,6 +487,7 @@ def _count_terms(
 ITEM_RULES.absent(
     lt.Transform,
     lt.Accumulate,
+    lt.AccumulateEach,
     lt.SumRange,
     reason="it shapes the whole list (its transforms, its accumulators): the list reads it",
 )

@@ -426,6 +426,11 @@ class Reading:
             error.hint = "unlimited can only be the upper bound: write 1 unlimited"
         elif token.kind is TokenKind.ATOM and token.text[:1] in "*–":
             error.hint = "Scidb's game-information ranges * and – are not supported"
+        elif token.kind is TokenKind.ATOM and token.text.endswith("%"):
+            error.hint = (
+                "Scidb's percentage ranges are not supported: the help leaves open which"
+                " pawns are the whole; write a count such as >=2"
+            )
         return error
 
     def number_too_large(self, token: Token) -> LegacySyntaxError:

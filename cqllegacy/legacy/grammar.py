@@ -94,6 +94,7 @@ from cqllegacy.legacy.grammar_parts import (
 )
 from cqllegacy.legacy.keywords import (
     DIALECT_MATCH_KEYWORDS,
+    DIALECT_POSITION_KEYWORDS,
     KEYWORDS,
     SHAPE_PARAMETERS,
     KeywordSpec,
@@ -110,6 +111,7 @@ from cqllegacy.legacy.lexical import (
     tokens,
 )
 from cqllegacy.legacy.lexical import WHITESPACE as _WHITESPACE
+from cqllegacy.vocab.pieces import types_of
 
 # _ATOM_PATTERN, _COMMENT_PATTERN and _WHITESPACE keep the names they had when this module
 # defined them: tests/runner imports them from here.
@@ -270,6 +272,21 @@ def _optional_range_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElem
     return _OPTIONAL_RANGE
 
 
+def _pawn_chain_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
+    """Scidb's attribute chain (``passed-!inside``), each attribute checked by name."""
+
+    def chain(source: str, loc: int, tokens: pp.ParseResults) -> t.PawnChain:
+        found = dialects.read_pawn_chain(tokens[0])
+        if isinstance(found, dialects.PawnChainFault):
+            raise _reading(source).error(
+                found.message, loc + found.offset, found.text, hint=found.hint
+            )
+        return found
+
+    word = _PLAIN_ATOM.copy().add_parse_action(chain)
+    return _after_comments(word, _missing(spec, "pawn attributes such as passed-!inside"))
+
+
 #: How each parameter of a keyword (:data:`~.keywords.SHAPE_PARAMETERS`) is read.
 _PARAMETERS: Mapping[Parameter, ParameterRule] = {
     Parameter.DESIGNATOR: _designator_parameter,
@@ -282,6 +299,7 @@ _PARAMETERS: Mapping[Parameter, ParameterRule] = {
     Parameter.NAME: _name_parameter,
     Parameter.FILE: _file_parameter,
     Parameter.WORD: _word_parameter,
+    Parameter.PAWN_CHAIN: _pawn_chain_parameter,
 }
 
 
@@ -475,6 +493,27 @@ def _check_list_count(spec: KeywordSpec) -> ParseAction:
     return check
 
 
+_PAWNS = types_of("Pp")
+
+
+def _pawns_only(source: str, loc: int, tokens: pp.ParseResults) -> None:
+    """``:pawncount`` counts pawns: its designator names pawns alone (the help's rule)."""
+    item = tokens[0]
+    if not isinstance(item, t.PawnCount):
+        return
+    designator = item.designator
+    if designator.tag is None and designator.types & ~_PAWNS == 0 and designator.types:
+        return
+    reading = _reading(source)
+    span = designator.span
+    offset = reading.source.line_starts[span.line - 1] + span.column - 1
+    raise reading.error(
+        "Scidb extension `:pawncount` counts pawns: its designator names pawns alone",
+        offset,
+        hint="write P, p or [Pp], with squares if need be (P[a-d?])",
+    )
+
+
 def _dialect_table(lists: _Lists) -> dict[str, pp.ParserElement]:
     """The dialect keywords of a position list: what each is read as."""
     table: dict[str, pp.ParserElement] = {}
@@ -489,6 +528,9 @@ def _dialect_table(lists: _Lists) -> dict[str, pp.ParserElement]:
     for name in dialects.RANGE_MACROS:
         spec = _range_macro_spec(name)
         table[name] = _noted(spec, _keyword(spec, ListKind.POSITION, lists))
+    for name, spec in DIALECT_POSITION_KEYWORDS.items():
+        element = _keyword(spec, ListKind.POSITION, lists).add_parse_action(_pawns_only)
+        table[name] = _noted(spec, element)
     for name in dialects.LIST_MACROS:
         spec = _list_macro_spec(name)
         keyword = _keyword_literal(spec)

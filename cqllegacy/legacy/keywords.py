@@ -62,6 +62,7 @@ class Parameter(enum.Enum):
     NAME = "a name"
     FILE = "a file name"
     WORD = "a word"
+    PAWN_CHAIN = "pawn attributes"
 
 
 #: The parameters of each shape, in order.
@@ -80,6 +81,7 @@ SHAPE_PARAMETERS: dict[Shape, tuple[Parameter, ...]] = {
     Shape.NAME_PD: (Parameter.NAME, Parameter.DESIGNATOR),
     Shape.FILE: (Parameter.FILE,),
     Shape.WORD: (Parameter.WORD,),
+    Shape.PD_PAWNS_RANGE: (Parameter.DESIGNATOR, Parameter.PAWN_CHAIN, Parameter.RANGE),
 }
 
 
@@ -130,6 +132,7 @@ RELATION_KEYWORDS: dict[str, KeywordSpec] = _derived(t.RelationItem)
 #: Dialect keywords read by an item class of their own (the others are read as standard
 #: CQL 3: cqllegacy.legacy.dialects).
 DIALECT_MATCH_KEYWORDS: dict[str, KeywordSpec] = _derived(t.MatchItem, dialect=True)
+DIALECT_POSITION_KEYWORDS: dict[str, KeywordSpec] = _derived(t.PositionItem, dialect=True)
 
 KEYWORDS: dict[ListKind, dict[str, KeywordSpec]] = {
     ListKind.MATCH: MATCH_KEYWORDS,
@@ -152,6 +155,7 @@ SHAPE_EXAMPLES: dict[Shape, str] = {
     Shape.NAME_PD: "rook [Rr]",
     Shape.FILE: "games.pgn",
     Shape.WORD: "kasparov",
+    Shape.PD_PAWNS_RANGE: "P passed-!inside >=1",
 }
 
 LIST_HEADS = ("match", "position")

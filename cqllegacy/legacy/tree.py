@@ -29,6 +29,7 @@ from cqllegacy.vocab.squares import FULL, SquareSet
 __all__ = [
     "NO_SPAN",
     "Accumulate",
+    "AccumulateEach",
     "AttackCount",
     "ColorPlayer",
     "ColorPlayerKeyword",
@@ -53,6 +54,10 @@ __all__ = [
     "MatchResult",
     "MoveKeyword",
     "MoveTest",
+    "PawnAttribute",
+    "PawnChain",
+    "PawnCount",
+    "PawnTest",
     "PieceCount",
     "Player",
     "PositionItem",
@@ -109,6 +114,7 @@ class Shape(enum.Enum):
     NAME_PD = "a name and a piece designator"
     FILE = "a file name"
     WORD = "a word"
+    PD_PAWNS_RANGE = "a pawn designator, pawn attributes and a range"
 
 
 @attrs.frozen
@@ -330,6 +336,56 @@ class MoveTest:
     span: Span = _span_field()
 
 
+class PawnAttribute(enum.Enum):
+    """A pawn attribute of Scidb's ``:pawncount`` that runs (X4; semantics:
+    S-pawncount).  Each is a fact of one pawn on the board."""
+
+    PASSED = "passed"
+    ISOLATED = "isolated"
+    DOUBLE = "double"
+    CONNECTED = "connected"
+    BACKWARD = "backward"
+    BLOCKED = "blocked"
+    INSIDE = "inside"
+
+
+@attrs.frozen(slots=True)
+class PawnTest:
+    """One link of a ``:pawncount`` chain: an attribute, or its negation (``!passed``)."""
+
+    attribute: PawnAttribute
+    negated: bool = False
+
+    def __str__(self) -> str:
+        return ("!" if self.negated else "") + self.attribute.value
+
+
+@attrs.frozen(slots=True)
+class PawnChain:
+    """``passed-!inside``: the tests a pawn must pass, in the script's order."""
+
+    tests: tuple[PawnTest, ...]
+
+    def __str__(self) -> str:
+        return "-".join(str(test) for test in self.tests)
+
+
+@attrs.frozen(slots=True)
+class PawnCount:
+    """Scidb's ``:pawncount PD CHAIN R``: the number of pawns of PD that pass every test
+    of CHAIN lies in R (a dialect keyword, X1 and X4).  A transform maps PD alone: the
+    attributes keep their chess meaning for the pawns' colour."""
+
+    KEYWORD = keyword("pawncount", Shape.PD_PAWNS_RANGE)
+    TRANSFORMED = Transformed.DESIGNATOR
+    DIALECT = True
+
+    designator: Designator
+    chain: PawnChain
+    range: Range
+    span: Span = _span_field()
+
+
 class RangeKeyword(enum.Enum):
     """Keywords whose only parameter is a range."""
 
@@ -476,6 +532,17 @@ class Accumulate:
 
 
 @attrs.frozen(slots=True)
+class AccumulateEach(Accumulate):
+    """Scidb's ``:accumulate* NAME``: an ``:accumulate`` that keeps one count per colour.
+    The members of the list's transform set that swap the colours count for Black, the
+    others for White; ``:sumrange NAME R`` holds when either count lies in R (a dialect
+    keyword, X1; semantics: S-accumulators)."""
+
+    KEYWORD = keyword("accumulate*", Shape.NAME)
+    DIALECT = True
+
+
+@attrs.frozen(slots=True)
 class SumRange:
     """``:sumrange NAME R``."""
 
@@ -531,6 +598,7 @@ PositionItem: TypeAlias = (
     | Flag
     | Transform
     | PieceCount
+    | PawnCount
     | Power
     | PowerDifference
     | AttackCount
@@ -541,6 +609,7 @@ PositionItem: TypeAlias = (
     | ListOfLists
     | Relation
     | Accumulate
+    | AccumulateEach
     | SumRange
     | TagMatch
     | HypotheticalMoves

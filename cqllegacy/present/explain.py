@@ -177,6 +177,14 @@ def _piece_count_words(item: lt.PieceCount) -> str:
     return f"{_range_words(item.range)} of: {describe_designator(item.designator)}"
 
 
+@_words(lt.PawnCount)
+def _pawn_count_words(item: lt.PawnCount) -> str:
+    tests = ", ".join(
+        ("not " if test.negated else "") + test.attribute.value for test in item.chain.tests
+    )
+    return f"{_range_words(item.range)} of: {describe_designator(item.designator)} ({tests})"
+
+
 @_words(lt.AttackCount)
 def _attack_count_words(item: lt.AttackCount) -> str:
     return (
@@ -256,6 +264,14 @@ def _tag_match_words(item: lt.TagMatch) -> str:
 @_words(lt.Accumulate)
 def _accumulate_words(item: lt.Accumulate) -> str:
     return f"each matching transformed list adds 1 to {item.name} (:accumulate)"
+
+
+@_words(lt.AccumulateEach)
+def _accumulate_each_words(item: lt.AccumulateEach) -> str:
+    return (
+        f"each matching transformed list adds 1 to {item.name}, one count per colour:"
+        " a list with the colours swapped counts for Black (:accumulate*)"
+    )
 
 
 @_words(lt.SumRange)

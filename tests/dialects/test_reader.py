@@ -85,7 +85,7 @@ MISTAKES = [
     ("(position\n  :whitetitle GM)", 2, 3, ["player and event database"]),
     ("(position\n  :kingonthehill)", 2, 3, ["chess variant"]),
     ("(position\n  :line* (Pe2-e4 pe7-e5))", 2, 3, ["`:line*`", "transposed"]),
-    ("(position\n  :pawncount P passed 1)", 2, 3, ["`:pawncount`"]),
+    ("(position :pawncount P\n  passed-isolani 1)", 2, 10, ["attribute `isolani`"]),
     ('(match\n  :whiteplayer "Tal" (position))', 2, 16, ["quoted strings"]),
     ("(position :contactcheck\n  Q)", 2, 3, ["`:contactcheck` with a piece designator"]),
     ("(position :variations\n  :halfmovenumber 3)", 2, 3, ["`:halfmovenumber` with :variations"]),
