@@ -29,6 +29,7 @@ from cqllegacy.evaluator import arrays
 from cqllegacy.evaluator.analysis import free_variables
 from cqllegacy.evaluator.compiler import REFERENCE_RULES, Compiler, Context, QueryError
 from cqllegacy.evaluator.gametree import GameInfo, PositionTable
+from cqllegacy.evaluator.testing import pd
 from cqllegacy.vocab.pieces import ANY_PIECE, ANYTHING, EMPTY_BIT, types_of
 from cqllegacy.vocab.squares import Direction
 from tests.evaluator.test_equivalence import NODE_SAMPLES
@@ -140,9 +141,7 @@ _MORE = {
         ct.InRange(ct.NumericValue(ct.NumericKeyword.PLY), 3, 9),
         ct.InRange(ct.NumericValue(ct.NumericKeyword.YEAR), None, 2000),
         ct.InRange(ct.NumericValue(ct.NumericKeyword.MOVENUMBER), 2, 25),
-        ct.Compare(
-            ct.CompareOp.EQ, ct.NumericValue(ct.NumericKeyword.MOVENUMBER), ct.Number(41)
-        ),
+        ct.Compare(ct.CompareOp.EQ, ct.NumericValue(ct.NumericKeyword.MOVENUMBER), ct.Number(41)),
     ],
 }
 
@@ -179,9 +178,7 @@ def test_every_row_only_class_says_why() -> None:
         assert len(reason) > 20, cls
 
 
-SETTINGS = settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS
@@ -325,3 +322,30 @@ def test_lines(steps: list, grouped: bool) -> None:
 @given(_STEPS, st.booleans())
 def test_find(arg: ct.Filter, all_: bool) -> None:
     assert assert_same(ct.Find(arg, all_))
+
+
+# ---- a shifted pattern of pieces on single squares: the whole board moved per piece ----
+
+_PIECES = st.sampled_from(["K", "Q", "R", "B", "N", "P", "k", "q", "r", "b", "n", "p", "_", "A"])
+_SHIFTS = st.sampled_from(
+    [ct.TransformKind.SHIFT, ct.TransformKind.SHIFTHORIZONTAL, ct.TransformKind.SHIFTVERTICAL]
+)
+
+
+@st.composite
+def placed_patterns(draw: st.DrawFn) -> ct.Filter:
+    """``shift {Nd4 kf3}`` and its kin: pieces on single squares near each other (so that
+    some translations keep them on the board), alone or in a compound, or inside a count."""
+    first = draw(st.integers(0, 63))
+    near = st.integers(-18, 18).map(lambda step: min(63, max(0, first + step)))
+    squares = [first, *draw(st.lists(near, max_size=3))]
+    items = tuple(pd(draw(_PIECES) + chess.square_name(square)) for square in squares)
+    arg = items[0] if len(items) == 1 and draw(st.booleans()) else ct.Compound(items)
+    shifted = ct.Transform(draw(_SHIFTS), arg)
+    return ct.Count(shifted) if draw(st.booleans()) else shifted
+
+
+@settings(max_examples=60, deadline=None)
+@given(placed_patterns())
+def test_shifted_patterns_agree_with_the_reference(node: ct.Filter) -> None:
+    assert assert_same(node)

@@ -15,11 +15,13 @@ from cqllegacy.core.tree import (
     LegacyOnly,
     Not,
     Or,
+    PieceSet,
     Player,
     Result,
     Simple,
     TagContains,
     Transform,
+    TransformKind,
 )
 from cqllegacy.evaluator.arrays.compiler import (
     ARRAY_FORMS,
@@ -49,6 +51,7 @@ from cqllegacy.evaluator.arrays.positions import (
 )
 from cqllegacy.evaluator.compiler import Kind
 from cqllegacy.evaluator.trees import meaningful, orbit_members
+from cqllegacy.vocab import bitarrays as ba
 
 # ---- logic ---------------------------------------------------------------------------
 
@@ -144,8 +147,61 @@ for _tags_only in (Result, Player, TagContains, Elo):
 # ---- orbits --------------------------------------------------------------------------
 
 
+#: The translations of each kind of shift, as (files, ranks).
+_TRANSLATIONS = {
+    TransformKind.SHIFT: [(dx, dy) for dx in range(-7, 8) for dy in range(-7, 8)],
+    TransformKind.SHIFTHORIZONTAL: [(dx, 0) for dx in range(-7, 8)],
+    TransformKind.SHIFTVERTICAL: [(0, dy) for dy in range(-7, 8)],
+}
+
+
+def _placed_pattern(node: Transform) -> list[tuple[int, int]] | None:
+    """The pieces of a shifted pattern of pieces on single squares (``shift {Nd4 kf3}``),
+    as (types, square); None for any other transform."""
+    if node.kind not in _TRANSLATIONS or node.count:
+        return None
+    items = node.arg.conjuncts() if isinstance(node.arg, (Compound, And)) else (node.arg,)
+    pattern = []
+    for item in meaningful(items):
+        if not isinstance(item, PieceSet) or item.squares.bit_count() != 1:
+            return None
+        pattern.append((item.types, item.squares.bit_length() - 1))
+    return pattern or None
+
+
+def _shifted_pattern(node: Transform, pattern: list[tuple[int, int]]) -> ArrayFn:
+    """Where some translation of the pattern stands on the board: the squares of the
+    first piece where each other piece stands as far from it as in the pattern, the
+    whole board moved once per piece instead of once per member of the orbit.  A
+    translation is a member when every square stays on the board (as the orbit's)."""
+    (_, first), *rest = pattern
+    anchors = 0
+    for dx, dy in _TRANSLATIONS[node.kind]:
+        if all(_on_board(square, dx, dy) for _, square in pattern):
+            anchors |= 1 << (first + 8 * dy + dx)
+    offsets = [(types, (s & 7) - (first & 7), (s >> 3) - (first >> 3)) for types, s in rest]
+    # A set's value is the last piece's squares (a compound's value is its last item's).
+    _, last_files, last_ranks = offsets[-1] if offsets else (0, 0, 0)
+    logical = node.value_kind() is Kind.LOGICAL
+
+    def shifted(positions: Positions) -> Value:
+        found = positions.content(pattern[0][0]) & np.uint64(anchors)
+        for types, files, ranks in offsets:
+            found &= ba.shift(positions.content(types), -files, -ranks)
+        return found != 0 if logical else ba.shift(found, last_files, last_ranks)
+
+    return shifted
+
+
+def _on_board(square: int, dx: int, dy: int) -> bool:
+    return 0 <= (square & 7) + dx < 8 and 0 <= (square >> 3) + dy < 8
+
+
 @_form(Transform)
 def _transform(c: ArrayCompiler, node: Transform) -> ArrayFn:
+    pattern = _placed_pattern(node)
+    if pattern is not None:
+        return _shifted_pattern(node, pattern)
     members = [c.compile(member) for member in orbit_members(node)]
     if node.count:
 
@@ -189,6 +245,9 @@ def _maximum(first: Numbers, rest: Iterable[Numbers]) -> Numbers:
 
 @_candidate_form(Transform)
 def _transform_at(c: ArrayCompiler, node: Transform) -> Candidates:
+    if _placed_pattern(node) is not None:
+        fn = c.truth(node)
+        return lambda positions, rows: positions.remembered(node, fn)[rows]
     if node.count:
         fn = c.truth(node)
         return lambda positions, rows: fn(positions)[rows]
