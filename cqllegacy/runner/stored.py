@@ -41,6 +41,7 @@ import chess.pgn
 
 from cqllegacy.runner.pgn import GameText
 from cqllegacy.runner.results import FoundGameKey, ScanOptions, StopScan
+from cqllegacy.vocab.flags import CHECK, MATE, STALEMATE, WHITE_TO_MOVE
 
 if TYPE_CHECKING:
     # Names for annotations only: the index's builder reads the stored rows' fields
@@ -74,10 +75,6 @@ STATE_FIELDS = ("flags", "ep")
 #: Per position, the move played from it (-1 / 0 none: the last position, a null move).
 MOVE_FIELDS = ("move_from", "move_to", "move_piece", "move_promotion", "move_capture")
 
-WHITE_TO_MOVE = 1
-CHECK = 2
-MATE = 4
-STALEMATE = 8
 
 #: Games asked of the index at a time (their positions are held at once).
 BATCH = 512
@@ -263,16 +260,17 @@ def start_board(headers: Mapping[str, str]) -> StoredBoard | None:
     return board
 
 
-def _agrees(board: chess.Board, c: Mapping[str, list[Any]], row: int) -> bool:
+def _agrees(board: chess.Board, c: Mapping[str, Any], row: int) -> bool:
     """Whether ``board`` is the stored position ``row`` of the rows ``c`` (placement,
-    side to move, castling rights, en passant square)."""
+    side to move, castling rights, en passant square): rows as Python values
+    (:meth:`MainLines.of`) or as the numpy columns of a batch."""
     return (
         (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
-        == tuple(c[name][row] for name in BOARD_FIELDS[:6])
-        and board.occupied_co[chess.WHITE] == c["white"][row]
-        and board.occupied_co[chess.BLACK] == c["black"][row]
-        and board.castling_rights == c["castling"][row]
-        and board.turn == c["turn"][row]
+        == tuple(int(c[name][row]) for name in BOARD_FIELDS[:6])
+        and board.occupied_co[chess.WHITE] == int(c["white"][row])
+        and board.occupied_co[chess.BLACK] == int(c["black"][row])
+        and board.castling_rights == int(c["castling"][row])
+        and board.turn == bool(c["turn"][row])
         and board.ep_square == c["ep_square"][row]
     )
 
@@ -506,7 +504,7 @@ class _ArrayAnswers:
         stored positions are fed to the query's stream)."""
         start, end = self.lines.rows[game]
         board = start_board(headers)
-        if board is None or not _agrees_stored(board, self.lines.columns, start):
+        if board is None or not _agrees(board, self.lines.columns, start):
             return _TEXT
         first = 1 if skip_initial else 0
         hits = []
@@ -663,16 +661,3 @@ class _FromTags(Mapping[int, _V]):
 
     def __len__(self) -> int:
         return len(self._tags_of)
-
-
-def _agrees_stored(board: chess.Board, c: Mapping[str, Any], row: int) -> bool:
-    """:func:`_agrees` read from the columns of :class:`MainLines` at one row."""
-    return (
-        (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
-        == tuple(int(c[name][row]) for name in BOARD_FIELDS[:6])
-        and board.occupied_co[chess.WHITE] == int(c["white"][row])
-        and board.occupied_co[chess.BLACK] == int(c["black"][row])
-        and board.castling_rights == int(c["castling"][row])
-        and board.turn == bool(c["turn"][row])
-        and board.ep_square == c["ep_square"][row]
-    )

@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 from cqllegacy.core.tree import Filter, PieceVariable
 from cqllegacy.evaluator.gametree import GameInfo
 from cqllegacy.vocab import bitarrays as ba
+from cqllegacy.vocab.flags import CHECK, MATE, STALEMATE, WHITE_TO_MOVE
 from cqllegacy.vocab.pieces import (
     ANY_PIECE,
     ANYTHING,
@@ -48,7 +49,7 @@ ArrayFn: TypeAlias = Callable[["Positions"], Value]
 
 _FULL = np.uint64(FULL)
 #: The flags the index stores per position (``cqllegacy.indexing.records`` writes them).
-_WHITE_TO_MOVE, _CHECK, _MATE, _STALEMATE = 1, 2, 4, 8
+_WHITE_TO_MOVE, _CHECK, _MATE, _STALEMATE = WHITE_TO_MOVE, CHECK, MATE, STALEMATE
 #: The board attributes of the piece types, in python-chess's order (PAWN … KING).
 _TYPE_NAMES = ("pawns", "knights", "bishops", "rooks", "queens", "kings")
 
