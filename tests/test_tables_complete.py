@@ -97,6 +97,8 @@ LEGACY_ONLY = {
     ct.Relation: lambda: ct.Relation(),
     ct.RayCount: lambda: ct.RayCount((pd("K"), pd("k")), (Direction.UP,)),
     ct.LegacyOnly: lambda: ct.LegacyOnly(pd("K")),
+    ct.RoundNumber: lambda: ct.InRange(ct.RoundNumber(ct.RoundPart.ROUND), 1, 2),
+    ct.EcoRange: lambda: ct.EcoRange("B00", "B99"),
 }
 
 
@@ -119,8 +121,9 @@ def _position_items() -> list[type]:
     return list(typing.get_args(lt.PositionItem))
 
 
-#: Items of a list that are no keyword: designators, comments, the lists of `match`.
-NOT_KEYWORDS = {lt.Designator, lt.Comment, lt.PositionList}
+#: Items of a list that are no keyword: designators, comments, the lists of `match`, and
+#: Scidb's `!` before a match-list keyword (which holds a keyword item).
+NOT_KEYWORDS = {lt.Designator, lt.Comment, lt.PositionList, lt.NegatedMatchItem}
 LEGACY_ITEMS = sorted(
     {
         cls

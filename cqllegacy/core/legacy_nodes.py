@@ -127,3 +127,51 @@ class LegacyOnly(Filter):
 
     def _disjunction_items(self) -> tuple[Filter, ...]:
         return (self.filter,)
+
+
+class RoundPart(enum.Enum):
+    """Which number of a PGN ``Round`` tag ``round.subround``."""
+
+    ROUND = "round"
+    SUBROUND = "subround"
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class RoundNumber(Filter):
+    """Scidb's ``:round`` / ``:subround`` number of the game: the digits before (after)
+    the first ``.`` of the ``Round`` tag, 0 when the tag gives none (semantics:
+    S-dialects).  CQL 6.1's ``tag`` cannot read ``Round``."""
+
+    WORD = "a round number"
+    CQL_WORDS = ()
+    KIND = Kind.NUMBER
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.TAGS
+    PRECEDENCE = Precedence.ATOM
+
+    MODERN: ClassVar[bool] = False
+
+    part: RoundPart
+    origin: Origin | None = origin_field()
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class EcoRange(Filter):
+    """Scidb's ``:eco`` range: the game's ECO code (the first three characters of its
+    ``ECO`` tag, a letter A-E and two digits) lies from ``lo`` to ``hi`` (semantics:
+    S-dialects)."""
+
+    WORD = "an ECO range"
+    CQL_WORDS = ()
+    KIND = Kind.LOGICAL
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.TAGS
+    PRECEDENCE = Precedence.ATOM
+
+    MODERN: ClassVar[bool] = False
+
+    lo: str
+    hi: str
+    origin: Origin | None = origin_field()

@@ -33,6 +33,7 @@ from cqllegacy.core.tree import (
     Compound,
     Count,
     DirectionSet,
+    EcoRange,
     Elo,
     Filter,
     InRange,
@@ -55,6 +56,8 @@ from cqllegacy.core.tree import (
     Power,
     Ray,
     Result,
+    RoundNumber,
+    RoundPart,
     SideToMove,
     Simple,
     SquareColor,
@@ -62,6 +65,7 @@ from cqllegacy.core.tree import (
     SquareVariable,
     TagContains,
     TagName,
+    TagSearch,
     Transform,
     Union,
     XRay,
@@ -86,7 +90,7 @@ from cqllegacy.evaluator.compiler import (
     set_value,
     truth,
 )
-from cqllegacy.evaluator.gametree import NO_PIECE, GameInfo
+from cqllegacy.evaluator.gametree import NO_PIECE, GameInfo, eco_code, round_numbers
 from cqllegacy.evaluator.masks import PIECE_ATTRS, designator_squares
 from cqllegacy.evaluator.trees import closed_range, meaningful, orbit_members
 from cqllegacy.vocab.pieces import (
@@ -741,6 +745,38 @@ _TAGS: dict[TagName, Callable[[GameInfo], str]] = {
 def _tag_contains(c: Compiler, node: TagContains) -> Compiled:
     tag, text = _TAGS[node.tag], node.text
     return as_logical(lambda ctx, p: text in tag(ctx.info))
+
+
+@_rule(TagSearch)
+def _tag_search(c: Compiler, node: TagSearch) -> Compiled:
+    name, text = node.name, node.text
+    if text is None:
+        return as_logical(lambda ctx, p: name in ctx.info.tags)
+    fold: Callable[[str], str] = str.casefold if node.ignore_case else str
+    wanted = fold(text)
+
+    def contains(ctx: Context, p: int) -> bool:
+        value = ctx.info.tags.get(name)
+        return value is not None and wanted in fold(value)
+
+    return as_logical(contains)
+
+
+@_rule(RoundNumber)
+def _round_number(c: Compiler, node: RoundNumber) -> Compiled:
+    part = 0 if node.part is RoundPart.ROUND else 1
+    return as_number(lambda ctx, p: round_numbers(ctx.info.tags.get("Round"))[part])
+
+
+@_rule(EcoRange)
+def _eco_range(c: Compiler, node: EcoRange) -> Compiled:
+    lo, hi = node.lo, node.hi
+
+    def within(ctx: Context, p: int) -> bool:
+        code = eco_code(ctx.info.tags.get("ECO"))
+        return code is not None and lo <= code <= hi
+
+    return as_logical(within)
 
 
 @_rule(Comment)

@@ -21,6 +21,7 @@ message about it points at the user's text.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Mapping, Sequence
 
 import attrs
@@ -31,15 +32,20 @@ from cqllegacy.vocab.spans import Span
 from cqllegacy.vocab.squares import LIGHT_SQUARES
 
 __all__ = [
+    "ANY_TAG_REFUSAL",
+    "ANY_VALUE",
     "BARE_POSITION_LIST",
     "LIST_MACROS",
     "MAX_CONSECUTIVE",
     "NOT_NEGATABLE",
+    "NOT_NEGATABLE_MATCH",
+    "NO_VALUE",
     "OPTIONAL_DESIGNATOR",
     "OPTIONAL_RANGE",
     "POSITION_MACROS",
     "RANGE_MACROS",
     "REFUSALS",
+    "eco_ranges",
     "negated",
     "not_list",
     "refusal",
@@ -156,6 +162,11 @@ NOT_NEGATABLE: frozenset[str] = frozenset(
         "tagmatch",
     }
 )
+
+
+#: Match-list keywords whose negation means nothing: files, game numbers, tag
+#: declarations.
+NOT_NEGATABLE_MATCH: frozenset[str] = frozenset({"pgn", "output", "gamenumber", "forany"})
 
 
 # --------------------------------------------------------------------------------------
@@ -438,14 +449,56 @@ REFUSALS: Mapping[str, str] = {
         fivefoldrepetition shifthorizontal*""",
     ),
     **_reasons(
+        "its search pattern's rules for blanks, delimiters and word ends are not defined"
+        " precisely, and it reads the languages Scidb gives comments",
+        "comment comment*",
+    ),
+    **_reasons("needs Scidb's own opening classification", "eco*"),
+    **_reasons(
         _NOT_YET,
         """line line* pawncount accumulate* castling iscastling forced fen halfmoveclock
         threefoldrepetition repetitioncount
-        event site round subround annotator date eco eco* plycount
-        termination tag comment comment* hasannotation hascomments hasvariations
+        date plycount termination hasannotation hascomments hasvariations
         eithercolor""",
     ),
 }
+
+
+#: Why Scidb's ``:tag *`` is refused (X5).
+ANY_TAG_REFUSAL = (
+    "Scidb extension `:tag *`: the help does not say which tags count as additional ones"
+)
+
+_ECO_CODE = re.compile(r"([A-E])(\d\d)(?:-([A-E])?(\d\d))?")
+#: Scidb's special ranges: ``*`` any value, ``-`` (or an en dash) no value.
+ANY_VALUE = "*"
+NO_VALUE = frozenset({"-", "\u2013", "\u2212"})
+
+
+def eco_ranges(text: str) -> tuple[tuple[str, str], ...] | None:
+    """The ranges of ECO codes an ``:eco`` parameter lists, each (first, last), or None
+    when it is not such a list.  ``B00-99`` runs from B00 to B99, ``A80-B19`` from A80
+    to B19; ``*`` is every code.
+
+    >>> eco_ranges("A00,B00-99,C10-D05")
+    (('A00', 'A00'), ('B00', 'B99'), ('C10', 'D05'))
+    >>> eco_ranges("*"), eco_ranges("B99-00"), eco_ranges("F00")
+    ((('A00', 'E99'),), None, None)
+    """
+    if text == ANY_VALUE:
+        return (("A00", "E99"),)
+    ranges = []
+    for part in text.split(","):
+        found = _ECO_CODE.fullmatch(part)
+        if found is None:
+            return None
+        letter, first, last_letter, last = found.groups()
+        lo = letter + first
+        hi = lo if last is None else (last_letter or letter) + last
+        if hi < lo:
+            return None
+        ranges.append((lo, hi))
+    return tuple(ranges)
 
 
 def refusal(name: str) -> str | None:

@@ -138,6 +138,9 @@ class _Lists:
 
 ParameterRule = Callable[[KeywordSpec, _Lists], pp.ParserElement]
 
+#: A ``*`` standing alone where a name is expected.
+_NEXT_TOKEN_STAR = pp.Regex(r"\*(?![^\s();])")
+
 
 def _missing(spec: KeywordSpec, what: str) -> pp.ParserElement:
     return _refused(_NEXT_TOKEN, lambda reading, token: reading.missing(spec, token, what))
@@ -186,12 +189,19 @@ def _use_tag(source: str, loc: int, tokens: pp.ParseResults) -> None:
 _NAME_ROLES: Mapping[str, ParseAction] = {"forany": _declare_tag, "tagmatch": _use_tag}
 
 
+def _any_tag(reading: Reading, token: Token) -> LegacySyntaxError:
+    return reading.error_at(token, dialects.ANY_TAG_REFUSAL)
+
+
 def _name_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
     name = _NAME
     role = _NAME_ROLES.get(spec.name)
     if role is not None:
         name = _NAME.copy().add_parse_action(role)
-    return _after_comments(name, _missing(spec, "a name (letters, digits and _)"))
+    missing = _missing(spec, "a name (letters, digits and _)")
+    if spec.name == "tag":  # Scidb's `:tag *`: any tag
+        return _after_comments(name, _refused(_NEXT_TOKEN_STAR, _any_tag), missing)
+    return _after_comments(name, missing)
 
 
 def _word(spec: KeywordSpec, what: str) -> pp.ParserElement:
@@ -201,6 +211,14 @@ def _word(spec: KeywordSpec, what: str) -> pp.ParserElement:
 
     word = _PLAIN_ATOM.copy().add_parse_action(unquoted)
     return _after_comments(word, _missing(spec, what))
+
+
+def _optional_word_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
+    def unquoted(source: str, loc: int, tokens: pp.ParseResults) -> None:
+        if QUOTE in tokens[0]:
+            raise _reading(source).quoted(spec, Token.at(tokens[0], loc))
+
+    return pp.Optional(_PLAIN_ATOM.copy().add_parse_action(unquoted))
 
 
 def _file_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
@@ -282,6 +300,7 @@ _PARAMETERS: Mapping[Parameter, ParameterRule] = {
     Parameter.NAME: _name_parameter,
     Parameter.FILE: _file_parameter,
     Parameter.WORD: _word_parameter,
+    Parameter.OPTIONAL_WORD: _optional_word_parameter,
 }
 
 
@@ -529,6 +548,34 @@ def _negations(keywords: Mapping[str, pp.ParserElement]) -> pp.ParserElement:
     return (_BANG + keyword).add_parse_action(negate)
 
 
+def _match_negations(keywords: Mapping[str, pp.ParserElement]) -> pp.ParserElement:
+    """Scidb's ``!:keyword …`` in the match list: the game fails that one condition."""
+    negatable = {
+        name: element
+        for name, element in keywords.items()
+        if name not in dialects.NOT_NEGATABLE_MATCH
+    }
+
+    def refuse(reading: Reading, token: Token) -> LegacySyntaxError:
+        return reading.not_negatable(token)
+
+    keyword = _choice(
+        "negated keyword",
+        (":", _refused(_KEYWORD, refuse)),
+        (None, _refused(_NEXT_TOKEN, refuse)),
+        keywords=negatable,
+    )
+
+    def negate(source: str, loc: int, tokens: pp.ParseResults) -> list[Any]:
+        reading = _reading(source)
+        item, *comments = tokens[1:]
+        found = _KEYWORD_TEXT.match(source, loc + 1)
+        reading.dialect_form(f"`!{found.group() if found else ''}`", loc)
+        return [t.NegatedMatchItem(item, span=reading.span(loc)), *comments]
+
+    return (_BANG + keyword).add_parse_action(negate)
+
+
 def _only_at_top_level(spec: KeywordSpec) -> pp.ParserElement:
     def diagnose(reading: Reading, token: Token) -> LegacySyntaxError:
         return reading.only_at_top_level(spec, token)
@@ -615,6 +662,7 @@ def _match_list(
         "match-list items",
         ("(", position_list),
         (";", _COMMENT),
+        ("!", _match_negations(keywords)),
         (_KEYWORD_START, _refused_keyword(ListKind.MATCH)),
         (None, _refused(_PLAIN_ATOM, stray)),
         keywords=keywords,
@@ -644,6 +692,21 @@ def _main_line_only_forms(reading: Reading, match: t.MatchList) -> None:
             for item in position_list.items
         ):
             raise reading.main_line_only(forms[0][0], forms[0][1])
+
+
+def _valid_eco_codes(source: str, loc: int, tokens: pp.ParseResults) -> None:
+    """Scidb's ``:eco`` takes ECO codes and ranges (``A00``, ``B00-99``), ``*`` or ``-``."""
+    item = tokens[0]
+    assert isinstance(item, t.EcoCodes)
+    if item.codes in dialects.NO_VALUE or dialects.eco_ranges(item.codes) is not None:
+        return
+    reading = _reading(source)
+    word = source.find(item.codes, loc)
+    raise reading.error_at(
+        Token.at(item.codes, word if word >= 0 else loc),
+        f"`:eco {item.codes}`: not a list of ECO codes",
+        expected="codes and ranges separated by commas, as in A00,B00-99, or * or -",
+    )
 
 
 def _script_node(source: str, loc: int, tokens: pp.ParseResults) -> t.Script:
@@ -678,6 +741,7 @@ def _script() -> pp.ParserElement:
     match_keywords = _keyword_table(ListKind.MATCH, lists)
     for name, spec in DIALECT_MATCH_KEYWORDS.items():
         match_keywords[name] = _noted(spec, _keyword(spec, ListKind.MATCH, lists))
+    match_keywords["eco"].add_parse_action(_valid_eco_codes)
     match_list = _match_list(match_keywords, _position_list(top_level))
     second_match_list = _PAREN + pp.FollowedBy(_COMMENTS + _MATCH_HEAD)
     after_match_list = pp.MatchFirst(

@@ -62,6 +62,7 @@ class Parameter(enum.Enum):
     NAME = "a name"
     FILE = "a file name"
     WORD = "a word"
+    OPTIONAL_WORD = "an optional word"
 
 
 #: The parameters of each shape, in order.
@@ -80,6 +81,7 @@ SHAPE_PARAMETERS: dict[Shape, tuple[Parameter, ...]] = {
     Shape.NAME_PD: (Parameter.NAME, Parameter.DESIGNATOR),
     Shape.FILE: (Parameter.FILE,),
     Shape.WORD: (Parameter.WORD,),
+    Shape.NAME_OPTIONAL_WORD: (Parameter.NAME, Parameter.OPTIONAL_WORD),
 }
 
 
@@ -152,6 +154,7 @@ SHAPE_EXAMPLES: dict[Shape, str] = {
     Shape.NAME_PD: "rook [Rr]",
     Shape.FILE: "games.pgn",
     Shape.WORD: "kasparov",
+    Shape.NAME_OPTIONAL_WORD: "Source",
 }
 
 LIST_HEADS = ("match", "position")

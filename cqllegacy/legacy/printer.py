@@ -142,6 +142,11 @@ def _text(item: object) -> str:
     return " ".join([":" + name, *(text for text in parameters if text)])
 
 
+@_text.register
+def _(item: t.NegatedMatchItem) -> str:
+    return "!" + _text(item.item)
+
+
 def _parameter_text(value: object) -> str:
     """One parameter of a keyword item ("" for an optional one left out)."""
     if value is None:

@@ -34,12 +34,14 @@ __all__ = [
     "ColorPlayerKeyword",
     "Comment",
     "Designator",
+    "EcoCodes",
     "Flag",
     "FlagKeyword",
     "ForAny",
     "GameResult",
     "ListKeyword",
     "ListOfLists",
+    "MatchCondition",
     "MatchElo",
     "MatchEloKeyword",
     "MatchItem",
@@ -51,6 +53,8 @@ __all__ = [
     "MatchResult",
     "MoveKeyword",
     "MoveTest",
+    "NamedTag",
+    "NegatedMatchItem",
     "PieceCount",
     "Player",
     "PositionItem",
@@ -71,10 +75,14 @@ __all__ = [
     "RelationRange",
     "RelationRangeKeyword",
     "ResultTest",
+    "RoundKeyword",
+    "RoundRange",
     "Script",
     "Span",
     "SumRange",
     "TagMatch",
+    "TagWord",
+    "TagWordKeyword",
     "Transform",
     "TransformKeyword",
     "designators",
@@ -107,6 +115,7 @@ class Shape(enum.Enum):
     NAME_PD = "a name and a piece designator"
     FILE = "a file name"
     WORD = "a word"
+    NAME_OPTIONAL_WORD = "a tag name and an optional word"
 
 
 @attrs.frozen
@@ -635,6 +644,91 @@ class MatchElo:
     span: Span = _span_field()
 
 
+class TagWordKeyword(enum.Enum):
+    EVENT = "event"
+    SITE = "site"
+    ANNOTATOR = "annotator"
+
+
+@attrs.frozen(slots=True)
+class TagWord:
+    """Scidb's ``:event WORD``, ``:site WORD``, ``:annotator WORD``: that tag contains
+    WORD, ignoring case (a dialect keyword, X1)."""
+
+    KEYWORD = keyed(TagWordKeyword, Shape.WORD)
+    DIALECT = True
+
+    keyword: TagWordKeyword
+    word: str
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class NamedTag:
+    """Scidb's ``:tag NAME [WORD]``: the game has the tag NAME and, with WORD, its value
+    contains WORD, ignoring case (a dialect keyword, X1)."""
+
+    KEYWORD = keyword("tag", Shape.NAME_OPTIONAL_WORD)
+    DIALECT = True
+
+    name: str
+    word: str | None = None
+    span: Span = _span_field()
+
+
+class RoundKeyword(enum.Enum):
+    ROUND = "round"
+    SUBROUND = "subround"
+
+
+@attrs.frozen(slots=True)
+class RoundRange:
+    """Scidb's ``:round R`` / ``:subround R``: the game's round (subround) number, 0 for
+    none, lies in R (a dialect keyword, X1)."""
+
+    KEYWORD = keyed(RoundKeyword, Shape.RANGE)
+    DIALECT = True
+
+    keyword: RoundKeyword
+    range: Range
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class EcoCodes:
+    """Scidb's ``:eco CODES``: a comma-separated list of ECO codes and ranges (``A00``,
+    ``B00-99``), or ``*`` (any code) or ``-`` (none) (a dialect keyword, X1)."""
+
+    KEYWORD = keyword("eco", Shape.WORD)
+    DIALECT = True
+
+    codes: str
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class NegatedMatchItem:
+    """Scidb's ``!:keyword …`` in the match list: the game fails that one condition (a
+    dialect form, X1)."""
+
+    item: MatchCondition
+    span: Span = _span_field()
+
+
+#: The match-list items that test the game, which Scidb's ``!`` may negate.
+MatchCondition: TypeAlias = (
+    MatchRange
+    | MatchResult
+    | Player
+    | ColorPlayer
+    | MatchElo
+    | TagWord
+    | NamedTag
+    | RoundRange
+    | EcoCodes
+)
+
+
 MatchItem: TypeAlias = (
     MatchPath
     | MatchRange
@@ -643,6 +737,11 @@ MatchItem: TypeAlias = (
     | ForAny
     | ColorPlayer
     | MatchElo
+    | TagWord
+    | NamedTag
+    | RoundRange
+    | EcoCodes
+    | NegatedMatchItem
     | PositionList
     | Comment
 )

@@ -103,7 +103,7 @@ RESERVED_WORDS = frozenset(
         "check",
         "child", "comment", "connectedpawns", "consecutivemoves", "count", "currentposition",
         "cql", "dark", "depth", "descendant", "diagonal", "distance", "doubledpawns", "down",
-        "echo", "elo", "else", "enpassant", "enpassantsquare", "event", "false", "fen", "file",
+        "echo", "eco", "elo", "else", "enpassant", "enpassantsquare", "event", "false", "fen", "file",
         "find", "firstmatch", "flip", "flipcolor", "fliphorizontal", "flipvertical", "from",
         "function", "gamenumber", "hascomment", "horizontal", "if", "in", "initial", "input",
         "int", "isolatedpawns", "lastposition", "left", "legal", "light", "line", "loop",
@@ -115,7 +115,7 @@ RESERVED_WORDS = frozenset(
         "pseudolegal", "pure", "quiet", "rank", "ray", "result", "reversecolor", "right",
         "rotate45", "rotate90", "secondary", "shift", "shifthorizontal", "shiftvertical",
         "sidetomove", "silent", "singlecolor", "site", "sort", "southeast", "southwest", "sqrt",
-        "square", "stalemate", "str", "terminal", "then", "through", "to", "true", "type", "up",
+        "square", "stalemate", "str", "tag", "terminal", "then", "through", "to", "true", "type", "up",
         "uppercase", "variation", "variations", "vertical", "virtualmainline", "white", "wtm",
         "xray", "year",
     )

@@ -545,6 +545,33 @@ def _match_elo_words(item: lt.MatchElo) -> str:
     return f"{item.keyword.value} {_range_words(item.range)}"
 
 
+@MATCH_WORDS.register(lt.TagWord)
+def _tag_word_words(item: lt.TagWord) -> str:
+    return f"{item.keyword.value.capitalize()} contains {item.word!r} (any case)"
+
+
+@MATCH_WORDS.register(lt.NamedTag)
+def _named_tag_words(item: lt.NamedTag) -> str:
+    if item.word is None:
+        return f"the game has a {item.name} tag"
+    return f"{item.name} contains {item.word!r} (any case)"
+
+
+@MATCH_WORDS.register(lt.RoundRange)
+def _round_range_words(item: lt.RoundRange) -> str:
+    return f"{item.keyword.value} {_range_words(item.range)} (0: none)"
+
+
+@MATCH_WORDS.register(lt.EcoCodes)
+def _eco_codes_words(item: lt.EcoCodes) -> str:
+    return f"ECO code {item.codes}"
+
+
+@MATCH_WORDS.register(lt.NegatedMatchItem)
+def _negated_match_item_words(item: lt.NegatedMatchItem) -> str:
+    return f"not ({MATCH_WORDS[type(item.item)](item.item)})"
+
+
 @MATCH_WORDS.register(lt.MatchResult)
 def _match_result_words(item: lt.MatchResult) -> str:
     return f"result {item.result.value}"

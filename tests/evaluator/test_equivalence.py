@@ -916,6 +916,13 @@ NODE_SAMPLES: dict[type[ct.Filter], list[ct.Filter]] = {
     ct.Result: [ct.Result(GameResult.WHITE_WINS)],
     ct.Simple: [ct.Simple(keyword) for keyword in ct.Keyword],
     ct.TagContains: [ct.TagContains(ct.TagName.EVENT, "World")],
+    ct.TagSearch: [
+        ct.TagSearch("ECO"),
+        ct.TagSearch("Event", "world", True),
+        ct.TagSearch("Site", "URS"),
+    ],
+    ct.RoundNumber: [ct.InRange(ct.RoundNumber(ct.RoundPart.ROUND), 2, 9)],
+    ct.EcoRange: [ct.EcoRange("C00", "C99")],
     ct.Transform: [
         ct.Transform(ct.TransformKind.FLIPCOLOR, ct.Compound((pd("Ke1"), pd("Qh5")))),
         ct.InRange(ct.Transform(ct.TransformKind.FLIP, pd("K[a-h1]"), True), 2, None),

@@ -11,6 +11,7 @@ from cqllegacy.core.tree import (
     And,
     Comment,
     Compound,
+    EcoRange,
     Elo,
     Keyword,
     LegacyOnly,
@@ -18,8 +19,10 @@ from cqllegacy.core.tree import (
     Or,
     Player,
     Result,
+    RoundNumber,
     Simple,
     TagContains,
+    TagSearch,
     Transform,
 )
 from cqllegacy.evaluator.arrays.compiler import (
@@ -139,7 +142,7 @@ def _legacy_only(c: ArrayCompiler, node: LegacyOnly) -> ArrayFn:
     return c.compile(node.filter)
 
 
-for _tags_only in (Result, Player, TagContains, Elo):
+for _tags_only in (Result, Player, TagContains, TagSearch, RoundNumber, EcoRange, Elo):
     ARRAY_FORMS.add(_tags_only, lambda c, node: _by_game(node))
 
 
