@@ -24,7 +24,7 @@ from cqllegacy.evaluator.evaluate import REFERENCE_RULES
 from cqllegacy.evaluator.lowering import LOWERING, REFERENCE_RULE
 from cqllegacy.evaluator.testing import pd
 from cqllegacy.legacy import tree as lt
-from cqllegacy.legacy.keywords import DIALECT_MATCH_KEYWORDS, KEYWORDS
+from cqllegacy.legacy.keywords import DIALECT_MATCH_KEYWORDS, DIALECT_POSITION_KEYWORDS, KEYWORDS
 from cqllegacy.modern import printer
 from cqllegacy.modern.errors import NotExpressible
 from cqllegacy.present.explain import ITEM_WORDS, MATCH_WORDS
@@ -99,6 +99,9 @@ LEGACY_ONLY = {
     ct.LegacyOnly: lambda: ct.LegacyOnly(pd("K")),
     ct.RoundNumber: lambda: ct.InRange(ct.RoundNumber(ct.RoundPart.ROUND), 1, 2),
     ct.EcoRange: lambda: ct.EcoRange("B00", "B99"),
+    ct.ScidbBoardTest: lambda: ct.ScidbBoardTest(ct.BoardFact.FORCED),
+    ct.HalfmoveClock: lambda: ct.InRange(ct.HalfmoveClock(), 0, 3),
+    ct.CastlingRights: lambda: ct.CastlingRights("KQ"),
 }
 
 
@@ -140,7 +143,11 @@ def test_every_legacy_keyword_item_declares_its_keyword(cls: type) -> None:
     # The reader's keyword tables and the legacy printer are derived from it.
     declared = getattr(cls, "KEYWORD", None)
     assert isinstance(declared, lt.KeywordDeclaration), f"{cls.__name__} declares no KEYWORD"
-    tables = {**KEYWORDS, "dialect": DIALECT_MATCH_KEYWORDS}
+    tables = {
+        **KEYWORDS,
+        "dialect": DIALECT_MATCH_KEYWORDS,
+        "dialect position": DIALECT_POSITION_KEYWORDS,
+    }
     homes = [kind for kind, table in tables.items() for name in declared.names() if name in table]
     assert homes, f"{cls.__name__}'s keywords are in no table"
     for table in tables.values():

@@ -175,3 +175,73 @@ class EcoRange(Filter):
     lo: str
     hi: str
     origin: Origin | None = origin_field()
+
+
+class BoardFact(enum.Enum):
+    """Scidb's position keywords that only python-chess's board can answer."""
+
+    #: ``:forced``: the position has a next move, and it is the only legal one.
+    FORCED = "forced"
+    #: ``:threefoldrepetition``: the first main-line position that occurs for the third
+    #: time in the game (python-chess's repetition identity).
+    THREEFOLD = "threefoldrepetition"
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class ScidbBoardTest(Filter):
+    """One of Scidb's :class:`BoardFact` tests (semantics: S-dialects)."""
+
+    WORD = "a Scidb board test"
+    CQL_WORDS = ()
+    KIND = Kind.LOGICAL
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.GAME
+    PRECEDENCE = Precedence.ATOM
+
+    MODERN: ClassVar[bool] = False
+
+    fact: BoardFact
+    origin: Origin | None = origin_field()
+
+    def reads_itself(self) -> Reads:
+        return Reads.NEXT_MOVE if self.fact is BoardFact.FORCED else Reads.GAME
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class HalfmoveClock(Filter):
+    """The position's half-move clock (plies since the last capture or pawn move), as
+    python-chess keeps it from the start position's FEN (Scidb's ``:halfmoveclock``)."""
+
+    WORD = "the half-move clock"
+    CQL_WORDS = ()
+    KIND = Kind.NUMBER
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.POSITION
+    PRECEDENCE = Precedence.ATOM
+
+    MODERN: ClassVar[bool] = False
+
+    origin: Origin | None = origin_field()
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class CastlingRights(Filter):
+    """Scidb's ``:castling PD``: exactly one of the castling rights PD's types name holds
+    (``K`` White's kingside right, ``q`` Black's queenside right …; semantics:
+    S-dialects)."""
+
+    WORD = "castling rights"
+    CQL_WORDS = ()
+    KIND = Kind.LOGICAL
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.POSITION
+    PRECEDENCE = Precedence.ATOM
+
+    MODERN: ClassVar[bool] = False
+
+    #: The rights, as the letters K, Q, k, q.
+    rights: str
+    origin: Origin | None = origin_field()

@@ -25,6 +25,8 @@ from cqllegacy.core.tree import (
     AttackedBy,
     Attacks,
     Between,
+    BoardFact,
+    CastlingRights,
     Color,
     Comment,
     Compare,
@@ -36,6 +38,7 @@ from cqllegacy.core.tree import (
     EcoRange,
     Elo,
     Filter,
+    HalfmoveClock,
     InRange,
     InSet,
     Intersection,
@@ -58,6 +61,7 @@ from cqllegacy.core.tree import (
     Result,
     RoundNumber,
     RoundPart,
+    ScidbBoardTest,
     SideToMove,
     Simple,
     SquareColor,
@@ -777,6 +781,66 @@ def _eco_range(c: Compiler, node: EcoRange) -> Compiled:
         return code is not None and lo <= code <= hi
 
     return as_logical(within)
+
+
+def repetition_key(board: chess.Board) -> tuple[object, ...]:
+    """python-chess's identity of a position for repetitions: the placement, the side to
+    move, the castling rights, and the en passant square when a capture there is legal."""
+    ep = board.ep_square if board.has_legal_en_passant() else None
+    return (board.board_fen(), board.turn, board.clean_castling_rights(), ep)
+
+
+def _first_threefold(ctx: Context) -> int | None:
+    """The first main-line position that occurs for the third time (memoised per game)."""
+    key = ("threefold", None)
+    if key not in ctx.memo:
+        seen: dict[tuple[object, ...], int] = {}
+        found = None
+        for p in range(ctx.mainline_end):
+            identity = repetition_key(ctx.boards[p])
+            seen[identity] = seen.get(identity, 0) + 1
+            if seen[identity] == 3:
+                found = p
+                break
+        ctx.memo[key] = found
+    first: int | None = ctx.memo[key]
+    return first
+
+
+_BOARD_FACTS: dict[BoardFact, TruthFn] = {
+    BoardFact.FORCED: lambda ctx, p: bool(ctx.children[p])
+    and ctx.boards[p].legal_moves.count() == 1,
+    BoardFact.THREEFOLD: lambda ctx, p: p < ctx.mainline_end and p == _first_threefold(ctx),
+}
+
+
+@_rule(ScidbBoardTest)
+def _scidb_board_test(c: Compiler, node: ScidbBoardTest) -> Compiled:
+    return as_logical(_BOARD_FACTS[node.fact])
+
+
+_RIGHTS: dict[str, Callable[[chess.Board], bool]] = {
+    "K": lambda board: board.has_kingside_castling_rights(chess.WHITE),
+    "Q": lambda board: board.has_queenside_castling_rights(chess.WHITE),
+    "k": lambda board: board.has_kingside_castling_rights(chess.BLACK),
+    "q": lambda board: board.has_queenside_castling_rights(chess.BLACK),
+}
+
+
+@_rule(CastlingRights)
+def _castling_rights(c: Compiler, node: CastlingRights) -> Compiled:
+    tests = tuple(_RIGHTS[letter] for letter in node.rights)
+
+    def exactly_one(ctx: Context, p: int) -> bool:
+        board = ctx.boards[p]
+        return sum(1 for test in tests if test(board)) == 1
+
+    return as_logical(exactly_one)
+
+
+@_rule(HalfmoveClock)
+def _halfmove_clock(c: Compiler, node: HalfmoveClock) -> Compiled:
+    return as_number(lambda ctx, p: ctx.boards[p].halfmove_clock)
 
 
 @_rule(Comment)

@@ -455,9 +455,13 @@ REFUSALS: Mapping[str, str] = {
     ),
     **_reasons("needs Scidb's own opening classification", "eco*"),
     **_reasons(
+        "the help's definition (a repetition of the list's features) and its examples (a count"
+        " of 0 selecting games) disagree",
+        "repetitioncount",
+    ),
+    **_reasons(
         _NOT_YET,
-        """line line* pawncount accumulate* castling iscastling forced fen halfmoveclock
-        threefoldrepetition repetitioncount
+        """line line* pawncount accumulate* fen
         date plycount termination hasannotation hascomments hasvariations
         eithercolor""",
     ),

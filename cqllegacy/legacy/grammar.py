@@ -94,6 +94,7 @@ from cqllegacy.legacy.grammar_parts import (
 )
 from cqllegacy.legacy.keywords import (
     DIALECT_MATCH_KEYWORDS,
+    DIALECT_POSITION_KEYWORDS,
     KEYWORDS,
     SHAPE_PARAMETERS,
     KeywordSpec,
@@ -221,6 +222,16 @@ def _optional_word_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserEleme
     return pp.Optional(_PLAIN_ATOM.copy().add_parse_action(unquoted))
 
 
+def _optional_designator_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
+    # A designator right after the keyword is its argument (Scidb), never one of its own.
+    return _choice(
+        "an optional piece designator",
+        (_KEYWORD_START + "();" + _DIGITS + _COMPARISONS, pp.Empty()),
+        ("", pp.Empty()),
+        (None, _DESIGNATOR),
+    )
+
+
 def _file_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
     return _word(spec, "a file name")
 
@@ -301,6 +312,7 @@ _PARAMETERS: Mapping[Parameter, ParameterRule] = {
     Parameter.FILE: _file_parameter,
     Parameter.WORD: _word_parameter,
     Parameter.OPTIONAL_WORD: _optional_word_parameter,
+    Parameter.OPTIONAL_DESIGNATOR: _optional_designator_parameter,
 }
 
 
@@ -505,6 +517,8 @@ def _dialect_table(lists: _Lists) -> dict[str, pp.ParserElement]:
         if name in dialects.OPTIONAL_RANGE:
             element = element + _refused_optional_range(spec)
         table[name] = _noted(spec, element)
+    for spec in DIALECT_POSITION_KEYWORDS.values():
+        table[spec.name] = _noted(spec, _keyword(spec, ListKind.POSITION, lists))
     for name in dialects.RANGE_MACROS:
         spec = _range_macro_spec(name)
         table[name] = _noted(spec, _keyword(spec, ListKind.POSITION, lists))

@@ -63,6 +63,7 @@ class Parameter(enum.Enum):
     FILE = "a file name"
     WORD = "a word"
     OPTIONAL_WORD = "an optional word"
+    OPTIONAL_DESIGNATOR = "an optional piece designator"
 
 
 #: The parameters of each shape, in order.
@@ -82,6 +83,7 @@ SHAPE_PARAMETERS: dict[Shape, tuple[Parameter, ...]] = {
     Shape.FILE: (Parameter.FILE,),
     Shape.WORD: (Parameter.WORD,),
     Shape.NAME_OPTIONAL_WORD: (Parameter.NAME, Parameter.OPTIONAL_WORD),
+    Shape.OPTIONAL_PD: (Parameter.OPTIONAL_DESIGNATOR,),
 }
 
 
@@ -132,6 +134,7 @@ RELATION_KEYWORDS: dict[str, KeywordSpec] = _derived(t.RelationItem)
 #: Dialect keywords read by an item class of their own (the others are read as standard
 #: CQL 3: cqllegacy.legacy.dialects).
 DIALECT_MATCH_KEYWORDS: dict[str, KeywordSpec] = _derived(t.MatchItem, dialect=True)
+DIALECT_POSITION_KEYWORDS: dict[str, KeywordSpec] = _derived(t.PositionItem, dialect=True)
 
 KEYWORDS: dict[ListKind, dict[str, KeywordSpec]] = {
     ListKind.MATCH: MATCH_KEYWORDS,
@@ -155,6 +158,7 @@ SHAPE_EXAMPLES: dict[Shape, str] = {
     Shape.FILE: "games.pgn",
     Shape.WORD: "kasparov",
     Shape.NAME_OPTIONAL_WORD: "Source",
+    Shape.OPTIONAL_PD: "[Kk]",
 }
 
 LIST_HEADS = ("match", "position")

@@ -30,6 +30,10 @@ __all__ = [
     "NO_SPAN",
     "Accumulate",
     "AttackCount",
+    "BoardTest",
+    "BoardTestKeyword",
+    "CastlingMove",
+    "CastlingRightsTest",
     "ColorPlayer",
     "ColorPlayerKeyword",
     "Comment",
@@ -39,6 +43,7 @@ __all__ = [
     "FlagKeyword",
     "ForAny",
     "GameResult",
+    "HalfmoveClockRange",
     "ListKeyword",
     "ListOfLists",
     "MatchCondition",
@@ -116,6 +121,7 @@ class Shape(enum.Enum):
     FILE = "a file name"
     WORD = "a word"
     NAME_OPTIONAL_WORD = "a tag name and an optional word"
+    OPTIONAL_PD = "an optional piece designator"
 
 
 @attrs.frozen
@@ -504,6 +510,61 @@ class TagMatch:
     span: Span = _span_field()
 
 
+@attrs.frozen(slots=True)
+class CastlingMove:
+    """Scidb's ``:iscastling [PD]``: the move played from this position castles; PD's
+    types name the castlings (``K`` White kingside, ``q`` Black queenside …), any one of
+    them (a dialect keyword, X1)."""
+
+    KEYWORD = keyword("iscastling", Shape.OPTIONAL_PD)
+    DIALECT = True
+
+    designator: Designator | None = None
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class CastlingRightsTest:
+    """Scidb's ``:castling PD``: exactly one of the castling rights PD's types name
+    holds, ``K`` White's kingside right … (a dialect keyword, X1)."""
+
+    KEYWORD = keyword("castling", Shape.PD)
+    DIALECT = True
+
+    designator: Designator
+    span: Span = _span_field()
+
+
+class BoardTestKeyword(enum.Enum):
+    FORCED = "forced"
+    THREEFOLDREPETITION = "threefoldrepetition"
+
+
+@attrs.frozen(slots=True)
+class BoardTest:
+    """Scidb's ``:forced`` (the move played was the only legal one) and
+    ``:threefoldrepetition`` (the first main-line position seen for the third time)
+    (dialect keywords, X1)."""
+
+    KEYWORD = keyed(BoardTestKeyword, Shape.NONE)
+    DIALECT = True
+
+    keyword: BoardTestKeyword
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class HalfmoveClockRange:
+    """Scidb's ``:halfmoveclock R``: the half-move clock lies in R; inside a variation it
+    always holds (the help) (a dialect keyword, X1)."""
+
+    KEYWORD = keyword("halfmoveclock", Shape.RANGE)
+    DIALECT = True
+
+    range: Range
+    span: Span = _span_field()
+
+
 #: The items of a position list; the keyword table of position lists is derived from the
 #: classes named here that declare ``KEYWORD`` (cqllegacy.legacy.keywords), in this order.
 PositionItem: TypeAlias = (
@@ -523,6 +584,10 @@ PositionItem: TypeAlias = (
     | Accumulate
     | SumRange
     | TagMatch
+    | CastlingMove
+    | CastlingRightsTest
+    | BoardTest
+    | HalfmoveClockRange
     | Comment
 )
 

@@ -540,6 +540,39 @@ def _eco_range(node: ct.EcoRange, ctx: Context) -> Printed:
     return noted(note, fragment(f'"{prefix}" in eco', ct.InSet.PRECEDENCE))
 
 
+@printer_for(ct.ScidbBoardTest)
+def _scidb_board_test(node: ct.ScidbBoardTest, ctx: Context) -> Printed:
+    note = ctx.refuse(
+        construct_of(node.origin, f":{node.fact.value}"),
+        "CQL 6.1 has no filter for it",
+        node.origin,
+        written_as="true",
+    )
+    return noted(note, fragment("true"))
+
+
+@printer_for(ct.CastlingRights)
+def _castling_rights(node: ct.CastlingRights, ctx: Context) -> Printed:
+    note = ctx.refuse(
+        construct_of(node.origin, ":castling"),
+        "CQL 6.1 has no castling rights",
+        node.origin,
+        written_as="true",
+    )
+    return noted(note, fragment("true"))
+
+
+@printer_for(ct.HalfmoveClock)
+def _halfmove_clock(node: ct.HalfmoveClock, ctx: Context) -> Printed:
+    note = ctx.refuse(
+        construct_of(node.origin, ":halfmoveclock"),
+        "CQL 6.1 has no half-move clock",
+        node.origin,
+        written_as="ply",
+    )
+    return noted(note, fragment("ply"))
+
+
 def _misplaced_comment(node: ct.Comment | Pragma, ctx: Context) -> Printed:
     raise NotExpressible(
         "comment", "a // comment can only stand among the constituents of { } or the body"

@@ -34,6 +34,7 @@ from cqllegacy.vocab.pieces import (
     EMPTY_BIT,
     WHITE_PIECES,
     format_legacy_types,
+    legacy_types,
     piece_types_in,
 )
 from cqllegacy.vocab.squares import FULL, format_squares, popcount
@@ -242,6 +243,58 @@ def _relation_words(item: lt.Relation) -> str:
 @_words(lt.TagMatch)
 def _tag_match_words(item: lt.TagMatch) -> str:
     return f"the piece ${item.name} is {describe_designator(item.designator)}"
+
+
+_CASTLING_WORDS = {
+    "K": "White castles kingside",
+    "Q": "White castles queenside",
+    "k": "Black castles kingside",
+    "q": "Black castles queenside",
+}
+
+
+@_words(lt.CastlingMove)
+def _castling_move_words(item: lt.CastlingMove) -> str:
+    d = item.designator
+    if d is None:
+        return "the next move castles"
+    named = [words for letter, words in _CASTLING_WORDS.items() if d.types & legacy_types(letter)]
+    return "the next move: " + " or ".join(named)
+
+
+_RIGHT_WORDS = {
+    "K": "White may castle kingside",
+    "Q": "White may castle queenside",
+    "k": "Black may castle kingside",
+    "q": "Black may castle queenside",
+}
+
+
+@_words(lt.CastlingRightsTest)
+def _castling_rights_words(item: lt.CastlingRightsTest) -> str:
+    types = item.designator.types
+    named = [words for letter, words in _RIGHT_WORDS.items() if types & legacy_types(letter)]
+    if len(named) == 1:
+        return named[0]
+    return "exactly one of: " + "; ".join(named)
+
+
+_BOARD_TEST_WORDS = {
+    lt.BoardTestKeyword.FORCED: "the next move is the only legal one",
+    lt.BoardTestKeyword.THREEFOLDREPETITION: (
+        "the first main-line position seen for the third time"
+    ),
+}
+
+
+@_words(lt.BoardTest)
+def _board_test_words(item: lt.BoardTest) -> str:
+    return _BOARD_TEST_WORDS[item.keyword]
+
+
+@_words(lt.HalfmoveClockRange)
+def _halfmove_clock_words(item: lt.HalfmoveClockRange) -> str:
+    return f"the half-move clock is {_range_words(item.range)} (any clock in a variation)"
 
 
 @_words(lt.Accumulate)

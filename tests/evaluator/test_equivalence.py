@@ -923,6 +923,9 @@ NODE_SAMPLES: dict[type[ct.Filter], list[ct.Filter]] = {
     ],
     ct.RoundNumber: [ct.InRange(ct.RoundNumber(ct.RoundPart.ROUND), 2, 9)],
     ct.EcoRange: [ct.EcoRange("C00", "C99")],
+    ct.ScidbBoardTest: [ct.ScidbBoardTest(fact) for fact in ct.BoardFact],
+    ct.HalfmoveClock: [ct.InRange(ct.HalfmoveClock(), 2, 10)],
+    ct.CastlingRights: [ct.CastlingRights("K"), ct.CastlingRights("Qq")],
     ct.Transform: [
         ct.Transform(ct.TransformKind.FLIPCOLOR, ct.Compound((pd("Ke1"), pd("Qh5")))),
         ct.InRange(ct.Transform(ct.TransformKind.FLIP, pd("K[a-h1]"), True), 2, None),

@@ -11,6 +11,7 @@ from cqllegacy.legacy import LegacySyntaxError, dialects, read_script
 from cqllegacy.legacy import tree as t
 from cqllegacy.legacy.keywords import (
     DIALECT_MATCH_KEYWORDS,
+    DIALECT_POSITION_KEYWORDS,
     EXTENSION_NAMES,
     KEYWORDS,
     MATCH_KEYWORDS,
@@ -331,6 +332,7 @@ RUNNING_DIALECT = (
     | set(dialects.LIST_MACROS)
     | set(dialects.RANGE_MACROS)
     | set(DIALECT_MATCH_KEYWORDS)
+    | set(DIALECT_POSITION_KEYWORDS)
 )
 
 

@@ -11,10 +11,12 @@ from cqllegacy.core.tree import (
     Ancestor,
     AtPosition,
     Castling,
+    CastlingRights,
     Distance,
     Echo,
     Filter,
     Find,
+    HalfmoveClock,
     Line,
     LineGroup,
     Move,
@@ -24,6 +26,7 @@ from cqllegacy.core.tree import (
     PositionVariable,
     RayCount,
     Relation,
+    ScidbBoardTest,
     SquareLoop,
     SquareVariable,
 )
@@ -232,3 +235,9 @@ ARRAY_FORMS.absent(
     RayCount,
     reason="legacy ray counting places inner designators square by square (decision L20)",
 )
+
+ARRAY_FORMS.absent(
+    ScidbBoardTest, HalfmoveClock, CastlingRights,
+    reason="Scidb's legal-move count, repetitions, half-move clock and castling rights are read"
+    " from python-chess's board",
+)  # fmt: skip
