@@ -102,6 +102,8 @@ LEGACY_ONLY = {
     ct.ScidbBoardTest: lambda: ct.ScidbBoardTest(ct.BoardFact.FORCED),
     ct.HalfmoveClock: lambda: ct.InRange(ct.HalfmoveClock(), 0, 3),
     ct.CastlingRights: lambda: ct.CastlingRights("KQ"),
+    ct.PlyCount: lambda: ct.InRange(ct.PlyCount(), 40, 60),
+    ct.TagValueIn: lambda: ct.TagValueIn("Termination", frozenset({"normal"})),
 }
 
 

@@ -152,6 +152,13 @@ def _dialect_condition(item: object) -> core.Filter | None:
         return in_range(core.RoundNumber(_ROUND_PARTS[item.keyword], origin=origin), item.range)
     if isinstance(item, lt.EcoCodes):
         return _eco(item)
+    if isinstance(item, lt.PlyCountRange):
+        return in_range(core.PlyCount(origin=core.Origin(":plycount", item.span)), item.range)
+    if isinstance(item, lt.Terminations):
+        values = dialects.termination_values(item.words)
+        assert not isinstance(values, str), "the reader checks the words"
+        origin = core.Origin(":termination", item.span)
+        return core.TagValueIn("Termination", values, origin=origin)
     return None
 
 

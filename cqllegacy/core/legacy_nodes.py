@@ -245,3 +245,40 @@ class CastlingRights(Filter):
     #: The rights, as the letters K, Q, k, q.
     rights: str
     origin: Origin | None = origin_field()
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class PlyCount(Filter):
+    """Scidb's ``:plycount``: the number of half-moves of the game's main line."""
+
+    WORD = "the game's ply count"
+    CQL_WORDS = ()
+    KIND = Kind.NUMBER
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.GAME
+    PRECEDENCE = Precedence.ATOM
+
+    MODERN: ClassVar[bool] = False
+
+    origin: Origin | None = origin_field()
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class TagValueIn(Filter):
+    """The tag ``name`` reads as one of ``values`` once lower-cased and without spaces;
+    a missing tag, an empty one and ``?`` read as ``""`` (Scidb's ``:termination``)."""
+
+    WORD = "a tag value"
+    CQL_WORDS = ()
+    KIND = Kind.LOGICAL
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.TAGS
+    PRECEDENCE = Precedence.ATOM
+
+    MODERN: ClassVar[bool] = False
+
+    name: str
+    values: frozenset[str]
+    origin: Origin | None = origin_field()

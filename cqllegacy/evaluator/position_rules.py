@@ -56,6 +56,7 @@ from cqllegacy.core.tree import (
     PieceSet,
     PieceVariable,
     Player,
+    PlyCount,
     Power,
     Ray,
     Result,
@@ -70,6 +71,7 @@ from cqllegacy.core.tree import (
     TagContains,
     TagName,
     TagSearch,
+    TagValueIn,
     Transform,
     Union,
     XRay,
@@ -836,6 +838,29 @@ def _castling_rights(c: Compiler, node: CastlingRights) -> Compiled:
         return sum(1 for test in tests if test(board)) == 1
 
     return as_logical(exactly_one)
+
+
+@_rule(PlyCount)
+def _ply_count(c: Compiler, node: PlyCount) -> Compiled:
+    # The main line holds positions 0 … mainline_end - 1: one more than its moves.
+    return as_number(lambda ctx, p: ctx.mainline_end - 1)
+
+
+def normalized_tag(value: str | None) -> str:
+    """A tag value as :class:`TagValueIn` compares it: lower case, no spaces; a missing
+    tag and ``?`` are ``""``.
+
+    >>> normalized_tag("Time forfeit"), normalized_tag("?"), normalized_tag(None)
+    ('timeforfeit', '', '')
+    """
+    text = "".join((value or "").split()).lower()
+    return "" if text == "?" else text
+
+
+@_rule(TagValueIn)
+def _tag_value_in(c: Compiler, node: TagValueIn) -> Compiled:
+    name, values = node.name, node.values
+    return as_logical(lambda ctx, p: normalized_tag(ctx.info.tags.get(name)) in values)
 
 
 @_rule(HalfmoveClock)

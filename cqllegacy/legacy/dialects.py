@@ -45,10 +45,12 @@ __all__ = [
     "POSITION_MACROS",
     "RANGE_MACROS",
     "REFUSALS",
+    "TERMINATIONS",
     "eco_ranges",
     "negated",
     "not_list",
     "refusal",
+    "termination_values",
 ]
 
 #: The form of a script that is a bare position list, Chess Assistant's (X1).
@@ -462,7 +464,7 @@ REFUSALS: Mapping[str, str] = {
     **_reasons(
         _NOT_YET,
         """line line* pawncount accumulate* fen
-        date plycount termination hasannotation hascomments hasvariations
+        date hasannotation hascomments hasvariations
         eithercolor""",
     ),
 }
@@ -503,6 +505,43 @@ def eco_ranges(text: str) -> tuple[tuple[str, str], ...] | None:
             return None
         ranges.append((lo, hi))
     return tuple(ranges)
+
+
+#: Scidb's ways a game ended (``:termination``) and the ``Termination`` tag values each
+#: reads, lower-cased and without spaces (PGN's values; "" is a missing tag or ``?``).
+TERMINATIONS: Mapping[str, frozenset[str]] = {
+    "unknown": frozenset({""}),
+    "normal": frozenset({"normal"}),
+    "abandoned": frozenset({"abandoned"}),
+    "adjudication": frozenset({"adjudication"}),
+    "emergency": frozenset({"emergency"}),
+    "rulesinfraction": frozenset({"rulesinfraction"}),
+    "timeforfeit": frozenset({"timeforfeit"}),
+    "unterminated": frozenset({"unterminated"}),
+}
+#: Scidb's termination words that no PGN value stands for, and why each is refused.
+TERMINATION_REFUSALS: Mapping[str, str] = {
+    "disconnection": "PGN has no Termination value for a disconnection",
+    "unplayed": "the help gives it two meanings (a draw claim, no opponent)",
+}
+
+
+def termination_values(words: str) -> frozenset[str] | str:
+    """The ``Termination`` values a ``:termination`` list reads, or why it is refused.
+
+    >>> sorted(termination_values("unknown,normal"))
+    ['', 'normal']
+    >>> termination_values("unplayed")
+    'Scidb `:termination unplayed`: the help gives it two meanings (a draw claim, no opponent)'
+    """
+    values: set[str] = set()
+    for word in words.split(","):
+        if word in TERMINATION_REFUSALS:
+            return f"Scidb `:termination {word}`: {TERMINATION_REFUSALS[word]}"
+        if word not in TERMINATIONS:
+            return f"`:termination {word}`: not a way a game ends ({', '.join(TERMINATIONS)})"
+        values |= TERMINATIONS[word]
+    return frozenset(values)
 
 
 def refusal(name: str) -> str | None:

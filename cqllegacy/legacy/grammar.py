@@ -723,6 +723,16 @@ def _valid_eco_codes(source: str, loc: int, tokens: pp.ParseResults) -> None:
     )
 
 
+def _valid_terminations(source: str, loc: int, tokens: pp.ParseResults) -> None:
+    """Scidb's ``:termination`` takes ways a game ends, separated by commas."""
+    item = tokens[0]
+    assert isinstance(item, t.Terminations)
+    values = dialects.termination_values(item.words)
+    if isinstance(values, str):
+        word = source.find(item.words, loc)
+        raise _reading(source).error_at(Token.at(item.words, word if word >= 0 else loc), values)
+
+
 def _script_node(source: str, loc: int, tokens: pp.ParseResults) -> t.Script:
     reading = _reading(source)
     reading.check_tags()
@@ -756,6 +766,7 @@ def _script() -> pp.ParserElement:
     for name, spec in DIALECT_MATCH_KEYWORDS.items():
         match_keywords[name] = _noted(spec, _keyword(spec, ListKind.MATCH, lists))
     match_keywords["eco"].add_parse_action(_valid_eco_codes)
+    match_keywords["termination"].add_parse_action(_valid_terminations)
     match_list = _match_list(match_keywords, _position_list(top_level))
     second_match_list = _PAREN + pp.FollowedBy(_COMMENTS + _MATCH_HEAD)
     after_match_list = pp.MatchFirst(

@@ -62,6 +62,7 @@ __all__ = [
     "NegatedMatchItem",
     "PieceCount",
     "Player",
+    "PlyCountRange",
     "PositionItem",
     "PositionList",
     "Power",
@@ -88,6 +89,7 @@ __all__ = [
     "TagMatch",
     "TagWord",
     "TagWordKeyword",
+    "Terminations",
     "Transform",
     "TransformKeyword",
     "designators",
@@ -772,6 +774,30 @@ class EcoCodes:
 
 
 @attrs.frozen(slots=True)
+class PlyCountRange:
+    """Scidb's ``:plycount R``: the game's main line has a number of half-moves in R (a
+    dialect keyword, X1)."""
+
+    KEYWORD = keyword("plycount", Shape.RANGE)
+    DIALECT = True
+
+    range: Range
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class Terminations:
+    """Scidb's ``:termination WORDS``: a comma-separated list of the ways a game ended,
+    read from its ``Termination`` tag (a dialect keyword, X1)."""
+
+    KEYWORD = keyword("termination", Shape.WORD)
+    DIALECT = True
+
+    words: str
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
 class NegatedMatchItem:
     """Scidb's ``!:keyword …`` in the match list: the game fails that one condition (a
     dialect form, X1)."""
@@ -791,6 +817,8 @@ MatchCondition: TypeAlias = (
     | NamedTag
     | RoundRange
     | EcoCodes
+    | PlyCountRange
+    | Terminations
 )
 
 
@@ -806,6 +834,8 @@ MatchItem: TypeAlias = (
     | NamedTag
     | RoundRange
     | EcoCodes
+    | PlyCountRange
+    | Terminations
     | NegatedMatchItem
     | PositionList
     | Comment

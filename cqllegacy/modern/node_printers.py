@@ -562,6 +562,28 @@ def _castling_rights(node: ct.CastlingRights, ctx: Context) -> Printed:
     return noted(note, fragment("true"))
 
 
+@printer_for(ct.PlyCount)
+def _ply_count(node: ct.PlyCount, ctx: Context) -> Printed:
+    note = ctx.refuse(
+        construct_of(node.origin, ":plycount"),
+        "CQL 6.1 has no length of the game",
+        node.origin,
+        written_as="ply",
+    )
+    return noted(note, fragment("ply"))
+
+
+@printer_for(ct.TagValueIn)
+def _tag_value_in(node: ct.TagValueIn, ctx: Context) -> Printed:
+    note = ctx.refuse(
+        construct_of(node.origin, f"the {node.name} tag"),
+        "CQL 6.1 documents no comparison of a tag with a list of values",
+        node.origin,
+        written_as=f'tag "{node.name}"',
+    )
+    return noted(note, fragment(f'tag "{node.name}"'))
+
+
 @printer_for(ct.HalfmoveClock)
 def _halfmove_clock(node: ct.HalfmoveClock, ctx: Context) -> Printed:
     note = ctx.refuse(

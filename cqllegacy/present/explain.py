@@ -620,6 +620,16 @@ def _eco_codes_words(item: lt.EcoCodes) -> str:
     return f"ECO code {item.codes}"
 
 
+@MATCH_WORDS.register(lt.PlyCountRange)
+def _ply_count_words(item: lt.PlyCountRange) -> str:
+    return f"the game's half-moves {_range_words(item.range)}"
+
+
+@MATCH_WORDS.register(lt.Terminations)
+def _terminations_words(item: lt.Terminations) -> str:
+    return f"the game ended: {item.words.replace(',', ' or ')}"
+
+
 @MATCH_WORDS.register(lt.NegatedMatchItem)
 def _negated_match_item_words(item: lt.NegatedMatchItem) -> str:
     return f"not ({MATCH_WORDS[type(item.item)](item.item)})"

@@ -104,6 +104,21 @@ CASES: dict[str, Callable[[Headers], bool]] = {
     ":eco \u2013": lambda headers: eco(headers) is None,
 }
 
+def termination(headers: Headers) -> str:
+    value = "".join(headers.get("Termination", "").split()).lower()
+    return "unknown" if value in ("", "?") else value
+
+
+CASES.update(
+    {
+        ":termination normal": lambda headers: termination(headers) == "normal",
+        ":termination unknown,timeforfeit": lambda headers: termination(headers)
+        in ("unknown", "timeforfeit"),
+        ":termination rulesinfraction": lambda headers: termination(headers) == "rulesinfraction",
+        "!:termination unknown": lambda headers: termination(headers) != "unknown",
+    }
+)
+
 #: The cases CQL 6.1 can say exactly.
 TRANSLATED = {
     ":event berlin",
@@ -137,7 +152,7 @@ def test_its_cql_6_translation_selects_the_same_games(keyword: str) -> None:
 def test_the_others_are_refused_by_name(keyword: str) -> None:
     with pytest.raises(CqlLegacyError) as refused:
         translate(f"(match {keyword} (position))")
-    assert keyword.split()[0] in str(refused.value)
+    assert keyword.split()[0].lstrip("!") in str(refused.value)
 
 
 def test_a_roster_tag_is_never_missing_so_its_presence_is_refused() -> None:
@@ -173,6 +188,44 @@ def test_check_names_the_tag_keywords() -> None:
     ]
 
 
+@functools.cache
+def ply_counts() -> list[int]:
+    counts = []
+    for path in FILES:
+        if path.suffix == ".bz2":
+            handle: io.TextIOBase = io.StringIO(bz2.decompress(path.read_bytes()).decode("latin-1"))
+        else:
+            handle = io.StringIO(path.read_text(encoding="utf-8"))
+        while (game := chess.pgn.read_game(handle)) is not None:
+            counts.append(len(list(game.mainline_moves())))
+    return counts
+
+
+@pytest.mark.parametrize(("lo", "hi"), [(0, 30), (40, 60), (100, None), (0, 0)])
+def test_plycount_reads_the_length_of_the_main_line(lo: int, hi: int | None) -> None:
+    want = {
+        n
+        for n, plies in enumerate(ply_counts(), start=1)
+        if lo <= plies and (hi is None or plies <= hi)
+    }
+    assert want
+    top = "unlimited" if hi is None else hi
+    text = f"(match :plycount {lo} {top} (position))"
+    assert selected(text) == want
+    with pytest.raises(CqlLegacyError, match=":plycount"):
+        translate(text)
+
+
+@pytest.mark.parametrize(
+    ("words", "message"),
+    [("unplayed", "two meanings"), ("disconnection", "no Termination value"), ("won", "not a way")],
+)
+def test_a_termination_the_help_leaves_open_is_refused(words: str, message: str) -> None:
+    with pytest.raises(LegacySyntaxError, match=message) as refused:
+        read_script(f"(match :termination {words} (position))")
+    assert (refused.value.line, refused.value.column) == (1, 21)
+
+
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pgn = tmp_path_factory.mktemp("tags") / "games.pgn"
@@ -189,6 +242,7 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "(match :event WORLD :round 3 12 :subround 0 (position :mate))",
         "(match :tag Source (position Ke1 :markall))",
         "(match :annotator capablanca :site berlin (position Ne5))",
+        "(match :plycount 20 40 :termination normal,unknown (position :check :markall))",
     ],
 )
 def test_the_index_gives_the_scans_bytes(indexed: Path, text: str) -> None:

@@ -926,6 +926,8 @@ NODE_SAMPLES: dict[type[ct.Filter], list[ct.Filter]] = {
     ct.ScidbBoardTest: [ct.ScidbBoardTest(fact) for fact in ct.BoardFact],
     ct.HalfmoveClock: [ct.InRange(ct.HalfmoveClock(), 2, 10)],
     ct.CastlingRights: [ct.CastlingRights("K"), ct.CastlingRights("Qq")],
+    ct.PlyCount: [ct.InRange(ct.PlyCount(), 20, 60)],
+    ct.TagValueIn: [ct.TagValueIn("Termination", frozenset({"", "normal"}))],
     ct.Transform: [
         ct.Transform(ct.TransformKind.FLIPCOLOR, ct.Compound((pd("Ke1"), pd("Qh5")))),
         ct.InRange(ct.Transform(ct.TransformKind.FLIP, pd("K[a-h1]"), True), 2, None),

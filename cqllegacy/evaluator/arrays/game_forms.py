@@ -22,6 +22,7 @@ from cqllegacy.core.tree import (
     Move,
     PieceLoop,
     PieceVariable,
+    PlyCount,
     PositionIntersection,
     PositionVariable,
     RayCount,
@@ -237,7 +238,7 @@ ARRAY_FORMS.absent(
 )
 
 ARRAY_FORMS.absent(
-    ScidbBoardTest, HalfmoveClock, CastlingRights,
-    reason="Scidb's legal-move count, repetitions, half-move clock and castling rights are read"
-    " from python-chess's board",
+    ScidbBoardTest, HalfmoveClock, CastlingRights, PlyCount,
+    reason="Scidb's legal-move count, repetitions, half-move clock, castling rights and ply count"
+    " are read from python-chess's boards",
 )  # fmt: skip

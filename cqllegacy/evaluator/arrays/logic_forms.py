@@ -23,6 +23,7 @@ from cqllegacy.core.tree import (
     Simple,
     TagContains,
     TagSearch,
+    TagValueIn,
     Transform,
 )
 from cqllegacy.evaluator.arrays.compiler import (
@@ -142,7 +143,9 @@ def _legacy_only(c: ArrayCompiler, node: LegacyOnly) -> ArrayFn:
     return c.compile(node.filter)
 
 
-for _tags_only in (Result, Player, TagContains, TagSearch, RoundNumber, EcoRange, Elo):
+for _tags_only in (
+    Result, Player, TagContains, TagSearch, TagValueIn, RoundNumber, EcoRange, Elo
+):
     ARRAY_FORMS.add(_tags_only, lambda c, node: _by_game(node))
 
 
