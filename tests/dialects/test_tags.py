@@ -287,3 +287,15 @@ def test_a_setting_of_the_match_list_has_no_negation(keyword: str) -> None:
     with pytest.raises(LegacySyntaxError, match="cannot be negated") as refused:
         read_script(f"(match !{keyword} x (position))")
     assert refused.value.column == 9  # the keyword after the '!'
+
+
+def test_a_word_a_tag_must_hold_lets_the_scan_skip_games_by_their_tag_text() -> None:
+    """The scan rejects a game whose tag lines lack the word before reading its tags."""
+    from cqllegacy.core import tree as ct
+    from cqllegacy.evaluator.needles import needles_of
+
+    assert needles_of(ct.TagSearch("Annotator", "capablanca", True)) == (
+        frozenset({"capablanca"}),
+    )
+    assert needles_of(ct.TagSearch("Source")) == ()
+    assert needles_of(ct.TagSearch("Event", "?")) == ()
