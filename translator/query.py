@@ -152,6 +152,8 @@ def _dialect_condition(item: object) -> core.Filter | None:
         return in_range(core.RoundNumber(_ROUND_PARTS[item.keyword], origin=origin), item.range)
     if isinstance(item, lt.EcoCodes):
         return _eco(item)
+    if isinstance(item, lt.DateRange):
+        return _date(item)
     if isinstance(item, lt.PlyCountRange):
         return in_range(core.PlyCount(origin=core.Origin(":plycount", item.span)), item.range)
     if isinstance(item, lt.Terminations):
@@ -177,6 +179,17 @@ def _eco(item: lt.EcoCodes) -> core.Filter:
     assert ranges is not None, "the reader checks the codes"
     members = tuple(core.EcoRange(lo, hi, origin=origin) for lo, hi in ranges)
     return members[0] if len(members) == 1 else core.Or(members)
+
+
+def _date(item: lt.DateRange) -> core.Filter:
+    origin = core.Origin(":date", item.span)
+    if item.text == dialects.ANY_VALUE:
+        return core.DateIn(None, None, origin=origin)  # any date with a known year
+    if item.text in dialects.NO_VALUE:
+        return core.Not(core.DateIn(None, None, origin=origin))
+    bounds = dialects.date_range(item.text)
+    assert not isinstance(bounds, str), "the reader checks the dates"
+    return core.DateIn(*bounds, origin=origin)
 
 
 def _bounds(r: Range) -> tuple[int, int | None]:

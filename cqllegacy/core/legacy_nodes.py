@@ -282,3 +282,24 @@ class TagValueIn(Filter):
     name: str
     values: frozenset[str]
     origin: Origin | None = origin_field()
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class DateIn(Filter):
+    """Scidb's ``:date``: every day the game's ``Date`` tag may stand for lies from day
+    ``lo`` to day ``hi`` (proleptic ordinals; None: no bound).  A date whose year is
+    unknown lies in no range (semantics: S-dialects)."""
+
+    WORD = "a date range"
+    CQL_WORDS = ()
+    KIND = Kind.LOGICAL
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.TAGS
+    PRECEDENCE = Precedence.ATOM
+
+    MODERN: ClassVar[bool] = False
+
+    lo: int | None
+    hi: int | None
+    origin: Origin | None = origin_field()

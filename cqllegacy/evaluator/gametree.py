@@ -16,6 +16,8 @@ positions after any position ``p`` along every continuation form the contiguous 
 
 from __future__ import annotations
 
+import calendar
+import datetime
 from collections.abc import Mapping
 
 import attrs
@@ -78,6 +80,36 @@ def eco_code(value: str | None) -> str | None:
     if len(code) == 3 and code[0] in "ABCDE" and code[1:].isascii() and code[1:].isdigit():
         return code
     return None
+
+
+def date_days(value: str | None) -> tuple[int, int] | None:
+    """The first and last day (proleptic ordinals) a PGN ``Date`` may stand for, or None
+    when its year is unknown or it names no day: ``2010.??.??`` is all of 2010.
+
+    >>> import datetime
+    >>> first, last = date_days("2010.02.??")
+    >>> datetime.date.fromordinal(first), datetime.date.fromordinal(last)
+    (datetime.date(2010, 2, 1), datetime.date(2010, 2, 28))
+    >>> date_days("????.??.??"), date_days("2010.02.30"), date_days("2010.??.05")
+    (None, None, None)
+    """
+    parts = (value or "").strip().split(".")
+    if len(parts) != 3 or not all(part.isascii() for part in parts):
+        return None
+    year, month, day = (int(part) if part.isdigit() else None for part in parts)
+    if year is None or (month is None and day is not None):
+        return None
+    try:
+        if month is None:
+            return datetime.date(year, 1, 1).toordinal(), datetime.date(year, 12, 31).toordinal()
+        if day is None:
+            last = calendar.monthrange(year, month)[1]
+            first_day = datetime.date(year, month, 1).toordinal()
+            return first_day, datetime.date(year, month, last).toordinal()
+        exact = datetime.date(year, month, day).toordinal()
+    except ValueError:
+        return None
+    return exact, exact
 
 
 @attrs.frozen(slots=True)

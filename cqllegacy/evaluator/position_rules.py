@@ -34,6 +34,7 @@ from cqllegacy.core.tree import (
     Complement,
     Compound,
     Count,
+    DateIn,
     DirectionSet,
     EcoRange,
     Elo,
@@ -96,7 +97,13 @@ from cqllegacy.evaluator.compiler import (
     set_value,
     truth,
 )
-from cqllegacy.evaluator.gametree import NO_PIECE, GameInfo, eco_code, round_numbers
+from cqllegacy.evaluator.gametree import (
+    NO_PIECE,
+    GameInfo,
+    date_days,
+    eco_code,
+    round_numbers,
+)
 from cqllegacy.evaluator.masks import PIECE_ATTRS, designator_squares
 from cqllegacy.evaluator.trees import closed_range, meaningful, orbit_members
 from cqllegacy.vocab.pieces import (
@@ -838,6 +845,19 @@ def _castling_rights(c: Compiler, node: CastlingRights) -> Compiled:
         return sum(1 for test in tests if test(board)) == 1
 
     return as_logical(exactly_one)
+
+
+@_rule(DateIn)
+def _date_in(c: Compiler, node: DateIn) -> Compiled:
+    lo, hi = node.lo, node.hi
+
+    def within(ctx: Context, p: int) -> bool:
+        days = date_days(ctx.info.tags.get("Date"))
+        if days is None:
+            return False
+        return (lo is None or lo <= days[0]) and (hi is None or days[1] <= hi)
+
+    return as_logical(within)
 
 
 @_rule(PlyCount)

@@ -20,6 +20,7 @@ message about it points at the user's text.
 
 from __future__ import annotations
 
+import datetime
 import itertools
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -35,6 +36,7 @@ __all__ = [
     "ANY_TAG_REFUSAL",
     "ANY_VALUE",
     "BARE_POSITION_LIST",
+    "DATE_RANGE",
     "LIST_MACROS",
     "MAX_CONSECUTIVE",
     "NOT_NEGATABLE",
@@ -46,6 +48,7 @@ __all__ = [
     "RANGE_MACROS",
     "REFUSALS",
     "TERMINATIONS",
+    "date_range",
     "eco_ranges",
     "negated",
     "not_list",
@@ -464,7 +467,7 @@ REFUSALS: Mapping[str, str] = {
     **_reasons(
         _NOT_YET,
         """line line* pawncount accumulate* fen
-        date hasannotation hascomments hasvariations
+        hasannotation hascomments hasvariations
         eithercolor""",
     ),
 }
@@ -542,6 +545,93 @@ def termination_values(words: str) -> frozenset[str] | str:
             return f"`:termination {word}`: not a way a game ends ({', '.join(TERMINATIONS)})"
         values |= TERMINATIONS[word]
     return frozenset(values)
+
+
+_MINUS = "-\u2212"
+#: One date of Scidb's ``:date``: year-month-day, then optional year, month and day steps.
+DATE = (
+    r"\d{4}[-\u2212]\d{2}[-\u2212]\d{2}"
+    r"(?:[+\-\u2212]\d+y)?(?:[+\-\u2212]\d+m)?(?:[+\-\u2212]\d+d)?"
+)
+#: Scidb's ``:date`` parameter: ``*``, ``-`` (or an en dash), ``[<|<=|>|>=]DATE``,
+#: ``DATE DATE`` or ``DATE .. DATE``.
+DATE_RANGE = (
+    rf"\*|[\-\u2013](?![\d])|(?:<=|>=|<|>)?{DATE}(?:\s+(?:\.\.\s+)?{DATE})?"
+)
+_DATE_PARTS = re.compile(
+    r"(\d{4})[-\u2212](\d{2})[-\u2212](\d{2})"
+    r"(?:([+\-\u2212])(\d+)y)?(?:([+\-\u2212])(\d+)m)?(?:([+\-\u2212])(\d+)d)?"
+)
+
+
+def _step(sign: str | None, amount: str | None) -> int:
+    if amount is None:
+        return 0
+    return -int(amount) if sign in ("-", "\u2212") else int(amount)
+
+
+def date_day(text: str) -> int | str:
+    """The day (proleptic ordinal) a ``:date`` date names, or why it names none.  Steps
+    apply in order: years and months move the month, then days move the day.
+
+    >>> import datetime
+    >>> datetime.date.fromordinal(date_day("2010-10-01+1m"))
+    datetime.date(2010, 11, 1)
+    >>> datetime.date.fromordinal(date_day("2010-10-27\u221243d"))
+    datetime.date(2010, 9, 14)
+    >>> date_day("2010-01-31+1m")
+    'no day 2010-02-31'
+    """
+    found = _DATE_PARTS.fullmatch(text)
+    assert found is not None, "the reader matched DATE"
+    year, month, day, ys, ya, ms, ma, ds, da = found.groups()
+    months = int(year) * 12 + int(month) - 1 + 12 * _step(ys, ya) + _step(ms, ma)
+    y, m = divmod(months, 12)
+    try:
+        start = datetime.date(y, m + 1, int(day))
+    except ValueError:
+        return f"no day {y:04d}-{m + 1:02d}-{int(day):02d}"
+    return start.toordinal() + _step(ds, da)
+
+
+def date_range(text: str) -> tuple[int | None, int | None] | str:
+    """The first and last day (ordinals, None for no bound) of a ``:date`` range other
+    than ``*`` and ``-``, or why it is refused.  ``A B`` holds both; ``A .. B`` holds A
+    and not B, whichever comes first (the help's order-free form).
+
+    >>> import datetime
+    >>> lo, hi = date_range("2010-10-01 .. 2010-11-01")
+    >>> datetime.date.fromordinal(lo), datetime.date.fromordinal(hi)
+    (datetime.date(2010, 10, 1), datetime.date(2010, 10, 31))
+    >>> lo, hi = date_range("2010-10-27 .. 2010-10-27-43d")
+    >>> datetime.date.fromordinal(lo), datetime.date.fromordinal(hi)
+    (datetime.date(2010, 9, 15), datetime.date(2010, 10, 27))
+    >>> date_range("2010-10-01 .. 2010-10-01")
+    'the empty range 2010-10-01 .. 2010-10-01'
+    """
+    operator = re.match(r"<=|>=|<|>", text)
+    body = text[operator.end() :] if operator else text
+    parts = body.split()
+    days = [date_day(part) for part in parts if part != ".."]
+    for day in days:
+        if isinstance(day, str):
+            return day
+    numbers = [day for day in days if isinstance(day, int)]
+    if operator is not None:
+        (day,) = numbers
+        return {
+            "<": (None, day - 1), "<=": (None, day), ">": (day + 1, None), ">=": (day, None)
+        }[operator.group()]  # fmt: skip
+    if len(numbers) == 1:
+        return numbers[0], numbers[0]
+    first, second = numbers
+    if ".." in parts:
+        if first == second:
+            return f"the empty range {' '.join(parts)}"
+        return (first, second - 1) if first < second else (second + 1, first)
+    if second < first:
+        return f"the empty range {' '.join(parts)}: write {parts[1]} {parts[0]}"
+    return first, second
 
 
 def refusal(name: str) -> str | None:

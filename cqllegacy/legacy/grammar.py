@@ -232,6 +232,15 @@ def _optional_designator_parameter(spec: KeywordSpec, lists: _Lists) -> pp.Parse
     )
 
 
+def _normalized_dates(source: str, loc: int, tokens: pp.ParseResults) -> str:
+    return " ".join(tokens[0].split())
+
+
+def _date_range_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
+    dates = _whole_atom(dialects.DATE_RANGE, "a date range").add_parse_action(_normalized_dates)
+    return _after_comments(dates, _missing(spec, "a date range such as 2010-10-01 2010-10-31"))
+
+
 def _file_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
     return _word(spec, "a file name")
 
@@ -313,6 +322,7 @@ _PARAMETERS: Mapping[Parameter, ParameterRule] = {
     Parameter.WORD: _word_parameter,
     Parameter.OPTIONAL_WORD: _optional_word_parameter,
     Parameter.OPTIONAL_DESIGNATOR: _optional_designator_parameter,
+    Parameter.DATE_RANGE: _date_range_parameter,
 }
 
 
@@ -733,6 +743,20 @@ def _valid_terminations(source: str, loc: int, tokens: pp.ParseResults) -> None:
         raise _reading(source).error_at(Token.at(item.words, word if word >= 0 else loc), values)
 
 
+def _valid_dates(source: str, loc: int, tokens: pp.ParseResults) -> None:
+    """Scidb's ``:date`` names existing days and a range that is not empty."""
+    item = tokens[0]
+    assert isinstance(item, t.DateRange)
+    if item.text == "*" or item.text in dialects.NO_VALUE:
+        return
+    bounds = dialects.date_range(item.text)
+    if isinstance(bounds, str):
+        start = loc + len(":date")
+        while source[start].isspace():
+            start += 1
+        raise _reading(source).error_at(Token.at(item.text.split()[0], start), f"`:date`: {bounds}")
+
+
 def _script_node(source: str, loc: int, tokens: pp.ParseResults) -> t.Script:
     reading = _reading(source)
     reading.check_tags()
@@ -767,6 +791,7 @@ def _script() -> pp.ParserElement:
         match_keywords[name] = _noted(spec, _keyword(spec, ListKind.MATCH, lists))
     match_keywords["eco"].add_parse_action(_valid_eco_codes)
     match_keywords["termination"].add_parse_action(_valid_terminations)
+    match_keywords["date"].add_parse_action(_valid_dates)
     match_list = _match_list(match_keywords, _position_list(top_level))
     second_match_list = _PAREN + pp.FollowedBy(_COMMENTS + _MATCH_HEAD)
     after_match_list = pp.MatchFirst(

@@ -64,6 +64,7 @@ class Parameter(enum.Enum):
     WORD = "a word"
     OPTIONAL_WORD = "an optional word"
     OPTIONAL_DESIGNATOR = "an optional piece designator"
+    DATE_RANGE = "a date range"
 
 
 #: The parameters of each shape, in order.
@@ -84,6 +85,7 @@ SHAPE_PARAMETERS: dict[Shape, tuple[Parameter, ...]] = {
     Shape.WORD: (Parameter.WORD,),
     Shape.NAME_OPTIONAL_WORD: (Parameter.NAME, Parameter.OPTIONAL_WORD),
     Shape.OPTIONAL_PD: (Parameter.OPTIONAL_DESIGNATOR,),
+    Shape.DATES: (Parameter.DATE_RANGE,),
 }
 
 
@@ -159,6 +161,7 @@ SHAPE_EXAMPLES: dict[Shape, str] = {
     Shape.WORD: "kasparov",
     Shape.NAME_OPTIONAL_WORD: "Source",
     Shape.OPTIONAL_PD: "[Kk]",
+    Shape.DATES: "2010-10-01 2010-10-31",
 }
 
 LIST_HEADS = ("match", "position")

@@ -37,6 +37,7 @@ __all__ = [
     "ColorPlayer",
     "ColorPlayerKeyword",
     "Comment",
+    "DateRange",
     "Designator",
     "EcoCodes",
     "Flag",
@@ -124,6 +125,7 @@ class Shape(enum.Enum):
     WORD = "a word"
     NAME_OPTIONAL_WORD = "a tag name and an optional word"
     OPTIONAL_PD = "an optional piece designator"
+    DATES = "a date range"
 
 
 @attrs.frozen
@@ -798,6 +800,18 @@ class Terminations:
 
 
 @attrs.frozen(slots=True)
+class DateRange:
+    """Scidb's ``:date RANGE``: the game's date lies in RANGE (``2010-10-27``,
+    ``>=2010-10-01``, ``A B``, ``A .. B``, ``*``, ``-``) (a dialect keyword, X1)."""
+
+    KEYWORD = keyword("date", Shape.DATES)
+    DIALECT = True
+
+    text: str
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
 class NegatedMatchItem:
     """Scidb's ``!:keyword …`` in the match list: the game fails that one condition (a
     dialect form, X1)."""
@@ -819,6 +833,7 @@ MatchCondition: TypeAlias = (
     | EcoCodes
     | PlyCountRange
     | Terminations
+    | DateRange
 )
 
 
@@ -836,6 +851,7 @@ MatchItem: TypeAlias = (
     | EcoCodes
     | PlyCountRange
     | Terminations
+    | DateRange
     | NegatedMatchItem
     | PositionList
     | Comment

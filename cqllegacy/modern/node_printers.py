@@ -562,6 +562,17 @@ def _castling_rights(node: ct.CastlingRights, ctx: Context) -> Printed:
     return noted(note, fragment("true"))
 
 
+@printer_for(ct.DateIn)
+def _date_in(node: ct.DateIn, ctx: Context) -> Printed:
+    note = ctx.refuse(
+        construct_of(node.origin, ":date"),
+        "CQL 6.1 documents no comparison of dates, and a PGN date may be partial",
+        node.origin,
+        written_as="date",
+    )
+    return noted(note, fragment("date"))
+
+
 @printer_for(ct.PlyCount)
 def _ply_count(node: ct.PlyCount, ctx: Context) -> Printed:
     note = ctx.refuse(

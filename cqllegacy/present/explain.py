@@ -630,6 +630,11 @@ def _terminations_words(item: lt.Terminations) -> str:
     return f"the game ended: {item.words.replace(',', ' or ')}"
 
 
+@MATCH_WORDS.register(lt.DateRange)
+def _date_range_words(item: lt.DateRange) -> str:
+    return f"the game's date {item.text}"
+
+
 @MATCH_WORDS.register(lt.NegatedMatchItem)
 def _negated_match_item_words(item: lt.NegatedMatchItem) -> str:
     return f"not ({MATCH_WORDS[type(item.item)](item.item)})"

@@ -7,6 +7,7 @@ cannot say is refused by name; the index gives the scan's bytes."""
 from __future__ import annotations
 
 import bz2
+import datetime
 import functools
 import io
 import re
@@ -119,6 +120,44 @@ CASES.update(
     }
 )
 
+def days(headers: Headers) -> tuple[datetime.date, datetime.date] | None:
+    """The first and last day a Date tag may stand for (None: no known year)."""
+    found = re.fullmatch(r"(\d{4})\.(\d\d|\?\?)\.(\d\d|\?\?)", headers.get("Date", ""))
+    if found is None:
+        return None
+    year = int(found.group(1))
+    if found.group(2) == "??":
+        return datetime.date(year, 1, 1), datetime.date(year, 12, 31)
+    month = int(found.group(2))
+    if found.group(3) == "??":
+        following = datetime.date(year + month // 12, month % 12 + 1, 1)
+        return datetime.date(year, month, 1), following - datetime.timedelta(days=1)
+    day = datetime.date(year, month, int(found.group(3)))
+    return day, day
+
+
+def dated(lo: datetime.date | None, hi: datetime.date | None) -> Callable[[Headers], bool]:
+    def holds(headers: Headers) -> bool:
+        span = days(headers)
+        return span is not None and (lo is None or lo <= span[0]) and (hi is None or span[1] <= hi)
+
+    return holds
+
+
+D = datetime.date
+CASES.update(
+    {
+        ":date 2010-10-27": dated(D(2010, 10, 27), D(2010, 10, 27)),
+        ":date >=2010-10-01": dated(D(2010, 10, 1), None),
+        ":date <1900-01-01": dated(None, D(1899, 12, 31)),
+        ":date 2010-01-01 2010-12-31": dated(D(2010, 1, 1), D(2010, 12, 31)),
+        ":date 1951-03-01 .. 1951-03-01+1m": dated(D(1951, 3, 1), D(1951, 3, 31)),
+        ":date 1951-03-31 .. 1951-03-31\u221230d": dated(D(1951, 3, 2), D(1951, 3, 31)),
+        ":date *": lambda headers: days(headers) is not None,
+        ":date -": lambda headers: days(headers) is None,
+    }
+)
+
 #: The cases CQL 6.1 can say exactly.
 TRANSLATED = {
     ":event berlin",
@@ -170,6 +209,9 @@ def test_a_roster_tag_is_never_missing_so_its_presence_is_refused() -> None:
         ("(match :eco F00 (position))", "not a list of ECO codes"),
         ("(match :eco* B00 (position))", "opening classification"),
         ('(match :comment "Entscheidung" (position))', "`:comment`"),
+        ("(match :date 2010-02-30 (position))", "no day 2010-02-30"),
+        ("(match :date 2010-10-01 .. 2010-10-01 (position))", "empty range"),
+        ("(match :date 2010-10-31 2010-10-01 (position))", "write 2010-10-01 2010-10-31"),
     ],
 )
 def test_what_the_help_leaves_open_is_refused_with_its_place(text: str, message: str) -> None:
@@ -243,6 +285,7 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "(match :tag Source (position Ke1 :markall))",
         "(match :annotator capablanca :site berlin (position Ne5))",
         "(match :plycount 20 40 :termination normal,unknown (position :check :markall))",
+        "(match :date 1950-01-01 1990-12-31 (position :check :markall))",
     ],
 )
 def test_the_index_gives_the_scans_bytes(indexed: Path, text: str) -> None:

@@ -11,6 +11,7 @@ from cqllegacy.core.tree import (
     And,
     Comment,
     Compound,
+    DateIn,
     EcoRange,
     Elo,
     Keyword,
@@ -144,7 +145,7 @@ def _legacy_only(c: ArrayCompiler, node: LegacyOnly) -> ArrayFn:
 
 
 for _tags_only in (
-    Result, Player, TagContains, TagSearch, TagValueIn, RoundNumber, EcoRange, Elo
+    Result, Player, TagContains, TagSearch, TagValueIn, RoundNumber, EcoRange, DateIn, Elo
 ):
     ARRAY_FORMS.add(_tags_only, lambda c, node: _by_game(node))
 
