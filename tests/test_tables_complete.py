@@ -101,6 +101,14 @@ LEGACY_ONLY = {
     ct.HypotheticalLine: lambda: ct.HypotheticalLine(
         (ct.HypotheticalMove(ANY_PIECE, FULL, ANYTHING, FULL, forced=True),)
     ),
+    ct.RoundNumber: lambda: ct.InRange(ct.RoundNumber(ct.RoundPart.ROUND), 1, 2),
+    ct.EcoRange: lambda: ct.EcoRange("B00", "B99"),
+    ct.ScidbBoardTest: lambda: ct.ScidbBoardTest(ct.BoardFact.FORCED),
+    ct.HalfmoveClock: lambda: ct.InRange(ct.HalfmoveClock(), 0, 3),
+    ct.CastlingRights: lambda: ct.CastlingRights("KQ"),
+    ct.PlyCount: lambda: ct.InRange(ct.PlyCount(), 40, 60),
+    ct.DateIn: lambda: ct.DateIn(733000, None),
+    ct.TagValueIn: lambda: ct.TagValueIn("Termination", frozenset({"normal"})),
 }
 
 
@@ -124,8 +132,11 @@ def _position_items() -> list[type]:
 
 
 #: Items of a list that are no keyword: designators, comments, the lists of `match`, and
-#: the moves after `|` of Scidb's `:line` (read by its own move language, line_moves.py).
-NOT_KEYWORDS = {lt.Designator, lt.Comment, lt.PositionList, lt.HypotheticalMoves}
+#: the moves after `|` of Scidb's `:line` (read by its own move language, line_moves.py),
+#: and Scidb's `!` before a match-list keyword (which holds a keyword item).
+NOT_KEYWORDS = {
+    lt.Designator, lt.Comment, lt.PositionList, lt.HypotheticalMoves, lt.NegatedMatchItem
+}  # fmt: skip
 LEGACY_ITEMS = sorted(
     {
         cls

@@ -51,6 +51,7 @@ from cqllegacy.vocab.pieces import (
     WHITE_PIECES,
     TypeSet,
     color_swap,
+    legacy_types,
     types_of,
 )
 from cqllegacy.vocab.squares import BB_FILES, FULL, Direction, iter_squares, popcount
@@ -570,6 +571,74 @@ def _range_test(item: lt.RangeTest, view: ListView, ctx: TranslationContext) -> 
 @rule(lt.ResultTest)
 def _result_test(item: lt.ResultTest, view: ListView, ctx: TranslationContext) -> Parts:
     return (core.Result(item.result),)
+
+
+#: Scidb's castlings: the piece type that names one, its colour and side.
+_CASTLINGS = (
+    ("K", types_of("K"), core.Castling.KINGSIDE),
+    ("Q", types_of("K"), core.Castling.QUEENSIDE),
+    ("k", types_of("k"), core.Castling.KINGSIDE),
+    ("q", types_of("k"), core.Castling.QUEENSIDE),
+)
+
+
+@rule(lt.CastlingMove)
+def _castling_move(item: lt.CastlingMove, view: ListView, ctx: TranslationContext) -> Parts:
+    # Scidb's :iscastling: the next move castles, as one of the castlings PD's types name
+    # (a white king's castling from a white king on any square: the move's colour).
+    origin = core.Origin(":iscastling", item.span)
+    d = item.designator
+    if d is None:
+        moves = [core.Move(castle=side, origin=origin) for side in core.Castling]
+        return (core.Or(tuple(moves)),)
+    castlings = legacy_types("[KQkq]")
+    if d.tag is not None or d.squares != FULL or d.types & ~castlings or not d.types:
+        raise ctx.error(
+            ":iscastling takes the castlings K, Q, k, q (as in [Kk]), on no squares",
+            d.span,
+        )
+    moves = [
+        core.Move(castle=side, from_=core.PieceSet(king, FULL), origin=origin)
+        for letter, king, side in _CASTLINGS
+        if d.types & legacy_types(letter)
+    ]
+    return (moves[0] if len(moves) == 1 else core.Or(tuple(moves)),)
+
+
+@rule(lt.CastlingRightsTest)
+def _castling_rights(
+    item: lt.CastlingRightsTest, view: ListView, ctx: TranslationContext
+) -> Parts:
+    d = item.designator
+    if d.tag is not None or d.squares != FULL or d.types & ~legacy_types("[KQkq]"):
+        raise ctx.error(
+            ":castling takes the castling rights K, Q, k, q (as in [KQ]), on no squares",
+            d.span,
+        )
+    rights = "".join(letter for letter in "KQkq" if d.types & legacy_types(letter))
+    return (core.CastlingRights(rights, origin=core.Origin(":castling", item.span)),)
+
+
+_BOARD_FACTS = {
+    lt.BoardTestKeyword.FORCED: core.BoardFact.FORCED,
+    lt.BoardTestKeyword.THREEFOLDREPETITION: core.BoardFact.THREEFOLD,
+}
+
+
+@rule(lt.BoardTest)
+def _board_test(item: lt.BoardTest, view: ListView, ctx: TranslationContext) -> Parts:
+    origin = core.Origin(f":{item.keyword.value}", item.span)
+    return (core.ScidbBoardTest(_BOARD_FACTS[item.keyword], origin=origin),)
+
+
+@rule(lt.HalfmoveClockRange)
+def _halfmove_clock(
+    item: lt.HalfmoveClockRange, view: ListView, ctx: TranslationContext
+) -> Parts:
+    # Inside a variation Scidb's keyword always holds (its help).
+    clock = core.HalfmoveClock(origin=core.Origin(":halfmoveclock", item.span))
+    in_variation = core.Simple(core.Keyword.VARIATION)
+    return (core.Or((in_variation, in_range(clock, item.range))),)
 
 
 @rule(lt.TagMatch)

@@ -55,10 +55,14 @@ from cqllegacy.core.tree import Transform as CoreTransform
 from cqllegacy.legacy.tree import (
     Accumulate,
     AccumulateEach,
+    BoardTest,
+    CastlingMove,
+    CastlingRightsTest,
     Comment,
     Designator,
     Flag,
     FlagKeyword,
+    HalfmoveClockRange,
     HypotheticalMoves,
     LineMove,
     ListOfLists,
@@ -78,6 +82,7 @@ from cqllegacy.legacy.tree import (
     TransformKeyword,
     designators,
 )
+from cqllegacy.vocab.pieces import color_swap
 from cqllegacy.vocab.spans import Span
 from cqllegacy.vocab.squares import Dihedral
 
@@ -154,16 +159,39 @@ def _map_item(item: PositionItem, t: LegacyTransform) -> PositionItem:
     return ITEM_MAPS[type(item)](item, t)
 
 
-@ITEM_MAPS.register(Comment, Relation, Accumulate, AccumulateEach, SumRange, Transform)
+@ITEM_MAPS.register(
+    Comment, Relation, Accumulate, AccumulateEach, SumRange, Transform, BoardTest,
+    HalfmoveClockRange,
+)
 def _same_in_every_member(item: PositionItem, t: LegacyTransform) -> PositionItem:
-    # Comments, :relation (its counts are never transformed, L18), accumulators and
-    # transform keywords themselves are the same in every member.
+    # Comments, :relation (its counts are never transformed, L18), accumulators,
+    # transform keywords themselves and Scidb's board tests (no colour, no square) are
+    # the same in every member.
     return item
 
 
 @ITEM_MAPS.register(Designator)
 def _(item: Designator, t: LegacyTransform) -> PositionItem:
     return transform_designator(t, item)
+
+
+@ITEM_MAPS.register(CastlingRightsTest)
+def _(item: CastlingRightsTest, t: LegacyTransform) -> PositionItem:
+    # Its designator names rights, not squares: only the colour flip changes them.
+    if not t.swap_colors:
+        return item
+    d = item.designator
+    return attrs.evolve(item, designator=attrs.evolve(d, types=color_swap(d.types)))
+
+
+@ITEM_MAPS.register(CastlingMove)
+def _(item: CastlingMove, t: LegacyTransform) -> PositionItem:
+    # Its designator names castlings, not squares: the colour flip swaps White's and
+    # Black's; flips and shifts leave a castling what it is (semantics: S-dialects).
+    d = item.designator
+    if d is None or not t.swap_colors:
+        return item
+    return attrs.evolve(item, designator=attrs.evolve(d, types=color_swap(d.types)))
 
 
 _COLOR_FLAGS = {FlagKeyword.WTM: FlagKeyword.BTM, FlagKeyword.BTM: FlagKeyword.WTM}

@@ -52,6 +52,7 @@ from cqllegacy.translator.rewrite import (
 
 from cqllegacy.core import tree as core
 from cqllegacy.core.transforms import forget_images
+from cqllegacy.legacy import dialects
 from cqllegacy.legacy import tree as lt
 from cqllegacy.legacy.tree import FlagKeyword, PositionList, Range, Script
 from cqllegacy.vocab.spans import Span
@@ -122,6 +123,73 @@ _PLAYER_COLORS = {
     lt.ColorPlayerKeyword.WHITEPLAYER: core.Color.WHITE,
     lt.ColorPlayerKeyword.BLACKPLAYER: core.Color.BLACK,
 }
+
+
+#: The tag each of Scidb's tag-word keywords reads.
+_TAG_OF_WORD = {
+    lt.TagWordKeyword.EVENT: "Event",
+    lt.TagWordKeyword.SITE: "Site",
+    lt.TagWordKeyword.ANNOTATOR: "Annotator",
+}
+_ROUND_PARTS = {
+    lt.RoundKeyword.ROUND: core.RoundPart.ROUND,
+    lt.RoundKeyword.SUBROUND: core.RoundPart.SUBROUND,
+}
+
+
+def _dialect_condition(item: object) -> core.Filter | None:
+    """Scidb's match-list keywords that read tags (semantics: S-dialects), or None."""
+    if isinstance(item, lt.TagWord):
+        origin = core.Origin(f":{item.keyword.value}", item.span)
+        return _tag_search(_TAG_OF_WORD[item.keyword], item.word, origin)
+    if isinstance(item, lt.NamedTag):
+        origin = core.Origin(":tag", item.span)
+        if item.word is None:
+            return core.TagSearch(item.name, origin=origin)
+        return _tag_search(item.name, item.word, origin)
+    if isinstance(item, lt.RoundRange):
+        origin = core.Origin(f":{item.keyword.value}", item.span)
+        return in_range(core.RoundNumber(_ROUND_PARTS[item.keyword], origin=origin), item.range)
+    if isinstance(item, lt.EcoCodes):
+        return _eco(item)
+    if isinstance(item, lt.DateRange):
+        return _date(item)
+    if isinstance(item, lt.PlyCountRange):
+        return in_range(core.PlyCount(origin=core.Origin(":plycount", item.span)), item.range)
+    if isinstance(item, lt.Terminations):
+        values = dialects.termination_values(item.words)
+        assert not isinstance(values, str), "the reader checks the words"
+        origin = core.Origin(":termination", item.span)
+        return core.TagValueIn("Termination", values, origin=origin)
+    return None
+
+
+def _tag_search(name: str, word: str, origin: core.Origin) -> core.Filter:
+    # A word without cased letters needs no case folding (nor CQL 6.1's lowercase).
+    if word.lower() == word.upper():
+        return core.TagSearch(name, word, origin=origin)
+    return core.TagSearch(name, word.lower(), ignore_case=True, origin=origin)
+
+
+def _eco(item: lt.EcoCodes) -> core.Filter:
+    origin = core.Origin(":eco", item.span)
+    if item.codes in dialects.NO_VALUE:
+        return core.Not(core.EcoRange("A00", "E99", origin=origin))
+    ranges = dialects.eco_ranges(item.codes)
+    assert ranges is not None, "the reader checks the codes"
+    members = tuple(core.EcoRange(lo, hi, origin=origin) for lo, hi in ranges)
+    return members[0] if len(members) == 1 else core.Or(members)
+
+
+def _date(item: lt.DateRange) -> core.Filter:
+    origin = core.Origin(":date", item.span)
+    if item.text == dialects.ANY_VALUE:
+        return core.DateIn(None, None, origin=origin)  # any date with a known year
+    if item.text in dialects.NO_VALUE:
+        return core.Not(core.DateIn(None, None, origin=origin))
+    bounds = dialects.date_range(item.text)
+    assert not isinstance(bounds, str), "the reader checks the dates"
+    return core.DateIn(*bounds, origin=origin)
 
 
 def _bounds(r: Range) -> tuple[int, int | None]:
@@ -294,6 +362,11 @@ class _Builder:
         return prefixes, suffixes, conditions, trailing
 
     def _condition(self, item: object) -> core.Filter | None:
+        if isinstance(item, lt.NegatedMatchItem):
+            # Scidb's `!:keyword`: the game fails that condition.
+            inner = self._condition(item.item)
+            assert inner is not None, "the reader negates game conditions only"
+            return core.Not(inner)
         if isinstance(item, lt.MatchResult):
             return core.Result(item.result)
         if isinstance(item, lt.MatchRange) and item.keyword is lt.MatchRangeKeyword.YEAR:
@@ -308,6 +381,9 @@ class _Builder:
             if item.name.lower() == item.name.upper():
                 return core.Player(item.name, color, origin=origin)
             return core.Player(item.name.lower(), color, ignore_case=True, origin=origin)
+        dialect = _dialect_condition(item)
+        if dialect is not None:
+            return dialect
         if isinstance(item, lt.Player):
             # L10: case-insensitive; the distinction is moot without cased letters.
             origin = core.Origin(":player", item.span)

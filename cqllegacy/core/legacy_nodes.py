@@ -175,3 +175,179 @@ class HypotheticalLine(Filter):
 
     moves: tuple[HypotheticalMove, ...]
     origin: Origin | None = origin_field()
+
+
+class RoundPart(enum.Enum):
+    """Which number of a PGN ``Round`` tag ``round.subround``."""
+
+    ROUND = "round"
+    SUBROUND = "subround"
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class RoundNumber(Filter):
+    """Scidb's ``:round`` / ``:subround`` number of the game: the digits before (after)
+    the first ``.`` of the ``Round`` tag, 0 when the tag gives none (semantics:
+    S-dialects).  CQL 6.1's ``tag`` cannot read ``Round``."""
+
+    WORD = "a round number"
+    CQL_WORDS = ()
+    KIND = Kind.NUMBER
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.TAGS
+    PRECEDENCE = Precedence.ATOM
+
+    MODERN: ClassVar[bool] = False
+
+    part: RoundPart
+    origin: Origin | None = origin_field()
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class EcoRange(Filter):
+    """Scidb's ``:eco`` range: the game's ECO code (the first three characters of its
+    ``ECO`` tag, a letter A-E and two digits) lies from ``lo`` to ``hi`` (semantics:
+    S-dialects)."""
+
+    WORD = "an ECO range"
+    CQL_WORDS = ()
+    KIND = Kind.LOGICAL
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.TAGS
+    PRECEDENCE = Precedence.ATOM
+
+    MODERN: ClassVar[bool] = False
+
+    lo: str
+    hi: str
+    origin: Origin | None = origin_field()
+
+
+class BoardFact(enum.Enum):
+    """Scidb's position keywords that only python-chess's board can answer."""
+
+    #: ``:forced``: the position has a next move, and it is the only legal one.
+    FORCED = "forced"
+    #: ``:threefoldrepetition``: the first main-line position that occurs for the third
+    #: time in the game (python-chess's repetition identity).
+    THREEFOLD = "threefoldrepetition"
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class ScidbBoardTest(Filter):
+    """One of Scidb's :class:`BoardFact` tests (semantics: S-dialects)."""
+
+    WORD = "a Scidb board test"
+    CQL_WORDS = ()
+    KIND = Kind.LOGICAL
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.GAME
+    PRECEDENCE = Precedence.ATOM
+
+    MODERN: ClassVar[bool] = False
+
+    fact: BoardFact
+    origin: Origin | None = origin_field()
+
+    def reads_itself(self) -> Reads:
+        return Reads.NEXT_MOVE if self.fact is BoardFact.FORCED else Reads.GAME
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class HalfmoveClock(Filter):
+    """The position's half-move clock (plies since the last capture or pawn move), as
+    python-chess keeps it from the start position's FEN (Scidb's ``:halfmoveclock``)."""
+
+    WORD = "the half-move clock"
+    CQL_WORDS = ()
+    KIND = Kind.NUMBER
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.POSITION
+    PRECEDENCE = Precedence.ATOM
+
+    MODERN: ClassVar[bool] = False
+
+    origin: Origin | None = origin_field()
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class CastlingRights(Filter):
+    """Scidb's ``:castling PD``: exactly one of the castling rights PD's types name holds
+    (``K`` White's kingside right, ``q`` Black's queenside right …; semantics:
+    S-dialects)."""
+
+    WORD = "castling rights"
+    CQL_WORDS = ()
+    KIND = Kind.LOGICAL
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.POSITION
+    PRECEDENCE = Precedence.ATOM
+
+    MODERN: ClassVar[bool] = False
+
+    #: The rights, as the letters K, Q, k, q.
+    rights: str
+    origin: Origin | None = origin_field()
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class PlyCount(Filter):
+    """Scidb's ``:plycount``: the number of half-moves of the game's main line."""
+
+    WORD = "the game's ply count"
+    CQL_WORDS = ()
+    KIND = Kind.NUMBER
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.GAME
+    PRECEDENCE = Precedence.ATOM
+
+    MODERN: ClassVar[bool] = False
+
+    origin: Origin | None = origin_field()
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class TagValueIn(Filter):
+    """The tag ``name`` reads as one of ``values`` once lower-cased and without spaces;
+    a missing tag, an empty one and ``?`` read as ``""`` (Scidb's ``:termination``)."""
+
+    WORD = "a tag value"
+    CQL_WORDS = ()
+    KIND = Kind.LOGICAL
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.TAGS
+    PRECEDENCE = Precedence.ATOM
+
+    MODERN: ClassVar[bool] = False
+
+    name: str
+    values: frozenset[str]
+    origin: Origin | None = origin_field()
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class DateIn(Filter):
+    """Scidb's ``:date``: every day the game's ``Date`` tag may stand for lies from day
+    ``lo`` to day ``hi`` (proleptic ordinals; None: no bound).  A date whose year is
+    unknown lies in no range (semantics: S-dialects)."""
+
+    WORD = "a date range"
+    CQL_WORDS = ()
+    KIND = Kind.LOGICAL
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.TAGS
+    PRECEDENCE = Precedence.ATOM
+
+    MODERN: ClassVar[bool] = False
+
+    lo: int | None
+    hi: int | None
+    origin: Origin | None = origin_field()

@@ -220,6 +220,27 @@ class TagContains(Filter):
 
 
 @attrs.frozen(slots=True, cache_hash=True)
+class TagSearch(Filter):
+    """The PGN tag ``name`` is present and, when ``text`` is given, contains it (ignoring
+    case with ``ignore_case``).  CQL 6.1 ``tag "Name"``, ``"text" in lowercase tag
+    "Name"``; for Event and Site ``"text" in lowercase event``.  Scidb's match-list
+    ``:event``, ``:site``, ``:annotator``, ``:tag`` (semantics: S-dialects)."""
+
+    WORD = "a tag search"
+    CQL_WORDS = ("tag", "event", "site", "in", "lowercase")
+    KIND = Kind.LOGICAL
+    OPERANDS = NO_OPERANDS
+    TRANSFORMS = Transforms.NOTHING
+    READS = Reads.TAGS
+    PRECEDENCE = Precedence.ATOM
+
+    name: str
+    text: str | None = None
+    ignore_case: bool = False
+    origin: Origin | None = origin_field()
+
+
+@attrs.frozen(slots=True, cache_hash=True)
 class Comment(Filter):
     """A ``//`` comment at its place (T3); matches always and changes nothing.
 

@@ -16,6 +16,8 @@ positions after any position ``p`` along every continuation form the contiguous 
 
 from __future__ import annotations
 
+import calendar
+import datetime
 from collections.abc import Mapping
 
 import attrs
@@ -50,6 +52,66 @@ def _elo(value: str | None) -> int | None:
     return _digits(value.strip())
 
 
+def round_numbers(value: str | None) -> tuple[int, int]:
+    """Scidb's round and subround of a ``Round`` tag ``round.subround``: the digits before
+    and after the first ``.``; 0 where a part is missing or not all digits (Scidb's "no
+    round").
+
+    >>> round_numbers("3.2"), round_numbers("12"), round_numbers("?"), round_numbers("-")
+    ((3, 2), (12, 0), (0, 0), (0, 0))
+    >>> round_numbers("x.2"), round_numbers(None)
+    ((0, 0), (0, 0))
+    """
+    head, _, tail = (value or "").strip().partition(".")
+    main = int(head) if head.isascii() and head.isdigit() else 0
+    if main == 0:
+        return 0, 0  # a game without a round has no subround (the help)
+    return main, int(tail) if tail.isascii() and tail.isdigit() else 0
+
+
+def eco_code(value: str | None) -> str | None:
+    """The ECO code of an ``ECO`` tag: its first three characters when they are a letter
+    A to E and two digits (Scidb's extended codes ``C42a`` keep their code), else None.
+
+    >>> eco_code("B12"), eco_code("C42a"), eco_code("?"), eco_code(None)
+    ('B12', 'C42', None, None)
+    """
+    code = (value or "").strip()[:3]
+    if len(code) == 3 and code[0] in "ABCDE" and code[1:].isascii() and code[1:].isdigit():
+        return code
+    return None
+
+
+def date_days(value: str | None) -> tuple[int, int] | None:
+    """The first and last day (proleptic ordinals) a PGN ``Date`` may stand for, or None
+    when its year is unknown or it names no day: ``2010.??.??`` is all of 2010.
+
+    >>> import datetime
+    >>> first, last = date_days("2010.02.??")
+    >>> datetime.date.fromordinal(first), datetime.date.fromordinal(last)
+    (datetime.date(2010, 2, 1), datetime.date(2010, 2, 28))
+    >>> date_days("????.??.??"), date_days("2010.02.30"), date_days("2010.??.05")
+    (None, None, None)
+    """
+    parts = (value or "").strip().split(".")
+    if len(parts) != 3 or not all(part.isascii() for part in parts):
+        return None
+    year, month, day = (int(part) if part.isdigit() else None for part in parts)
+    if year is None or (month is None and day is not None):
+        return None
+    try:
+        if month is None:
+            return datetime.date(year, 1, 1).toordinal(), datetime.date(year, 12, 31).toordinal()
+        if day is None:
+            last = calendar.monthrange(year, month)[1]
+            first_day = datetime.date(year, month, 1).toordinal()
+            return first_day, datetime.date(year, month, last).toordinal()
+        exact = datetime.date(year, month, day).toordinal()
+    except ValueError:
+        return None
+    return exact, exact
+
+
 @attrs.frozen(slots=True)
 class GameInfo:
     """What the game filters read from the tags, parsed once per game.
@@ -67,10 +129,13 @@ class GameInfo:
     year: int | None = None
     white_elo: int | None = None
     black_elo: int | None = None
+    #: Every tag, as read (Scidb's tag keywords read any of them).
+    tags: Mapping[str, str] = attrs.field(factory=dict, eq=False, repr=False)
 
     @classmethod
     def from_headers(cls, headers: Mapping[str, str]) -> GameInfo:
         return cls(
+            tags=headers,
             white=headers.get("White", ""),
             black=headers.get("Black", ""),
             event=headers.get("Event", ""),

@@ -42,6 +42,7 @@ from cqllegacy.core.tree import (
     Player,
     Result,
     TagContains,
+    TagSearch,
 )
 
 __all__ = ["Needles", "admits", "needles_of"]
@@ -86,6 +87,14 @@ def _player(node: Player) -> Needles:
 
 
 def _tag_contains(node: TagContains) -> Needles:
+    return _text_clause(node.text)
+
+
+def _tag_search(node: TagSearch) -> Needles:
+    # The value holds the text; a bare presence test gives no text of the value (the
+    # tag's name may stand in any case, and python-chess supplies the roster tags).
+    if node.text is None:
+        return ()
     return _text_clause(node.text)
 
 
@@ -137,6 +146,7 @@ _NEEDLES: Mapping[type[Filter], Callable[[Any], Needles]] = MappingProxyType(
     {
         Player: _player,
         TagContains: _tag_contains,
+        TagSearch: _tag_search,
         Result: _result,
         InRange: _in_range,
         And: _and,

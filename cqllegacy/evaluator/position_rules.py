@@ -25,6 +25,8 @@ from cqllegacy.core.tree import (
     AttackedBy,
     Attacks,
     Between,
+    BoardFact,
+    CastlingRights,
     Color,
     Comment,
     Compare,
@@ -32,9 +34,12 @@ from cqllegacy.core.tree import (
     Complement,
     Compound,
     Count,
+    DateIn,
     DirectionSet,
+    EcoRange,
     Elo,
     Filter,
+    HalfmoveClock,
     InRange,
     InSet,
     Intersection,
@@ -52,9 +57,13 @@ from cqllegacy.core.tree import (
     PieceSet,
     PieceVariable,
     Player,
+    PlyCount,
     Power,
     Ray,
     Result,
+    RoundNumber,
+    RoundPart,
+    ScidbBoardTest,
     SideToMove,
     Simple,
     SquareColor,
@@ -62,6 +71,8 @@ from cqllegacy.core.tree import (
     SquareVariable,
     TagContains,
     TagName,
+    TagSearch,
+    TagValueIn,
     Transform,
     Union,
     XRay,
@@ -86,7 +97,13 @@ from cqllegacy.evaluator.compiler import (
     set_value,
     truth,
 )
-from cqllegacy.evaluator.gametree import NO_PIECE, GameInfo
+from cqllegacy.evaluator.gametree import (
+    NO_PIECE,
+    GameInfo,
+    date_days,
+    eco_code,
+    round_numbers,
+)
 from cqllegacy.evaluator.masks import PIECE_ATTRS, designator_squares
 from cqllegacy.evaluator.trees import closed_range, meaningful, orbit_members
 from cqllegacy.vocab.pieces import (
@@ -741,6 +758,134 @@ _TAGS: dict[TagName, Callable[[GameInfo], str]] = {
 def _tag_contains(c: Compiler, node: TagContains) -> Compiled:
     tag, text = _TAGS[node.tag], node.text
     return as_logical(lambda ctx, p: text in tag(ctx.info))
+
+
+@_rule(TagSearch)
+def _tag_search(c: Compiler, node: TagSearch) -> Compiled:
+    name, text = node.name, node.text
+    if text is None:
+        return as_logical(lambda ctx, p: name in ctx.info.tags)
+    fold: Callable[[str], str] = str.casefold if node.ignore_case else str
+    wanted = fold(text)
+
+    def contains(ctx: Context, p: int) -> bool:
+        value = ctx.info.tags.get(name)
+        return value is not None and wanted in fold(value)
+
+    return as_logical(contains)
+
+
+@_rule(RoundNumber)
+def _round_number(c: Compiler, node: RoundNumber) -> Compiled:
+    part = 0 if node.part is RoundPart.ROUND else 1
+    return as_number(lambda ctx, p: round_numbers(ctx.info.tags.get("Round"))[part])
+
+
+@_rule(EcoRange)
+def _eco_range(c: Compiler, node: EcoRange) -> Compiled:
+    lo, hi = node.lo, node.hi
+
+    def within(ctx: Context, p: int) -> bool:
+        code = eco_code(ctx.info.tags.get("ECO"))
+        return code is not None and lo <= code <= hi
+
+    return as_logical(within)
+
+
+def repetition_key(board: chess.Board) -> tuple[object, ...]:
+    """python-chess's identity of a position for repetitions: the placement, the side to
+    move, the castling rights, and the en passant square when a capture there is legal."""
+    ep = board.ep_square if board.has_legal_en_passant() else None
+    return (board.board_fen(), board.turn, board.clean_castling_rights(), ep)
+
+
+def _first_threefold(ctx: Context) -> int | None:
+    """The first main-line position that occurs for the third time (memoised per game)."""
+    key = ("threefold", None)
+    if key not in ctx.memo:
+        seen: dict[tuple[object, ...], int] = {}
+        found = None
+        for p in range(ctx.mainline_end):
+            identity = repetition_key(ctx.boards[p])
+            seen[identity] = seen.get(identity, 0) + 1
+            if seen[identity] == 3:
+                found = p
+                break
+        ctx.memo[key] = found
+    first: int | None = ctx.memo[key]
+    return first
+
+
+_BOARD_FACTS: dict[BoardFact, TruthFn] = {
+    BoardFact.FORCED: lambda ctx, p: bool(ctx.children[p])
+    and ctx.boards[p].legal_moves.count() == 1,
+    BoardFact.THREEFOLD: lambda ctx, p: p < ctx.mainline_end and p == _first_threefold(ctx),
+}
+
+
+@_rule(ScidbBoardTest)
+def _scidb_board_test(c: Compiler, node: ScidbBoardTest) -> Compiled:
+    return as_logical(_BOARD_FACTS[node.fact])
+
+
+_RIGHTS: dict[str, Callable[[chess.Board], bool]] = {
+    "K": lambda board: board.has_kingside_castling_rights(chess.WHITE),
+    "Q": lambda board: board.has_queenside_castling_rights(chess.WHITE),
+    "k": lambda board: board.has_kingside_castling_rights(chess.BLACK),
+    "q": lambda board: board.has_queenside_castling_rights(chess.BLACK),
+}
+
+
+@_rule(CastlingRights)
+def _castling_rights(c: Compiler, node: CastlingRights) -> Compiled:
+    tests = tuple(_RIGHTS[letter] for letter in node.rights)
+
+    def exactly_one(ctx: Context, p: int) -> bool:
+        board = ctx.boards[p]
+        return sum(1 for test in tests if test(board)) == 1
+
+    return as_logical(exactly_one)
+
+
+@_rule(DateIn)
+def _date_in(c: Compiler, node: DateIn) -> Compiled:
+    lo, hi = node.lo, node.hi
+
+    def within(ctx: Context, p: int) -> bool:
+        days = date_days(ctx.info.tags.get("Date"))
+        if days is None:
+            return False
+        return (lo is None or lo <= days[0]) and (hi is None or days[1] <= hi)
+
+    return as_logical(within)
+
+
+@_rule(PlyCount)
+def _ply_count(c: Compiler, node: PlyCount) -> Compiled:
+    # The main line holds positions 0 … mainline_end - 1: one more than its moves.
+    return as_number(lambda ctx, p: ctx.mainline_end - 1)
+
+
+def normalized_tag(value: str | None) -> str:
+    """A tag value as :class:`TagValueIn` compares it: lower case, no spaces; a missing
+    tag and ``?`` are ``""``.
+
+    >>> normalized_tag("Time forfeit"), normalized_tag("?"), normalized_tag(None)
+    ('timeforfeit', '', '')
+    """
+    text = "".join((value or "").split()).lower()
+    return "" if text == "?" else text
+
+
+@_rule(TagValueIn)
+def _tag_value_in(c: Compiler, node: TagValueIn) -> Compiled:
+    name, values = node.name, node.values
+    return as_logical(lambda ctx, p: normalized_tag(ctx.info.tags.get(name)) in values)
+
+
+@_rule(HalfmoveClock)
+def _halfmove_clock(c: Compiler, node: HalfmoveClock) -> Compiled:
+    return as_number(lambda ctx, p: ctx.boards[p].halfmove_clock)
 
 
 @_rule(Comment)

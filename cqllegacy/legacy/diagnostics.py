@@ -30,6 +30,7 @@ from cqllegacy.legacy import dialects
 from cqllegacy.legacy.errors import LegacySyntaxError
 from cqllegacy.legacy.keywords import (
     DIALECT_MATCH_KEYWORDS,
+    DIALECT_POSITION_KEYWORDS,
     KEYWORDS,
     LIST_HEADS,
     SHAPE_EXAMPLES,
@@ -372,6 +373,8 @@ class Reading:
         homes = homes_of(name)
         if name in DIALECT_MATCH_KEYWORDS:
             homes = {ListKind.MATCH}
+        if name in DIALECT_POSITION_KEYWORDS:
+            homes = {ListKind.POSITION}
         if homes:
             return self.wrong_list(token, kind, homes)
         reason = dialects.refusal(name)

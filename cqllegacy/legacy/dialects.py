@@ -20,7 +20,9 @@ message about it points at the user's text.
 
 from __future__ import annotations
 
+import datetime
 import itertools
+import re
 from collections.abc import Callable, Mapping, Sequence
 
 import attrs
@@ -31,21 +33,30 @@ from cqllegacy.vocab.spans import Span
 from cqllegacy.vocab.squares import LIGHT_SQUARES
 
 __all__ = [
+    "ANY_TAG_REFUSAL",
+    "ANY_VALUE",
     "BARE_POSITION_LIST",
+    "DATE_RANGE",
     "LIST_MACROS",
     "MAX_CONSECUTIVE",
     "NOT_NEGATABLE",
+    "NOT_NEGATABLE_MATCH",
+    "NO_VALUE",
     "OPTIONAL_DESIGNATOR",
     "OPTIONAL_RANGE",
     "OWN_LANGUAGE",
     "POSITION_MACROS",
     "RANGE_MACROS",
     "REFUSALS",
+    "TERMINATIONS",
     "PawnChainFault",
+    "date_range",
+    "eco_ranges",
     "negated",
     "not_list",
     "read_pawn_chain",
     "refusal",
+    "termination_values",
 ]
 
 #: The form of a script that is a bare position list, Chess Assistant's (X1).
@@ -160,6 +171,11 @@ NOT_NEGATABLE: frozenset[str] = frozenset(
         "tagmatch",
     }
 )
+
+
+#: Match-list keywords whose negation means nothing: files, game numbers, tag
+#: declarations.
+NOT_NEGATABLE_MATCH: frozenset[str] = frozenset({"pgn", "output", "gamenumber", "forany"})
 
 
 # --------------------------------------------------------------------------------------
@@ -451,14 +467,184 @@ REFUSALS: Mapping[str, str] = {
         fivefoldrepetition shifthorizontal*""",
     ),
     **_reasons(
+        "its search pattern's rules for blanks, delimiters and word ends are not defined"
+        " precisely, and it reads the languages Scidb gives comments",
+        "comment comment*",
+    ),
+    **_reasons("needs Scidb's own opening classification", "eco*"),
+    **_reasons(
+        "the help's definition (a repetition of the list's features) and its examples (a count"
+        " of 0 selecting games) disagree",
+        "repetitioncount",
+    ),
+    **_reasons(
         _NOT_YET,
-        """castling iscastling forced fen halfmoveclock
-        threefoldrepetition repetitioncount
-        event site round subround annotator date eco eco* plycount
-        termination tag comment comment* hasannotation hascomments hasvariations
+        """fen
+        hasannotation hascomments hasvariations
         eithercolor""",
     ),
 }
+
+
+#: Why Scidb's ``:tag *`` is refused (X5).
+ANY_TAG_REFUSAL = (
+    "Scidb extension `:tag *`: the help does not say which tags count as additional ones"
+)
+
+_ECO_CODE = re.compile(r"([A-E])(\d\d)(?:-([A-E])?(\d\d))?")
+#: Scidb's special ranges: ``*`` any value, ``-`` (or an en dash) no value.
+ANY_VALUE = "*"
+NO_VALUE = frozenset({"-", "\u2013", "\u2212"})
+
+
+def eco_ranges(text: str) -> tuple[tuple[str, str], ...] | None:
+    """The ranges of ECO codes an ``:eco`` parameter lists, each (first, last), or None
+    when it is not such a list.  ``B00-99`` runs from B00 to B99, ``A80-B19`` from A80
+    to B19; ``*`` is every code.
+
+    >>> eco_ranges("A00,B00-99,C10-D05")
+    (('A00', 'A00'), ('B00', 'B99'), ('C10', 'D05'))
+    >>> eco_ranges("*"), eco_ranges("B99-00"), eco_ranges("F00")
+    ((('A00', 'E99'),), None, None)
+    """
+    if text == ANY_VALUE:
+        return (("A00", "E99"),)
+    ranges = []
+    for part in text.split(","):
+        found = _ECO_CODE.fullmatch(part)
+        if found is None:
+            return None
+        letter, first, last_letter, last = found.groups()
+        lo = letter + first
+        hi = lo if last is None else (last_letter or letter) + last
+        if hi < lo:
+            return None
+        ranges.append((lo, hi))
+    return tuple(ranges)
+
+
+#: Scidb's ways a game ended (``:termination``) and the ``Termination`` tag values each
+#: reads, lower-cased and without spaces (PGN's values; "" is a missing tag or ``?``).
+TERMINATIONS: Mapping[str, frozenset[str]] = {
+    "unknown": frozenset({""}),
+    "normal": frozenset({"normal"}),
+    "abandoned": frozenset({"abandoned"}),
+    "adjudication": frozenset({"adjudication"}),
+    "emergency": frozenset({"emergency"}),
+    "rulesinfraction": frozenset({"rulesinfraction"}),
+    "timeforfeit": frozenset({"timeforfeit"}),
+    "unterminated": frozenset({"unterminated"}),
+}
+#: Scidb's termination words that no PGN value stands for, and why each is refused.
+TERMINATION_REFUSALS: Mapping[str, str] = {
+    "disconnection": "PGN has no Termination value for a disconnection",
+    "unplayed": "the help gives it two meanings (a draw claim, no opponent)",
+}
+
+
+def termination_values(words: str) -> frozenset[str] | str:
+    """The ``Termination`` values a ``:termination`` list reads, or why it is refused.
+
+    >>> sorted(termination_values("unknown,normal"))
+    ['', 'normal']
+    >>> termination_values("unplayed")
+    'Scidb `:termination unplayed`: the help gives it two meanings (a draw claim, no opponent)'
+    """
+    values: set[str] = set()
+    for word in words.split(","):
+        if word in TERMINATION_REFUSALS:
+            return f"Scidb `:termination {word}`: {TERMINATION_REFUSALS[word]}"
+        if word not in TERMINATIONS:
+            return f"`:termination {word}`: not a way a game ends ({', '.join(TERMINATIONS)})"
+        values |= TERMINATIONS[word]
+    return frozenset(values)
+
+
+_MINUS = "-\u2212"
+#: One date of Scidb's ``:date``: year-month-day, then optional year, month and day steps.
+DATE = (
+    r"\d{4}[-\u2212]\d{2}[-\u2212]\d{2}"
+    r"(?:[+\-\u2212]\d+y)?(?:[+\-\u2212]\d+m)?(?:[+\-\u2212]\d+d)?"
+)
+#: Scidb's ``:date`` parameter: ``*``, ``-`` (or an en dash), ``[<|<=|>|>=]DATE``,
+#: ``DATE DATE`` or ``DATE .. DATE``.
+DATE_RANGE = (
+    rf"\*|[\-\u2013](?![\d])|(?:<=|>=|<|>)?{DATE}(?:\s+(?:\.\.\s+)?{DATE})?"
+)
+_DATE_PARTS = re.compile(
+    r"(\d{4})[-\u2212](\d{2})[-\u2212](\d{2})"
+    r"(?:([+\-\u2212])(\d+)y)?(?:([+\-\u2212])(\d+)m)?(?:([+\-\u2212])(\d+)d)?"
+)
+
+
+def _step(sign: str | None, amount: str | None) -> int:
+    if amount is None:
+        return 0
+    return -int(amount) if sign in ("-", "\u2212") else int(amount)
+
+
+def date_day(text: str) -> int | str:
+    """The day (proleptic ordinal) a ``:date`` date names, or why it names none.  Steps
+    apply in order: years and months move the month, then days move the day.
+
+    >>> import datetime
+    >>> datetime.date.fromordinal(date_day("2010-10-01+1m"))
+    datetime.date(2010, 11, 1)
+    >>> datetime.date.fromordinal(date_day("2010-10-27\u221243d"))
+    datetime.date(2010, 9, 14)
+    >>> date_day("2010-01-31+1m")
+    'no day 2010-02-31'
+    """
+    found = _DATE_PARTS.fullmatch(text)
+    assert found is not None, "the reader matched DATE"
+    year, month, day, ys, ya, ms, ma, ds, da = found.groups()
+    months = int(year) * 12 + int(month) - 1 + 12 * _step(ys, ya) + _step(ms, ma)
+    y, m = divmod(months, 12)
+    try:
+        start = datetime.date(y, m + 1, int(day))
+    except ValueError:
+        return f"no day {y:04d}-{m + 1:02d}-{int(day):02d}"
+    return start.toordinal() + _step(ds, da)
+
+
+def date_range(text: str) -> tuple[int | None, int | None] | str:
+    """The first and last day (ordinals, None for no bound) of a ``:date`` range other
+    than ``*`` and ``-``, or why it is refused.  ``A B`` holds both; ``A .. B`` holds A
+    and not B, whichever comes first (the help's order-free form).
+
+    >>> import datetime
+    >>> lo, hi = date_range("2010-10-01 .. 2010-11-01")
+    >>> datetime.date.fromordinal(lo), datetime.date.fromordinal(hi)
+    (datetime.date(2010, 10, 1), datetime.date(2010, 10, 31))
+    >>> lo, hi = date_range("2010-10-27 .. 2010-10-27-43d")
+    >>> datetime.date.fromordinal(lo), datetime.date.fromordinal(hi)
+    (datetime.date(2010, 9, 15), datetime.date(2010, 10, 27))
+    >>> date_range("2010-10-01 .. 2010-10-01")
+    'the empty range 2010-10-01 .. 2010-10-01'
+    """
+    operator = re.match(r"<=|>=|<|>", text)
+    body = text[operator.end() :] if operator else text
+    parts = body.split()
+    days = [date_day(part) for part in parts if part != ".."]
+    for day in days:
+        if isinstance(day, str):
+            return day
+    numbers = [day for day in days if isinstance(day, int)]
+    if operator is not None:
+        (day,) = numbers
+        return {
+            "<": (None, day - 1), "<=": (None, day), ">": (day + 1, None), ">=": (day, None)
+        }[operator.group()]  # fmt: skip
+    if len(numbers) == 1:
+        return numbers[0], numbers[0]
+    first, second = numbers
+    if ".." in parts:
+        if first == second:
+            return f"the empty range {' '.join(parts)}"
+        return (first, second - 1) if first < second else (second + 1, first)
+    if second < first:
+        return f"the empty range {' '.join(parts)}: write {parts[1]} {parts[0]}"
+    return first, second
 
 
 def refusal(name: str) -> str | None:

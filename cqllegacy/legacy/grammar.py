@@ -140,6 +140,9 @@ class _Lists:
 
 ParameterRule = Callable[[KeywordSpec, _Lists], pp.ParserElement]
 
+#: A ``*`` standing alone where a name is expected.
+_NEXT_TOKEN_STAR = pp.Regex(r"\*(?![^\s();])")
+
 
 def _missing(spec: KeywordSpec, what: str) -> pp.ParserElement:
     return _refused(_NEXT_TOKEN, lambda reading, token: reading.missing(spec, token, what))
@@ -188,12 +191,19 @@ def _use_tag(source: str, loc: int, tokens: pp.ParseResults) -> None:
 _NAME_ROLES: Mapping[str, ParseAction] = {"forany": _declare_tag, "tagmatch": _use_tag}
 
 
+def _any_tag(reading: Reading, token: Token) -> LegacySyntaxError:
+    return reading.error_at(token, dialects.ANY_TAG_REFUSAL)
+
+
 def _name_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
     name = _NAME
     role = _NAME_ROLES.get(spec.name)
     if role is not None:
         name = _NAME.copy().add_parse_action(role)
-    return _after_comments(name, _missing(spec, "a name (letters, digits and _)"))
+    missing = _missing(spec, "a name (letters, digits and _)")
+    if spec.name == "tag":  # Scidb's `:tag *`: any tag
+        return _after_comments(name, _refused(_NEXT_TOKEN_STAR, _any_tag), missing)
+    return _after_comments(name, missing)
 
 
 def _word(spec: KeywordSpec, what: str) -> pp.ParserElement:
@@ -203,6 +213,33 @@ def _word(spec: KeywordSpec, what: str) -> pp.ParserElement:
 
     word = _PLAIN_ATOM.copy().add_parse_action(unquoted)
     return _after_comments(word, _missing(spec, what))
+
+
+def _optional_word_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
+    def unquoted(source: str, loc: int, tokens: pp.ParseResults) -> None:
+        if QUOTE in tokens[0]:
+            raise _reading(source).quoted(spec, Token.at(tokens[0], loc))
+
+    return pp.Optional(_PLAIN_ATOM.copy().add_parse_action(unquoted))
+
+
+def _optional_designator_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
+    # A designator right after the keyword is its argument (Scidb), never one of its own.
+    return _choice(
+        "an optional piece designator",
+        (_KEYWORD_START + "();" + _DIGITS + _COMPARISONS, pp.Empty()),
+        ("", pp.Empty()),
+        (None, _DESIGNATOR),
+    )
+
+
+def _normalized_dates(source: str, loc: int, tokens: pp.ParseResults) -> str:
+    return " ".join(tokens[0].split())
+
+
+def _date_range_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
+    dates = _whole_atom(dialects.DATE_RANGE, "a date range").add_parse_action(_normalized_dates)
+    return _after_comments(dates, _missing(spec, "a date range such as 2010-10-01 2010-10-31"))
 
 
 def _file_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
@@ -300,6 +337,9 @@ _PARAMETERS: Mapping[Parameter, ParameterRule] = {
     Parameter.FILE: _file_parameter,
     Parameter.WORD: _word_parameter,
     Parameter.PAWN_CHAIN: _pawn_chain_parameter,
+    Parameter.OPTIONAL_WORD: _optional_word_parameter,
+    Parameter.OPTIONAL_DESIGNATOR: _optional_designator_parameter,
+    Parameter.DATE_RANGE: _date_range_parameter,
 }
 
 
@@ -529,6 +569,7 @@ def _dialect_table(lists: _Lists) -> dict[str, pp.ParserElement]:
         spec = _range_macro_spec(name)
         table[name] = _noted(spec, _keyword(spec, ListKind.POSITION, lists))
     for name, spec in DIALECT_POSITION_KEYWORDS.items():
+        # Every dialect keyword's item; the check reads :pawncount's alone.
         element = _keyword(spec, ListKind.POSITION, lists).add_parse_action(_pawns_only)
         table[name] = _noted(spec, element)
     for name in dialects.LIST_MACROS:
@@ -611,6 +652,34 @@ def _negations(keywords: Mapping[str, pp.ParserElement]) -> pp.ParserElement:
         name = found.group() if found else ""
         reading.dialect_form(f"`!{name}`", loc)
         return [dialects.negated(item, reading.span(loc)), *comments]
+
+    return (_BANG + keyword).add_parse_action(negate)
+
+
+def _match_negations(keywords: Mapping[str, pp.ParserElement]) -> pp.ParserElement:
+    """Scidb's ``!:keyword …`` in the match list: the game fails that one condition."""
+    negatable = {
+        name: element
+        for name, element in keywords.items()
+        if name not in dialects.NOT_NEGATABLE_MATCH
+    }
+
+    def refuse(reading: Reading, token: Token) -> LegacySyntaxError:
+        return reading.not_negatable(token)
+
+    keyword = _choice(
+        "negated keyword",
+        (":", _refused(_KEYWORD, refuse)),
+        (None, _refused(_NEXT_TOKEN, refuse)),
+        keywords=negatable,
+    )
+
+    def negate(source: str, loc: int, tokens: pp.ParseResults) -> list[Any]:
+        reading = _reading(source)
+        item, *comments = tokens[1:]
+        found = _KEYWORD_TEXT.match(source, loc + 1)
+        reading.dialect_form(f"`!{found.group() if found else ''}`", loc)
+        return [t.NegatedMatchItem(item, span=reading.span(loc)), *comments]
 
     return (_BANG + keyword).add_parse_action(negate)
 
@@ -701,6 +770,7 @@ def _match_list(
         "match-list items",
         ("(", position_list),
         (";", _COMMENT),
+        ("!", _match_negations(keywords)),
         (_KEYWORD_START, _refused_keyword(ListKind.MATCH)),
         (None, _refused(_PLAIN_ATOM, stray)),
         keywords=keywords,
@@ -761,6 +831,43 @@ def _line_transforms(reading: Reading, match: t.MatchList) -> None:
                 raise reading.line_transformed(item.span, f":{others[0]}")
             if item.span in numbered:
                 raise reading.line_transformed(item.span, ":flipcolor")
+def _valid_eco_codes(source: str, loc: int, tokens: pp.ParseResults) -> None:
+    """Scidb's ``:eco`` takes ECO codes and ranges (``A00``, ``B00-99``), ``*`` or ``-``."""
+    item = tokens[0]
+    assert isinstance(item, t.EcoCodes)
+    if item.codes in dialects.NO_VALUE or dialects.eco_ranges(item.codes) is not None:
+        return
+    reading = _reading(source)
+    word = source.find(item.codes, loc)
+    raise reading.error_at(
+        Token.at(item.codes, word if word >= 0 else loc),
+        f"`:eco {item.codes}`: not a list of ECO codes",
+        expected="codes and ranges separated by commas, as in A00,B00-99, or * or -",
+    )
+
+
+def _valid_terminations(source: str, loc: int, tokens: pp.ParseResults) -> None:
+    """Scidb's ``:termination`` takes ways a game ends, separated by commas."""
+    item = tokens[0]
+    assert isinstance(item, t.Terminations)
+    values = dialects.termination_values(item.words)
+    if isinstance(values, str):
+        word = source.find(item.words, loc)
+        raise _reading(source).error_at(Token.at(item.words, word if word >= 0 else loc), values)
+
+
+def _valid_dates(source: str, loc: int, tokens: pp.ParseResults) -> None:
+    """Scidb's ``:date`` names existing days and a range that is not empty."""
+    item = tokens[0]
+    assert isinstance(item, t.DateRange)
+    if item.text == "*" or item.text in dialects.NO_VALUE:
+        return
+    bounds = dialects.date_range(item.text)
+    if isinstance(bounds, str):
+        start = loc + len(":date")
+        while source[start].isspace():
+            start += 1
+        raise _reading(source).error_at(Token.at(item.text.split()[0], start), f"`:date`: {bounds}")
 
 
 def _script_node(source: str, loc: int, tokens: pp.ParseResults) -> t.Script:
@@ -796,6 +903,9 @@ def _script() -> pp.ParserElement:
     match_keywords = _keyword_table(ListKind.MATCH, lists)
     for name, spec in DIALECT_MATCH_KEYWORDS.items():
         match_keywords[name] = _noted(spec, _keyword(spec, ListKind.MATCH, lists))
+    match_keywords["eco"].add_parse_action(_valid_eco_codes)
+    match_keywords["termination"].add_parse_action(_valid_terminations)
+    match_keywords["date"].add_parse_action(_valid_dates)
     match_list = _match_list(match_keywords, _position_list(top_level))
     second_match_list = _PAREN + pp.FollowedBy(_COMMENTS + _MATCH_HEAD)
     after_match_list = pp.MatchFirst(

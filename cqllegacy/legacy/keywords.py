@@ -63,6 +63,9 @@ class Parameter(enum.Enum):
     FILE = "a file name"
     WORD = "a word"
     PAWN_CHAIN = "pawn attributes"
+    OPTIONAL_WORD = "an optional word"
+    OPTIONAL_DESIGNATOR = "an optional piece designator"
+    DATE_RANGE = "a date range"
 
 
 #: The parameters of each shape, in order.
@@ -82,6 +85,9 @@ SHAPE_PARAMETERS: dict[Shape, tuple[Parameter, ...]] = {
     Shape.FILE: (Parameter.FILE,),
     Shape.WORD: (Parameter.WORD,),
     Shape.PD_PAWNS_RANGE: (Parameter.DESIGNATOR, Parameter.PAWN_CHAIN, Parameter.RANGE),
+    Shape.NAME_OPTIONAL_WORD: (Parameter.NAME, Parameter.OPTIONAL_WORD),
+    Shape.OPTIONAL_PD: (Parameter.OPTIONAL_DESIGNATOR,),
+    Shape.DATES: (Parameter.DATE_RANGE,),
 }
 
 
@@ -156,6 +162,9 @@ SHAPE_EXAMPLES: dict[Shape, str] = {
     Shape.FILE: "games.pgn",
     Shape.WORD: "kasparov",
     Shape.PD_PAWNS_RANGE: "P passed-!inside >=1",
+    Shape.NAME_OPTIONAL_WORD: "Source",
+    Shape.OPTIONAL_PD: "[Kk]",
+    Shape.DATES: "2010-10-01 2010-10-31",
 }
 
 LIST_HEADS = ("match", "position")

@@ -182,6 +182,11 @@ def _line_move_text(move: t.LineMove) -> str:
     return text + " ep" * move.enpassant
 
 
+@_text.register
+def _(item: t.NegatedMatchItem) -> str:
+    return "!" + _text(item.item)
+
+
 def _parameter_text(value: object) -> str:
     """One parameter of a keyword item ("" for an optional one left out)."""
     if value is None:

@@ -31,18 +31,26 @@ __all__ = [
     "Accumulate",
     "AccumulateEach",
     "AttackCount",
+    "BoardTest",
+    "BoardTestKeyword",
+    "CastlingMove",
+    "CastlingRightsTest",
     "ColorPlayer",
     "ColorPlayerKeyword",
     "Comment",
+    "DateRange",
     "Designator",
+    "EcoCodes",
     "Flag",
     "FlagKeyword",
     "ForAny",
     "GameResult",
+    "HalfmoveClockRange",
     "HypotheticalMoves",
     "LineMove",
     "ListKeyword",
     "ListOfLists",
+    "MatchCondition",
     "MatchElo",
     "MatchEloKeyword",
     "MatchItem",
@@ -54,12 +62,15 @@ __all__ = [
     "MatchResult",
     "MoveKeyword",
     "MoveTest",
+    "NamedTag",
+    "NegatedMatchItem",
     "PawnAttribute",
     "PawnChain",
     "PawnCount",
     "PawnTest",
     "PieceCount",
     "Player",
+    "PlyCountRange",
     "PositionItem",
     "PositionList",
     "Power",
@@ -78,10 +89,15 @@ __all__ = [
     "RelationRange",
     "RelationRangeKeyword",
     "ResultTest",
+    "RoundKeyword",
+    "RoundRange",
     "Script",
     "Span",
     "SumRange",
     "TagMatch",
+    "TagWord",
+    "TagWordKeyword",
+    "Terminations",
     "Transform",
     "TransformKeyword",
     "designators",
@@ -115,6 +131,9 @@ class Shape(enum.Enum):
     FILE = "a file name"
     WORD = "a word"
     PD_PAWNS_RANGE = "a pawn designator, pawn attributes and a range"
+    NAME_OPTIONAL_WORD = "a tag name and an optional word"
+    OPTIONAL_PD = "an optional piece designator"
+    DATES = "a date range"
 
 
 @attrs.frozen
@@ -591,6 +610,61 @@ class HypotheticalMoves:
     span: Span = _span_field()
 
 
+@attrs.frozen(slots=True)
+class CastlingMove:
+    """Scidb's ``:iscastling [PD]``: the move played from this position castles; PD's
+    types name the castlings (``K`` White kingside, ``q`` Black queenside …), any one of
+    them (a dialect keyword, X1)."""
+
+    KEYWORD = keyword("iscastling", Shape.OPTIONAL_PD)
+    DIALECT = True
+
+    designator: Designator | None = None
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class CastlingRightsTest:
+    """Scidb's ``:castling PD``: exactly one of the castling rights PD's types name
+    holds, ``K`` White's kingside right … (a dialect keyword, X1)."""
+
+    KEYWORD = keyword("castling", Shape.PD)
+    DIALECT = True
+
+    designator: Designator
+    span: Span = _span_field()
+
+
+class BoardTestKeyword(enum.Enum):
+    FORCED = "forced"
+    THREEFOLDREPETITION = "threefoldrepetition"
+
+
+@attrs.frozen(slots=True)
+class BoardTest:
+    """Scidb's ``:forced`` (the move played was the only legal one) and
+    ``:threefoldrepetition`` (the first main-line position seen for the third time)
+    (dialect keywords, X1)."""
+
+    KEYWORD = keyed(BoardTestKeyword, Shape.NONE)
+    DIALECT = True
+
+    keyword: BoardTestKeyword
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class HalfmoveClockRange:
+    """Scidb's ``:halfmoveclock R``: the half-move clock lies in R; inside a variation it
+    always holds (the help) (a dialect keyword, X1)."""
+
+    KEYWORD = keyword("halfmoveclock", Shape.RANGE)
+    DIALECT = True
+
+    range: Range
+    span: Span = _span_field()
+
+
 #: The items of a position list; the keyword table of position lists is derived from the
 #: classes named here that declare ``KEYWORD`` (cqllegacy.legacy.keywords), in this order.
 PositionItem: TypeAlias = (
@@ -613,6 +687,10 @@ PositionItem: TypeAlias = (
     | SumRange
     | TagMatch
     | HypotheticalMoves
+    | CastlingMove
+    | CastlingRightsTest
+    | BoardTest
+    | HalfmoveClockRange
     | Comment
 )
 
@@ -734,6 +812,130 @@ class MatchElo:
     span: Span = _span_field()
 
 
+class TagWordKeyword(enum.Enum):
+    EVENT = "event"
+    SITE = "site"
+    ANNOTATOR = "annotator"
+
+
+@attrs.frozen(slots=True)
+class TagWord:
+    """Scidb's ``:event WORD``, ``:site WORD``, ``:annotator WORD``: that tag contains
+    WORD, ignoring case (a dialect keyword, X1)."""
+
+    KEYWORD = keyed(TagWordKeyword, Shape.WORD)
+    DIALECT = True
+
+    keyword: TagWordKeyword
+    word: str
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class NamedTag:
+    """Scidb's ``:tag NAME [WORD]``: the game has the tag NAME and, with WORD, its value
+    contains WORD, ignoring case (a dialect keyword, X1)."""
+
+    KEYWORD = keyword("tag", Shape.NAME_OPTIONAL_WORD)
+    DIALECT = True
+
+    name: str
+    word: str | None = None
+    span: Span = _span_field()
+
+
+class RoundKeyword(enum.Enum):
+    ROUND = "round"
+    SUBROUND = "subround"
+
+
+@attrs.frozen(slots=True)
+class RoundRange:
+    """Scidb's ``:round R`` / ``:subround R``: the game's round (subround) number, 0 for
+    none, lies in R (a dialect keyword, X1)."""
+
+    KEYWORD = keyed(RoundKeyword, Shape.RANGE)
+    DIALECT = True
+
+    keyword: RoundKeyword
+    range: Range
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class EcoCodes:
+    """Scidb's ``:eco CODES``: a comma-separated list of ECO codes and ranges (``A00``,
+    ``B00-99``), or ``*`` (any code) or ``-`` (none) (a dialect keyword, X1)."""
+
+    KEYWORD = keyword("eco", Shape.WORD)
+    DIALECT = True
+
+    codes: str
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class PlyCountRange:
+    """Scidb's ``:plycount R``: the game's main line has a number of half-moves in R (a
+    dialect keyword, X1)."""
+
+    KEYWORD = keyword("plycount", Shape.RANGE)
+    DIALECT = True
+
+    range: Range
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class Terminations:
+    """Scidb's ``:termination WORDS``: a comma-separated list of the ways a game ended,
+    read from its ``Termination`` tag (a dialect keyword, X1)."""
+
+    KEYWORD = keyword("termination", Shape.WORD)
+    DIALECT = True
+
+    words: str
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class DateRange:
+    """Scidb's ``:date RANGE``: the game's date lies in RANGE (``2010-10-27``,
+    ``>=2010-10-01``, ``A B``, ``A .. B``, ``*``, ``-``) (a dialect keyword, X1)."""
+
+    KEYWORD = keyword("date", Shape.DATES)
+    DIALECT = True
+
+    text: str
+    span: Span = _span_field()
+
+
+@attrs.frozen(slots=True)
+class NegatedMatchItem:
+    """Scidb's ``!:keyword …`` in the match list: the game fails that one condition (a
+    dialect form, X1)."""
+
+    item: MatchCondition
+    span: Span = _span_field()
+
+
+#: The match-list items that test the game, which Scidb's ``!`` may negate.
+MatchCondition: TypeAlias = (
+    MatchRange
+    | MatchResult
+    | Player
+    | ColorPlayer
+    | MatchElo
+    | TagWord
+    | NamedTag
+    | RoundRange
+    | EcoCodes
+    | PlyCountRange
+    | Terminations
+    | DateRange
+)
+
+
 MatchItem: TypeAlias = (
     MatchPath
     | MatchRange
@@ -742,6 +944,14 @@ MatchItem: TypeAlias = (
     | ForAny
     | ColorPlayer
     | MatchElo
+    | TagWord
+    | NamedTag
+    | RoundRange
+    | EcoCodes
+    | PlyCountRange
+    | Terminations
+    | DateRange
+    | NegatedMatchItem
     | PositionList
     | Comment
 )

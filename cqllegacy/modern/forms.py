@@ -339,6 +339,13 @@ def read_tag(parser: Parser, token: Token) -> Read:
     return Read(TagValue(token.text), token.start)
 
 
+def read_named_tag(parser: Parser, token: Token) -> Read:
+    name = _string(parser)
+    if not name:
+        parser.fail('`tag` needs the name of a tag, as in tag "Annotator"', token.start)
+    return Read(TagValue("tag", name=name), token.start)
+
+
 def read_lowercase(parser: Parser, token: Token) -> Read:
     value = parser.prefix_read().value
     if not isinstance(value, TagValue) or value.lowercase:
@@ -365,8 +372,12 @@ def combine_in(parser: Parser, reads: list[Read], words: list[str]) -> ct.Filter
         if tag.lowercase and (text.text != text.text.lower() or not text.text.isascii()):
             parser.fail("a string compared with `lowercase` must be lowercase ASCII", reads[0].loc)
         return ct.Player(text.text, tag.color, tag.lowercase)
+    if tag.lowercase and (text.text != text.text.lower() or not text.text.isascii()):
+        parser.fail("a string compared with `lowercase` must be lowercase ASCII", reads[0].loc)
+    if tag.name is not None:
+        return ct.TagSearch(tag.name, text.text, tag.lowercase)
     if tag.lowercase:
-        parser.fail(f"cqllegacy does not read `lowercase {tag.tag}`", reads[1].loc)
+        return ct.TagSearch(tag.tag.capitalize(), text.text, True)
     return ct.TagContains(ct.TagName(tag.tag), text.text)
 
 

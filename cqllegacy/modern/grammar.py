@@ -80,6 +80,7 @@ _WRITTEN_WORDS: dict[str, Form] = {
     "event": forms.read_tag,
     "site": forms.read_tag,
     "lowercase": forms.read_lowercase,
+    "tag": forms.read_named_tag,
     "elo": forms.read_elo,
     **dict.fromkeys(forms.CASTLING, forms.castling_alone),
 }
@@ -91,7 +92,8 @@ READ_BY_HAND: frozenset[type[ct.Filter]] = frozenset(
         *(ct.PieceSet, ct.Union, ct.Intersection, ct.Complement, ct.Attacks, ct.AttackedBy),
         *(ct.DirectionSet, ct.Ray, ct.XRay, ct.Move, ct.PieceVariable, ct.SquareVariable),
         *(ct.InSet, ct.Number, ct.Count, ct.Arith, ct.Negate, ct.Elo, ct.InRange, ct.Compare),
-        *(ct.Compound, ct.And, ct.Or, ct.Result, ct.Player, ct.TagContains, ct.Comment),
+        *(ct.Compound, ct.And, ct.Or, ct.Result, ct.Player, ct.TagContains, ct.TagSearch),
+        ct.Comment,
         *(ct.Line, ct.LineGroup, ct.Find, ct.Transform, ct.Echo, ct.PositionVariable),
         *(ct.AtPosition, ct.PositionIntersection),
     )

@@ -458,6 +458,154 @@ def _tag_contains(node: ct.TagContains, ctx: Context) -> Printed:
     return _tag_search(node.tag.value, node.text, f":{node.tag.value}", ctx)
 
 
+#: The seven-tag roster: python-chess reads a missing one as its default (``?``), where
+#: CQL 6.1's ``tag`` fails.
+_ROSTER = frozenset({"Event", "Site", "Date", "Round", "White", "Black", "Result"})
+#: Tags CQL 6.1's ``tag`` cannot read (its documentation), besides White…/Black… ones.
+_UNREADABLE_TAGS = frozenset({"FEN", "Round", "Result"})
+#: The tags CQL 6.1 reads with a word of their own.
+_TAG_WORDS = {"Event": "event", "Site": "site"}
+
+
+def _tag_words(node: ct.TagSearch, construct: str, ctx: Context) -> tuple[str, str | None]:
+    """The CQL 6.1 words for the tag ``node`` reads, and a note when they approximate."""
+    name = node.name
+    if name in _TAG_WORDS:
+        return _TAG_WORDS[name], None
+    if any(ch in '"\\\n\r' for ch in name):
+        raise NotExpressible(construct, f"the tag name {name!r} cannot be a CQL string")
+    note = None
+    if name in _UNREADABLE_TAGS or (
+        name.startswith(("White", "Black")) and name not in ("White", "Black")
+    ):
+        note = ctx.refuse(construct, f"CQL 6.1's tag cannot read the tag {name}", node.origin)
+    return f'tag "{name}"', note
+
+
+@printer_for(ct.TagSearch)
+def _named_tag_search(node: ct.TagSearch, ctx: Context) -> Printed:
+    construct = construct_of(node.origin, ":tag")
+    words, words_note = _tag_words(node, construct, ctx)
+    return noted(words_note, _tag_search_of(node, construct, words, ctx))
+
+
+def _tag_search_of(node: ct.TagSearch, construct: str, words: str, ctx: Context) -> Printed:
+    text = node.text
+    if node.name in _ROSTER and (text is None or text.casefold() in "?"):
+        roster_note = ctx.refuse(
+            construct,
+            f"a game without a {node.name} tag has python-chess's default for it, where"
+            " CQL 6.1 sees no tag",
+            node.origin,
+        )
+        return noted(roster_note, fragment(words))
+    if text is None:
+        return fragment(words)
+    if not node.ignore_case:
+        literal, string_note = _string(text, construct, ctx, node.origin)
+        return noted(string_note, fragment(f"{literal} in {words}", ct.InSet.PRECEDENCE))
+    note: str | None = None
+    if not text.isascii():
+        note = ctx.refuse(
+            construct,
+            "ignoring case is exact only for ASCII text; CQL 6.1 lowercase of other letters"
+            " is undocumented",
+            node.origin,
+        )
+    literal, string_note = _string(text.lower(), construct, ctx, node.origin)
+    printed = fragment(f"{literal} in lowercase {words}", ct.InSet.PRECEDENCE)
+    return noted(note, noted(string_note, printed))
+
+
+@printer_for(ct.RoundNumber)
+def _round_number(node: ct.RoundNumber, ctx: Context) -> Printed:
+    note = ctx.refuse(
+        construct_of(node.origin, f":{node.part.value}"),
+        "CQL 6.1 has no round number, and its tag cannot read the Round tag",
+        node.origin,
+        written_as="gamenumber",
+    )
+    return noted(note, fragment("gamenumber"))
+
+
+@printer_for(ct.EcoRange)
+def _eco_range(node: ct.EcoRange, ctx: Context) -> Printed:
+    prefix = "".join(a for a, b in zip(node.lo, node.hi, strict=True) if a == b)
+    note = ctx.refuse(
+        construct_of(node.origin, ":eco"),
+        "CQL 6.1 documents no comparison of ECO codes",
+        node.origin,
+        written_as=f'"{prefix}" in eco',
+    )
+    return noted(note, fragment(f'"{prefix}" in eco', ct.InSet.PRECEDENCE))
+
+
+@printer_for(ct.ScidbBoardTest)
+def _scidb_board_test(node: ct.ScidbBoardTest, ctx: Context) -> Printed:
+    note = ctx.refuse(
+        construct_of(node.origin, f":{node.fact.value}"),
+        "CQL 6.1 has no filter for it",
+        node.origin,
+        written_as="true",
+    )
+    return noted(note, fragment("true"))
+
+
+@printer_for(ct.CastlingRights)
+def _castling_rights(node: ct.CastlingRights, ctx: Context) -> Printed:
+    note = ctx.refuse(
+        construct_of(node.origin, ":castling"),
+        "CQL 6.1 has no castling rights",
+        node.origin,
+        written_as="true",
+    )
+    return noted(note, fragment("true"))
+
+
+@printer_for(ct.DateIn)
+def _date_in(node: ct.DateIn, ctx: Context) -> Printed:
+    note = ctx.refuse(
+        construct_of(node.origin, ":date"),
+        "CQL 6.1 documents no comparison of dates, and a PGN date may be partial",
+        node.origin,
+        written_as="date",
+    )
+    return noted(note, fragment("date"))
+
+
+@printer_for(ct.PlyCount)
+def _ply_count(node: ct.PlyCount, ctx: Context) -> Printed:
+    note = ctx.refuse(
+        construct_of(node.origin, ":plycount"),
+        "CQL 6.1 has no length of the game",
+        node.origin,
+        written_as="ply",
+    )
+    return noted(note, fragment("ply"))
+
+
+@printer_for(ct.TagValueIn)
+def _tag_value_in(node: ct.TagValueIn, ctx: Context) -> Printed:
+    note = ctx.refuse(
+        construct_of(node.origin, f"the {node.name} tag"),
+        "CQL 6.1 documents no comparison of a tag with a list of values",
+        node.origin,
+        written_as=f'tag "{node.name}"',
+    )
+    return noted(note, fragment(f'tag "{node.name}"'))
+
+
+@printer_for(ct.HalfmoveClock)
+def _halfmove_clock(node: ct.HalfmoveClock, ctx: Context) -> Printed:
+    note = ctx.refuse(
+        construct_of(node.origin, ":halfmoveclock"),
+        "CQL 6.1 has no half-move clock",
+        node.origin,
+        written_as="ply",
+    )
+    return noted(note, fragment("ply"))
+
+
 def _misplaced_comment(node: ct.Comment | Pragma, ctx: Context) -> Printed:
     raise NotExpressible(
         "comment", "a // comment can only stand among the constituents of { } or the body"

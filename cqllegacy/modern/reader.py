@@ -77,6 +77,8 @@ class TagValue:
     tag: str
     color: ct.Color | None = None
     lowercase: bool = False
+    #: The tag ``tag "Name"`` reads.
+    name: str | None = None
 
 
 Value = ct.Filter | StringValue | TagValue
@@ -228,6 +230,8 @@ class Parser:
             self.fail(
                 "a string can only stand before `in player`, `in event` or `in site`", read.loc
             )
+        if isinstance(value, TagValue) and value.name is not None and not value.lowercase:
+            return ct.TagSearch(value.name)  # a bare `tag "Name"`: the tag is present
         if isinstance(value, TagValue):
             self.fail(f'`{value.tag}` without a string can only follow `"text" in`', read.loc)
         return value

@@ -35,6 +35,7 @@ from cqllegacy.vocab.pieces import (
     EMPTY_BIT,
     WHITE_PIECES,
     format_legacy_types,
+    legacy_types,
     piece_types_in,
 )
 from cqllegacy.vocab.squares import FULL, format_squares, popcount
@@ -259,6 +260,58 @@ def _relation_words(item: lt.Relation) -> str:
 @_words(lt.TagMatch)
 def _tag_match_words(item: lt.TagMatch) -> str:
     return f"the piece ${item.name} is {describe_designator(item.designator)}"
+
+
+_CASTLING_WORDS = {
+    "K": "White castles kingside",
+    "Q": "White castles queenside",
+    "k": "Black castles kingside",
+    "q": "Black castles queenside",
+}
+
+
+@_words(lt.CastlingMove)
+def _castling_move_words(item: lt.CastlingMove) -> str:
+    d = item.designator
+    if d is None:
+        return "the next move castles"
+    named = [words for letter, words in _CASTLING_WORDS.items() if d.types & legacy_types(letter)]
+    return "the next move: " + " or ".join(named)
+
+
+_RIGHT_WORDS = {
+    "K": "White may castle kingside",
+    "Q": "White may castle queenside",
+    "k": "Black may castle kingside",
+    "q": "Black may castle queenside",
+}
+
+
+@_words(lt.CastlingRightsTest)
+def _castling_rights_words(item: lt.CastlingRightsTest) -> str:
+    types = item.designator.types
+    named = [words for letter, words in _RIGHT_WORDS.items() if types & legacy_types(letter)]
+    if len(named) == 1:
+        return named[0]
+    return "exactly one of: " + "; ".join(named)
+
+
+_BOARD_TEST_WORDS = {
+    lt.BoardTestKeyword.FORCED: "the next move is the only legal one",
+    lt.BoardTestKeyword.THREEFOLDREPETITION: (
+        "the first main-line position seen for the third time"
+    ),
+}
+
+
+@_words(lt.BoardTest)
+def _board_test_words(item: lt.BoardTest) -> str:
+    return _BOARD_TEST_WORDS[item.keyword]
+
+
+@_words(lt.HalfmoveClockRange)
+def _halfmove_clock_words(item: lt.HalfmoveClockRange) -> str:
+    return f"the half-move clock is {_range_words(item.range)} (any clock in a variation)"
 
 
 @_words(lt.Accumulate)
@@ -568,6 +621,48 @@ def _color_player_words(item: lt.ColorPlayer) -> str:
 @MATCH_WORDS.register(lt.MatchElo)
 def _match_elo_words(item: lt.MatchElo) -> str:
     return f"{item.keyword.value} {_range_words(item.range)}"
+
+
+@MATCH_WORDS.register(lt.TagWord)
+def _tag_word_words(item: lt.TagWord) -> str:
+    return f"{item.keyword.value.capitalize()} contains {item.word!r} (any case)"
+
+
+@MATCH_WORDS.register(lt.NamedTag)
+def _named_tag_words(item: lt.NamedTag) -> str:
+    if item.word is None:
+        return f"the game has a {item.name} tag"
+    return f"{item.name} contains {item.word!r} (any case)"
+
+
+@MATCH_WORDS.register(lt.RoundRange)
+def _round_range_words(item: lt.RoundRange) -> str:
+    return f"{item.keyword.value} {_range_words(item.range)} (0: none)"
+
+
+@MATCH_WORDS.register(lt.EcoCodes)
+def _eco_codes_words(item: lt.EcoCodes) -> str:
+    return f"ECO code {item.codes}"
+
+
+@MATCH_WORDS.register(lt.PlyCountRange)
+def _ply_count_words(item: lt.PlyCountRange) -> str:
+    return f"the game's half-moves {_range_words(item.range)}"
+
+
+@MATCH_WORDS.register(lt.Terminations)
+def _terminations_words(item: lt.Terminations) -> str:
+    return f"the game ended: {item.words.replace(',', ' or ')}"
+
+
+@MATCH_WORDS.register(lt.DateRange)
+def _date_range_words(item: lt.DateRange) -> str:
+    return f"the game's date {item.text}"
+
+
+@MATCH_WORDS.register(lt.NegatedMatchItem)
+def _negated_match_item_words(item: lt.NegatedMatchItem) -> str:
+    return f"not ({MATCH_WORDS[type(item.item)](item.item)})"
 
 
 @MATCH_WORDS.register(lt.MatchResult)

@@ -154,11 +154,11 @@ CASES = [
     # dialect keywords that do not run (decisions L17, X5): the keyword and why
     ("(match (position :fen x))", 1, 18, ["Scidb extension `:fen`"]),
     ("(match (position :endgameevaluation* 1))", 1, 18, ["`:endgameevaluation*`: needs"]),
-    ("(match :eco B90 (position))", 1, 8, ["Scidb extension `:eco`"]),
+    ("(match :hasvariations (position))", 1, 8, ["Scidb extension `:hasvariations`"]),
     ("(match (position :maxswapevaluation 1))", 1, 18, ["`:maxswapevaluation`: needs an engine"]),
     ("(match (position :cut))", 1, 18, ["`:cut`: depends on Scidb's evaluation order"]),
     ("(match (position !:flipcolor))", 1, 19, ["cannot be negated", "!:check"]),
-    ("(match !:result 1-0 (position))", 1, 8, ["Scidb negation !:result", "position-list"]),
+    ("(match !:pgn x.pgn (position))", 1, 9, ["Scidb negation", ":pgn' cannot be negated"]),
     ('(match :player "Kasparov" (position))', 1, 16, ["quoted strings", ":player Kasparov"]),
     ("(match (position :nolosing))", 1, 18, ["`:nolosing`: belongs to a chess variant"]),
     # the place is the offending token's, not that of the white space or comments before it

@@ -87,12 +87,30 @@ def players() -> Strategy[ct.Player]:
     )
 
 
+def tag_searches() -> Strategy[ct.TagSearch]:
+    """Searches CQL 6.1 says exactly: a tag off the roster (present, or containing a
+    text), or Event and Site ignoring case."""
+    names = st.sampled_from(["Annotator", "Source", "PuzzleThemes"])
+    return st.one_of(
+        st.builds(ct.TagSearch, names),
+        st.builds(ct.TagSearch, names, texts()),
+        st.builds(ct.TagSearch, names, texts(lowercase=True), st.just(True)),
+        st.builds(
+            ct.TagSearch,
+            st.sampled_from(["Event", "Site"]),
+            texts(lowercase=True).filter(lambda text: text.strip("?") != ""),
+            st.just(True),
+        ),
+    )
+
+
 def logical_leaves() -> Strategy[ct.Filter]:
     return st.one_of(
         st.builds(ct.Simple, st.sampled_from(list(ct.Keyword))),
         st.builds(ct.Result, st.sampled_from(list(GameResult))),
         players(),
         st.builds(ct.TagContains, st.sampled_from(list(ct.TagName)), texts()),
+        tag_searches(),
     )
 
 

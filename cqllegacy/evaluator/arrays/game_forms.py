@@ -10,20 +10,24 @@ from cqllegacy.core.tree import (
     Ancestor,
     AtPosition,
     Castling,
+    CastlingRights,
     Distance,
     Echo,
     Filter,
     Find,
+    HalfmoveClock,
     HypotheticalLine,
     Line,
     LineGroup,
     Move,
     PieceLoop,
     PieceVariable,
+    PlyCount,
     PositionIntersection,
     PositionVariable,
     RayCount,
     Relation,
+    ScidbBoardTest,
     SquareLoop,
     SquareVariable,
 )
@@ -253,3 +257,9 @@ ARRAY_FORMS.absent(
     RayCount,
     reason="legacy ray counting places inner designators square by square (decision L20)",
 )
+
+ARRAY_FORMS.absent(
+    ScidbBoardTest, HalfmoveClock, CastlingRights, PlyCount,
+    reason="Scidb's legal-move count, repetitions, half-move clock, castling rights and ply count"
+    " are read from python-chess's boards",
+)  # fmt: skip

@@ -10,6 +10,8 @@ from cqllegacy.core.tree import (
     And,
     Comment,
     Compound,
+    DateIn,
+    EcoRange,
     Elo,
     Keyword,
     LegacyOnly,
@@ -18,8 +20,11 @@ from cqllegacy.core.tree import (
     PieceSet,
     Player,
     Result,
+    RoundNumber,
     Simple,
     TagContains,
+    TagSearch,
+    TagValueIn,
     Transform,
     TransformKind,
 )
@@ -140,7 +145,9 @@ def _legacy_only(c: ArrayCompiler, node: LegacyOnly) -> ArrayFn:
     return c.compile(node.filter)
 
 
-for _tags_only in (Result, Player, TagContains, Elo):
+for _tags_only in (
+    Result, Player, TagContains, TagSearch, TagValueIn, RoundNumber, EcoRange, DateIn, Elo
+):
     ARRAY_FORMS.add(_tags_only, lambda c, node: _by_game(node))
 
 
