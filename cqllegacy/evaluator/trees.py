@@ -44,6 +44,23 @@ def meaningful(items: Sequence[Filter]) -> list[Filter]:
     return [item for item in items if not isinstance(item, Comment)]
 
 
+@functools.lru_cache(maxsize=4096)
+def piece_variables_read(node: Filter) -> frozenset[str]:
+    """The piece variables ``node`` reads, bound inside it or not (remembered: the array
+    forms ask it of every subtree of orbits with hundreds of members).
+
+    >>> from cqllegacy.evaluator.testing import pd
+    >>> sorted(piece_variables_read(PieceLoop("x", pd("R"), PieceVariable("y"))))
+    ['y']
+    """
+    if isinstance(node, PieceVariable):
+        return frozenset((node.name,))
+    found: frozenset[str] = frozenset()
+    for child in node.children():
+        found |= piece_variables_read(child)
+    return found
+
+
 def free_variables(node: Filter, bound: frozenset[str] = frozenset()) -> set[str]:
     """The piece variables ``node`` reads that no ``piece x in …`` inside it binds."""
     if isinstance(node, PieceVariable):

@@ -14,8 +14,9 @@ import chess
 import numpy as np
 from numpy.typing import NDArray
 
-from cqllegacy.core.tree import Filter, PieceVariable
+from cqllegacy.core.tree import Filter
 from cqllegacy.evaluator.gametree import GameInfo
+from cqllegacy.evaluator.trees import piece_variables_read
 from cqllegacy.vocab import bitarrays as ba
 from cqllegacy.vocab.flags import CHECK, MATE, STALEMATE, WHITE_TO_MOVE
 from cqllegacy.vocab.pieces import (
@@ -58,13 +59,11 @@ _TYPE_NAMES = ("pawns", "knights", "bishops", "rooks", "queens", "kings")
 _REMEMBERED = 1024
 
 
-@functools.lru_cache(maxsize=4096)
 def binds(key: object) -> bool:
-    """Whether ``key`` (a node) reads a piece variable: its value depends on a binding."""
-    if isinstance(key, PieceVariable):
-        return True
+    """Whether ``key`` (a node, or a tuple of words and nodes) reads a piece variable:
+    its value depends on a binding."""
     if isinstance(key, Filter):
-        return any(binds(child) for child in key.children())
+        return bool(piece_variables_read(key))
     if isinstance(key, tuple):
         return any(binds(part) for part in key if not isinstance(part, str))
     return True

@@ -25,7 +25,6 @@ True
 from __future__ import annotations
 
 import enum
-import functools
 from collections.abc import Callable, Mapping
 from typing import Final, Literal
 
@@ -56,7 +55,7 @@ from cqllegacy.core.tree import (
 )
 from cqllegacy.evaluator.arrays.compiler import ArrayCompiler
 from cqllegacy.evaluator.arrays.positions import RowOnly
-from cqllegacy.evaluator.trees import meaningful, orbit_members
+from cqllegacy.evaluator.trees import meaningful, orbit_members, piece_variables_read
 from cqllegacy.vocab import pieces
 
 __all__ = ["MONOTONE", "hull", "relax"]
@@ -115,7 +114,7 @@ def relax(node: Filter, compiler: ArrayCompiler, hulls: Hulls | None = None) -> 
     variables of ``hulls`` standing for their hulls), or :data:`TOP` when nothing narrower
     is known.  Its value is of ``node``'s kind and larger: a superset, a true test, a
     number at least as large that exists wherever ``node``'s does."""
-    if not _mentions(node):
+    if not piece_variables_read(node):
         kept = _as_is(node, compiler)
         if kept is not TOP:
             return kept
@@ -124,18 +123,6 @@ def relax(node: Filter, compiler: ArrayCompiler, hulls: Hulls | None = None) -> 
         return TOP
     # A variable no loop above binds has no hull: its rule finds none in ``hulls``.
     return rule(node, compiler, hulls or {})
-
-
-@functools.lru_cache(maxsize=4096)
-def _mentions(node: Filter) -> frozenset[str]:
-    """The piece variables ``node`` reads, bound inside it or not (remembered: the
-    rules ask of every subtree of orbits with hundreds of members)."""
-    if isinstance(node, PieceVariable):
-        return frozenset((node.name,))
-    found: frozenset[str] = frozenset()
-    for child in node.children():
-        found |= _mentions(child)
-    return found
 
 
 def _as_is(node: Filter, compiler: ArrayCompiler) -> Relaxed:
