@@ -10,7 +10,6 @@ what is examined (``--gamenumber``, ``--limit``, ``--skip-initial``, ``--jobs``)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,6 @@ from cqllegacy.api import Query, index, load
 from cqllegacy.core import tree as ct
 from cqllegacy.errors import CqlLegacyError
 from cqllegacy.evaluator.arrays import Positions, RowOnly, list_arrays
-from cqllegacy.runner import stored as replay
 from cqllegacy.vocab.pieces import BLACK_PIECES
 from tests.indexing.test_equivalence import SCRIPTS, corpus_text, in_process, run_outputs
 from tests.indexing.test_replay import SPECIAL, random_games
@@ -33,20 +31,6 @@ def games(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path.write_bytes(corpus_text() + b"\n\n" + (SPECIAL + "\n" + random_games(60, 5)).encode())
     index(path)
     return path
-
-
-@pytest.fixture
-def fed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """Counts the games fed to a stream position by position (the row path)."""
-    calls: list[int] = []
-    real = replay.feed
-
-    def counted(*args: object, **kwargs: object) -> None:
-        calls.append(1)
-        real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(replay, "feed", counted)
-    yield calls
 
 
 def exact(script: Path) -> bool:

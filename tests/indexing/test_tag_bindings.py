@@ -24,7 +24,6 @@ from cqllegacy.evaluator.arrays import ArrayCompiler, Positions
 from cqllegacy.evaluator.arrays import identities as ids
 from cqllegacy.evaluator.arrays.relaxed import TOP, hull, relax
 from cqllegacy.evaluator.testing import pd
-from cqllegacy.runner import stored as replay
 from tests.indexing.test_equivalence import corpus_text, run_outputs
 from tests.indexing.test_replay import SPECIAL, random_games
 
@@ -49,20 +48,6 @@ def games(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path.write_bytes(corpus_text() + b"\n\n" + (SPECIAL + "\n" + random_games(60, 11)).encode())
     index(path)
     return path
-
-
-@pytest.fixture
-def fed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """Counts the games fed to a stream position by position (the row path)."""
-    calls: list[int] = []
-    real = replay.feed
-
-    def counted(*args: object, **kwargs: object) -> None:
-        calls.append(1)
-        real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(replay, "feed", counted)
-    yield calls
 
 
 def tracked(game: chess.pgn.Game) -> list[dict[int, int]]:
