@@ -40,6 +40,7 @@ from cqllegacy.runner.stored import (
     STALEMATE,
     STATE_FIELDS,
     WHITE_TO_MOVE,
+    start_board,
 )
 from cqllegacy.vocab import san
 from cqllegacy.vocab.pieces import BLACK_SHIFT, WHITE_SHIFT, piece_bit
@@ -136,13 +137,7 @@ class _PositionRecorder(chess.pgn.BaseVisitor["_PositionRecorder"]):
             return
         self.board = board
         c = self.columns
-        black, white = board.occupied_co  # indexed by colour: chess.BLACK is 0
-        c.boards.extend(
-            (
-                board.pawns, board.knights, board.bishops, board.rooks, board.queens,
-                board.kings, white, black, board.castling_rights,
-            )
-        )  # fmt: skip
+        c.boards.extend(_board_row(board))
         # Check is found for the whole batch at once (position_arrays).  Mate and
         # stalemate need a position without a legal next move: only the last one of
         # the line or one before a null move (_final) can be such.
@@ -226,6 +221,35 @@ def _keep_text(columns: Columns, text: GameText) -> None:
     columns.problems.append("\n".join(text.problems))
 
 
+def _board_row(board: chess.Board) -> tuple[int, ...]:
+    """What :meth:`_PositionRecorder.visit_board` records of ``board``'s placement and
+    castling rights (BOARD_FIELDS)."""
+    black, white = board.occupied_co  # indexed by colour: chess.BLACK is 0
+    return (
+        board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+        white, black, board.castling_rights,
+    )  # fmt: skip
+
+
+def _starts_as_tagged(
+    columns: Columns, headers: chess.pgn.Headers, boards_at: int, state_at: int
+) -> bool:
+    """Whether the game's first recorded position is the board a run makes from its
+    stored tags (:func:`~cqllegacy.runner.stored.start_board`): placement, castling
+    rights, side to move, en passant square.  Checked once here, so that a run answers
+    a clean game from its stored positions without making that board."""
+    board = start_board(headers)
+    if board is None:
+        return False
+    recorded = columns.boards[boards_at : boards_at + len(BOARD_FIELDS)]
+    turn, ep = columns.state[state_at : state_at + len(STATE_FIELDS)]
+    return (
+        tuple(recorded) == _board_row(board)
+        and bool(turn & WHITE_TO_MOVE) == board.turn
+        and (None if ep < 0 else ep) == board.ep_square
+    )
+
+
 def _record_game(columns: Columns, text: GameText) -> None:
     headers, problems = read_tags(text.tag_lines)
     before = (len(columns.boards), len(columns.state), len(columns.moves))
@@ -233,6 +257,8 @@ def _record_game(columns: Columns, text: GameText) -> None:
     clean = not problems and not text.problems and read_stream(text, recorder)
     if clean and len(columns.moves) != len(columns.boards) // len(BOARD_FIELDS) * _RECORDED_MOVE:
         clean = False  # never seen; a game whose positions do not add up is not trusted
+    if clean and not _starts_as_tagged(columns, headers, before[0], before[1]):
+        clean = False  # its tags would start another board: the scan reads its text
     if not clean:
         del columns.boards[before[0] :]
         del columns.state[before[1] :]

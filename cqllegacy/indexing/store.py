@@ -80,8 +80,9 @@ __all__ = [
 
 #: The index format; an index of another format is not read.  (2: games kept as byte
 #: ranges of the file; 3: the source's status recorded, so that it is hashed only when
-#: its status changed.)
-FORMAT = 3
+#: its status changed; 4: a game is clean only if its first row is the board its tags
+#: make.)
+FORMAT = 4
 
 
 #: The games of a file sampled to judge whether its positions are worth asking, and the

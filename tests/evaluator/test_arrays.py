@@ -324,7 +324,24 @@ def test_find(arg: ct.Filter, all_: bool) -> None:
     assert assert_same(ct.Find(arg, all_))
 
 
-# ---- a shifted pattern of pieces on single squares: the whole board moved per piece ----
+@SETTINGS
+@given(_STEPS, st.booleans(), st.sets(st.integers(0, POSITIONS.size - 1), min_size=1, max_size=40))
+def test_find_asked_at_some_rows(arg: ct.Filter, all_: bool, rows: set[int]) -> None:
+    # Asked at rows of a few games, a find looks along those games alone.
+    import numpy as np
+
+    node = ct.Find(arg, all_)
+    try:
+        at = arrays.ArrayCompiler().truth_at(node)
+    except arrays.RowOnly:
+        return
+    asked = np.array(sorted(rows), dtype=np.intp)
+    want = _reference_values(node)
+    got = at(POSITIONS, asked).tolist()
+    assert got == [want[row] is not None and want[row] is not False for row in asked.tolist()]
+
+
+# ---- a shifted pattern with a piece on one square: the whole board moved per square ----
 
 _PIECES = st.sampled_from(["K", "Q", "R", "B", "N", "P", "k", "q", "r", "b", "n", "p", "_", "A"])
 _SHIFTS = st.sampled_from(
@@ -334,13 +351,19 @@ _SHIFTS = st.sampled_from(
 
 @st.composite
 def placed_patterns(draw: st.DrawFn) -> ct.Filter:
-    """``shift {Nd4 kf3}`` and its kin: pieces on single squares near each other (so that
-    some translations keep them on the board), alone or in a compound, or inside a count."""
+    """``shift {Nd4 kf3}``, ``shift {k[b3,f5] Nd4}`` and their kin: one piece on a single
+    square, others on one to three squares near it (so that some translations keep
+    them on the board and others push some of their squares off), in any order, alone
+    or in a compound, or inside a count."""
     first = draw(st.integers(0, 63))
     near = st.integers(-18, 18).map(lambda step: min(63, max(0, first + step)))
-    squares = [first, *draw(st.lists(near, max_size=3))]
-    items = tuple(pd(draw(_PIECES) + chess.square_name(square)) for square in squares)
-    arg = items[0] if len(items) == 1 and draw(st.booleans()) else ct.Compound(items)
+    sets = [[first], *draw(st.lists(st.lists(near, min_size=1, max_size=3), max_size=3))]
+    items = [
+        pd(draw(_PIECES) + "[" + ",".join(chess.square_name(s) for s in squares) + "]")
+        for squares in sets
+    ]
+    items.insert(draw(st.integers(0, len(items) - 1)), items.pop(0))
+    arg = items[0] if len(items) == 1 and draw(st.booleans()) else ct.Compound(tuple(items))
     shifted = ct.Transform(draw(_SHIFTS), arg)
     return ct.Count(shifted) if draw(st.booleans()) else shifted
 

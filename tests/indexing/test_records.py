@@ -143,3 +143,35 @@ def test_every_recorded_position_is_what_python_chess_says(batch: int) -> None:
     for flag in (CHECK, MATE, STALEMATE):
         assert any(value & flag for value in flags)  # the rare cases were reached
     assert any(row[-1] for row in expected) and any(row[-2] > 0 for row in expected)
+
+
+@pytest.mark.parametrize("changed", ["placement", "turn", "castling", "en passant", "none"])
+def test_a_game_whose_tags_start_another_board_is_not_clean(
+    changed: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run answers a clean game from its stored rows without making its start board:
+    the build keeps a game clean only when its first row is that board."""
+    from cqllegacy.indexing import records
+    from cqllegacy.runner.stored import start_board
+
+    texts = list(split_games(io.StringIO(SPECIAL)))
+    fens = {
+        "placement": "r3k2r/1P6/8/8/8/8/1p6/R3K1R1 w KQkq - 0 1",
+        "turn": "r3k2r/1P6/8/8/8/8/1p6/R3K2R b KQkq - 0 1",
+        "castling": "r3k2r/1P6/8/8/8/8/1p6/R3K2R w Kkq - 0 1",
+        "en passant": "r3k2r/1P6/8/8/8/8/1p6/R3K2R w KQkq e3 0 1",
+    }
+
+    def other_board(headers: object) -> object:
+        if changed == "none":
+            return None
+        board = start_board({"FEN": fens[changed]})
+        assert board is not None
+        board.ep_square = chess.E3 if changed == "en passant" else board.ep_square
+        return board
+
+    monkeypatch.setattr(records, "start_board", other_board)
+    columns = record_games([texts[1]])  # the castling game, from its FEN
+    assert columns.clean == [False]
+    monkeypatch.undo()
+    assert record_games([texts[1]]).clean == [True]

@@ -162,42 +162,81 @@ _TRANSLATIONS = {
 }
 
 
-def _placed_pattern(node: Transform) -> list[tuple[int, int]] | None:
-    """The pieces of a shifted pattern of pieces on single squares (``shift {Nd4 kf3}``),
-    as (types, square); None for any other transform."""
+#: A piece of a shifted pattern: its types and the squares it may stand on.
+_Piece = tuple[int, int]
+
+
+def _placed_pattern(node: Transform) -> list[_Piece] | None:
+    """The pieces of a shifted pattern whose first piece stands on a single square
+    (``shift {Nd4 k[b3,f5]}``), as (types, squares) with that piece first; None for
+    any other transform."""
     if node.kind not in _TRANSLATIONS or node.count:
         return None
     items = node.arg.conjuncts() if isinstance(node.arg, (Compound, And)) else (node.arg,)
     pattern = []
     for item in meaningful(items):
-        if not isinstance(item, PieceSet) or item.squares.bit_count() != 1:
+        if not isinstance(item, PieceSet) or not item.squares:
             return None
-        pattern.append((item.types, item.squares.bit_length() - 1))
-    return pattern or None
+        pattern.append((item.types, item.squares))
+    anchor = next((i for i, (_, squares) in enumerate(pattern) if squares.bit_count() == 1), None)
+    if anchor is None:
+        return None
+    return [pattern[anchor], *pattern[:anchor], *pattern[anchor + 1 :]]
 
 
-def _shifted_pattern(node: Transform, pattern: list[tuple[int, int]]) -> ArrayFn:
-    """Where some translation of the pattern stands on the board: the squares of the
-    first piece where each other piece stands as far from it as in the pattern, the
-    whole board moved once per piece instead of once per member of the orbit.  A
-    translation is a member when every square stays on the board (as the orbit's)."""
-    (_, first), *rest = pattern
+def _offsets(squares: int, first: int) -> list[tuple[int, int]]:
+    """Each square of ``squares`` as (files, ranks) from the square ``first``."""
+    return [
+        ((s & 7) - (first & 7), (s >> 3) - (first >> 3))
+        for s in range(64)
+        if squares >> s & 1
+    ]
+
+
+def _shifted_pattern(node: Transform, pattern: list[_Piece], last: _Piece) -> ArrayFn:
+    """Where some translation of the pattern stands on the board, the whole board moved
+    once per square of each piece instead of once per member of the orbit.
+
+    A translation is named by the square its first piece (on one square) goes to: the
+    *anchors* are the squares where that piece stands and every other piece stands on
+    one of its squares moved as far.  A member of the orbit loses the squares a
+    translation pushes off the board (M1), and so does the moved board, so the members
+    that lose a piece's every square match nowhere here either.  The value of a set is
+    ``last``'s squares in every member that matches (a compound's is its last item's)."""
+    (first_types, first_squares), *rest = pattern
+    first = first_squares.bit_length() - 1
     anchors = 0
     for dx, dy in _TRANSLATIONS[node.kind]:
-        if all(_on_board(square, dx, dy) for _, square in pattern):
+        if _on_board(first, dx, dy):
             anchors |= 1 << (first + 8 * dy + dx)
-    offsets = [(types, (s & 7) - (first & 7), (s >> 3) - (first >> 3)) for types, s in rest]
-    # A set's value is the last piece's squares (a compound's value is its last item's).
-    _, last_files, last_ranks = offsets[-1] if offsets else (0, 0, 0)
+    others = [(types, _offsets(squares, first)) for types, squares in rest]
+    last_types, last_offsets = last[0], _offsets(last[1], first)
     logical = node.value_kind() is Kind.LOGICAL
 
     def shifted(positions: Positions) -> Value:
-        found = positions.content(pattern[0][0]) & np.uint64(anchors)
-        for types, files, ranks in offsets:
-            found &= ba.shift(positions.content(types), -files, -ranks)
-        return found != 0 if logical else ba.shift(found, last_files, last_ranks)
+        found = positions.content(first_types) & np.uint64(anchors)
+        for types, offsets in others:
+            content = positions.content(types)
+            near = ba.shift(content, -offsets[0][0], -offsets[0][1])
+            for files, ranks in offsets[1:]:
+                near |= ba.shift(content, -files, -ranks)
+            found &= near
+        if logical:
+            return found != 0
+        reached = ba.shift(found, *last_offsets[0])
+        for files, ranks in last_offsets[1:]:
+            reached |= ba.shift(found, files, ranks)
+        return reached & positions.content(last_types)
 
     return shifted
+
+
+def _last_piece(node: Transform) -> _Piece:
+    """The types and squares of the last piece of a placed pattern (its value's)."""
+    items = node.arg.conjuncts() if isinstance(node.arg, (Compound, And)) else (node.arg,)
+    last = meaningful(items)[-1]
+    assert isinstance(last, PieceSet)
+    return last.types, last.squares
 
 
 def _on_board(square: int, dx: int, dy: int) -> bool:
@@ -208,7 +247,7 @@ def _on_board(square: int, dx: int, dy: int) -> bool:
 def _transform(c: ArrayCompiler, node: Transform) -> ArrayFn:
     pattern = _placed_pattern(node)
     if pattern is not None:
-        return _shifted_pattern(node, pattern)
+        return _shifted_pattern(node, pattern, _last_piece(node))
     members = [c.compile(member) for member in orbit_members(node)]
     if node.count:
 
