@@ -125,26 +125,6 @@ def _find(c: ArrayCompiler, node: Find) -> ArrayFn:
     return find
 
 
-@_candidate_form(Find)
-def _find_at(c: ArrayCompiler, node: Find) -> Candidates:
-    fn = c.truth(node)
-
-    def find_at(positions: Positions, rows: NDArray[np.intp]) -> Bools:
-        # Asked at a few rows (an orbit member's piece on its square): only their games
-        # are looked along, not every game of the chunk once per member.
-        if positions.is_view:
-            return positions.remembered(node, fn)[rows]
-        game_of_rows = np.searchsorted(positions.starts, rows, side="right") - 1
-        games = np.unique(game_of_rows)
-        if len(games) * 2 >= len(positions.starts):
-            return positions.remembered(node, fn)[rows]
-        alone = positions.games_at(games)
-        offsets = rows - positions.starts[game_of_rows]
-        return fn(alone)[alone.starts[np.searchsorted(games, game_of_rows)] + offsets]
-
-    return find_at
-
-
 def _from_the_end(positions: Positions, values: NDArray[np.int64]) -> NDArray[np.int64]:
     """Per position, the sum of ``values`` from it to the end of its game."""
     total = np.cumsum(values[::-1])[::-1]

@@ -184,11 +184,6 @@ class Positions:
         view._whole = (whole, at)
         return view
 
-    @property
-    def is_view(self) -> bool:
-        """Whether these are some rows of other positions (:meth:`take`)."""
-        return self._whole is not None
-
     def bound(self, name: str, squares: Squares) -> Positions:
         """These positions with the piece variable ``name`` standing for ``squares``
         (its piece's square at each position): what a binding of a tag sees.  The
