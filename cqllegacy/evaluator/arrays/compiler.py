@@ -147,8 +147,13 @@ def _all_at(parts: Sequence[Candidates]) -> Candidates:
     it held."""
 
     def all_at(positions: Positions, rows: NDArray[np.intp]) -> Bools:
-        left = np.arange(len(rows))  # which of ``rows`` every part so far holds at
-        for part in parts:
+        if not parts:
+            return np.ones(len(rows), np.bool_)
+        holds = parts[0](positions, rows)
+        if len(parts) == 1:
+            return holds
+        left = np.flatnonzero(holds)  # which of ``rows`` every part so far holds at
+        for part in parts[1:]:
             if not len(left):
                 break
             left = left[part(positions, rows[left])]
@@ -165,11 +170,21 @@ def _any_at(parts: Sequence[Candidates]) -> Candidates:
 
     def any_at(positions: Positions, rows: NDArray[np.intp]) -> Bools:
         out = np.zeros(len(rows), np.bool_)
+        open_ = None  # which of ``rows`` no part has held at yet (None: all of them)
+        asked = rows
         for part in parts:
-            open_ = np.flatnonzero(~out)
+            holds = part(positions, asked)
+            if not holds.any():
+                continue  # the rows still open stay as they are
+            if open_ is None:
+                out[holds] = True
+                open_ = np.flatnonzero(~holds)
+            else:
+                out[open_[holds]] = True
+                open_ = open_[~holds]
             if not len(open_):
                 break
-            out[open_] = part(positions, rows[open_])
+            asked = rows[open_]
         return out
 
     return any_at
@@ -208,6 +223,8 @@ def _at_rows(node: Filter, fn: Callable[[Positions], Bools], local: bool) -> Can
     def at_rows(positions: Positions, rows: NDArray[np.intp]) -> Bools:
         if local and len(rows) * 2 < positions.size:
             return fn(positions.take(rows))
-        return positions.remembered(node, fn)[rows]
+        everywhere = positions.remembered(node, fn)
+        # Rows are ascending and distinct: as many as the positions are all of them.
+        return everywhere if len(rows) == positions.size else everywhere[rows]
 
     return at_rows

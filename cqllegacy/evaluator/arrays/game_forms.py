@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import chess
 import numpy as np
 from numpy.typing import NDArray
@@ -51,6 +53,7 @@ from cqllegacy.evaluator.arrays.positions import (
     Value,
     bound_column,
 )
+from cqllegacy.evaluator.arrays.set_forms import constant_squares
 from cqllegacy.evaluator.line_rules import StepAutomaton
 from cqllegacy.vocab.pieces import (
     TypeSet,
@@ -59,10 +62,22 @@ from cqllegacy.vocab.pieces import (
 # ---- the move ------------------------------------------------------------------------
 
 
+#: A move's squares at each position, or (a constant designator) one mask for all.
+_MoveSquares = Callable[[Positions], Squares | np.uint64]
+
+
 @_form(Move)
 def _move(c: ArrayCompiler, node: Move) -> ArrayFn:
-    def optional(arg: Filter | None) -> ArrayFn | None:
-        return None if arg is None else c.compile(arg)
+    def optional(arg: Filter | None) -> _MoveSquares | None:
+        if arg is None:
+            return None
+        constant = constant_squares(arg)
+        if constant is not None:
+            # The same squares everywhere: one mask, not an array per position.
+            mask = np.uint64(constant)
+            return lambda positions: mask
+        fn = c.compile(arg)
+        return lambda positions: _squares(fn(positions))
 
     from_, to, capture = optional(node.from_), optional(node.to), optional(node.capture)
     bare = (from_, to, capture, node.promote, node.enpassant, node.castle) == (
@@ -83,11 +98,11 @@ def _move(c: ArrayCompiler, node: Move) -> ArrayFn:
         if promote is not None:
             out &= _promotes_to(positions, promote)
         if from_ is not None:
-            out &= (_squares(from_(positions)) & positions.from_bit) != 0
+            out &= (from_(positions) & positions.from_bit) != 0
         if to is not None:
-            out &= (_squares(to(positions)) & positions.destination) != 0
+            out &= (to(positions) & positions.destination) != 0
         if capture is not None:
-            out &= (_squares(capture(positions)) & positions.captured) != 0
+            out &= (capture(positions) & positions.captured) != 0
         return out
 
     if node.previous:
@@ -114,15 +129,28 @@ def _find(c: ArrayCompiler, node: Find) -> ArrayFn:
     test = c.truth(node.arg)
 
     def find(positions: Positions) -> Value:
+        holds = test(positions)
+        if not node.all:
+            return _somewhere_from_here(positions, holds)
         # The positions from here to the game's end where the argument holds: a count
         # from the end of each game.
-        holds = test(positions).astype(np.int64)
-        after = _from_the_end(positions, holds)
-        if node.all:
-            return Numbers(after, np.ones(positions.size, np.bool_))
-        return after > 0
+        after = _from_the_end(positions, holds.astype(np.int64))
+        return Numbers(after, np.ones(positions.size, np.bool_))
 
     return find
+
+
+def _somewhere_from_here(positions: Positions, holds: Bools) -> Bools:
+    """Per position, whether ``holds`` somewhere from it to the end of its game: it is
+    not after the last position of its game that holds."""
+    rows = np.flatnonzero(holds)
+    if not len(rows):
+        return np.zeros(positions.size, np.bool_)
+    games = positions.game_index[rows]
+    last_of_game = np.append(games[1:] != games[:-1], True)
+    last = np.full(int(positions.game_index[-1]) + 1, -1, dtype=np.int64)
+    last[games[last_of_game]] = rows[last_of_game]
+    return positions.rows <= last[positions.game_index]
 
 
 def _from_the_end(positions: Positions, values: NDArray[np.int64]) -> NDArray[np.int64]:

@@ -6,7 +6,7 @@ A set is one ``uint64`` per position, a truth one ``bool``, a number a :class:`N
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeAlias
 
 import attrs
@@ -32,6 +32,27 @@ from cqllegacy.vocab.squares import FULL
 # be a claim mypy cannot check.  A set is uint64, a truth bool (see the module).
 Bools: TypeAlias = NDArray[Any]
 Squares: TypeAlias = NDArray[Any]
+
+
+class _Gathered(Mapping[str, Any]):
+    """The columns of a view: each gathered at its rows when first read (a view is made
+    for every conjunct asked at a few rows, and reads few of the columns)."""
+
+    def __init__(self, columns: Mapping[str, Any], rows: NDArray[np.intp]) -> None:
+        self._columns, self._rows = columns, rows
+        self._gathered: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        found = self._gathered.get(name)
+        if found is None:
+            found = self._gathered[name] = self._columns[name][self._rows]
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._columns)
+
+    def __len__(self) -> int:
+        return len(self._columns)
 
 
 @attrs.frozen(eq=False)
@@ -179,8 +200,7 @@ class Positions:
         whole, at = (self, rows) if self._whole is None else (
             self._whole[0], self._whole[1][rows]
         )  # fmt: skip
-        view = Positions({name: values[rows] for name, values in self.columns.items()},
-                         self.infos, self.fullmoves)  # fmt: skip
+        view = Positions(_Gathered(self.columns, rows), self.infos, self.fullmoves)
         view._whole = (whole, at)
         return view
 
@@ -328,6 +348,19 @@ class Positions:
         return np.flatnonzero(self.first).astype(np.intp)
 
     @functools.cached_property
+    def game_index(self) -> NDArray[np.intp]:
+        """Per position, its game's place among the games these positions hold (0 for
+        the first)."""
+        out = np.zeros(self.size, dtype=np.intp)
+        np.cumsum(self.game[1:] != self.game[:-1], out=out[1:])
+        return out
+
+    @functools.cached_property
+    def rows(self) -> NDArray[np.intp]:
+        """Per position, its own entry (0, 1, 2 …)."""
+        return np.arange(self.size, dtype=np.intp)
+
+    @functools.cached_property
     def games(self) -> NDArray[np.int64]:
         """Each game's number, in order."""
         return self.game[self.starts]
@@ -423,6 +456,9 @@ class Positions:
     @functools.cached_property
     def castles(self) -> Bools:
         """``chess.Board.is_castling``: a king moving two files or onto its own rook."""
+        found = self._of_whole("castles")  # a view's: the whole's, computed once
+        if found is not None:
+            return found
         king = (self.of_type(chess.KING) & self.from_bit) != 0
         files = np.abs((self.move_from & 7) - (self.move_to & 7))
         onto_rook = (self.of_type(chess.ROOK) & self.own & self.to_bit) != 0
@@ -436,6 +472,9 @@ class Positions:
     def en_passant(self) -> Bools:
         """``chess.Board.is_en_passant``: a pawn moving diagonally onto the en passant
         square, which is empty."""
+        found = self._of_whole("en_passant")  # a view's: the whole's, computed once
+        if found is not None:
+            return found
         ep = np.asarray(self.columns["ep"], dtype=np.int64)
         pawn = (self.of_type(chess.PAWN) & self.from_bit) != 0
         diagonal = np.isin(np.abs(self.move_to - self.move_from), (7, 9))
@@ -445,12 +484,18 @@ class Positions:
     @functools.cached_property
     def destination(self) -> Squares:
         """Where the moving piece lands (for castling, the king's square)."""
+        found = self._of_whole("destination")  # a view's: the whole's, computed once
+        if found is not None:
+            return found
         landing = (self.move_from & ~7) + np.where(self.kingside, 6, 2)
         return np.where(self.castles, ba.square_bits(landing), self.to_bit)
 
     @functools.cached_property
     def captured(self) -> Squares:
         """The square of the piece the move captures (0: none, castling included)."""
+        found = self._of_whole("captured")  # a view's: the whole's, computed once
+        if found is not None:
+            return found
         beside = (self.move_to & 7) + (self.move_from & ~7)
         plain = np.where((self.occupied & self.to_bit) != 0, self.to_bit, np.uint64(0))
         out = np.where(self.en_passant, ba.square_bits(beside), plain)

@@ -74,14 +74,30 @@ def _union(c: ArrayCompiler, node: Union) -> ArrayFn:
     return union
 
 
+def constant_squares(node: Filter) -> int | None:
+    """The squares of a designator whose value is the same at every position (``?g2``,
+    ``.``, ``[]``), else None: forms fold it into one mask instead of an array."""
+    if isinstance(node, PieceSet) and (node.types in (ANYTHING, NOTHING) or node.squares == 0):
+        return node.squares if node.types != NOTHING else 0
+    return None
+
+
 @_form(Intersection)
 def _intersection(c: ArrayCompiler, node: Intersection) -> ArrayFn:
-    fns = [c.compile(item) for item in meaningful(node.items)]
+    items = meaningful(node.items)
+    mask = _FULL
+    for item in items:
+        constant = constant_squares(item)
+        if constant is not None:
+            mask &= np.uint64(constant)
+    fns = [c.compile(item) for item in items if constant_squares(item) is None]
+    if not fns:
+        return _constant_set(int(mask))
 
     def intersection(positions: Positions) -> Squares:
-        out = np.full(positions.size, _FULL)
-        for fn in fns:
-            out = out & _squares(fn(positions))
+        out = _squares(fns[0](positions)) & mask
+        for fn in fns[1:]:
+            out &= _squares(fn(positions))
         return out
 
     return intersection
