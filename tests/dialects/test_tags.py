@@ -22,7 +22,7 @@ from cqllegacy.api import Query, index
 from cqllegacy.errors import CqlLegacyError
 from cqllegacy.legacy import read_script
 from cqllegacy.legacy.errors import LegacySyntaxError
-from tests.indexing.test_equivalence import in_process
+from tests.dialects.helpers import assert_index_gives_scan
 from tests.support.modern import assert_cql
 from tests.support.runner import WCC
 
@@ -105,6 +105,7 @@ CASES: dict[str, Callable[[Headers], bool]] = {
     ":eco \u2013": lambda headers: eco(headers) is None,
 }
 
+
 def termination(headers: Headers) -> str:
     value = "".join(headers.get("Termination", "").split()).lower()
     return "unknown" if value in ("", "?") else value
@@ -113,12 +114,14 @@ def termination(headers: Headers) -> str:
 CASES.update(
     {
         ":termination normal": lambda headers: termination(headers) == "normal",
-        ":termination unknown,timeforfeit": lambda headers: termination(headers)
-        in ("unknown", "timeforfeit"),
+        ":termination unknown,timeforfeit": lambda headers: (
+            termination(headers) in ("unknown", "timeforfeit")
+        ),
         ":termination rulesinfraction": lambda headers: termination(headers) == "rulesinfraction",
         "!:termination unknown": lambda headers: termination(headers) != "unknown",
     }
 )
+
 
 def days(headers: Headers) -> tuple[datetime.date, datetime.date] | None:
     """The first and last day a Date tag may stand for (None: no known year)."""
@@ -289,10 +292,7 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ],
 )
 def test_the_index_gives_the_scans_bytes(indexed: Path, text: str) -> None:
-    query = Query.from_text(text)
-    scanned = in_process(query, indexed, False)
-    assert scanned[0], "a query that matches nothing proves little"
-    assert in_process(query, indexed, True) == scanned
+    assert_index_gives_scan(text, indexed)
 
 
 NEGATED = {
@@ -337,8 +337,6 @@ def test_a_word_a_tag_must_hold_lets_the_scan_skip_games_by_their_tag_text() -> 
     from cqllegacy.core import tree as ct
     from cqllegacy.evaluator.needles import needles_of
 
-    assert needles_of(ct.TagSearch("Annotator", "capablanca", True)) == (
-        frozenset({"capablanca"}),
-    )
+    assert needles_of(ct.TagSearch("Annotator", "capablanca", True)) == (frozenset({"capablanca"}),)
     assert needles_of(ct.TagSearch("Source")) == ()
     assert needles_of(ct.TagSearch("Event", "?")) == ()
