@@ -831,16 +831,29 @@ def _line_transforms(reading: Reading, match: t.MatchList) -> None:
                 raise reading.line_transformed(item.span, f":{others[0]}")
             if item.span in numbered:
                 raise reading.line_transformed(item.span, ":flipcolor")
+def _whole_item(source: str, loc: int, value: str) -> Token:
+    """A match-list item whose value is wrong, keyword and value together: ``check``
+    mends the mistake by blanking the whole item, so no keyword is left without its value
+    to make a second, false mistake."""
+    start = loc
+    while source[start].isspace():
+        start += 1
+    words = value.split()
+    end = start
+    for word in words:  # the value's words, each after the last (a date range has several)
+        found = source.find(word, end)
+        end = found + len(word) if found >= 0 else end
+    return Token.at(source[start:end], start)
+
+
 def _valid_eco_codes(source: str, loc: int, tokens: pp.ParseResults) -> None:
     """Scidb's ``:eco`` takes ECO codes and ranges (``A00``, ``B00-99``), ``*`` or ``-``."""
     item = tokens[0]
     assert isinstance(item, t.EcoCodes)
     if item.codes in dialects.NO_VALUE or dialects.eco_ranges(item.codes) is not None:
         return
-    reading = _reading(source)
-    word = source.find(item.codes, loc)
-    raise reading.error_at(
-        Token.at(item.codes, word if word >= 0 else loc),
+    raise _reading(source).error_at(
+        _whole_item(source, loc, item.codes),
         f"`:eco {item.codes}`: not a list of ECO codes",
         expected="codes and ranges separated by commas, as in A00,B00-99, or * or -",
     )
@@ -852,8 +865,7 @@ def _valid_terminations(source: str, loc: int, tokens: pp.ParseResults) -> None:
     assert isinstance(item, t.Terminations)
     values = dialects.termination_values(item.words)
     if isinstance(values, str):
-        word = source.find(item.words, loc)
-        raise _reading(source).error_at(Token.at(item.words, word if word >= 0 else loc), values)
+        raise _reading(source).error_at(_whole_item(source, loc, item.words), values)
 
 
 def _valid_dates(source: str, loc: int, tokens: pp.ParseResults) -> None:
@@ -864,10 +876,7 @@ def _valid_dates(source: str, loc: int, tokens: pp.ParseResults) -> None:
         return
     bounds = dialects.date_range(item.text)
     if isinstance(bounds, str):
-        start = loc + len(":date")
-        while source[start].isspace():
-            start += 1
-        raise _reading(source).error_at(Token.at(item.text.split()[0], start), f"`:date`: {bounds}")
+        raise _reading(source).error_at(_whole_item(source, loc, item.text), f"`:date`: {bounds}")
 
 
 def _script_node(source: str, loc: int, tokens: pp.ParseResults) -> t.Script:

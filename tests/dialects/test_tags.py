@@ -19,6 +19,7 @@ import pytest
 from cqllegacy.translator import translate
 
 from cqllegacy.api import Query, index
+from cqllegacy.cli import main
 from cqllegacy.errors import CqlLegacyError
 from cqllegacy.legacy import read_script
 from cqllegacy.legacy.errors import LegacySyntaxError
@@ -268,7 +269,8 @@ def test_plycount_reads_the_length_of_the_main_line(lo: int, hi: int | None) -> 
 def test_a_termination_the_help_leaves_open_is_refused(words: str, message: str) -> None:
     with pytest.raises(LegacySyntaxError, match=message) as refused:
         read_script(f"(match :termination {words} (position))")
-    assert (refused.value.line, refused.value.column) == (1, 21)
+    # The whole item, from its keyword: `check` mends it as one mistake.
+    assert (refused.value.line, refused.value.column) == (1, 8)
 
 
 @pytest.fixture(scope="module")
@@ -340,3 +342,21 @@ def test_a_word_a_tag_must_hold_lets_the_scan_skip_games_by_their_tag_text() -> 
     assert needles_of(ct.TagSearch("Annotator", "capablanca", True)) == (frozenset({"capablanca"}),)
     assert needles_of(ct.TagSearch("Source")) == ()
     assert needles_of(ct.TagSearch("Event", "?")) == ()
+
+
+@pytest.mark.parametrize(
+    "item",
+    [":eco Z99", ":termination foo,bar", ":date 2010-02-30", ":date 2010-10-31 2010-10-01"],
+)
+def test_check_reports_a_bad_value_once_and_reads_on(
+    item: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The bad value is one mistake: `check` mends it with its keyword and finds the next
+    real one (here a misspelt keyword), not a keyword left without its value."""
+    script = tmp_path / "s.cql"
+    script.write_text(f"(match {item} (position :chekc))\n", encoding="utf-8")
+    assert main(["check", str(script)]) == 2
+    errors = [line for line in capsys.readouterr().err.splitlines() if ": error: " in line]
+    assert len(errors) == 2, errors
+    assert ":chekc" in errors[1], errors
+    assert errors[0].startswith(f"{script}:1:8: error: `{item.split()[0]}"), errors
