@@ -322,3 +322,26 @@ class DateIn(Filter):
     lo: int | None
     hi: int | None
     origin: Origin | None = origin_field()
+
+
+class MovetextFeature(enum.Enum):
+    """What Scidb's game-level keywords look for anywhere in a game's movetext."""
+
+    COMMENTS = "comments"
+    VARIATIONS = "variations"
+    ANNOTATIONS = "annotations"
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class GameHas(Filter):
+    """Scidb's ``:hascomments``, ``:hasvariations``, ``:hasannotation``: the game's
+    movetext, main line and variations, holds a comment with text, a variation, or a
+    NAG other than ``$0`` (semantics: S-dialects)."""
+
+    WORD = "a test of the game's movetext"
+    KIND = Kind.LOGICAL
+    READS = Reads.GAME
+    CQL_WORDS, OPERANDS, TRANSFORMS, PRECEDENCE, MODERN = SCIDB_ATOM
+
+    feature: MovetextFeature
+    origin: Origin | None = origin_field()

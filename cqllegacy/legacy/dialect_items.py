@@ -265,3 +265,22 @@ class DateRange(DialectItem):
     KEYWORD = keyword("date", Shape.DATES)
 
     text: str
+
+
+class GameFeatureKeyword(enum.Enum):
+    HASCOMMENTS = "hascomments"
+    HASVARIATIONS = "hasvariations"
+    HASANNOTATION = "hasannotation"
+
+
+@attrs.frozen(slots=True)
+class GameFeature(DialectItem):
+    """Scidb's ``:hascomments``, ``:hasvariations``, ``:hasannotation``: the game's
+    movetext holds a comment, a variation, a NAG (a dialect keyword, X1).  ``languages``
+    is the language list the help allows after ``:hascomments``, which the reader
+    refuses (X5)."""
+
+    KEYWORD = keyed(GameFeatureKeyword, Shape.OPTIONAL_WORD)
+
+    keyword: GameFeatureKeyword
+    languages: str | None = None

@@ -480,10 +480,16 @@ REFUSALS: Mapping[str, str] = {
     **_reasons(
         _NOT_YET,
         """fen
-        hasannotation hascomments hasvariations
         eithercolor""",
     ),
 }
+
+
+#: Why Scidb's ``:hascomments`` with languages is refused (X5).
+COMMENT_LANGUAGES_REFUSAL = (
+    "Scidb extension `:hascomments` with languages: a PGN comment names no language;"
+    " the languages are Scidb's own markup"
+)
 
 
 #: Why Scidb's ``:tag *`` is refused (X5).

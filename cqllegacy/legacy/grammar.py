@@ -868,6 +868,17 @@ def _valid_terminations(source: str, loc: int, tokens: pp.ParseResults) -> None:
         raise _reading(source).error_at(_whole_item(source, loc, item.words), values)
 
 
+def _no_word_but_languages(source: str, loc: int, tokens: pp.ParseResults) -> None:
+    """Only ``:hascomments`` takes a word (languages, refused); the others take none."""
+    item = tokens[0]
+    assert isinstance(item, t.GameFeature)
+    if item.languages is not None:
+        refusal = dialects.COMMENT_LANGUAGES_REFUSAL
+        if item.keyword is not t.GameFeatureKeyword.HASCOMMENTS:
+            refusal = f"`:{item.keyword.value}` takes no word"
+        raise _reading(source).error_at(_whole_item(source, loc, item.languages), refusal)
+
+
 def _valid_dates(source: str, loc: int, tokens: pp.ParseResults) -> None:
     """Scidb's ``:date`` names existing days and a range that is not empty."""
     item = tokens[0]
@@ -915,6 +926,8 @@ def _script() -> pp.ParserElement:
     match_keywords["eco"].add_parse_action(_valid_eco_codes)
     match_keywords["termination"].add_parse_action(_valid_terminations)
     match_keywords["date"].add_parse_action(_valid_dates)
+    for feature in t.GameFeatureKeyword:
+        match_keywords[feature.value].add_parse_action(_no_word_but_languages)
     match_list = _match_list(match_keywords, _position_list(top_level))
     second_match_list = _PAREN + pp.FollowedBy(_COMMENTS + _MATCH_HEAD)
     after_match_list = pp.MatchFirst(

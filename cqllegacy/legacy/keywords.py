@@ -87,6 +87,7 @@ SHAPE_PARAMETERS: dict[Shape, tuple[Parameter, ...]] = {
     Shape.PD_PAWNS_RANGE: (Parameter.DESIGNATOR, Parameter.PAWN_CHAIN, Parameter.RANGE),
     Shape.NAME_OPTIONAL_WORD: (Parameter.NAME, Parameter.OPTIONAL_WORD),
     Shape.OPTIONAL_PD: (Parameter.OPTIONAL_DESIGNATOR,),
+    Shape.OPTIONAL_WORD: (Parameter.OPTIONAL_WORD,),
     Shape.DATES: (Parameter.DATE_RANGE,),
 }
 
@@ -164,6 +165,7 @@ SHAPE_EXAMPLES: dict[Shape, str] = {
     Shape.PD_PAWNS_RANGE: "P passed-!inside >=1",
     Shape.NAME_OPTIONAL_WORD: "Source",
     Shape.OPTIONAL_PD: "[Kk]",
+    Shape.OPTIONAL_WORD: "de,en",
     Shape.DATES: "2010-10-01 2010-10-31",
 }
 

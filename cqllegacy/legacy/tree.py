@@ -30,6 +30,8 @@ from cqllegacy.legacy.dialect_items import (
     ColorPlayerKeyword,
     DateRange,
     EcoCodes,
+    GameFeature,
+    GameFeatureKeyword,
     HalfmoveClockRange,
     HypotheticalMoves,
     LineMove,
@@ -83,6 +85,8 @@ __all__ = [
     "Flag",
     "FlagKeyword",
     "ForAny",
+    "GameFeature",
+    "GameFeatureKeyword",
     "GameResult",
     "HalfmoveClockRange",
     "HypotheticalMoves",
@@ -581,6 +585,7 @@ MatchCondition: TypeAlias = (
     | PlyCountRange
     | Terminations
     | DateRange
+    | GameFeature
 )
 
 
@@ -599,6 +604,7 @@ MatchItem: TypeAlias = (
     | PlyCountRange
     | Terminations
     | DateRange
+    | GameFeature
     | NegatedMatchItem
     | PositionList
     | Comment

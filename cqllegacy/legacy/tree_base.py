@@ -45,6 +45,7 @@ class Shape(enum.Enum):
     PD_PAWNS_RANGE = "a pawn designator, pawn attributes and a range"
     NAME_OPTIONAL_WORD = "a tag name and an optional word"
     OPTIONAL_PD = "an optional piece designator"
+    OPTIONAL_WORD = "an optional word"
     DATES = "a date range"
 
 

@@ -580,6 +580,17 @@ def _tag_value_in(node: ct.TagValueIn, ctx: Context) -> Printed:
     )
 
 
+@printer_for(ct.GameHas)
+def _game_has(node: ct.GameHas, ctx: Context) -> Printed:
+    return refused_as(
+        node.origin,
+        ctx,
+        f"the game's {node.feature.value}",
+        f"CQL 6.1 has no test of a whole game's {node.feature.value}",
+        "true",
+    )
+
+
 @printer_for(ct.HalfmoveClock)
 def _halfmove_clock(node: ct.HalfmoveClock, ctx: Context) -> Printed:
     return refused_as(node.origin, ctx, ":halfmoveclock", "CQL 6.1 has no half-move clock", "ply")

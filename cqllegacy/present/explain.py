@@ -652,6 +652,12 @@ MATCH_WORDS.register(lt.Terminations)(
 )
 
 
+@MATCH_WORDS.register(lt.GameFeature)
+def _game_feature_words(item: lt.GameFeature) -> str:
+    what = {"hascomments": "a comment", "hasvariations": "a variation", "hasannotation": "a NAG"}
+    return f"the game's movetext has {what[item.keyword.value]}"
+
+
 @MATCH_WORDS.register(lt.NegatedMatchItem)
 def _negated_match_item_words(item: lt.NegatedMatchItem) -> str:
     return f"not ({MATCH_WORDS[type(item.item)](item.item)})"

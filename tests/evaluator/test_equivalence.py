@@ -938,6 +938,7 @@ NODE_SAMPLES: dict[type[ct.Filter], list[ct.Filter]] = {
     ct.HalfmoveClock: [ct.InRange(ct.HalfmoveClock(), 2, 10)],
     ct.CastlingRights: [ct.CastlingRights("K"), ct.CastlingRights("Qq")],
     ct.PlyCount: [ct.InRange(ct.PlyCount(), 20, 60)],
+    ct.GameHas: [ct.GameHas(feature) for feature in ct.MovetextFeature],
     ct.DateIn: [ct.DateIn(700000, 720000), ct.DateIn(None, None)],
     ct.TagValueIn: [ct.TagValueIn("Termination", frozenset({"", "normal"}))],
     ct.Transform: [

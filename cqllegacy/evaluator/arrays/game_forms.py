@@ -15,6 +15,7 @@ from cqllegacy.core.tree import (
     Echo,
     Filter,
     Find,
+    GameHas,
     HalfmoveClock,
     HypotheticalLine,
     Line,
@@ -258,6 +259,10 @@ ARRAY_FORMS.absent(
     reason="legacy ray counting places inner designators square by square (decision L20)",
 )
 
+ARRAY_FORMS.absent(
+    GameHas,
+    reason="it reads the game's comments, NAGs and variations, which the index does not store",
+)
 ARRAY_FORMS.absent(
     ScidbBoardTest, HalfmoveClock, CastlingRights, PlyCount,
     reason="Scidb's legal-move count, repetitions, half-move clock, castling rights and ply count"
