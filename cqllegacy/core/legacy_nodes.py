@@ -345,3 +345,22 @@ class GameHas(Filter):
 
     feature: MovetextFeature
     origin: Origin | None = origin_field()
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class FenIs(Filter):
+    """Scidb's ``:fen``: the position is the one a FEN describes: the same placement, side
+    to move, castling rights (``castling``, letters K, Q, k, q or ``-``) and en passant
+    square where a capture there is legal (``ep``), as python-chess's repetition rule
+    counts them; the clocks do not count (semantics: S-dialects)."""
+
+    WORD = "a FEN position"
+    KIND = Kind.LOGICAL
+    READS = Reads.POSITION
+    CQL_WORDS, OPERANDS, TRANSFORMS, PRECEDENCE, MODERN = SCIDB_ATOM
+
+    placement: str
+    white_to_move: bool
+    castling: str
+    ep: int | None
+    origin: Origin | None = origin_field()

@@ -39,6 +39,7 @@ from cqllegacy.core.tree import (
     DirectionSet,
     EcoRange,
     Elo,
+    FenIs,
     Filter,
     GameHas,
     HalfmoveClock,
@@ -109,6 +110,7 @@ from cqllegacy.evaluator.gametree import (
 )
 from cqllegacy.evaluator.masks import PIECE_ATTRS, designator_squares
 from cqllegacy.evaluator.trees import closed_range, meaningful, orbit_members
+from cqllegacy.vocab.fen import position_key
 from cqllegacy.vocab.pieces import (
     ANYTHING,
     NOTHING,
@@ -920,6 +922,19 @@ def _game_has(c: Compiler, node: GameHas) -> Compiled:
         return feature in ctx.memo[key]
 
     return as_logical(holds)
+
+
+@_rule(FenIs)
+def _fen_is(c: Compiler, node: FenIs) -> Compiled:
+    placement, turn, castling, ep = node.placement, node.white_to_move, node.castling, node.ep
+
+    def same(ctx: Context, p: int) -> bool:
+        board = ctx.boards[p]
+        if board.board_fen() != placement or board.turn != turn:
+            return False
+        return position_key(board)[2:] == (castling, ep)
+
+    return as_logical(same)
 
 
 @_rule(HalfmoveClock)

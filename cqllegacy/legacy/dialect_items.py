@@ -121,6 +121,17 @@ class CastlingRightsTest(DialectItem):
     designator: Designator
 
 
+@attrs.frozen(slots=True)
+class FenPosition(DialectItem):
+    """Scidb's ``:fen "FEN"``: the position is the one the FEN describes (its placement,
+    side to move, castling rights and en passant square; not its clocks) (a dialect
+    keyword, X1)."""
+
+    KEYWORD = keyword("fen", Shape.FEN)
+
+    fen: str
+
+
 class BoardTestKeyword(enum.Enum):
     FORCED = "forced"
     THREEFOLDREPETITION = "threefoldrepetition"

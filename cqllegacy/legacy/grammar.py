@@ -61,6 +61,7 @@ from cqllegacy.legacy.grammar_parts import (
     _DESIGNATOR,
     _DIGITS,
     _END,
+    _FEN,
     _HEAD_AS_DESIGNATOR,
     _KEYWORD,
     _KEYWORD_START,
@@ -340,6 +341,7 @@ _PARAMETERS: Mapping[Parameter, ParameterRule] = {
     Parameter.OPTIONAL_WORD: _optional_word_parameter,
     Parameter.OPTIONAL_DESIGNATOR: _optional_designator_parameter,
     Parameter.DATE_RANGE: _date_range_parameter,
+    Parameter.FEN: lambda spec, lists: _after_comments(_FEN, _missing(spec, Parameter.FEN.value)),
 }
 
 
@@ -819,14 +821,17 @@ def _line_transforms(reading: Reading, match: t.MatchList) -> None:
     """Scidb's ``:line`` under a transform: the help says only ``:flipcolor`` acts on
     it, and that not with move numbers; its own example shifts one (X5)."""
     places = {span for form, span in reading.dialect if form == "`:line`"}
-    if not places:
+    fens = {span for form, span in reading.dialect if form == "`:fen`"}
+    if not places | fens:
         return
     numbered = set(reading.line_with_numbers)
     for position_list in match.position_lists():
         for item, transforms in _transformed_items(position_list.items, frozenset()):
-            if item.span not in places or not transforms:
+            if item.span not in places | fens or not transforms:
                 continue
             others = sorted(each.value for each in transforms if each is not _FLIPCOLOR)
+            if others and item.span in fens:
+                raise reading.fen_transformed(item.span, f":{others[0]}")
             if others:
                 raise reading.line_transformed(item.span, f":{others[0]}")
             if item.span in numbered:

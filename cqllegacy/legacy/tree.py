@@ -30,6 +30,7 @@ from cqllegacy.legacy.dialect_items import (
     ColorPlayerKeyword,
     DateRange,
     EcoCodes,
+    FenPosition,
     GameFeature,
     GameFeatureKeyword,
     HalfmoveClockRange,
@@ -82,6 +83,7 @@ __all__ = [
     "Designator",
     "DialectItem",
     "EcoCodes",
+    "FenPosition",
     "Flag",
     "FlagKeyword",
     "ForAny",
@@ -479,6 +481,7 @@ PositionItem: TypeAlias = (
     | CastlingRightsTest
     | BoardTest
     | HalfmoveClockRange
+    | FenPosition
     | Comment
 )
 

@@ -46,6 +46,7 @@ class Shape(enum.Enum):
     NAME_OPTIONAL_WORD = "a tag name and an optional word"
     OPTIONAL_PD = "an optional piece designator"
     OPTIONAL_WORD = "an optional word"
+    FEN = "a FEN in double quotes"
     DATES = "a date range"
 
 

@@ -591,6 +591,13 @@ def _game_has(node: ct.GameHas, ctx: Context) -> Printed:
     )
 
 
+@printer_for(ct.FenIs)
+def _fen_is(node: ct.FenIs, ctx: Context) -> Printed:
+    return refused_as(
+        node.origin, ctx, ":fen", "CQL 6.1 has no castling rights and no en passant square", "true"
+    )
+
+
 @printer_for(ct.HalfmoveClock)
 def _halfmove_clock(node: ct.HalfmoveClock, ctx: Context) -> Printed:
     return refused_as(node.origin, ctx, ":halfmoveclock", "CQL 6.1 has no half-move clock", "ply")

@@ -309,6 +309,11 @@ def _board_test_words(item: lt.BoardTest) -> str:
     return _BOARD_TEST_WORDS[item.keyword]
 
 
+@_words(lt.FenPosition)
+def _fen_position_words(item: lt.FenPosition) -> str:
+    return f"the position is {item.fen} (clocks aside)"
+
+
 @_words(lt.HalfmoveClockRange)
 def _halfmove_clock_words(item: lt.HalfmoveClockRange) -> str:
     return f"the half-move clock is {_range_words(item.range)} (any clock in a variation)"

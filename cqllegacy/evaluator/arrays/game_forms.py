@@ -13,6 +13,7 @@ from cqllegacy.core.tree import (
     CastlingRights,
     Distance,
     Echo,
+    FenIs,
     Filter,
     Find,
     GameHas,
@@ -259,6 +260,10 @@ ARRAY_FORMS.absent(
     reason="legacy ray counting places inner designators square by square (decision L20)",
 )
 
+ARRAY_FORMS.absent(
+    FenIs,
+    reason="it compares the castling rights and a legal en passant capture of python-chess's board",
+)
 ARRAY_FORMS.absent(
     GameHas,
     reason="it reads the game's comments, NAGs and variations, which the index does not store",
