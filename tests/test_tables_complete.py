@@ -107,6 +107,8 @@ LEGACY_ONLY = {
     ct.HalfmoveClock: lambda: ct.InRange(ct.HalfmoveClock(), 0, 3),
     ct.CastlingRights: lambda: ct.CastlingRights("KQ"),
     ct.PlyCount: lambda: ct.InRange(ct.PlyCount(), 40, 60),
+    ct.GameHas: lambda: ct.GameHas(ct.MovetextFeature.COMMENTS),
+    ct.FenIs: lambda: ct.FenIs("8/8/8/8/8/8/k7/2K5", True, "-", None),
     ct.DateIn: lambda: ct.DateIn(733000, None),
     ct.TagValueIn: lambda: ct.TagValueIn("Termination", frozenset({"normal"})),
 }

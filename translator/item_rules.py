@@ -35,6 +35,7 @@ from cqllegacy.translator.pawns import pawn_count
 
 from cqllegacy.core import tree as core
 from cqllegacy.core.dispatch import Dispatcher
+from cqllegacy.legacy import dialects
 from cqllegacy.legacy import tree as lt
 from cqllegacy.legacy.line_moves import ONLY_MOVE
 from cqllegacy.legacy.tree import (
@@ -629,6 +630,13 @@ _BOARD_FACTS = {
 def _board_test(item: lt.BoardTest, view: ListView, ctx: TranslationContext) -> Parts:
     origin = core.Origin(f":{item.keyword.value}", item.span)
     return (core.ScidbBoardTest(_BOARD_FACTS[item.keyword], origin=origin),)
+
+
+@rule(lt.FenPosition)
+def _fen_position(item: lt.FenPosition, view: ListView, ctx: TranslationContext) -> Parts:
+    key = dialects.fen_key(item.fen)
+    assert not isinstance(key, str), "the reader checks the FEN"
+    return (core.FenIs(*key, origin=core.Origin(":fen", item.span)),)
 
 
 @rule(lt.HalfmoveClockRange)

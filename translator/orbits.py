@@ -29,6 +29,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any
 
 import attrs
+import chess
 from cqllegacy.translator.errors import translation_error
 from cqllegacy.translator.shifts import (
     FLIP_KEYWORDS,
@@ -60,6 +61,7 @@ from cqllegacy.legacy.tree import (
     CastlingRightsTest,
     Comment,
     Designator,
+    FenPosition,
     Flag,
     FlagKeyword,
     HalfmoveClockRange,
@@ -182,6 +184,20 @@ def _(item: CastlingRightsTest, t: LegacyTransform) -> PositionItem:
         return item
     d = item.designator
     return attrs.evolve(item, designator=attrs.evolve(d, types=color_swap(d.types)))
+
+
+@ITEM_MAPS.register(FenPosition)
+def _(item: FenPosition, t: LegacyTransform) -> PositionItem:
+    # A FEN names whole squares and rights: only the colour flip maps it (python-chess's
+    # mirror: ranks mirrored, colours, side to move and rights swapped).
+    if t.dihedral is not Dihedral.IDENTITY or t.dx or t.dy:
+        raise translation_error(
+            "Scidb's :fen under a flip or shift: the help gives no image of castling rights",
+            item.span,
+        )
+    if not t.swap_colors:
+        return item
+    return attrs.evolve(item, fen=chess.Board(item.fen).mirror().fen())
 
 
 @ITEM_MAPS.register(CastlingMove)

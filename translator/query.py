@@ -131,6 +131,11 @@ _TAG_OF_WORD = {
     lt.TagWordKeyword.SITE: "Site",
     lt.TagWordKeyword.ANNOTATOR: "Annotator",
 }
+_MOVETEXT_FEATURES = {
+    lt.GameFeatureKeyword.HASCOMMENTS: core.MovetextFeature.COMMENTS,
+    lt.GameFeatureKeyword.HASVARIATIONS: core.MovetextFeature.VARIATIONS,
+    lt.GameFeatureKeyword.HASANNOTATION: core.MovetextFeature.ANNOTATIONS,
+}
 _ROUND_PARTS = {
     lt.RoundKeyword.ROUND: core.RoundPart.ROUND,
     lt.RoundKeyword.SUBROUND: core.RoundPart.SUBROUND,
@@ -156,6 +161,9 @@ def _dialect_condition(item: object) -> core.Filter | None:
         return _date(item)
     if isinstance(item, lt.PlyCountRange):
         return in_range(core.PlyCount(origin=core.Origin(":plycount", item.span)), item.range)
+    if isinstance(item, lt.GameFeature):
+        origin = core.Origin(f":{item.keyword.value}", item.span)
+        return core.GameHas(_MOVETEXT_FEATURES[item.keyword], origin=origin)
     if isinstance(item, lt.Terminations):
         values = dialects.termination_values(item.words)
         assert not isinstance(values, str), "the reader checks the words"

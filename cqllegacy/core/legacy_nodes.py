@@ -177,6 +177,17 @@ class HypotheticalLine(Filter):
     origin: Origin | None = origin_field()
 
 
+#: What every Scidb atom below declares alike: no CQL 6.1 word, no operands, untouched by
+#: transforms, an atom, and legacy-only (only WORD, KIND and READS differ).
+SCIDB_ATOM: tuple[tuple[str, ...], frozenset[Kind], Transforms, Precedence, bool] = (
+    (),
+    NO_OPERANDS,
+    Transforms.NOTHING,
+    Precedence.ATOM,
+    False,
+)
+
+
 class RoundPart(enum.Enum):
     """Which number of a PGN ``Round`` tag ``round.subround``."""
 
@@ -191,14 +202,9 @@ class RoundNumber(Filter):
     S-dialects).  CQL 6.1's ``tag`` cannot read ``Round``."""
 
     WORD = "a round number"
-    CQL_WORDS = ()
     KIND = Kind.NUMBER
-    OPERANDS = NO_OPERANDS
-    TRANSFORMS = Transforms.NOTHING
     READS = Reads.TAGS
-    PRECEDENCE = Precedence.ATOM
-
-    MODERN: ClassVar[bool] = False
+    CQL_WORDS, OPERANDS, TRANSFORMS, PRECEDENCE, MODERN = SCIDB_ATOM
 
     part: RoundPart
     origin: Origin | None = origin_field()
@@ -211,14 +217,9 @@ class EcoRange(Filter):
     S-dialects)."""
 
     WORD = "an ECO range"
-    CQL_WORDS = ()
     KIND = Kind.LOGICAL
-    OPERANDS = NO_OPERANDS
-    TRANSFORMS = Transforms.NOTHING
     READS = Reads.TAGS
-    PRECEDENCE = Precedence.ATOM
-
-    MODERN: ClassVar[bool] = False
+    CQL_WORDS, OPERANDS, TRANSFORMS, PRECEDENCE, MODERN = SCIDB_ATOM
 
     lo: str
     hi: str
@@ -240,14 +241,9 @@ class ScidbBoardTest(Filter):
     """One of Scidb's :class:`BoardFact` tests (semantics: S-dialects)."""
 
     WORD = "a Scidb board test"
-    CQL_WORDS = ()
     KIND = Kind.LOGICAL
-    OPERANDS = NO_OPERANDS
-    TRANSFORMS = Transforms.NOTHING
     READS = Reads.GAME
-    PRECEDENCE = Precedence.ATOM
-
-    MODERN: ClassVar[bool] = False
+    CQL_WORDS, OPERANDS, TRANSFORMS, PRECEDENCE, MODERN = SCIDB_ATOM
 
     fact: BoardFact
     origin: Origin | None = origin_field()
@@ -262,14 +258,9 @@ class HalfmoveClock(Filter):
     python-chess keeps it from the start position's FEN (Scidb's ``:halfmoveclock``)."""
 
     WORD = "the half-move clock"
-    CQL_WORDS = ()
     KIND = Kind.NUMBER
-    OPERANDS = NO_OPERANDS
-    TRANSFORMS = Transforms.NOTHING
     READS = Reads.POSITION
-    PRECEDENCE = Precedence.ATOM
-
-    MODERN: ClassVar[bool] = False
+    CQL_WORDS, OPERANDS, TRANSFORMS, PRECEDENCE, MODERN = SCIDB_ATOM
 
     origin: Origin | None = origin_field()
 
@@ -281,14 +272,9 @@ class CastlingRights(Filter):
     S-dialects)."""
 
     WORD = "castling rights"
-    CQL_WORDS = ()
     KIND = Kind.LOGICAL
-    OPERANDS = NO_OPERANDS
-    TRANSFORMS = Transforms.NOTHING
     READS = Reads.POSITION
-    PRECEDENCE = Precedence.ATOM
-
-    MODERN: ClassVar[bool] = False
+    CQL_WORDS, OPERANDS, TRANSFORMS, PRECEDENCE, MODERN = SCIDB_ATOM
 
     #: The rights, as the letters K, Q, k, q.
     rights: str
@@ -300,14 +286,9 @@ class PlyCount(Filter):
     """Scidb's ``:plycount``: the number of half-moves of the game's main line."""
 
     WORD = "the game's ply count"
-    CQL_WORDS = ()
     KIND = Kind.NUMBER
-    OPERANDS = NO_OPERANDS
-    TRANSFORMS = Transforms.NOTHING
     READS = Reads.GAME
-    PRECEDENCE = Precedence.ATOM
-
-    MODERN: ClassVar[bool] = False
+    CQL_WORDS, OPERANDS, TRANSFORMS, PRECEDENCE, MODERN = SCIDB_ATOM
 
     origin: Origin | None = origin_field()
 
@@ -318,14 +299,9 @@ class TagValueIn(Filter):
     a missing tag, an empty one and ``?`` read as ``""`` (Scidb's ``:termination``)."""
 
     WORD = "a tag value"
-    CQL_WORDS = ()
     KIND = Kind.LOGICAL
-    OPERANDS = NO_OPERANDS
-    TRANSFORMS = Transforms.NOTHING
     READS = Reads.TAGS
-    PRECEDENCE = Precedence.ATOM
-
-    MODERN: ClassVar[bool] = False
+    CQL_WORDS, OPERANDS, TRANSFORMS, PRECEDENCE, MODERN = SCIDB_ATOM
 
     name: str
     values: frozenset[str]
@@ -339,15 +315,52 @@ class DateIn(Filter):
     unknown lies in no range (semantics: S-dialects)."""
 
     WORD = "a date range"
-    CQL_WORDS = ()
     KIND = Kind.LOGICAL
-    OPERANDS = NO_OPERANDS
-    TRANSFORMS = Transforms.NOTHING
     READS = Reads.TAGS
-    PRECEDENCE = Precedence.ATOM
-
-    MODERN: ClassVar[bool] = False
+    CQL_WORDS, OPERANDS, TRANSFORMS, PRECEDENCE, MODERN = SCIDB_ATOM
 
     lo: int | None
     hi: int | None
+    origin: Origin | None = origin_field()
+
+
+class MovetextFeature(enum.Enum):
+    """What Scidb's game-level keywords look for anywhere in a game's movetext."""
+
+    COMMENTS = "comments"
+    VARIATIONS = "variations"
+    ANNOTATIONS = "annotations"
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class GameHas(Filter):
+    """Scidb's ``:hascomments``, ``:hasvariations``, ``:hasannotation``: the game's
+    movetext, main line and variations, holds a comment with text, a variation, or a
+    NAG other than ``$0`` (semantics: S-dialects)."""
+
+    WORD = "a test of the game's movetext"
+    KIND = Kind.LOGICAL
+    READS = Reads.GAME
+    CQL_WORDS, OPERANDS, TRANSFORMS, PRECEDENCE, MODERN = SCIDB_ATOM
+
+    feature: MovetextFeature
+    origin: Origin | None = origin_field()
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class FenIs(Filter):
+    """Scidb's ``:fen``: the position is the one a FEN describes: the same placement, side
+    to move, castling rights (``castling``, letters K, Q, k, q or ``-``) and en passant
+    square where a capture there is legal (``ep``), as python-chess's repetition rule
+    counts them; the clocks do not count (semantics: S-dialects)."""
+
+    WORD = "a FEN position"
+    KIND = Kind.LOGICAL
+    READS = Reads.POSITION
+    CQL_WORDS, OPERANDS, TRANSFORMS, PRECEDENCE, MODERN = SCIDB_ATOM
+
+    placement: str
+    white_to_move: bool
+    castling: str
+    ep: int | None
     origin: Origin | None = origin_field()

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 import chess
+import chess.pgn
 
 from cqllegacy.core.tree import (
     Abs,
@@ -38,13 +39,16 @@ from cqllegacy.core.tree import (
     DirectionSet,
     EcoRange,
     Elo,
+    FenIs,
     Filter,
+    GameHas,
     HalfmoveClock,
     InRange,
     InSet,
     Intersection,
     Keyword,
     LegacyOnly,
+    MovetextFeature,
     Negate,
     Not,
     Number,
@@ -106,6 +110,7 @@ from cqllegacy.evaluator.gametree import (
 )
 from cqllegacy.evaluator.masks import PIECE_ATTRS, designator_squares
 from cqllegacy.evaluator.trees import closed_range, meaningful, orbit_members
+from cqllegacy.vocab.fen import position_key
 from cqllegacy.vocab.pieces import (
     ANYTHING,
     NOTHING,
@@ -881,6 +886,55 @@ def normalized_tag(value: str | None) -> str:
 def _tag_value_in(c: Compiler, node: TagValueIn) -> Compiled:
     name, values = node.name, node.values
     return as_logical(lambda ctx, p: normalized_tag(ctx.info.tags.get(name)) in values)
+
+
+def movetext_features(game: chess.pgn.GameNode) -> frozenset[MovetextFeature]:
+    """What the movetext below ``game`` holds: a comment with text (before or after a
+    move), a variation, a NAG other than ``$0`` (the null annotation).
+
+    >>> import io
+    >>> game = chess.pgn.read_game(io.StringIO("1. e4 $1 (1. d4) e5 {good} *"))
+    >>> sorted(feature.value for feature in movetext_features(game))
+    ['annotations', 'comments', 'variations']
+    """
+    found: set[MovetextFeature] = set()
+    nodes = [game]
+    while nodes:
+        node = nodes.pop()
+        if node.comment.strip() or node.starting_comment.strip():
+            found.add(MovetextFeature.COMMENTS)
+        if node.nags - {chess.pgn.NAG_NULL}:
+            found.add(MovetextFeature.ANNOTATIONS)
+        if len(node.variations) > 1:
+            found.add(MovetextFeature.VARIATIONS)
+        nodes.extend(node.variations)
+    return frozenset(found)
+
+
+@_rule(GameHas)
+def _game_has(c: Compiler, node: GameHas) -> Compiled:
+    feature = node.feature
+
+    def holds(ctx: Context, p: int) -> bool:
+        key = ("movetext", None)
+        if key not in ctx.memo:
+            ctx.memo[key] = movetext_features(ctx.nodes[0].game())
+        return feature in ctx.memo[key]
+
+    return as_logical(holds)
+
+
+@_rule(FenIs)
+def _fen_is(c: Compiler, node: FenIs) -> Compiled:
+    placement, turn, castling, ep = node.placement, node.white_to_move, node.castling, node.ep
+
+    def same(ctx: Context, p: int) -> bool:
+        board = ctx.boards[p]
+        if board.board_fen() != placement or board.turn != turn:
+            return False
+        return position_key(board)[2:] == (castling, ep)
+
+    return as_logical(same)
 
 
 @_rule(HalfmoveClock)

@@ -303,6 +303,15 @@ class Reading:
             hint="search the main line only (leave out :variations)",
         )
 
+    def fen_transformed(self, span: Span, transform: str) -> LegacySyntaxError:
+        offset = self.source.line_starts[span.line - 1] + span.column - 1
+        return self.error(
+            f"Scidb extension `:fen` under {transform}: the help gives no image of a FEN's"
+            " castling rights and en passant square under a flip or shift",
+            offset,
+            ":fen",
+        )
+
     def line_transformed(self, span: Span, transform: str) -> LegacySyntaxError:
         offset = self.source.line_starts[span.line - 1] + span.column - 1
         if transform == ":flipcolor":

@@ -26,9 +26,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 
 import attrs
+import chess
 
 from cqllegacy.legacy import tree as t
 from cqllegacy.legacy.lexical import parse_designator
+from cqllegacy.vocab.fen import PositionKey, position_key
 from cqllegacy.vocab.spans import Span
 from cqllegacy.vocab.squares import LIGHT_SQUARES
 
@@ -479,11 +481,16 @@ REFUSALS: Mapping[str, str] = {
     ),
     **_reasons(
         _NOT_YET,
-        """fen
-        hasannotation hascomments hasvariations
-        eithercolor""",
+        "eithercolor",
     ),
 }
+
+
+#: Why Scidb's ``:hascomments`` with languages is refused (X5).
+COMMENT_LANGUAGES_REFUSAL = (
+    "Scidb extension `:hascomments` with languages: a PGN comment names no language;"
+    " the languages are Scidb's own markup"
+)
 
 
 #: Why Scidb's ``:tag *`` is refused (X5).
@@ -763,3 +770,45 @@ def read_pawn_chain(text: str) -> t.PawnChain | PawnChainFault:
         tests.append(found)
         offset += len(link) + 1
     return t.PawnChain(tuple(tests))
+
+
+# --------------------------------------------------------------------------------------
+# :fen
+# --------------------------------------------------------------------------------------
+
+def fen_key(fen: str) -> PositionKey | str:
+    """The position ``fen`` describes (:func:`~cqllegacy.vocab.fen.position_key`), or why
+    it describes none.  The clocks are not part of it (Scidb: "the position is identical").
+
+    >>> fen_key("rnbqkbnr/pppp1ppp/4p3/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
+    ('rnbqkbnr/pppp1ppp/4p3/8/4P3/8/PPPP1PPP/RNBQKBNR', True, 'KQkq', None)
+    >>> fen_key("8/8/8/8/8/8/8/8 w - - 0 1")
+    'not a legal position: no white king'
+    """
+    try:
+        board = chess.Board(fen)
+    except ValueError as error:
+        return f"not a FEN: {error}"
+    status = board.status()
+    for words, flag in _STATUS_NAMES.items():
+        if status & flag:
+            return f"not a legal position: {words}"
+    return position_key(board)
+
+
+_STATUS_NAMES = {
+    "no white king": chess.STATUS_NO_WHITE_KING,
+    "no black king": chess.STATUS_NO_BLACK_KING,
+    "too many kings": chess.STATUS_TOO_MANY_KINGS,
+    "too many white pawns": chess.STATUS_TOO_MANY_WHITE_PAWNS,
+    "too many black pawns": chess.STATUS_TOO_MANY_BLACK_PAWNS,
+    "pawns on the back rank": chess.STATUS_PAWNS_ON_BACKRANK,
+    "too many white pieces": chess.STATUS_TOO_MANY_WHITE_PIECES,
+    "too many black pieces": chess.STATUS_TOO_MANY_BLACK_PIECES,
+    "bad castling rights": chess.STATUS_BAD_CASTLING_RIGHTS,
+    "an invalid en passant square": chess.STATUS_INVALID_EP_SQUARE,
+    "the side not to move is in check": chess.STATUS_OPPOSITE_CHECK,
+    "an impossible check": chess.STATUS_IMPOSSIBLE_CHECK,
+    "too many checkers": chess.STATUS_TOO_MANY_CHECKERS,
+    "empty": chess.STATUS_EMPTY,
+}

@@ -61,6 +61,7 @@ from cqllegacy.legacy.grammar_parts import (
     _DESIGNATOR,
     _DIGITS,
     _END,
+    _FEN,
     _HEAD_AS_DESIGNATOR,
     _KEYWORD,
     _KEYWORD_START,
@@ -340,6 +341,7 @@ _PARAMETERS: Mapping[Parameter, ParameterRule] = {
     Parameter.OPTIONAL_WORD: _optional_word_parameter,
     Parameter.OPTIONAL_DESIGNATOR: _optional_designator_parameter,
     Parameter.DATE_RANGE: _date_range_parameter,
+    Parameter.FEN: lambda spec, lists: _after_comments(_FEN, _missing(spec, Parameter.FEN.value)),
 }
 
 
@@ -819,28 +821,44 @@ def _line_transforms(reading: Reading, match: t.MatchList) -> None:
     """Scidb's ``:line`` under a transform: the help says only ``:flipcolor`` acts on
     it, and that not with move numbers; its own example shifts one (X5)."""
     places = {span for form, span in reading.dialect if form == "`:line`"}
-    if not places:
+    fens = {span for form, span in reading.dialect if form == "`:fen`"}
+    if not places | fens:
         return
     numbered = set(reading.line_with_numbers)
     for position_list in match.position_lists():
         for item, transforms in _transformed_items(position_list.items, frozenset()):
-            if item.span not in places or not transforms:
+            if item.span not in places | fens or not transforms:
                 continue
             others = sorted(each.value for each in transforms if each is not _FLIPCOLOR)
+            if others and item.span in fens:
+                raise reading.fen_transformed(item.span, f":{others[0]}")
             if others:
                 raise reading.line_transformed(item.span, f":{others[0]}")
             if item.span in numbered:
                 raise reading.line_transformed(item.span, ":flipcolor")
+def _whole_item(source: str, loc: int, value: str) -> Token:
+    """A match-list item whose value is wrong, keyword and value together: ``check``
+    mends the mistake by blanking the whole item, so no keyword is left without its value
+    to make a second, false mistake."""
+    start = loc
+    while source[start].isspace():
+        start += 1
+    words = value.split()
+    end = start
+    for word in words:  # the value's words, each after the last (a date range has several)
+        found = source.find(word, end)
+        end = found + len(word) if found >= 0 else end
+    return Token.at(source[start:end], start)
+
+
 def _valid_eco_codes(source: str, loc: int, tokens: pp.ParseResults) -> None:
     """Scidb's ``:eco`` takes ECO codes and ranges (``A00``, ``B00-99``), ``*`` or ``-``."""
     item = tokens[0]
     assert isinstance(item, t.EcoCodes)
     if item.codes in dialects.NO_VALUE or dialects.eco_ranges(item.codes) is not None:
         return
-    reading = _reading(source)
-    word = source.find(item.codes, loc)
-    raise reading.error_at(
-        Token.at(item.codes, word if word >= 0 else loc),
+    raise _reading(source).error_at(
+        _whole_item(source, loc, item.codes),
         f"`:eco {item.codes}`: not a list of ECO codes",
         expected="codes and ranges separated by commas, as in A00,B00-99, or * or -",
     )
@@ -852,8 +870,18 @@ def _valid_terminations(source: str, loc: int, tokens: pp.ParseResults) -> None:
     assert isinstance(item, t.Terminations)
     values = dialects.termination_values(item.words)
     if isinstance(values, str):
-        word = source.find(item.words, loc)
-        raise _reading(source).error_at(Token.at(item.words, word if word >= 0 else loc), values)
+        raise _reading(source).error_at(_whole_item(source, loc, item.words), values)
+
+
+def _no_word_but_languages(source: str, loc: int, tokens: pp.ParseResults) -> None:
+    """Only ``:hascomments`` takes a word (languages, refused); the others take none."""
+    item = tokens[0]
+    assert isinstance(item, t.GameFeature)
+    if item.languages is not None:
+        refusal = dialects.COMMENT_LANGUAGES_REFUSAL
+        if item.keyword is not t.GameFeatureKeyword.HASCOMMENTS:
+            refusal = f"`:{item.keyword.value}` takes no word"
+        raise _reading(source).error_at(_whole_item(source, loc, item.languages), refusal)
 
 
 def _valid_dates(source: str, loc: int, tokens: pp.ParseResults) -> None:
@@ -864,10 +892,7 @@ def _valid_dates(source: str, loc: int, tokens: pp.ParseResults) -> None:
         return
     bounds = dialects.date_range(item.text)
     if isinstance(bounds, str):
-        start = loc + len(":date")
-        while source[start].isspace():
-            start += 1
-        raise _reading(source).error_at(Token.at(item.text.split()[0], start), f"`:date`: {bounds}")
+        raise _reading(source).error_at(_whole_item(source, loc, item.text), f"`:date`: {bounds}")
 
 
 def _script_node(source: str, loc: int, tokens: pp.ParseResults) -> t.Script:
@@ -906,6 +931,8 @@ def _script() -> pp.ParserElement:
     match_keywords["eco"].add_parse_action(_valid_eco_codes)
     match_keywords["termination"].add_parse_action(_valid_terminations)
     match_keywords["date"].add_parse_action(_valid_dates)
+    for feature in t.GameFeatureKeyword:
+        match_keywords[feature.value].add_parse_action(_no_word_but_languages)
     match_list = _match_list(match_keywords, _position_list(top_level))
     second_match_list = _PAREN + pp.FollowedBy(_COMMENTS + _MATCH_HEAD)
     after_match_list = pp.MatchFirst(

@@ -13,6 +13,7 @@ from typing import Any
 
 import pyparsing as pp
 
+from cqllegacy.legacy import dialects
 from cqllegacy.legacy import tree as t
 from cqllegacy.legacy.diagnostics import OpenList, Reading
 from cqllegacy.legacy.errors import LegacySyntaxError
@@ -290,6 +291,21 @@ _RESULT = _whole_atom(
     "|".join(re.escape(text) for text in sorted(RESULTS, key=len, reverse=True)), "game result"
 ).add_parse_action(_result)
 _NAME = _whole_atom(NAME_PATTERN, "name")
+
+
+def _fen_text(source: str, loc: int, tokens: pp.ParseResults) -> str:
+    text: str = tokens[0][1:-1]
+    key = dialects.fen_key(text)
+    if isinstance(key, str):
+        # Keyword and FEN are one mistake: `check` blanks both and reads on.
+        start = source.rfind(":fen", 0, loc)
+        item = source[start : loc + len(tokens[0])]
+        raise _reading(source).error_at(Token.at(item, start), f"`:fen`: {key}")
+    return text
+
+
+#: Scidb's ``:fen "…"``: a FEN in double quotes, describing a legal position.
+_FEN = _terminal(r'"[^"\n]*"', "a FEN in double quotes").add_parse_action(_fen_text)
 #: Any atom but a keyword, a number or a list head.
 _DESIGNATOR = _terminal(
     f"(?!!?:|(?:{INTEGER_PATTERN}|{UNLIMITED}|match|position){ATOM_END}){_ATOM_PATTERN}",

@@ -66,6 +66,7 @@ class Parameter(enum.Enum):
     OPTIONAL_WORD = "an optional word"
     OPTIONAL_DESIGNATOR = "an optional piece designator"
     DATE_RANGE = "a date range"
+    FEN = "a FEN in double quotes"
 
 
 #: The parameters of each shape, in order.
@@ -87,6 +88,8 @@ SHAPE_PARAMETERS: dict[Shape, tuple[Parameter, ...]] = {
     Shape.PD_PAWNS_RANGE: (Parameter.DESIGNATOR, Parameter.PAWN_CHAIN, Parameter.RANGE),
     Shape.NAME_OPTIONAL_WORD: (Parameter.NAME, Parameter.OPTIONAL_WORD),
     Shape.OPTIONAL_PD: (Parameter.OPTIONAL_DESIGNATOR,),
+    Shape.OPTIONAL_WORD: (Parameter.OPTIONAL_WORD,),
+    Shape.FEN: (Parameter.FEN,),
     Shape.DATES: (Parameter.DATE_RANGE,),
 }
 
@@ -164,6 +167,8 @@ SHAPE_EXAMPLES: dict[Shape, str] = {
     Shape.PD_PAWNS_RANGE: "P passed-!inside >=1",
     Shape.NAME_OPTIONAL_WORD: "Source",
     Shape.OPTIONAL_PD: "[Kk]",
+    Shape.OPTIONAL_WORD: "de,en",
+    Shape.FEN: '"8/8/8/8/8/8/8/K1k5 w - - 0 1"',
     Shape.DATES: "2010-10-01 2010-10-31",
 }
 

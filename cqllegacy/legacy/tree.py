@@ -21,11 +21,52 @@ from typing import TypeAlias
 
 import attrs
 
+from cqllegacy.legacy.dialect_items import (
+    BoardTest,
+    BoardTestKeyword,
+    CastlingMove,
+    CastlingRightsTest,
+    ColorPlayer,
+    ColorPlayerKeyword,
+    DateRange,
+    EcoCodes,
+    FenPosition,
+    GameFeature,
+    GameFeatureKeyword,
+    HalfmoveClockRange,
+    HypotheticalMoves,
+    LineMove,
+    MatchElo,
+    MatchEloKeyword,
+    NamedTag,
+    PawnAttribute,
+    PawnChain,
+    PawnCount,
+    PawnTest,
+    PlyCountRange,
+    RoundKeyword,
+    RoundRange,
+    TagWord,
+    TagWordKeyword,
+    Terminations,
+)
+from cqllegacy.legacy.tree_base import (
+    Comment,
+    Designator,
+    DialectItem,
+    KeywordDeclaration,
+    Range,
+    Shape,
+    Transformed,
+    keyed,
+    keyword,
+    span_field,
+)
 from cqllegacy.vocab.results import GameResult
 from cqllegacy.vocab.spans import NO_SPAN, Span
-from cqllegacy.vocab.squares import FULL, SquareSet
 
-# Span, NO_SPAN and GameResult are re-exported for the modules that read them from here.
+# The leaves (tree_base), the dialect items (dialect_items), Span, NO_SPAN and GameResult
+# are re-exported for the modules that read them from here.
 __all__ = [
     "NO_SPAN",
     "Accumulate",
@@ -40,13 +81,18 @@ __all__ = [
     "Comment",
     "DateRange",
     "Designator",
+    "DialectItem",
     "EcoCodes",
+    "FenPosition",
     "Flag",
     "FlagKeyword",
     "ForAny",
+    "GameFeature",
+    "GameFeatureKeyword",
     "GameResult",
     "HalfmoveClockRange",
     "HypotheticalMoves",
+    "KeywordDeclaration",
     "LineMove",
     "ListKeyword",
     "ListOfLists",
@@ -92,6 +138,7 @@ __all__ = [
     "RoundKeyword",
     "RoundRange",
     "Script",
+    "Shape",
     "Span",
     "SumRange",
     "TagMatch",
@@ -100,133 +147,9 @@ __all__ = [
     "Terminations",
     "Transform",
     "TransformKeyword",
+    "Transformed",
     "designators",
 ]
-
-
-def _span_field() -> Span:
-    return attrs.field(default=NO_SPAN, eq=False, repr=False, kw_only=True)
-
-
-# --------------------------------------------------------------------------------------
-# What a keyword item declares: its keyword and the shape of its parameters
-# --------------------------------------------------------------------------------------
-
-
-class Shape(enum.Enum):
-    """Parameter shapes (semantics: S-legacy-grammar); the value describes them in messages."""
-
-    NONE = "no parameters"
-    PD = "a piece designator"
-    PD_RANGE = "a piece designator and a range"
-    PD_PD_RANGE = "two piece designators and a range"
-    RANGE = "a range"
-    RESULT = "a game result"
-    RAY = "a ray specifier list and an optional range"
-    LISTS = "a parenthesised list of position lists"
-    RELATION = "a parenthesised relation list"
-    NAME = "a name"
-    NAME_RANGE = "a name and a range"
-    NAME_PD = "a name and a piece designator"
-    FILE = "a file name"
-    WORD = "a word"
-    PD_PAWNS_RANGE = "a pawn designator, pawn attributes and a range"
-    NAME_OPTIONAL_WORD = "a tag name and an optional word"
-    OPTIONAL_PD = "an optional piece designator"
-    DATES = "a date range"
-
-
-@attrs.frozen
-class KeywordDeclaration:
-    """A keyword item's ``KEYWORD``: its keyword (``name``), or one keyword per member of
-    the enum its first field holds (``keyed``), and the shape of its parameters, which
-    follow in field order.  The reader's keyword tables (cqllegacy.legacy.keywords) and
-    the printer (cqllegacy.legacy.printer) are derived from these declarations."""
-
-    shape: Shape
-    name: str | None = None
-    keyed: type[enum.Enum] | None = None
-
-    def names(self) -> tuple[str, ...]:
-        """The keywords, without the colon."""
-        if self.keyed is not None:
-            return tuple(str(member.value) for member in self.keyed)
-        assert self.name is not None
-        return (self.name,)
-
-
-class Transformed(enum.Enum):
-    """How a legacy transform (a flip, a shift, the colour flip) acts on a position-list
-    item that declares it (``TRANSFORMED``; translator/orbits.py reads it)."""
-
-    #: Its designator fields (one or several, found by their type) are mapped; nothing
-    #: else in it changes.
-    DESIGNATOR = "designator"
-
-
-def keyword(name: str, shape: Shape) -> KeywordDeclaration:
-    """``KEYWORD`` of an item with one keyword, ``:name`` followed by ``shape``."""
-    return KeywordDeclaration(shape, name=name)
-
-
-def keyed(keywords: type[enum.Enum], shape: Shape) -> KeywordDeclaration:
-    """``KEYWORD`` of an item whose first field is one of ``keywords`` (each ``:value``)."""
-    return KeywordDeclaration(shape, keyed=keywords)
-
-
-@attrs.frozen(slots=True)
-class Range:
-    """An inclusive integer range; ``hi is None`` means unlimited (decision L16).
-
-    ``Range(3)`` and ``Range(3, 3)`` are the same range, written ``3``.
-    """
-
-    lo: int
-    hi: int | None = attrs.field()
-    span: Span = _span_field()
-
-    @hi.default
-    def _hi_default(self) -> int | None:
-        return self.lo
-
-    def __contains__(self, value: int) -> bool:
-        return self.lo <= value and (self.hi is None or value <= self.hi)
-
-    def negated(self) -> Range:
-        """``-hi .. -lo``: the range a colour flip gives ``:powerdifference`` (L12)."""
-        if self.hi is None:
-            raise ValueError("an unlimited range has no negation")
-        return Range(-self.hi, -self.lo, span=self.span)
-
-
-@attrs.frozen(slots=True)
-class Comment:
-    """A ``;`` comment, kept in place for ``check`` and carried into CQL 6 (T3).
-
-    ``text`` excludes the leading semicolons and the line end.
-    """
-
-    text: str
-    span: Span = _span_field()
-
-
-# --------------------------------------------------------------------------------------
-# Piece designators
-# --------------------------------------------------------------------------------------
-
-
-@attrs.frozen(slots=True)
-class Designator:
-    """A piece designator: contents ``types`` on squares ``squares``.
-
-    ``tag`` names a ``$tag`` piece type (semantics: S-tags); then ``types`` is 0 and the
-    designator stands for that one piece on ``squares``.
-    """
-
-    types: int
-    squares: SquareSet = FULL
-    tag: str | None = None
-    span: Span = _span_field()
 
 
 # --------------------------------------------------------------------------------------
@@ -276,7 +199,7 @@ class Flag:
     KEYWORD = keyed(FlagKeyword, Shape.NONE)
 
     keyword: FlagKeyword
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
 @attrs.frozen(slots=True)
@@ -284,7 +207,7 @@ class Transform:
     KEYWORD = keyed(TransformKeyword, Shape.NONE)
 
     keyword: TransformKeyword
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
 @attrs.frozen(slots=True)
@@ -296,7 +219,7 @@ class PieceCount:
 
     designator: Designator
     range: Range
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
 @attrs.frozen(slots=True)
@@ -309,7 +232,7 @@ class Power:
 
     designator: Designator
     range: Range
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
 @attrs.frozen(slots=True)
@@ -321,7 +244,7 @@ class PowerDifference:
 
     designator: Designator
     range: Range
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
 @attrs.frozen(slots=True)
@@ -334,7 +257,7 @@ class AttackCount:
     attackers: Designator
     targets: Designator
     range: Range
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
 class MoveKeyword(enum.Enum):
@@ -352,57 +275,7 @@ class MoveTest:
 
     keyword: MoveKeyword
     designator: Designator
-    span: Span = _span_field()
-
-
-class PawnAttribute(enum.Enum):
-    """A pawn attribute of Scidb's ``:pawncount`` that runs (X4; semantics:
-    S-pawncount).  Each is a fact of one pawn on the board."""
-
-    PASSED = "passed"
-    ISOLATED = "isolated"
-    DOUBLE = "double"
-    CONNECTED = "connected"
-    BACKWARD = "backward"
-    BLOCKED = "blocked"
-    INSIDE = "inside"
-
-
-@attrs.frozen(slots=True)
-class PawnTest:
-    """One link of a ``:pawncount`` chain: an attribute, or its negation (``!passed``)."""
-
-    attribute: PawnAttribute
-    negated: bool = False
-
-    def __str__(self) -> str:
-        return ("!" if self.negated else "") + self.attribute.value
-
-
-@attrs.frozen(slots=True)
-class PawnChain:
-    """``passed-!inside``: the tests a pawn must pass, in the script's order."""
-
-    tests: tuple[PawnTest, ...]
-
-    def __str__(self) -> str:
-        return "-".join(str(test) for test in self.tests)
-
-
-@attrs.frozen(slots=True)
-class PawnCount:
-    """Scidb's ``:pawncount PD CHAIN R``: the number of pawns of PD that pass every test
-    of CHAIN lies in R (a dialect keyword, X1 and X4).  A transform maps PD alone: the
-    attributes keep their chess meaning for the pawns' colour."""
-
-    KEYWORD = keyword("pawncount", Shape.PD_PAWNS_RANGE)
-    TRANSFORMED = Transformed.DESIGNATOR
-    DIALECT = True
-
-    designator: Designator
-    chain: PawnChain
-    range: Range
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
 class RangeKeyword(enum.Enum):
@@ -424,7 +297,7 @@ class RangeTest:
 
     keyword: RangeKeyword
     range: Range
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
 @attrs.frozen(slots=True)
@@ -434,7 +307,7 @@ class ResultTest:
     KEYWORD = keyword("result", Shape.RESULT)
 
     result: GameResult
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
 class RayKeyword(enum.Enum):
@@ -455,7 +328,7 @@ class Ray:
     keyword: RayKeyword
     designators: tuple[Designator, ...]
     range: Range | None = None
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
 class ListKeyword(enum.Enum):
@@ -473,7 +346,7 @@ class ListOfLists:
 
     keyword: ListKeyword
     lists: tuple[PositionList, ...]
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
 class RelationFlagKeyword(enum.Enum):
@@ -492,7 +365,7 @@ class RelationFlag:
     KEYWORD = keyed(RelationFlagKeyword, Shape.NONE)
 
     keyword: RelationFlagKeyword
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
 class RelationCountKeyword(enum.Enum):
@@ -509,7 +382,7 @@ class RelationPieceCount:
     keyword: RelationCountKeyword
     designator: Designator
     range: Range
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
 class RelationRangeKeyword(enum.Enum):
@@ -523,7 +396,7 @@ class RelationRange:
 
     keyword: RelationRangeKeyword
     range: Range
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
 RelationItem: TypeAlias = RelationFlag | RelationPieceCount | RelationRange | Comment
@@ -537,7 +410,7 @@ class Relation:
     KEYWORD = keyword("relation", Shape.RELATION)
 
     items: tuple[RelationItem, ...]
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
 @attrs.frozen(slots=True)
@@ -547,7 +420,7 @@ class Accumulate:
     KEYWORD = keyword("accumulate", Shape.NAME)
 
     name: str
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
 @attrs.frozen(slots=True)
@@ -569,7 +442,7 @@ class SumRange:
 
     name: str
     range: Range
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
 @attrs.frozen(slots=True)
@@ -581,92 +454,9 @@ class TagMatch:
 
     name: str
     designator: Designator
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
-@attrs.frozen(slots=True)
-class LineMove:
-    """One move of Scidb's ``:line`` after ``|``: the moving piece (``origin``), what
-    stands on the destination before the move (``target``; ``.`` when empty), a
-    promotion, en passant, check suffixes (``+``, ``++``, ``+++``, ``#``, each with
-    whether it is negated) and ``!`` (the only legal move)."""
-
-    origin: Designator
-    target: Designator
-    promotion: Designator | None = None
-    enpassant: bool = False
-    checks: tuple[tuple[str, bool], ...] = ()
-    forced: bool = False
-
-
-@attrs.frozen(slots=True)
-class HypotheticalMoves:
-    """Scidb's ``:line (… | C1 C2 …)`` after ``|`` (X3): legal moves matching C1, C2 …
-    exist from here, one after another, whatever the game played.  A played move with
-    ``!`` is the single move ``-- !`` here.  Read by :mod:`.line_moves`, never by the
-    keyword tables."""
-
-    moves: tuple[LineMove, ...]
-    span: Span = _span_field()
-
-
-@attrs.frozen(slots=True)
-class CastlingMove:
-    """Scidb's ``:iscastling [PD]``: the move played from this position castles; PD's
-    types name the castlings (``K`` White kingside, ``q`` Black queenside …), any one of
-    them (a dialect keyword, X1)."""
-
-    KEYWORD = keyword("iscastling", Shape.OPTIONAL_PD)
-    DIALECT = True
-
-    designator: Designator | None = None
-    span: Span = _span_field()
-
-
-@attrs.frozen(slots=True)
-class CastlingRightsTest:
-    """Scidb's ``:castling PD``: exactly one of the castling rights PD's types name
-    holds, ``K`` White's kingside right … (a dialect keyword, X1)."""
-
-    KEYWORD = keyword("castling", Shape.PD)
-    DIALECT = True
-
-    designator: Designator
-    span: Span = _span_field()
-
-
-class BoardTestKeyword(enum.Enum):
-    FORCED = "forced"
-    THREEFOLDREPETITION = "threefoldrepetition"
-
-
-@attrs.frozen(slots=True)
-class BoardTest:
-    """Scidb's ``:forced`` (the move played was the only legal one) and
-    ``:threefoldrepetition`` (the first main-line position seen for the third time)
-    (dialect keywords, X1)."""
-
-    KEYWORD = keyed(BoardTestKeyword, Shape.NONE)
-    DIALECT = True
-
-    keyword: BoardTestKeyword
-    span: Span = _span_field()
-
-
-@attrs.frozen(slots=True)
-class HalfmoveClockRange:
-    """Scidb's ``:halfmoveclock R``: the half-move clock lies in R; inside a variation it
-    always holds (the help) (a dialect keyword, X1)."""
-
-    KEYWORD = keyword("halfmoveclock", Shape.RANGE)
-    DIALECT = True
-
-    range: Range
-    span: Span = _span_field()
-
-
-#: The items of a position list; the keyword table of position lists is derived from the
-#: classes named here that declare ``KEYWORD`` (cqllegacy.legacy.keywords), in this order.
 PositionItem: TypeAlias = (
     Designator
     | Flag
@@ -691,6 +481,7 @@ PositionItem: TypeAlias = (
     | CastlingRightsTest
     | BoardTest
     | HalfmoveClockRange
+    | FenPosition
     | Comment
 )
 
@@ -700,7 +491,7 @@ class PositionList:
     """``(position item…)``; items keep their source order (comments included)."""
 
     items: tuple[PositionItem, ...] = ()
-    span: Span = _span_field()
+    span: Span = span_field()
 
     def without_comments(self) -> tuple[PositionItem, ...]:
         return tuple(item for item in self.items if not isinstance(item, Comment))
@@ -724,7 +515,7 @@ class MatchPath:
 
     keyword: MatchPathKeyword
     path: str
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
 class MatchRangeKeyword(enum.Enum):
@@ -740,7 +531,7 @@ class MatchRange:
 
     keyword: MatchRangeKeyword
     range: Range
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
 @attrs.frozen(slots=True)
@@ -750,7 +541,7 @@ class MatchResult:
     KEYWORD = keyword("result", Shape.RESULT)
 
     result: GameResult
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
 @attrs.frozen(slots=True)
@@ -760,7 +551,7 @@ class Player:
     KEYWORD = keyword("player", Shape.WORD)
 
     name: str
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
 @attrs.frozen(slots=True)
@@ -771,143 +562,7 @@ class ForAny:
 
     name: str
     designator: Designator
-    span: Span = _span_field()
-
-
-class ColorPlayerKeyword(enum.Enum):
-    WHITEPLAYER = "whiteplayer"
-    BLACKPLAYER = "blackplayer"
-
-
-@attrs.frozen(slots=True)
-class ColorPlayer:
-    """Scidb's ``:whiteplayer NAME`` / ``:blackplayer NAME``: that player's tag contains
-    NAME, ignoring case (a dialect keyword, X1)."""
-
-    KEYWORD = keyed(ColorPlayerKeyword, Shape.WORD)
-    DIALECT = True
-
-    keyword: ColorPlayerKeyword
-    name: str
-    span: Span = _span_field()
-
-
-class MatchEloKeyword(enum.Enum):
-    ELO = "elo"
-    WHITEELO = "whiteelo"
-    BLACKELO = "blackelo"
-
-
-@attrs.frozen(slots=True)
-class MatchElo:
-    """Scidb's match-list ``:elo R``, ``:whiteelo R``, ``:blackelo R``: the game's ratings
-    as the position-list keywords of the same names read them (L9), where 0 stands for a
-    player without a rating (a dialect keyword, X1)."""
-
-    KEYWORD = keyed(MatchEloKeyword, Shape.RANGE)
-    DIALECT = True
-
-    keyword: MatchEloKeyword
-    range: Range
-    span: Span = _span_field()
-
-
-class TagWordKeyword(enum.Enum):
-    EVENT = "event"
-    SITE = "site"
-    ANNOTATOR = "annotator"
-
-
-@attrs.frozen(slots=True)
-class TagWord:
-    """Scidb's ``:event WORD``, ``:site WORD``, ``:annotator WORD``: that tag contains
-    WORD, ignoring case (a dialect keyword, X1)."""
-
-    KEYWORD = keyed(TagWordKeyword, Shape.WORD)
-    DIALECT = True
-
-    keyword: TagWordKeyword
-    word: str
-    span: Span = _span_field()
-
-
-@attrs.frozen(slots=True)
-class NamedTag:
-    """Scidb's ``:tag NAME [WORD]``: the game has the tag NAME and, with WORD, its value
-    contains WORD, ignoring case (a dialect keyword, X1)."""
-
-    KEYWORD = keyword("tag", Shape.NAME_OPTIONAL_WORD)
-    DIALECT = True
-
-    name: str
-    word: str | None = None
-    span: Span = _span_field()
-
-
-class RoundKeyword(enum.Enum):
-    ROUND = "round"
-    SUBROUND = "subround"
-
-
-@attrs.frozen(slots=True)
-class RoundRange:
-    """Scidb's ``:round R`` / ``:subround R``: the game's round (subround) number, 0 for
-    none, lies in R (a dialect keyword, X1)."""
-
-    KEYWORD = keyed(RoundKeyword, Shape.RANGE)
-    DIALECT = True
-
-    keyword: RoundKeyword
-    range: Range
-    span: Span = _span_field()
-
-
-@attrs.frozen(slots=True)
-class EcoCodes:
-    """Scidb's ``:eco CODES``: a comma-separated list of ECO codes and ranges (``A00``,
-    ``B00-99``), or ``*`` (any code) or ``-`` (none) (a dialect keyword, X1)."""
-
-    KEYWORD = keyword("eco", Shape.WORD)
-    DIALECT = True
-
-    codes: str
-    span: Span = _span_field()
-
-
-@attrs.frozen(slots=True)
-class PlyCountRange:
-    """Scidb's ``:plycount R``: the game's main line has a number of half-moves in R (a
-    dialect keyword, X1)."""
-
-    KEYWORD = keyword("plycount", Shape.RANGE)
-    DIALECT = True
-
-    range: Range
-    span: Span = _span_field()
-
-
-@attrs.frozen(slots=True)
-class Terminations:
-    """Scidb's ``:termination WORDS``: a comma-separated list of the ways a game ended,
-    read from its ``Termination`` tag (a dialect keyword, X1)."""
-
-    KEYWORD = keyword("termination", Shape.WORD)
-    DIALECT = True
-
-    words: str
-    span: Span = _span_field()
-
-
-@attrs.frozen(slots=True)
-class DateRange:
-    """Scidb's ``:date RANGE``: the game's date lies in RANGE (``2010-10-27``,
-    ``>=2010-10-01``, ``A B``, ``A .. B``, ``*``, ``-``) (a dialect keyword, X1)."""
-
-    KEYWORD = keyword("date", Shape.DATES)
-    DIALECT = True
-
-    text: str
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
 @attrs.frozen(slots=True)
@@ -916,7 +571,7 @@ class NegatedMatchItem:
     dialect form, X1)."""
 
     item: MatchCondition
-    span: Span = _span_field()
+    span: Span = span_field()
 
 
 #: The match-list items that test the game, which Scidb's ``!`` may negate.
@@ -933,6 +588,7 @@ MatchCondition: TypeAlias = (
     | PlyCountRange
     | Terminations
     | DateRange
+    | GameFeature
 )
 
 
@@ -951,6 +607,7 @@ MatchItem: TypeAlias = (
     | PlyCountRange
     | Terminations
     | DateRange
+    | GameFeature
     | NegatedMatchItem
     | PositionList
     | Comment
@@ -962,7 +619,7 @@ class MatchList:
     """``(match item…)``; items keep their source order (comments included)."""
 
     items: tuple[MatchItem, ...] = ()
-    span: Span = _span_field()
+    span: Span = span_field()
 
     def position_lists(self) -> tuple[PositionList, ...]:
         return tuple(item for item in self.items if isinstance(item, PositionList))

@@ -519,91 +519,88 @@ def _tag_search_of(node: ct.TagSearch, construct: str, words: str, ctx: Context)
 
 @printer_for(ct.RoundNumber)
 def _round_number(node: ct.RoundNumber, ctx: Context) -> Printed:
-    note = ctx.refuse(
-        construct_of(node.origin, f":{node.part.value}"),
-        "CQL 6.1 has no round number, and its tag cannot read the Round tag",
+    return refused_as(
         node.origin,
-        written_as="gamenumber",
+        ctx,
+        f":{node.part.value}",
+        "CQL 6.1 has no round number, and its tag cannot read the Round tag",
+        "gamenumber",
     )
-    return noted(note, fragment("gamenumber"))
 
 
 @printer_for(ct.EcoRange)
 def _eco_range(node: ct.EcoRange, ctx: Context) -> Printed:
     prefix = "".join(a for a, b in zip(node.lo, node.hi, strict=True) if a == b)
-    note = ctx.refuse(
-        construct_of(node.origin, ":eco"),
-        "CQL 6.1 documents no comparison of ECO codes",
+    return refused_as(
         node.origin,
-        written_as=f'"{prefix}" in eco',
+        ctx,
+        ":eco",
+        "CQL 6.1 documents no comparison of ECO codes",
+        f'"{prefix}" in eco',
+        ct.InSet.PRECEDENCE,
     )
-    return noted(note, fragment(f'"{prefix}" in eco', ct.InSet.PRECEDENCE))
 
 
 @printer_for(ct.ScidbBoardTest)
 def _scidb_board_test(node: ct.ScidbBoardTest, ctx: Context) -> Printed:
-    note = ctx.refuse(
-        construct_of(node.origin, f":{node.fact.value}"),
-        "CQL 6.1 has no filter for it",
-        node.origin,
-        written_as="true",
+    return refused_as(
+        node.origin, ctx, f":{node.fact.value}", "CQL 6.1 has no filter for it", "true"
     )
-    return noted(note, fragment("true"))
 
 
 @printer_for(ct.CastlingRights)
 def _castling_rights(node: ct.CastlingRights, ctx: Context) -> Printed:
-    note = ctx.refuse(
-        construct_of(node.origin, ":castling"),
-        "CQL 6.1 has no castling rights",
-        node.origin,
-        written_as="true",
-    )
-    return noted(note, fragment("true"))
+    return refused_as(node.origin, ctx, ":castling", "CQL 6.1 has no castling rights", "true")
 
 
 @printer_for(ct.DateIn)
 def _date_in(node: ct.DateIn, ctx: Context) -> Printed:
-    note = ctx.refuse(
-        construct_of(node.origin, ":date"),
-        "CQL 6.1 documents no comparison of dates, and a PGN date may be partial",
+    return refused_as(
         node.origin,
-        written_as="date",
+        ctx,
+        ":date",
+        "CQL 6.1 documents no comparison of dates, and a PGN date may be partial",
+        "date",
     )
-    return noted(note, fragment("date"))
 
 
 @printer_for(ct.PlyCount)
 def _ply_count(node: ct.PlyCount, ctx: Context) -> Printed:
-    note = ctx.refuse(
-        construct_of(node.origin, ":plycount"),
-        "CQL 6.1 has no length of the game",
-        node.origin,
-        written_as="ply",
-    )
-    return noted(note, fragment("ply"))
+    return refused_as(node.origin, ctx, ":plycount", "CQL 6.1 has no length of the game", "ply")
 
 
 @printer_for(ct.TagValueIn)
 def _tag_value_in(node: ct.TagValueIn, ctx: Context) -> Printed:
-    note = ctx.refuse(
-        construct_of(node.origin, f"the {node.name} tag"),
-        "CQL 6.1 documents no comparison of a tag with a list of values",
+    return refused_as(
         node.origin,
-        written_as=f'tag "{node.name}"',
+        ctx,
+        f"the {node.name} tag",
+        "CQL 6.1 documents no comparison of a tag with a list of values",
+        f'tag "{node.name}"',
     )
-    return noted(note, fragment(f'tag "{node.name}"'))
+
+
+@printer_for(ct.GameHas)
+def _game_has(node: ct.GameHas, ctx: Context) -> Printed:
+    return refused_as(
+        node.origin,
+        ctx,
+        f"the game's {node.feature.value}",
+        f"CQL 6.1 has no test of a whole game's {node.feature.value}",
+        "true",
+    )
+
+
+@printer_for(ct.FenIs)
+def _fen_is(node: ct.FenIs, ctx: Context) -> Printed:
+    return refused_as(
+        node.origin, ctx, ":fen", "CQL 6.1 has no castling rights and no en passant square", "true"
+    )
 
 
 @printer_for(ct.HalfmoveClock)
 def _halfmove_clock(node: ct.HalfmoveClock, ctx: Context) -> Printed:
-    note = ctx.refuse(
-        construct_of(node.origin, ":halfmoveclock"),
-        "CQL 6.1 has no half-move clock",
-        node.origin,
-        written_as="ply",
-    )
-    return noted(note, fragment("ply"))
+    return refused_as(node.origin, ctx, ":halfmoveclock", "CQL 6.1 has no half-move clock", "ply")
 
 
 def _misplaced_comment(node: ct.Comment | Pragma, ctx: Context) -> Printed:
@@ -752,28 +749,38 @@ def construct_of(origin: ct.Origin | None, fallback: str) -> str:
     return origin.construct if origin is not None else fallback
 
 
+def refused_as(
+    origin: ct.Origin | None,
+    ctx: Context,
+    fallback: str,
+    reason: str,
+    written: str,
+    level: int = ATOM,
+) -> Printed:
+    """A legacy-only construct: refused with ``reason``, or written as ``written`` (its
+    nearest CQL 6.1 text, at precedence ``level``) when approximating."""
+    note = ctx.refuse(construct_of(origin, fallback), reason, origin, written_as=written)
+    return noted(note, fragment(written, level))
+
+
 @printer_for(ct.Relation)
 def _relation(node: ct.Relation, ctx: Context) -> Printed:
-    note = ctx.refuse(
-        construct_of(node.origin, ":relation"),
-        # The translator writes every relation CQL 6.1 can say as echo; what reaches the
-        # printer is one it cannot (its refusal says why).
-        "this comparison with a later position has no exact echo form",
+    # The translator writes every relation CQL 6.1 can say as echo; what reaches the
+    # printer is one it cannot (its refusal says why).
+    return refused_as(
         node.origin,
-        written_as="true",
+        ctx,
+        ":relation",
+        "this comparison with a later position has no exact echo form",
+        "true",
     )
-    return noted(note, fragment("true"))
 
 
 @printer_for(ct.HypotheticalLine)
 def _hypothetical_line(node: ct.HypotheticalLine, ctx: Context) -> Printed:
-    note = ctx.refuse(
-        construct_of(node.origin, ":line"),
-        "it asks hypothetical moves, which CQL 6.1 cannot say",
-        node.origin,
-        written_as="true",
+    return refused_as(
+        node.origin, ctx, ":line", "it asks hypothetical moves, which CQL 6.1 cannot say", "true"
     )
-    return noted(note, fragment("true"))
 
 
 @printer_for(ct.RayCount)

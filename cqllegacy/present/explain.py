@@ -17,7 +17,7 @@ from __future__ import annotations
 import html
 import typing
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import chess
@@ -307,6 +307,11 @@ _BOARD_TEST_WORDS = {
 @_words(lt.BoardTest)
 def _board_test_words(item: lt.BoardTest) -> str:
     return _BOARD_TEST_WORDS[item.keyword]
+
+
+@_words(lt.FenPosition)
+def _fen_position_words(item: lt.FenPosition) -> str:
+    return f"the position is {item.fen} (clocks aside)"
 
 
 @_words(lt.HalfmoveClockRange)
@@ -618,11 +623,6 @@ def _color_player_words(item: lt.ColorPlayer) -> str:
     return f"{side} contains {item.name!r} (any case)"
 
 
-@MATCH_WORDS.register(lt.MatchElo)
-def _match_elo_words(item: lt.MatchElo) -> str:
-    return f"{item.keyword.value} {_range_words(item.range)}"
-
-
 @MATCH_WORDS.register(lt.TagWord)
 def _tag_word_words(item: lt.TagWord) -> str:
     return f"{item.keyword.value.capitalize()} contains {item.word!r} (any case)"
@@ -635,44 +635,37 @@ def _named_tag_words(item: lt.NamedTag) -> str:
     return f"{item.name} contains {item.word!r} (any case)"
 
 
-@MATCH_WORDS.register(lt.RoundRange)
-def _round_range_words(item: lt.RoundRange) -> str:
-    return f"{item.keyword.value} {_range_words(item.range)} (0: none)"
+@MATCH_WORDS.register(lt.MatchElo, lt.MatchRange, lt.RoundRange)
+def _keyword_range_words(item: lt.MatchElo | lt.MatchRange | lt.RoundRange) -> str:
+    words = f"{item.keyword.value} {_range_words(item.range)}"
+    return f"{words} (0: none)" if isinstance(item, lt.RoundRange) else words
 
 
-@MATCH_WORDS.register(lt.EcoCodes)
-def _eco_codes_words(item: lt.EcoCodes) -> str:
-    return f"ECO code {item.codes}"
+def _phrase(words: str, value: Callable[[Any], object]) -> Callable[[Any], str]:
+    """The words of a match item that are a phrase and one value of it."""
+    return lambda item: f"{words} {value(item)}"
 
 
-@MATCH_WORDS.register(lt.PlyCountRange)
-def _ply_count_words(item: lt.PlyCountRange) -> str:
-    return f"the game's half-moves {_range_words(item.range)}"
+MATCH_WORDS.register(lt.MatchResult)(_phrase("result", lambda item: item.result.value))
+MATCH_WORDS.register(lt.EcoCodes)(_phrase("ECO code", lambda item: item.codes))
+MATCH_WORDS.register(lt.DateRange)(_phrase("the game's date", lambda item: item.text))
+MATCH_WORDS.register(lt.PlyCountRange)(
+    _phrase("the game's half-moves", lambda item: _range_words(item.range))
+)
+MATCH_WORDS.register(lt.Terminations)(
+    _phrase("the game ended:", lambda item: item.words.replace(",", " or "))
+)
 
 
-@MATCH_WORDS.register(lt.Terminations)
-def _terminations_words(item: lt.Terminations) -> str:
-    return f"the game ended: {item.words.replace(',', ' or ')}"
-
-
-@MATCH_WORDS.register(lt.DateRange)
-def _date_range_words(item: lt.DateRange) -> str:
-    return f"the game's date {item.text}"
+@MATCH_WORDS.register(lt.GameFeature)
+def _game_feature_words(item: lt.GameFeature) -> str:
+    what = {"hascomments": "a comment", "hasvariations": "a variation", "hasannotation": "a NAG"}
+    return f"the game's movetext has {what[item.keyword.value]}"
 
 
 @MATCH_WORDS.register(lt.NegatedMatchItem)
 def _negated_match_item_words(item: lt.NegatedMatchItem) -> str:
     return f"not ({MATCH_WORDS[type(item.item)](item.item)})"
-
-
-@MATCH_WORDS.register(lt.MatchResult)
-def _match_result_words(item: lt.MatchResult) -> str:
-    return f"result {item.result.value}"
-
-
-@MATCH_WORDS.register(lt.MatchRange)
-def _match_range_words(item: lt.MatchRange) -> str:
-    return f"{item.keyword.value} {_range_words(item.range)}"
 
 
 @MATCH_WORDS.register(lt.ForAny)

@@ -16,7 +16,7 @@ from cqllegacy.api import index
 from cqllegacy.cli import main
 from cqllegacy.legacy import read_script
 from cqllegacy.legacy import tree as lt
-from tests.dialects.test_semantics import marked
+from tests.dialects.helpers import marked
 from tests.support.modern import assert_cql
 
 ROOT = Path(__file__).resolve().parents[2]

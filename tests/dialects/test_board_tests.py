@@ -6,7 +6,6 @@ scan's bytes."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,58 +14,27 @@ import chess.pgn
 import pytest
 from cqllegacy.translator import translate
 
-from cqllegacy.api import Query, index
+from cqllegacy.api import Query
 from cqllegacy.errors import CqlLegacyError
-from tests.dialects.test_semantics import GAMES as REAL_GAMES
-from tests.indexing.test_equivalence import in_process
+from tests.dialects import helpers
+from tests.dialects.helpers import GAMES as REAL_GAMES
+from tests.dialects.helpers import Plies, assert_index_gives_scan, each, indexed_copy
 
 #: Real games, and two made to repeat positions (one where the kings' walk loses the
 #: castling rights, so the start of the walk is a different position).
 GAMES = [*REAL_GAMES, Path(__file__).resolve().parent / "repetition.pgn"]
 
-#: Each main-line position with its whole move stack, and the move played from it.
-Position = tuple[chess.Board, chess.Move | None]
 
-
-@functools.cache
-def games() -> list[tuple[int, list[Position]]]:
-    found = []
-    ordinal = 0
-    for path in GAMES:
-        with path.open(encoding="utf-8") as handle:
-            while (game := chess.pgn.read_game(handle)) is not None:
-                ordinal += 1
-                board = game.board()
-                positions: list[Position] = []
-                for move in game.mainline_moves():
-                    positions.append((board.copy(), move))
-                    board.push(move)
-                positions.append((board.copy(), None))
-                found.append((ordinal, positions))
-    return found
-
-
-def expected(plies_of: Callable[[list[Position]], set[int]]) -> dict[int, set[int]]:
-    found = {}
-    for ordinal, positions in games():
-        plies = plies_of(positions)
-        if plies:
-            found[ordinal] = plies
-    return found
-
-
-def each(test: Callable[[chess.Board, chess.Move | None], bool]) -> Callable[..., set[int]]:
-    return lambda positions: {p for p, (board, move) in enumerate(positions) if test(board, move)}
+def expected(plies_of: Callable[[Plies], set[int]]) -> dict[int, set[int]]:
+    # Each board keeps its moves: python-chess's repetitions look back through them.
+    return helpers.expected(plies_of, GAMES, stack=True)
 
 
 def marked(text: str) -> dict[int, set[int]]:
-    found: dict[int, set[int]] = {}
-    for match in Query.from_text(text).search(GAMES):
-        found[match.ordinal] = {key for key in match.marked if isinstance(key, int)}
-    return found
+    return helpers.marked(text, GAMES)
 
 
-def first_threefold(positions: list[Position]) -> set[int]:
+def first_threefold(positions: Plies) -> set[int]:
     # python-chess's is_repetition(3) looks back through the moves played.
     return next(({p} for p, (board, _) in enumerate(positions) if board.is_repetition(3)), set())
 
@@ -82,7 +50,7 @@ def rights(*letters: str) -> Callable[[chess.Board, chess.Move | None], bool]:
     return lambda board, move: sum(1 for letter in letters if has[letter](board)) == 1
 
 
-CASES: dict[str, Callable[[list[Position]], set[int]]] = {
+CASES: dict[str, Callable[[Plies], set[int]]] = {
     ":castling K": each(rights("K")),
     ":castling [KQ]": each(rights("K", "Q")),
     ":castling [Qq]": each(rights("Q", "q")),
@@ -127,10 +95,7 @@ def test_the_half_move_clock_always_holds_inside_a_variation() -> None:
 
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    pgn = tmp_path_factory.mktemp("board") / "games.pgn"
-    pgn.write_text("".join(path.read_text(encoding="utf-8") + "\n" for path in GAMES), "utf-8")
-    index(pgn)
-    return pgn
+    return indexed_copy(tmp_path_factory.mktemp("board"), GAMES)
 
 
 @pytest.mark.parametrize(
@@ -143,10 +108,7 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ],
 )
 def test_the_index_gives_the_scans_bytes(indexed: Path, text: str) -> None:
-    query = Query.from_text(text)
-    scanned = in_process(query, indexed, False)
-    assert scanned[0], "a query that matches nothing proves little"
-    assert in_process(query, indexed, True) == scanned
+    assert_index_gives_scan(text, indexed)
 
 
 def test_check_names_them() -> None:

@@ -5,21 +5,24 @@ the same positions; the index gives the scan's bytes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import chess
 import pytest
 from cqllegacy.translator import translate
 
-from cqllegacy.api import Query, index
+from cqllegacy.api import Query
 from cqllegacy.errors import CqlLegacyError
 from cqllegacy.legacy import read_script
-from tests.dialects.test_semantics import GAMES, expected, marked
-from tests.indexing.test_equivalence import in_process
+from tests.dialects.helpers import (
+    GAMES,
+    Predicate,
+    assert_index_gives_scan,
+    indexed_copy,
+    marked,
+    plies_where,
+)
 from tests.support.modern import assert_cql
-
-Predicate = Callable[[chess.Board, chess.Move | None], bool]
 
 
 def castles(*castlings: str) -> Predicate:
@@ -50,7 +53,7 @@ CASES: dict[str, Predicate] = {
 
 @pytest.mark.parametrize("keyword", sorted(CASES))
 def test_iscastling_marks_the_castling_moves_python_chess_sees(keyword: str) -> None:
-    want = expected(CASES[keyword])
+    want = plies_where(CASES[keyword])
     assert want, "the games hold no example; the test would prove nothing"
     assert marked(f"(match (position :markall {keyword}))") == want
 
@@ -78,10 +81,7 @@ def test_other_pieces_or_squares_are_refused_with_their_place(castlings: str) ->
 
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    pgn = tmp_path_factory.mktemp("castling") / "games.pgn"
-    pgn.write_text("".join(path.read_text(encoding="utf-8") + "\n" for path in GAMES), "utf-8")
-    index(pgn)
-    return pgn
+    return indexed_copy(tmp_path_factory.mktemp("castling"), GAMES)
 
 
 @pytest.mark.parametrize(
@@ -92,6 +92,4 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ],
 )
 def test_the_index_gives_the_scans_bytes(indexed: Path, text: str) -> None:
-    query = Query.from_text(text)
-    scanned = in_process(query, indexed, False)
-    assert in_process(query, indexed, True) == scanned
+    assert_index_gives_scan(text, indexed, finds=False)

@@ -7,7 +7,6 @@ chessql and marks the same positions; an indexed run answers as the scan."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,54 +15,29 @@ import chess.pgn
 import pytest
 from cqllegacy.translator import to_core, translate
 
-from cqllegacy.api import Query, index
+from cqllegacy.api import index
 from cqllegacy.legacy import LegacySyntaxError, read_script
 from cqllegacy.legacy.printer import print_script
 from cqllegacy.modern.errors import NotExpressible
+from tests.dialects import helpers
+from tests.dialects.helpers import Plies
 from tests.support.modern import assert_cql
 
 ROOT = Path(__file__).resolve().parents[2]
 LINE_GAMES = ROOT / "fixtures" / "dialects" / "line-games.pgn"
 GAMES = [LINE_GAMES, ROOT / "fixtures" / "games.pgn"]
 #: A predicate sees the boards and moves of a main line from one ply on.
-Plies = list[tuple[chess.Board, chess.Move | None]]
 Predicate = Callable[[Plies, int], bool]
 
 
-@functools.cache
-def main_lines() -> list[tuple[int, Plies]]:
-    games = []
-    ordinal = 0
-    for path in GAMES:
-        with path.open(encoding="utf-8") as handle:
-            while (game := chess.pgn.read_game(handle)) is not None:
-                ordinal += 1
-                board = game.board()
-                plies: Plies = []
-                for move in game.mainline_moves():
-                    plies.append((board.copy(stack=False), move))
-                    board.push(move)
-                plies.append((board.copy(stack=False), None))
-                games.append((ordinal, plies))
-    return games
-
-
 def expected(predicate: Predicate) -> dict[int, set[int]]:
-    found: dict[int, set[int]] = {}
-    for ordinal, plies in main_lines():
-        hits = {ply for ply in range(len(plies)) if predicate(plies, ply)}
-        if hits:
-            found[ordinal] = hits
-    return found
+    return helpers.expected(
+        lambda plies: {p for p in range(len(plies)) if predicate(plies, p)}, GAMES
+    )
 
 
 def marked(text: str, *, use_index: Path | None = None) -> dict[int, set[int]]:
-    query = Query.from_text(text)
-    found: dict[int, set[int]] = {}
-    paths = GAMES if use_index is None else [use_index]
-    for match in query.search(paths):
-        found[match.ordinal] = {key for key in match.marked if isinstance(key, int)}
-    return found
+    return helpers.marked(text, GAMES if use_index is None else [use_index])
 
 
 # --- the predicates: one move of the pattern each, from python-chess's boards ------------

@@ -22,7 +22,7 @@ from cqllegacy.evaluator.evaluate import evaluate_filter
 from cqllegacy.legacy import LegacySyntaxError, read_script
 from cqllegacy.legacy import tree as lt
 from cqllegacy.legacy.lexical import parse_designator
-from tests.dialects.test_semantics import GAMES, expected, marked
+from tests.dialects.helpers import GAMES, marked, plies_where
 from tests.support.modern import assert_cql
 
 Square = chess.Square
@@ -255,7 +255,7 @@ ITEMS: dict[str, Callable[[chess.Board, chess.Move | None], bool]] = {
 @pytest.mark.parametrize("item", sorted(ITEMS))
 def test_an_item_marks_the_positions_its_count_names(item: str) -> None:
     text = f"(match (position :markall {item}))"
-    want = expected(ITEMS[item])
+    want = plies_where(ITEMS[item])
     assert marked(text) == want
     assert want, f"{item}: the games hold no example; the test would prove nothing"
 

@@ -8,60 +8,14 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Callable
-from pathlib import Path
 
 import chess
 import chess.pgn
 import pytest
 from cqllegacy.translator import translate
 
-from cqllegacy.api import Query
+from tests.dialects.helpers import GAMES, Predicate, marked, plies_where
 from tests.support.modern import assert_cql
-
-ROOT = Path(__file__).resolve().parents[2]
-GAMES = [ROOT / "fixtures" / "games.pgn", *sorted((ROOT / "examples" / "games").glob("*.pgn"))]
-Predicate = Callable[[chess.Board, chess.Move | None], bool]
-
-
-@functools.cache
-def main_lines() -> list[tuple[int, list[tuple[chess.Board, chess.Move | None]]]]:
-    """Per game (numbered from 1 over all the files), each main-line board and the move
-    played from it."""
-    games = []
-    ordinal = 0
-    for path in GAMES:
-        with path.open(encoding="utf-8") as handle:
-            while (game := chess.pgn.read_game(handle)) is not None:
-                ordinal += 1
-                board = game.board()
-                positions: list[tuple[chess.Board, chess.Move | None]] = []
-                for move in game.mainline_moves():
-                    positions.append((board.copy(stack=False), move))
-                    board.push(move)
-                positions.append((board.copy(stack=False), None))
-                games.append((ordinal, positions))
-    return games
-
-
-def expected(predicate: Predicate) -> dict[int, set[int]]:
-    found: dict[int, set[int]] = {}
-    for ordinal, positions in main_lines():
-        plies = {ply for ply, (board, move) in enumerate(positions) if predicate(board, move)}
-        if plies:
-            found[ordinal] = plies
-    return found
-
-
-def marked(text: str) -> dict[int, set[int]]:
-    query = Query.from_text(text)
-    found: dict[int, set[int]] = {}
-    for match in query.search(GAMES):
-        found[match.ordinal] = {key for key in match.marked if isinstance(key, int)}
-    return found
-
-
-# --- the predicates, written from the help's definitions ------------------------------
 
 
 def double_check(board: chess.Board, move: chess.Move | None = None) -> bool:
@@ -172,7 +126,7 @@ CASES: dict[str, Predicate] = {
 @pytest.mark.parametrize("keyword", sorted(CASES))
 def test_a_dialect_keyword_marks_the_positions_its_definition_names(keyword: str) -> None:
     text = f"(match (position :markall {keyword}))"
-    want = expected(CASES[keyword])
+    want = plies_where(CASES[keyword])
     assert marked(text) == want
     assert want, f"{keyword}: the games hold no example; the test would prove nothing"
 
@@ -193,7 +147,7 @@ def test_xor_is_exactly_one() -> None:
         tests.append(bool(board.pieces(chess.QUEEN, chess.BLACK)))
         return sum(tests) == 1
 
-    assert marked(text) == expected(exactly_one)
+    assert marked(text) == plies_where(exactly_one)
     assert marked(translate(text)) == marked(text)
 
 
@@ -210,7 +164,7 @@ def test_cond_takes_the_first_clause_that_matches() -> None:
             return bool(board.pieces(chess.QUEEN, chess.WHITE))
         return board.turn == chess.BLACK
 
-    assert marked(text) == expected(first_clause)
+    assert marked(text) == plies_where(first_clause)
     assert marked(translate(text)) == marked(text)
 
 

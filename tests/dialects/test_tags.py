@@ -19,10 +19,11 @@ import pytest
 from cqllegacy.translator import translate
 
 from cqllegacy.api import Query, index
+from cqllegacy.cli import main
 from cqllegacy.errors import CqlLegacyError
 from cqllegacy.legacy import read_script
 from cqllegacy.legacy.errors import LegacySyntaxError
-from tests.indexing.test_equivalence import in_process
+from tests.dialects.helpers import assert_index_gives_scan
 from tests.support.modern import assert_cql
 from tests.support.runner import WCC
 
@@ -105,6 +106,7 @@ CASES: dict[str, Callable[[Headers], bool]] = {
     ":eco \u2013": lambda headers: eco(headers) is None,
 }
 
+
 def termination(headers: Headers) -> str:
     value = "".join(headers.get("Termination", "").split()).lower()
     return "unknown" if value in ("", "?") else value
@@ -113,12 +115,14 @@ def termination(headers: Headers) -> str:
 CASES.update(
     {
         ":termination normal": lambda headers: termination(headers) == "normal",
-        ":termination unknown,timeforfeit": lambda headers: termination(headers)
-        in ("unknown", "timeforfeit"),
+        ":termination unknown,timeforfeit": lambda headers: (
+            termination(headers) in ("unknown", "timeforfeit")
+        ),
         ":termination rulesinfraction": lambda headers: termination(headers) == "rulesinfraction",
         "!:termination unknown": lambda headers: termination(headers) != "unknown",
     }
 )
+
 
 def days(headers: Headers) -> tuple[datetime.date, datetime.date] | None:
     """The first and last day a Date tag may stand for (None: no known year)."""
@@ -265,7 +269,8 @@ def test_plycount_reads_the_length_of_the_main_line(lo: int, hi: int | None) -> 
 def test_a_termination_the_help_leaves_open_is_refused(words: str, message: str) -> None:
     with pytest.raises(LegacySyntaxError, match=message) as refused:
         read_script(f"(match :termination {words} (position))")
-    assert (refused.value.line, refused.value.column) == (1, 21)
+    # The whole item, from its keyword: `check` mends it as one mistake.
+    assert (refused.value.line, refused.value.column) == (1, 8)
 
 
 @pytest.fixture(scope="module")
@@ -289,10 +294,7 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ],
 )
 def test_the_index_gives_the_scans_bytes(indexed: Path, text: str) -> None:
-    query = Query.from_text(text)
-    scanned = in_process(query, indexed, False)
-    assert scanned[0], "a query that matches nothing proves little"
-    assert in_process(query, indexed, True) == scanned
+    assert_index_gives_scan(text, indexed)
 
 
 NEGATED = {
@@ -337,8 +339,24 @@ def test_a_word_a_tag_must_hold_lets_the_scan_skip_games_by_their_tag_text() -> 
     from cqllegacy.core import tree as ct
     from cqllegacy.evaluator.needles import needles_of
 
-    assert needles_of(ct.TagSearch("Annotator", "capablanca", True)) == (
-        frozenset({"capablanca"}),
-    )
+    assert needles_of(ct.TagSearch("Annotator", "capablanca", True)) == (frozenset({"capablanca"}),)
     assert needles_of(ct.TagSearch("Source")) == ()
     assert needles_of(ct.TagSearch("Event", "?")) == ()
+
+
+@pytest.mark.parametrize(
+    "item",
+    [":eco Z99", ":termination foo,bar", ":date 2010-02-30", ":date 2010-10-31 2010-10-01"],
+)
+def test_check_reports_a_bad_value_once_and_reads_on(
+    item: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The bad value is one mistake: `check` mends it with its keyword and finds the next
+    real one (here a misspelt keyword), not a keyword left without its value."""
+    script = tmp_path / "s.cql"
+    script.write_text(f"(match {item} (position :chekc))\n", encoding="utf-8")
+    assert main(["check", str(script)]) == 2
+    errors = [line for line in capsys.readouterr().err.splitlines() if ": error: " in line]
+    assert len(errors) == 2, errors
+    assert ":chekc" in errors[1], errors
+    assert errors[0].startswith(f"{script}:1:8: error: `{item.split()[0]}"), errors

@@ -938,6 +938,11 @@ NODE_SAMPLES: dict[type[ct.Filter], list[ct.Filter]] = {
     ct.HalfmoveClock: [ct.InRange(ct.HalfmoveClock(), 2, 10)],
     ct.CastlingRights: [ct.CastlingRights("K"), ct.CastlingRights("Qq")],
     ct.PlyCount: [ct.InRange(ct.PlyCount(), 20, 60)],
+    ct.GameHas: [ct.GameHas(feature) for feature in ct.MovetextFeature],
+    ct.FenIs: [
+        ct.FenIs("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR", False, "KQkq", None),
+        ct.FenIs("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R", False, "KQkq", None),
+    ],
     ct.DateIn: [ct.DateIn(700000, 720000), ct.DateIn(None, None)],
     ct.TagValueIn: [ct.TagValueIn("Termination", frozenset({"", "normal"}))],
     ct.Transform: [

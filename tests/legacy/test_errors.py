@@ -152,9 +152,9 @@ CASES = [
         [":newpiececount may appear only once", "1:29"],
     ),
     # dialect keywords that do not run (decisions L17, X5): the keyword and why
-    ("(match (position :fen x))", 1, 18, ["Scidb extension `:fen`"]),
+    ("(match (position :eithercolor))", 1, 18, ["Scidb extension `:eithercolor`"]),
     ("(match (position :endgameevaluation* 1))", 1, 18, ["`:endgameevaluation*`: needs"]),
-    ("(match :hasvariations (position))", 1, 8, ["Scidb extension `:hasvariations`"]),
+    ("(match :hasmarker (position))", 1, 8, ["Scidb extension `:hasmarker`"]),
     ("(match (position :maxswapevaluation 1))", 1, 18, ["`:maxswapevaluation`: needs an engine"]),
     ("(match (position :cut))", 1, 18, ["`:cut`: depends on Scidb's evaluation order"]),
     ("(match (position !:flipcolor))", 1, 19, ["cannot be negated", "!:check"]),

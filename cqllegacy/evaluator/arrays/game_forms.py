@@ -15,8 +15,10 @@ from cqllegacy.core.tree import (
     CastlingRights,
     Distance,
     Echo,
+    FenIs,
     Filter,
     Find,
+    GameHas,
     HalfmoveClock,
     HypotheticalLine,
     Line,
@@ -287,7 +289,29 @@ ARRAY_FORMS.absent(
 )
 
 ARRAY_FORMS.absent(
-    ScidbBoardTest, HalfmoveClock, CastlingRights, PlyCount,
-    reason="Scidb's legal-move count, repetitions, half-move clock, castling rights and ply count"
-    " are read from python-chess's boards",
+    FenIs,
+    reason="it compares the castling rights and a legal en passant capture of python-chess's board",
+)
+ARRAY_FORMS.absent(
+    GameHas,
+    reason="it reads the game's comments, NAGs and variations, which the index does not store",
+)
+ARRAY_FORMS.absent(
+    ScidbBoardTest, HalfmoveClock, CastlingRights,
+    reason="Scidb's legal-move count, repetitions, half-move clock (from a FEN's clock) and"
+    " castling rights (python-chess's cleaned ones, Chess960 included) are read from its boards",
 )  # fmt: skip
+
+
+@_form(PlyCount)
+def _ply_count(c: ArrayCompiler, node: PlyCount) -> ArrayFn:
+    """Scidb's ``:plycount``: the plies of the game's main line, at each of its positions."""
+
+    def plies(positions: Positions) -> Numbers:
+        # It looks along the game: at_ply refuses a view of some positions (RowOnly).
+        positions.at_ply(positions.ply, 0)
+        game_index = np.cumsum(positions.first) - 1
+        last_ply = positions.ply[positions.last]
+        return Numbers(last_ply[game_index], np.ones(positions.size, np.bool_))
+
+    return plies

@@ -7,7 +7,7 @@ import functools
 
 import attrs
 
-from cqllegacy.core.tree import Filter, Query, Reads
+from cqllegacy.core.tree import Filter, GameHas, Query, Reads
 from cqllegacy.evaluator.analysis import Driver, QueryAnalysis
 from cqllegacy.evaluator.compiler import Compiler
 from cqllegacy.evaluator.drivers import CompiledList
@@ -25,7 +25,8 @@ def lower_query(c: Compiler, analysis: QueryAnalysis) -> QueryPlan:
     the game tree, the lowering runs a query whose lists are ORs of lines of local steps
     on tries of lines (``Driver.LINES``), any other on copies of the main line's boards
     (``Driver.SNAPSHOT``: behind gates, when every list has one and no piece is
-    followed).  A compiler without lowerings plans the reference evaluation: every game
+    followed); a query that reads the movetext (``GameHas``) stays on the game tree.
+    A compiler without lowerings plans the reference evaluation: every game
     on the game tree."""
     query = analysis.query
     tags = frozenset(tag.name for tag in query.tags)
@@ -43,6 +44,9 @@ def lower_query(c: Compiler, analysis: QueryAnalysis) -> QueryPlan:
         return QueryPlan(reference, lists, Driver.TREE, c)
     if analysis.driver is not Driver.TREE:
         return QueryPlan(analysis, lists, analysis.driver, c)
+    if any(top.body.find(GameHas) is not None for top in query.lists):
+        # The game's comments, NAGs and variations: only python-chess's game tree has them.
+        return QueryPlan(analysis, lists, Driver.TREE, c)
     tries = None if query.tags else _line_tries(c, query)
     if tries is not None:
         return QueryPlan(analysis, lists, Driver.LINES, c, tries=tries)
