@@ -220,6 +220,13 @@ def scan_movetext(text: str, through: int | None = None) -> Movetext:
     >>> [(m.key, m.san) for m in moves.moves], moves.start_annotated_end
     ([(1, 'e4'), ('1.1', 'd4'), (2, 'c5')], 6)
     """
+    plain = _plain_moves(text, through)
+    return _walked(text, through) if plain is None else plain
+
+
+def _walked(text: str, through: int | None) -> Movetext:
+    """What :func:`scan_movetext` gives, from the line by line walk (the reference of
+    :func:`_plain_moves`)."""
     walk = _Walk(text, through=through)
     size = len(text)
     position = 0
@@ -235,6 +242,41 @@ def scan_movetext(text: str, through: int | None = None) -> Movetext:
                 break  # a blank line ends the game
         position, fresh_line = _scan_line(walk, text, position, line_end)
     return walk.result()
+
+
+#: Characters that make a movetext more than moves, numbers and results: comments,
+#: NAGs and annotation signs, variations, escape lines.
+_NOT_PLAIN = re.compile(r"[{};()$!?%]")
+#: A line of whitespace alone, which ends the game (the last line apart: nothing follows).
+_BLANK_LINE = re.compile(r"(?:\A|\n)[^\S\n]*\n")
+
+
+def _plain_moves(text: str, through: int | None) -> Movetext | None:
+    """The moves of ``text`` when it holds nothing but moves, move numbers, check signs
+    and results on lines none of which is blank (most games of most files), else None.
+
+    Such a text is one main line, every token a move or a result, and no token crosses a
+    line, so one pass of the tokens over the whole text finds what the line by line walk
+    finds (tests compare both on generated texts), with nothing to follow but the ply.
+    """
+    if _NOT_PLAIN.search(text) or _BLANK_LINE.search(text):
+        return None
+    moves: list[MoveToken] = []
+    size = len(text)
+    for match in _TOKENS.finditer(text):
+        san = match.group(0)
+        if san in _RESULTS:
+            continue
+        ply = len(moves)
+        if through is not None and ply >= through:
+            break
+        start, end = match.span()
+        word_end = end
+        while word_end < size and text[word_end] in "+#":
+            word_end += 1
+        moves.append(MoveToken(ply + 1, san, start, end, word_end, word_end, ply, 0))
+    first = moves[0].start if moves else size
+    return Movetext(tuple(moves), first, 0)
 
 
 #: What a token handler says: None to read on, else where reading goes on and whether
