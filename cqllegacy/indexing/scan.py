@@ -268,7 +268,7 @@ def stored_unit(index: Index, numbers: Sequence[int]) -> StoredUnit:
     facts = tuple(index.game_facts(numbers))
     clean = [game for game, ok, _ in facts if ok]
     arrays = index.main_lines(clean) if clean else None
-    return StoredUnit(facts, arrays, tuple(index.texts(numbers)))
+    return StoredUnit(facts, arrays, index.kept_texts(numbers))
 
 
 @contextlib.contextmanager
