@@ -540,7 +540,13 @@ class Filter:
             if isinstance(value, Filter):
                 found.append(value)
             elif isinstance(value, tuple):
-                found.extend(_filters_in(value))
+                # The filters of a tuple of filters or line steps, inline: every walk
+                # of a tree comes here.
+                for item in value:
+                    if isinstance(item, Filter):
+                        found.append(item)
+                    elif isinstance(item, LineStep):
+                        found.append(item.filter)
         return tuple(found)
 
     def walk(self) -> Iterator[Filter]:
@@ -651,14 +657,6 @@ class LineStep:
     filter: Filter
     lo: int = 1
     hi: int | None = 1
-
-
-def _filters_in(values: tuple[object, ...]) -> Iterator[Filter]:
-    for item in values:
-        if isinstance(item, Filter):
-            yield item
-        elif isinstance(item, LineStep):
-            yield item.filter
 
 
 def _map_tuple(values: tuple[object, ...], fn: Callable[[Filter], Filter]) -> tuple[object, ...]:
