@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import cqllegacy.runner.movetext as movetext_module
+import cqllegacy.runner.output as output_module
 from cqllegacy.runner.movetext import START, Movetext, scan_movetext
 from cqllegacy.runner.output import annotate_movetext
 from cqllegacy.runner.pgn import GameText, UnreadableGame, open_pgn, read_game, split_games
@@ -380,6 +381,16 @@ def test_plain_path_is_the_walk(text: str, through: int | None) -> None:
 
 
 @settings(max_examples=300, deadline=None)
+@given(movetexts(_PLAIN_WORDS), _THROUGH)
+def test_plain_word_ends_are_the_walks_annotated_ends(text: str, through: int | None) -> None:
+    ends = movetext_module.plain_word_ends(text, through)
+    if ends is not None:
+        walked = movetext_module._walked(text, through)
+        assert ends == [move.annotated_end for move in walked.moves]
+        assert [move.key for move in walked.moves] == list(range(1, len(ends) + 1))
+
+
+@settings(max_examples=300, deadline=None)
 @given(movetexts(_PLAIN_WORDS + _OTHER_WORDS), _THROUGH)
 def test_plain_path_steps_aside_for_the_rest(text: str, through: int | None) -> None:
     plain = movetext_module._plain_moves(text, through)
@@ -417,6 +428,7 @@ def test_plain_path_annotates_as_the_walk(text: str, data: st.DataObject) -> Non
     scan_movetext.cache_clear()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(movetext_module, "_plain_moves", lambda text, through: None)
+        patch.setattr(output_module, "plain_word_ends", lambda text, through=None: None)
         assert annotate_movetext(text, marked, note) == fast
     scan_movetext.cache_clear()
 
@@ -434,6 +446,7 @@ def test_plain_path_annotates_real_games_as_the_walk() -> None:
         scan_movetext.cache_clear()
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(movetext_module, "_plain_moves", lambda text, through: None)
+            patch.setattr(output_module, "plain_word_ends", lambda text, through=None: None)
             assert annotate_movetext(text.movetext, marked, "N") == fast
         scan_movetext.cache_clear()
     assert taken > len(texts) // 2  # most of these games are plain
