@@ -540,7 +540,13 @@ class Filter:
             if isinstance(value, Filter):
                 found.append(value)
             elif isinstance(value, tuple):
-                found.extend(_filters_in(value))
+                # The filters of a tuple of filters or line steps, inline: every walk
+                # of a tree comes here.
+                for item in value:
+                    if isinstance(item, Filter):
+                        found.append(item)
+                    elif isinstance(item, LineStep):
+                        found.append(item.filter)
         return tuple(found)
 
     def walk(self) -> Iterator[Filter]:
@@ -653,26 +659,23 @@ class LineStep:
     hi: int | None = 1
 
 
-def _filters_in(values: tuple[object, ...]) -> Iterator[Filter]:
-    for item in values:
-        if isinstance(item, Filter):
-            yield item
-        elif isinstance(item, LineStep):
-            yield item.filter
-
-
 def _map_tuple(values: tuple[object, ...], fn: Callable[[Filter], Filter]) -> tuple[object, ...]:
     """``values`` with ``fn`` applied to its filters (the same tuple when nothing changed)."""
     out: list[object] = []
+    changed = False
     for item in values:
+        new: object = item
         if isinstance(item, Filter):
-            out.append(fn(item))
+            new = fn(item)
         elif isinstance(item, LineStep):
-            new = fn(item.filter)
-            out.append(item if new is item.filter else attrs.evolve(item, filter=new))
-        else:
-            out.append(item)
-    return values if all(a is b for a, b in zip(out, values, strict=True)) else tuple(out)
+            image = fn(item.filter)
+            if image is not item.filter:
+                # LineStep's constructor, not attrs.evolve: orbits of :sequence lists
+                # rebuild thousands of steps, and evolve reads the fields each time.
+                new = LineStep(image, item.lo, item.hi)
+        changed = changed or new is not item
+        out.append(new)
+    return tuple(out) if changed else values
 
 
 @attrs.frozen(slots=True)

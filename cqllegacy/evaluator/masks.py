@@ -52,12 +52,18 @@ def kinds(types: TypeSet) -> list[tuple[str, chess.Color]]:
     >>> kinds(0b1 | 0b1000000)
     [('pawns', True), ('pawns', False)]
     """
-    return [
+    return list(_kinds(types))
+
+
+# Cached: a large orbit's compilation asks the same few type sets thousands of times.
+@functools.lru_cache(maxsize=4096)
+def _kinds(types: TypeSet) -> tuple[tuple[str, chess.Color], ...]:
+    return tuple(
         (name, color)
         for color, shift in ((chess.WHITE, 0), (chess.BLACK, 6))
         for piece_type, name in PIECE_ATTRS.items()
         if types >> (piece_type - 1 + shift) & 1
-    ]
+    )
 
 
 def kind_bit(name: str, color: chess.Color) -> TypeSet:
@@ -66,6 +72,7 @@ def kind_bit(name: str, color: chess.Color) -> TypeSet:
     return 1 << (piece_type - 1 + (0 if color else 6))
 
 
+@functools.lru_cache(maxsize=4096)
 def mask_expression(types: TypeSet) -> str:
     """A Python expression for the squares of ``board`` whose content is in ``types``."""
     if types & ANYTHING == ANYTHING:

@@ -59,8 +59,8 @@ if TYPE_CHECKING:
     from cqllegacy.runner.parallel import Engine
 
 __all__ = [
-    "INDEX_COST", "STORED_SAVES", "UNSPLIT_SAVES", "IndexCandidates",
-    "IndexChoice", "index_pays", "scan",
+    "ARRAYS_COST", "INDEX_COST", "STORED_SAVES", "STORED_SAVES_MOST", "UNSPLIT_SAVES",
+    "IndexCandidates", "IndexChoice", "index_pays", "positions_pay", "scan",
 ]  # fmt: skip
 
 # The cost rule (:func:`index_pays`), in CPU seconds of this project's machines; only
@@ -76,6 +76,21 @@ INDEX_COST = 0.2
 STORED_SAVES = 0.00045
 #: What a byte of the file that the index spares a run from splitting saves.
 UNSPLIT_SAVES = 25e-9
+# Stored positions are read as numpy arrays; importing numpy costs 0.11-0.15 s of CPU
+# (measured, docs/performance.md), more than replaying a few dozen games.
+#: What loading numpy costs a run that reads stored positions.
+ARRAYS_COST = 0.12
+#: The most a game evaluated from its stored positions saves beside its text: a game of
+#: the slowest published script's scan (rookrectangle, about 3.4 ms a game).
+STORED_SAVES_MOST = 0.0034
+
+
+def positions_pay(candidates: int) -> bool:
+    """Whether evaluating ``candidates`` games from their stored positions can repay
+    loading numpy (:data:`ARRAYS_COST`): numpy is loaded already, or so many games could
+    save that much (at most :data:`STORED_SAVES_MOST` a game).  Otherwise their texts are
+    read, as a scan reads them (the same answers, byte for byte)."""
+    return "numpy" in sys.modules or candidates * STORED_SAVES_MOST >= ARRAYS_COST
 
 
 @attrs.frozen
@@ -250,6 +265,9 @@ class IndexCandidates:
     def texts(self, numbers: Sequence[int]) -> Iterator[GameText]:
         return self.index.texts(numbers)
 
+    def positions_pay(self, candidates: int) -> bool:
+        return positions_pay(candidates)
+
     def unit(self, numbers: Sequence[int]) -> tuple[GameText, ...] | StoredUnit:
         if self.stored:
             return stored_unit(self.index, numbers)
@@ -268,7 +286,7 @@ def stored_unit(index: Index, numbers: Sequence[int]) -> StoredUnit:
     facts = tuple(index.game_facts(numbers))
     clean = [game for game, ok, _ in facts if ok]
     arrays = index.main_lines(clean) if clean else None
-    return StoredUnit(facts, arrays, tuple(index.texts(numbers)))
+    return StoredUnit(facts, arrays, index.kept_texts(numbers))
 
 
 @contextlib.contextmanager

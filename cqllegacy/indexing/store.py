@@ -36,7 +36,7 @@ import functools
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -69,6 +69,7 @@ __all__ = [
     "WORTH_ASKING",
     "WRITER_MEMORY",
     "Index",
+    "KeptTexts",
     "StaleIndex",
     "Writer",
     "default_index_path",
@@ -452,17 +453,20 @@ class Index:
         the index at a time (the text kept in the index where there is no range).
         :class:`~cqllegacy.errors.IncompleteInput` when the file changed since the
         index was checked, or (the file as it was) when the index is damaged."""
-        try:
-            yield from read_ranges(self.source, self._stored(numbers, batch))
-        except RangeMismatch as exc:
+        return _read_kept(self.path, self.source, self._stored(numbers, batch), self._recorded)
+
+    def kept_texts(self, numbers: Sequence[int]) -> KeptTexts:
+        """What the index keeps of the texts of the games ``numbers`` (ascending), for a
+        worker to read those it wants (:class:`KeptTexts`)."""
+        size, sha256 = self._recorded()
+        source = Path(os.path.abspath(self.source))
+        return KeptTexts(self.path, source, size, sha256, tuple(self._stored(numbers, 256)))
+
+    def _recorded(self) -> tuple[int, str]:
+        """The size and SHA-256 of the source the index was built from."""
+        with self.failing():
             size, sha256 = self.connection.execute("SELECT size, sha256 FROM source").fetchone()
-            with contextlib.suppress(OSError):
-                if unchanged(self.source, size, sha256, None):
-                    raise IncompleteInput(
-                        f"index {self.path} is damaged ({exc.where}); "
-                        "build it again, or run with --no-index"
-                    ) from exc
-            raise
+        return int(size), str(sha256)
 
     def _stored(self, numbers: Sequence[int], batch: int) -> Iterator[GameRange | GameText]:
         """What the index keeps of the games ``numbers``: a range, or the text."""
@@ -523,6 +527,55 @@ class Index:
             order = np.lexsort((ply, game))
             found = {name: values[order] for name, values in found.items()}
         return found
+
+
+def _read_kept(
+    path: Path,
+    source: Path,
+    kept: Iterable[GameRange | GameText],
+    recorded: Callable[[], tuple[int, str]],
+) -> Iterator[GameText]:
+    """The texts of ``kept`` (ranges read from ``source``, texts as they are), for the
+    index at ``path`` of the file ``source`` whose ``recorded`` size and SHA-256 tell a
+    damaged index from a changed file when a range does not hold its game."""
+    try:
+        yield from read_ranges(source, kept)
+    except RangeMismatch as exc:
+        with contextlib.suppress(OSError):
+            size, sha256 = recorded()
+            if unchanged(source, size, sha256, None):
+                raise IncompleteInput(
+                    f"index {path} is damaged ({exc.where}); "
+                    "build it again, or run with --no-index"
+                ) from exc
+        raise
+
+
+@attrs.frozen
+class KeptTexts:
+    """What an index keeps of the texts of some games of its file ``source`` (a range of
+    the file, or the text itself), sent to a worker of a parallel run with their stored
+    positions: the worker reads only the texts it wants (:meth:`texts`), those of the
+    games the positions do not rule out, where sending every text would cost splitting
+    and pickling each.  ``size`` and ``sha256`` are the file's as indexed: a range that
+    does not hold its game then says whether the file changed or the index is damaged,
+    as :meth:`Index.texts` does."""
+
+    path: Path
+    source: Path
+    size: int
+    sha256: str
+    kept: tuple[GameRange | GameText, ...]
+
+    def texts(self, numbers: Sequence[int]) -> Iterator[GameText]:
+        """The texts of the games ``numbers`` (ascending) among those kept."""
+        wanted = set(numbers)
+        chosen = (k for k in self.kept if _game_of(k) in wanted)
+        return _read_kept(self.path, self.source, chosen, lambda: (self.size, self.sha256))
+
+
+def _game_of(kept: GameRange | GameText) -> int:
+    return kept.game if isinstance(kept, GameRange) else kept.file_ordinal
 
 
 def open_index(path: Path, source: Path) -> Index:

@@ -55,6 +55,11 @@ class Candidates(Protocol):
         """The texts of the games ``numbers`` (ascending), as the scan splits them."""
         ...
 
+    def positions_pay(self, candidates: int) -> bool:
+        """Whether evaluating this many candidates from their stored positions (where the
+        query allows it) repays loading what the positions are read with."""
+        ...
+
     def unit(self, numbers: Sequence[int]) -> tuple[GameText, ...] | StoredUnit:
         """What a worker gets of the games ``numbers`` (ascending): their texts, or
         their stored positions (:class:`~cqllegacy.runner.stored.StoredUnit`)."""

@@ -31,13 +31,16 @@ are exactly its game nodes, in the order its exporter writes them.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Iterator
 
 import attrs
 import chess.pgn
 
-__all__ = ["START", "MoveToken", "Movetext", "PositionKey", "scan_movetext"]
+__all__ = [
+    "START", "MoveToken", "Movetext", "PositionKey", "plain_word_ends", "scan_movetext",
+]
 
 #: A position's name in the report: a main-line ply, or a path through variations.
 PositionKey = int | str
@@ -220,6 +223,13 @@ def scan_movetext(text: str, through: int | None = None) -> Movetext:
     >>> [(m.key, m.san) for m in moves.moves], moves.start_annotated_end
     ([(1, 'e4'), ('1.1', 'd4'), (2, 'c5')], 6)
     """
+    plain = _plain_moves(text, through)
+    return _walked(text, through) if plain is None else plain
+
+
+def _walked(text: str, through: int | None) -> Movetext:
+    """What :func:`scan_movetext` gives, from the line by line walk (the reference of
+    :func:`_plain_moves`)."""
     walk = _Walk(text, through=through)
     size = len(text)
     position = 0
@@ -235,6 +245,60 @@ def scan_movetext(text: str, through: int | None = None) -> Movetext:
                 break  # a blank line ends the game
         position, fresh_line = _scan_line(walk, text, position, line_end)
     return walk.result()
+
+
+#: Characters that make a movetext more than moves, numbers and results: comments,
+#: NAGs and annotation signs, variations, escape lines.
+_NOT_PLAIN = re.compile(r"[{};()$!?%]")
+#: A line of whitespace alone, which ends the game (the last line apart: nothing follows).
+_BLANK_LINE = re.compile(r"(?:\A|\n)[^\S\n]*\n")
+
+
+#: The tokens of a plain movetext with the check and mate signs glued to them: group 1 a
+#: move, group 7 a result (as in ``chess.pgn.MOVETEXT_REGEX``), the last group the signs.
+#: The signs begin no token, so the tokens found are those of ``_TOKENS``.
+_PLAIN_TOKENS = re.compile("(?:" + _TOKENS.pattern + r")([+\#]*)", _TOKENS.flags)
+
+
+def _plain_moves(text: str, through: int | None) -> Movetext | None:
+    """The moves of ``text`` when it holds nothing but moves, move numbers, check signs
+    and results on lines none of which is blank (most games of most files), else None.
+
+    Such a text is one main line, every token a move or a result, and no token crosses a
+    line, so one pass of the tokens over the whole text finds what the line by line walk
+    finds (tests compare both on generated texts), with nothing to follow but the ply.
+    """
+    found = _plain_matches(text, through)
+    if found is None:
+        return None
+    moves = tuple(
+        MoveToken(ply, m.group(1), m.start(), m.end(1), m.end(), m.end(), ply - 1, 0)
+        for ply, m in enumerate(found, start=1)
+    )
+    return Movetext(moves, moves[0].start if moves else len(text), 0)
+
+
+def plain_word_ends(text: str, through: int | None = None) -> list[int] | None:
+    """Where the word of each main-line move ends (its check signs included), ply by
+    ply, as far as ply ``through``, when ``text`` is plain (see :func:`_plain_moves`),
+    else None: all that marking main-line positions needs, without a
+    :class:`MoveToken` a move.
+
+    >>> plain_word_ends("1.e4 e5 2.Qh5 Nc6 3.Qxf7# 1-0", 5)
+    [4, 7, 13, 17, 25]
+    >>> plain_word_ends("1.e4 {best} e5 *") is None
+    True
+    """
+    found = _plain_matches(text, through)
+    return None if found is None else [match.end() for match in found]
+
+
+def _plain_matches(text: str, through: int | None) -> list[re.Match[str]] | None:
+    """The move tokens of a plain ``text`` (through ply ``through``), else None."""
+    if _NOT_PLAIN.search(text) or _BLANK_LINE.search(text):
+        return None
+    moves = (m for m in _PLAIN_TOKENS.finditer(text) if m.group(1) is not None)
+    return list(moves if through is None else itertools.islice(moves, through))
 
 
 #: What a token handler says: None to read on, else where reading goes on and whether

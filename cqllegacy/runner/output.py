@@ -40,14 +40,14 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Container, Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
 import attrs
 
 from cqllegacy.errors import CqlLegacyError, UsageError, WriteError, display_path
-from cqllegacy.runner.movetext import START, PositionKey, scan_movetext
+from cqllegacy.runner.movetext import START, PositionKey, plain_word_ends, scan_movetext
 from cqllegacy.runner.pgn import GameText
 from cqllegacy.runner.results import FoundGame
 
@@ -104,19 +104,29 @@ def annotate_movetext(movetext: str, marked: Collection[PositionKey], note: str)
     '{ N } 1. e4 (1. d4 { MATCH }) *'
     """
     marked = set(marked)
-    main_line = all(isinstance(key, int) for key in marked)
-    moves = scan_movetext(movetext, max(marked, default=0) if main_line else None)
-    missing = marked - {START, *(move.key for move in moves.moves)}
+    plies = [key for key in marked if isinstance(key, int)]
+    main_line = len(plies) == len(marked)
+    through = max(plies, default=0) if main_line else None
+    ends = plain_word_ends(movetext, through) if main_line else None
+    keys: Container[PositionKey]
+    if ends is not None:
+        # A plain movetext: a move's annotations end with its word; the start has none.
+        keys, start_end = range(len(ends) + 1), 0
+        inserts = {ends[int(key) - 1]: _MARK for key in marked if key in keys and key}
+    else:
+        moves = scan_movetext(movetext, through)
+        keys, start_end = {START, *(move.key for move in moves.moves)}, moves.start_annotated_end
+        inserts = {move.annotated_end: _MARK for move in moves.moves if move.key in marked}
+    missing = [key for key in marked if key not in keys]
     if missing:
         names = ", ".join(sorted(map(str, missing)))
         raise ValueError(f"marked positions not in the movetext: {names}")
-    inserts = {move.annotated_end: _MARK for move in moves.moves if move.key in marked}
     head = _note_comment(note)
     if START in marked:
-        if moves.start_annotated_end == 0:
+        if start_end == 0:
             head += _MARK
         else:
-            inserts[moves.start_annotated_end] = _MARK
+            inserts[start_end] = _MARK
     pieces = [head, _after_note(movetext)]
     done = 0
     for offset in sorted(inserts):

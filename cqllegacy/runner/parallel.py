@@ -12,8 +12,11 @@ The input is cut into *units* at game boundaries:
 * a file with a fresh index (:class:`~cqllegacy.runner.candidates.Candidates`):
   the main process asks the index for the candidate games and sends them in batches,
   each with the span of the file's games it covers (the games between candidates cannot
-  match, and only advance the count).  The texts come from the index the main process
-  opened and checked, so the workers need neither the index nor the PGN file.
+  match, and only advance the count).  The index stays in the main process, which
+  opened and checked it: a unit of games answered from their stored positions carries
+  those positions and the games' byte ranges, and the worker reads from the PGN file
+  only the texts it needs (those not ruled out), as a worker of a plain file reads its
+  range.
 
 A worker scans its unit with a :class:`~cqllegacy.runner.game_scan.GameScan`, as a
 one-process scan does, and returns *events*, in order: the texts the sinks would write

@@ -203,7 +203,7 @@ def _answer_from(state: GameScan, item: InputFile, chosen: Candidates) -> None:
         numbers: Sequence[int] = list(range(1, min(games, last) + 1))
     else:
         numbers = chosen.numbers(base)
-    if stored.feeds(state.compiled, state.options):
+    if stored.feeds(state.compiled, state.options) and chosen.positions_pay(len(numbers)):
         stored.evaluate_stored(state, item.name, chosen, base, numbers)
         texts: Iterable[GameText] = ()
     elif len(numbers) > sources.FROM_THE_FILE * games:

@@ -59,7 +59,7 @@ _V = TypeVar("_V")
 __all__ = [
     "BATCH", "BOARD_FIELDS", "CHECK", "MATE", "MOVE_FIELDS", "PLACEMENT", "STALEMATE",
     "STATE_FIELDS", "WHITE_TO_MOVE", "MainLines", "StoredBoard", "StoredSource", "StoredUnit",
-    "evaluate_stored", "feed", "feeds", "main_lines", "prepared", "start_board",
+    "TextSource", "evaluate_stored", "feed", "feeds", "main_lines", "prepared", "start_board",
 ]  # fmt: skip
 
 # The stored rows' fields (the index writes them, :mod:`cqllegacy.indexing.records`).
@@ -354,27 +354,41 @@ def evaluate_stored(
         facts = source.game_facts(part)
         lines = main_lines(source, [game for game, clean, _ in facts if clean])
         outcomes = _outcomes(state, facts, lines, games_before)
-        wanted = [game for game, outcome in outcomes if outcome != _NOTHING]
-        texts = {text.file_ordinal: text for text in source.texts(wanted)}
-        _hand_over(state, name, games_before, outcomes, texts)
+        _hand_over(state, name, games_before, outcomes, _wanted_texts(source, outcomes))
+
+
+class TextSource(Protocol):
+    """Where the texts of some games of a file are read from: an index, or what it
+    keeps of some games' texts (a worker's share)."""
+
+    def texts(self, numbers: Sequence[int]) -> Iterator[GameText]: ...
+
+
+def _wanted_texts(
+    source: TextSource, outcomes: Sequence[tuple[int, _Outcome]]
+) -> dict[int, GameText]:
+    """The texts of the games whose ``outcomes`` need them (to be written, or read from
+    their text), and of no other."""
+    wanted = [game for game, outcome in outcomes if outcome != _NOTHING]
+    return {text.file_ordinal: text for text in source.texts(wanted)}
 
 
 @attrs.frozen
 class StoredUnit:
     """Candidate games of an indexed file as a worker of a parallel run gets them: their
     facts (number, clean, tags), the stored positions of the clean ones (numpy arrays, as
-    :meth:`StoredSource.main_lines` gives them) and every text (a worker has no index to
-    fetch the matching ones from).  ``evaluate`` is what
+    :meth:`StoredSource.main_lines` gives them) and where their texts are (a worker has
+    no index: the byte ranges the index keeps, read by the worker for the games that
+    need them, as :func:`evaluate_stored` reads them).  ``evaluate`` is what
     :func:`~cqllegacy.runner.parallel.scan_candidates` calls in the worker."""
 
     facts: tuple[tuple[int, bool, str | None], ...]
     arrays: Mapping[str, Any] | None
-    texts: tuple[GameText, ...]
+    texts: TextSource
 
     def evaluate(self, state: GameScan, name: str, games_before: int) -> None:
         outcomes = _outcomes(state, self.facts, prepared(self.arrays), games_before)
-        texts = {text.file_ordinal: text for text in self.texts}
-        _hand_over(state, name, games_before, outcomes, texts)
+        _hand_over(state, name, games_before, outcomes, _wanted_texts(self.texts, outcomes))
 
 
 def _outcomes(

@@ -229,3 +229,33 @@ def test_an_html_page_draws_its_diagrams_with_the_deferred_chess_svg(tmp_path: P
     names = whole_process_run(tmp_path, LEGACY, "--html", str(page))
     assert "xml.etree.ElementTree" in names
     assert page.read_text(encoding="utf-8").count("<svg") >= 2
+
+
+#: What reading stored positions loads (the positions come as numpy arrays).
+LOADED_BY_STORED_POSITIONS = ("numpy", "cqllegacy.evaluator.arrays")
+
+
+def test_a_run_on_an_index_with_few_candidates_does_not_load_numpy(tmp_path: Path) -> None:
+    """Two candidate games are read from their texts: the index is used (DuckDB), but
+    loading numpy to read their stored positions would cost more than replaying them."""
+    games = tmp_path / GAMES.name
+    games.write_bytes(GAMES.read_bytes())
+    main_in_fresh_process(["index", str(games), "-q"])
+    script = tmp_path / "query.cql"
+    script.write_text(LEGACY, encoding="utf-8")
+    found = {}
+    for name, extra in (("index", []), ("scan", ["--no-index"])):
+        out = tmp_path / f"{name}.pgn"
+        argv = ["run", str(script), "-i", str(games), "-o", str(out), "-j", "1", *extra]
+        names = main_in_fresh_process(argv)
+        found[name] = out.read_text(encoding="utf-8")
+        if name == "index":
+            assert "_duckdb" in names or "duckdb" in names
+            assert loaded_from(names, LOADED_BY_STORED_POSITIONS) == []
+    assert found["index"] == found["scan"]
+    assert found["index"].count("[Event ") == 2
+
+
+def main_in_fresh_process(argv: list[str]) -> list[str]:
+    """``sys.modules`` after ``cqllegacy.cli.main(argv)`` in a fresh interpreter."""
+    return imported_after(f"from cqllegacy.cli import main\nassert main({argv!r}) == 0")

@@ -415,3 +415,47 @@ def test_a_wrong_range_in_an_unchanged_file_is_said_to_be_the_index(tmp_path: Pa
     message = str(caught.value)
     assert f"index {default_index_path(path)} is damaged (game 2 is not at bytes" in message
     assert len(message.splitlines()) == 1
+
+
+# ---- what a worker gets: the ranges, read only for the games it wants --------------------
+
+
+def test_a_worker_gets_ranges_and_reads_only_the_games_it_asks_for(
+    indexed_wcc: Path, tmp_path: Path
+) -> None:
+    """A unit of stored positions carries no text of a plain file, only where the texts
+    are; the worker reads those it asks for, as the index itself gives them."""
+    import pickle
+
+    path = wcc_copy(indexed_wcc, tmp_path)
+    numbers = list(range(10, 60))
+    opened = open_index(default_index_path(path), path)
+    try:
+        unit = indexed_scan.stored_unit(opened, numbers)
+        wanted = [12, 30, 59]
+        expected = list(opened.texts(wanted))
+    finally:
+        opened.close()
+    kept = pickle.loads(pickle.dumps(unit.texts))  # as a worker gets it
+    assert isinstance(kept, store.KeptTexts)
+    assert not any(isinstance(item, GameText) for item in kept.kept)
+    assert_the_same_games(list(kept.texts(wanted)), expected)
+    assert list(kept.texts([])) == []
+
+
+def test_a_worker_tells_a_damaged_index_from_a_changed_file(tmp_path: Path) -> None:
+    path = tmp_path / "games.pgn"
+    path.write_bytes(HAND_MADE["comments"])
+    index(path)
+    _damage(path, "UPDATE games SET digest = xor(digest, 1::UBIGINT) WHERE game = 2")
+    opened = open_index(default_index_path(path), path)
+    try:
+        kept = indexed_scan.stored_unit(opened, [1, 2, 3]).texts
+    finally:
+        opened.close()
+    assert [text.file_ordinal for text in kept.texts([1, 3])] == [1, 3]
+    with pytest.raises(IncompleteInput, match=r"is damaged \(game 2 is not at bytes"):
+        list(kept.texts([2]))
+    path.write_bytes(HAND_MADE["comments"].replace(b"e4", b"d4"))
+    with pytest.raises(IncompleteInput, match="changed while it was read"):
+        list(kept.texts([1, 2]))

@@ -21,7 +21,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import cqllegacy.runner.movetext as movetext_module
+import cqllegacy.runner.output as output_module
 from cqllegacy.runner.movetext import START, Movetext, scan_movetext
+from cqllegacy.runner.output import annotate_movetext
 from cqllegacy.runner.pgn import GameText, UnreadableGame, open_pgn, read_game, split_games
 from cqllegacy.runner.report import position_key
 
@@ -341,3 +344,109 @@ def test_generated_games_read_as_split_games_reads_them(text: GameText) -> None:
     # The generated text is a PGN file's game, cut out as the runner cuts it.
     [again] = split_games(io.StringIO(text.pgn()))
     assert_tokens_are_the_nodes(again)
+
+
+# --------------------------------------------------------------------------------------
+# The plain path against the walk
+# --------------------------------------------------------------------------------------
+
+#: Words of plain movetexts, and a few that make a text more than plain.
+_PLAIN_WORDS = [
+    "1.", "1...", "12.", "e4", "exd5", "Nbd7", "R1e2", "O-O", "0-0-0", "e8=Q", "e8Q", "--",
+    "Z0", "0000", "@@@@", "P@e4", "1-0", "0-1", "1/2-1/2", "*", "+", "#", "e4+", "Qxf7#",
+    "x", "abc", "9", "e4e5", "Nf3+#",
+]  # fmt: skip
+_OTHER_WORDS = ["{c}", "{", "}", "$1", "!", "?", "e4!?", "(", ")", "; x", "%x", "(e5)"]
+#: What separates words: blank lines (of every kind of white space) end the game.
+_SEPARATORS = [
+    "", " ", "  ", "\n", " \n", "\t", "\r\n", "\n\n", "\n \n", "\n\t\n", "\x85", "\xa0",
+    "\n\x0c\n", "\n\x85\n", "\n\xa0 \n",
+]  # fmt: skip
+
+
+@st.composite
+def movetexts(draw: st.DrawFn, words: list[str]) -> str:
+    pieces = draw(st.lists(st.tuples(st.sampled_from(words), st.sampled_from(_SEPARATORS))))
+    return draw(st.sampled_from(_SEPARATORS)) + "".join(w + s for w, s in pieces)
+
+
+_THROUGH = st.none() | st.integers(0, 12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(movetexts(_PLAIN_WORDS), _THROUGH)
+def test_plain_path_is_the_walk(text: str, through: int | None) -> None:
+    plain = movetext_module._plain_moves(text, through)
+    assert plain is None or plain == movetext_module._walked(text, through)
+
+
+@settings(max_examples=300, deadline=None)
+@given(movetexts(_PLAIN_WORDS), _THROUGH)
+def test_plain_word_ends_are_the_walks_annotated_ends(text: str, through: int | None) -> None:
+    ends = movetext_module.plain_word_ends(text, through)
+    if ends is not None:
+        walked = movetext_module._walked(text, through)
+        assert ends == [move.annotated_end for move in walked.moves]
+        assert [move.key for move in walked.moves] == list(range(1, len(ends) + 1))
+
+
+@settings(max_examples=300, deadline=None)
+@given(movetexts(_PLAIN_WORDS + _OTHER_WORDS), _THROUGH)
+def test_plain_path_steps_aside_for_the_rest(text: str, through: int | None) -> None:
+    plain = movetext_module._plain_moves(text, through)
+    assert plain is None or plain == movetext_module._walked(text, through)
+    if any(mark in text for mark in "{}$!?();%"):
+        assert plain is None
+
+
+@pytest.mark.parametrize(
+    ("text", "plain"),
+    [
+        ("1.d4 d5 2.c4 c6 3.e3 Bf5+ 4.\nNc3 e6 1-0\n", True),
+        ("1. e4 e5\n\n2. Nf3 *", False),  # a blank line ends the game
+        ("1. e4 e5\n \t\n2. Nf3 *", False),
+        ("1. e4 $1 e5 *", False),
+        ("1. e4 {c} e5 *", False),
+        ("1. e4 (1. d4) e5 *", False),
+        ("1. e4! e5 *", False),
+    ],
+)
+def test_which_texts_take_the_plain_path(text: str, plain: bool) -> None:
+    assert (movetext_module._plain_moves(text, None) is not None) == plain
+    assert scan_movetext(text) == movetext_module._walked(text, None)
+
+
+@settings(max_examples=60, deadline=None)
+@given(movetexts(_PLAIN_WORDS), st.data())
+def test_plain_path_annotates_as_the_walk(text: str, data: st.DataObject) -> None:
+    """Output PGN: the annotated text is the same, byte for byte, either way."""
+    whole = movetext_module._walked(text, None)
+    keys = [START, *(move.key for move in whole.moves)]
+    marked = data.draw(st.sets(st.sampled_from(keys)))
+    note = "Original game: 3"
+    fast = annotate_movetext(text, marked, note)
+    scan_movetext.cache_clear()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(movetext_module, "_plain_moves", lambda text, through: None)
+        patch.setattr(output_module, "plain_word_ends", lambda text, through=None: None)
+        assert annotate_movetext(text, marked, note) == fast
+    scan_movetext.cache_clear()
+
+
+def test_plain_path_annotates_real_games_as_the_walk() -> None:
+    with open_pgn(ROOT / "cqllegacy" / "data" / "wcc.pgn.bz2") as source:
+        texts = list(itertools.islice(split_games(source.lines()), 0, 685, 7))
+    taken = 0
+    for number, text in enumerate(texts):
+        moves = movetext_module._walked(text.movetext, None)
+        keys = [START, *(move.key for move in moves.moves)]
+        marked = {keys[number % len(keys)], keys[-1], keys[len(keys) // 2]}
+        taken += movetext_module._plain_moves(text.movetext, None) is not None
+        fast = annotate_movetext(text.movetext, marked, "N")
+        scan_movetext.cache_clear()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(movetext_module, "_plain_moves", lambda text, through: None)
+            patch.setattr(output_module, "plain_word_ends", lambda text, through=None: None)
+            assert annotate_movetext(text.movetext, marked, "N") == fast
+        scan_movetext.cache_clear()
+    assert taken > len(texts) // 2  # most of these games are plain
