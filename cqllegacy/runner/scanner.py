@@ -72,7 +72,12 @@ def scan(
     state = GameScan(compiled, options, sinks, progress or Messages(sys.stderr))
     state.last_game = last_game(compiled)
     try:
-        if engine is not None and _all_render(sinks) and _spread(engine, inputs):
+        if (
+            engine is not None
+            and _all_render(sinks)
+            and _spread(engine, inputs)
+            and not answered_in_columns(engine, compiled, candidates)
+        ):
             _scan_on(engine, state, sinks, inputs, candidates)
         else:
             if engine is not None:
@@ -138,6 +143,23 @@ def _spread(engine: Engine, inputs: Sequence[InputFile]) -> bool:
     from cqllegacy.runner.parallel import worth_spreading
 
     return getattr(engine, "small_inputs", True) or worth_spreading(inputs)
+
+
+def answered_in_columns(
+    engine: Engine, compiled: CompiledQueryLike, candidates: Sequence[Candidates | None] | None
+) -> bool:
+    """Whether every input's index answers the query in columns (each list's array form
+    is exact, alone or under each binding of its tag), where local workers chosen by
+    default would only add their cost: each unit asks the index again and sends its
+    positions to a worker, which answers it in a few milliseconds."""
+    if getattr(engine, "small_inputs", True) or not candidates:
+        return False
+    if any(chosen is None or not getattr(chosen, "stored", False) for chosen in candidates):
+        return False
+    lists = compiled.arrays
+    return lists is not None and all(
+        arrays.exact is not None or arrays.bound is not None for arrays in lists
+    )
 
 
 def _all_render(sinks: Sequence[MatchSink]) -> TypeGuard[Sequence[RenderingSink]]:

@@ -129,3 +129,40 @@ def test_a_form_that_needs_rows_at_run_time_leaves_the_batch_to_the_rows(
 
     monkeypatch.setattr(Positions, "content", needs_rows)
     assert run_outputs(script, games, tmp_path / "index") == scanned
+
+
+@pytest.mark.parametrize(("name", "here"), [("knight-fork", True), ("relation-missing", False)])
+def test_default_workers_leave_an_answer_in_columns_here(
+    name: str, here: bool, games: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Workers chosen by default are not used where the index answers every list in
+    columns (each unit would ask the index again and ship its positions); a query the
+    rows must judge still goes to them.  Either way the output is the scan's."""
+    import io
+
+    from cqllegacy.runner import parallel, scanner
+    from cqllegacy.runner.output import PgnWriter
+    from cqllegacy.runner.progress import Messages
+    from cqllegacy.runner.results import InputFile
+
+    script = next(s for s in SCRIPTS if s.stem.startswith(name))
+    loaded = load(script)
+    monkeypatch.setattr(parallel, "worth_spreading", lambda inputs: True)
+    spread: list[bool] = []
+    real_scan_on = scanner._scan_on
+
+    def counted(*args: object) -> None:
+        spread.append(True)
+        real_scan_on(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(scanner, "_scan_on", counted)
+    out = io.StringIO()
+    loaded.scan(
+        [InputFile.of(games)],
+        sinks=[PgnWriter(out, several_files=False)],
+        progress=Messages(io.StringIO()),
+        engine=parallel.ProcessEngine(2, small_inputs=False),
+        index=True,
+    )
+    assert spread == ([] if here else [True])
+    assert out.getvalue() == in_process(loaded, games, False)[0]
