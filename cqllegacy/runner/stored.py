@@ -437,9 +437,12 @@ def _judge(
 ) -> Callable[[int, str | None], _Outcome]:
     compiled, options = state.compiled, state.options
     arrays = _answered_by_arrays(compiled.arrays, lines, tags_of)
+    rejected = arrays.rejected(options.skip_initial) if arrays is not None else frozenset()
 
     def judge(game: int, tags: str | None) -> _Outcome:
         """What the stored positions of the clean game ``game`` say (see _Outcome)."""
+        if game in rejected:
+            return _NOTHING  # whatever its tags say: no need to read them
         headers: dict[str, str] = json.loads(tags or "{}")
         ordinal = games_before + game
         if not compiled.prefilter(headers, ordinal):
@@ -511,6 +514,23 @@ class _ArrayAnswers:
         if not found.exact:
             return None
         return _Match(headers, self._verdict(True, found.hits[start]), end - start - 1)
+
+    def rejected(self, skip_initial: bool) -> frozenset[int]:
+        """The games that some list's exact form rules out (too few positions where it
+        holds), counted for the whole batch at once: :meth:`judge` would say nothing of
+        each, whatever its tags."""
+        if not self.exact:
+            return frozenset()
+        import numpy as np
+
+        positions = self.positions
+        keep = np.ones(len(positions.starts), dtype=np.bool_)
+        for arrays, truth in zip(self.lists, self.truths, strict=True):
+            if truth is not None:
+                examined = truth & _examined(positions, arrays, skip_initial)
+                counts = positions.count_per_game(examined)
+                keep &= _satisfied(arrays, counts)
+        return frozenset(positions.games[~keep].tolist())
 
     def judge(self, game: int, headers: Mapping[str, str], skip_initial: bool) -> _Outcome | None:
         """The outcome of ``game`` when the arrays decide it (every list exact: its hits;
