@@ -61,6 +61,7 @@ from cqllegacy.runner.pgn import GameText
 from cqllegacy.version import __version__
 
 __all__ = [
+    "FEW_POSITIONS",
     "FORMAT",
     "LONG_TEXT",
     "LONG_TEXT_ROOM",
@@ -92,6 +93,10 @@ SAMPLE_GAMES = 200
 
 
 WORTH_ASKING = 0.5
+
+#: An index of fewer positions is asked its positions without a sample: a pass over them
+#: costs less than planning the sample's two questions (a large orbit's question is long).
+FEW_POSITIONS = 100_000
 
 
 _COLUMNS = {
@@ -435,6 +440,9 @@ class Index:
         if not asks_positions(need):
             return False
         if self.games < 4 * SAMPLE_GAMES:
+            return True
+        (positions,) = self.connection.execute("SELECT count(*) FROM positions").fetchone()
+        if positions < FEW_POSITIONS:
             return True
         sample = self.games // SAMPLE_GAMES
         counts = []

@@ -227,12 +227,26 @@ def test_positions_are_asked_where_a_sample_says_they_narrow(
     White to move does not (every game has one: the summary alone narrows); the
     indexed run writes the scan's bytes either way."""
     monkeypatch.setattr(store, "SAMPLE_GAMES", 50)
+    monkeypatch.setattr(store, "FEW_POSITIONS", 0)
     query = legacy(text)
     need = necessity(query.core)
     assert need is not None and asks_positions(need)
     assert opened._worth_asking_positions(need, 0) is asked
     scanned = in_process(query, pgn, False)
     assert in_process(query, pgn, True) == scanned
+
+
+def test_the_positions_of_a_small_index_are_asked_without_a_sample(
+    opened: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Below FEW_POSITIONS a pass over the positions costs less than the sample's
+    questions: even a question that narrows nothing is asked."""
+    monkeypatch.setattr(store, "SAMPLE_GAMES", 50)
+    need = necessity(legacy("(match (position :wtm K))").core)
+    assert need is not None
+    assert opened._worth_asking_positions(need, 0) is True
+    monkeypatch.setattr(store, "FEW_POSITIONS", 0)
+    assert opened._worth_asking_positions(need, 0) is False
 
 
 # ---- move facts, lines, finds, large orbits ---------------------------------------------
