@@ -267,7 +267,7 @@ def make_engine(args: argparse.Namespace, compiled: CompiledQueryLike) -> Engine
         return None
     from cqllegacy.runner.parallel import ProcessEngine
 
-    return ProcessEngine(jobs, small_inputs=False)
+    return ProcessEngine(jobs, small_inputs=False, by_default=not args.jobs)
 
 
 def _carry_out(

@@ -341,7 +341,9 @@ class Inherited:
 class ProcessEngine:
     """Worker processes on this machine (started at the first task).  ``small_inputs``
     False: a scan of little input (see :func:`worth_spreading`) runs in the calling
-    process instead."""
+    process instead.  ``by_default``: the number of workers was not asked for, so the
+    scan may leave them unused where they cannot pay (an index that answers in
+    columns, :func:`~cqllegacy.runner.scanner.answered_in_columns`)."""
 
     def __init__(
         self,
@@ -350,9 +352,11 @@ class ProcessEngine:
         part_bytes: int | None = None,
         batch_games: int = 200,
         small_inputs: bool = True,
+        by_default: bool = False,
     ) -> None:
         self.jobs = max(1, jobs)
         self.small_inputs = small_inputs
+        self.by_default = by_default
         self.part_bytes = part_bytes
         self.batch_games = batch_games
         self._executor: concurrent.futures.ProcessPoolExecutor | None = None

@@ -150,9 +150,9 @@ def answered_in_columns(
 ) -> bool:
     """Whether every input's index answers the query in columns (each list's array form
     is exact, alone or under each binding of its tag), where local workers chosen by
-    default would only add their cost: each unit asks the index again and sends its
-    positions to a worker, which answers it in a few milliseconds."""
-    if getattr(engine, "small_inputs", True) or not candidates:
+    default (no ``--jobs``) would only add their cost: each unit asks the index again
+    and sends its positions to a worker, which answers it in a few milliseconds."""
+    if not getattr(engine, "by_default", False) or not candidates:
         return False
     if any(chosen is None or not getattr(chosen, "stored", False) for chosen in candidates):
         return False

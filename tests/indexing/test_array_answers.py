@@ -161,7 +161,7 @@ def test_default_workers_leave_an_answer_in_columns_here(
         [InputFile.of(games)],
         sinks=[PgnWriter(out, several_files=False)],
         progress=Messages(io.StringIO()),
-        engine=parallel.ProcessEngine(2, small_inputs=False),
+        engine=parallel.ProcessEngine(2, small_inputs=False, by_default=True),
         index=True,
     )
     assert spread == ([] if here else [True])
