@@ -51,7 +51,7 @@ from cqllegacy.translator.rewrite import (
 )
 
 from cqllegacy.core import tree as core
-from cqllegacy.core.transforms import forget_images
+from cqllegacy.core.transforms import forget_images, orbit
 from cqllegacy.legacy import dialects
 from cqllegacy.legacy import tree as lt
 from cqllegacy.legacy.tree import FlagKeyword, PositionList, Range, Script
@@ -255,8 +255,8 @@ class _Builder:
         self.path = script.path
         self.budget = Budget(path=script.path)
 
-    def error(self, message: str, span: Span) -> Exception:
-        return translation_error(message, span, path=self.path)
+    def error(self, message: str, span: Span, hint: str = "") -> Exception:
+        return translation_error(message, span, path=self.path, hint=hint)
 
     # --- the match list ----------------------------------------------------------------
 
@@ -276,6 +276,9 @@ class _Builder:
             attrs.evolve(t, body=_append(t.body, suffix)) if suffix else t
             for t, suffix in zip(toplists, suffixes, strict=True)
         ]
+        either = _either_color(self.script.match)
+        if either is not None:
+            toplists, conditions = self._either_color_lists(either, toplists, conditions, tags)
         toplists = self._place_conditions(toplists, conditions)
         leading = tuple(comment(c.text).text for c in self.script.leading)
         if trailing:
@@ -436,6 +439,52 @@ class _Builder:
                 out[host] = _prepend_to(out[host], tests)
         return out
 
+    def _either_color_lists(
+        self,
+        either: lt.EitherColor,
+        toplists: list[core.TopList],
+        conditions: list[_Condition],
+        tags: tuple[core.TagDeclaration, ...],
+    ) -> tuple[list[core.TopList], list[_Condition]]:
+        """Scidb's ``:eithercolor``: each list becomes ``flipcolor {C B}``, C the game
+        conditions and B its body.  That is the written match or its colour image, one
+        for the whole match, when C and its image exclude each other (a decisive
+        ``:result``) or every B is its own image; otherwise it is refused."""
+        if tags:
+            raise self.error(
+                f"{_EITHER} with :forany: the colour image of a tag's pieces {_NOT_YET}",
+                either.span,
+            )
+        for pl in self.script.match.position_lists():
+            for place in _places(pl):
+                relation = next((i for i in place.pl.items if isinstance(i, lt.Relation)), None)
+                if relation is not None:
+                    # Its missing and new counts ignore the list's transforms (L18).
+                    raise self.error(
+                        f"{_EITHER} with :relation: a relation's colour image is not defined",
+                        relation.span,
+                    )
+        tests = [c.filter for c in conditions if not c.is_comment]
+        exclusive = any(_is_decisive(test) for test in tests)
+        for top in toplists:
+            images = orbit(core.TransformKind.FLIPCOLOR, top.body)
+            if len(images) > 1 and not exclusive:
+                raise self.error(
+                    f"{_EITHER} where the written match and its colour image may both match"
+                    f" one game: taking the written one's marks and counts then is {_NOT_YET}",
+                    either.span,
+                    hint="a :result 1-0 or 0-1 makes the two exclude each other",
+                )
+        flipped = [
+            attrs.evolve(top, body=core.Compound((_both_colors(_prepend(top.body, tests)),)))
+            for top in toplists
+        ]
+        kept = [c for c in conditions if c.is_comment]
+        if tests and not any(t.matchcount is None or t.matchcount[0] >= 1 for t in toplists):
+            # Every list may match nowhere: the conditions get a list of their own.
+            kept.append(_Condition(_both_colors(core.Compound(tuple(tests))), False))
+        return flipped, kept
+
     # --- one top-level list --------------------------------------------------------------
 
     def _wants_variations(self, pl: PositionList) -> bool:
@@ -553,6 +602,21 @@ class _Builder:
 
 
 _MAINLINE = core.Simple(core.Keyword.MAINLINE)
+_EITHER = "Scidb extension `:eithercolor`"
+_NOT_YET = "not implemented yet"
+
+
+def _either_color(match: lt.MatchList) -> lt.EitherColor | None:
+    return next((i for i in match.items if isinstance(i, lt.EitherColor)), None)
+
+
+def _is_decisive(test: core.Filter) -> bool:
+    """A game condition that its colour image excludes: a won or lost game."""
+    return isinstance(test, core.Result) and test.result.color_swapped() != test.result
+
+
+def _both_colors(f: core.Filter) -> core.Filter:
+    return core.Transform(core.TransformKind.FLIPCOLOR, f)
 
 
 def _unchanged(f: core.Filter) -> core.Filter:
