@@ -449,7 +449,8 @@ class _Builder:
         """Scidb's ``:eithercolor``: each list becomes ``flipcolor {C B}``, C the game
         conditions and B its body.  That is the written match or its colour image, one
         for the whole match, when C and its image exclude each other (a decisive
-        ``:result``) or every B is its own image; otherwise it is refused."""
+        ``:result``, disjoint ratings) or every B is its own image; otherwise it is
+        refused."""
         if tags:
             raise self.error(
                 f"{_EITHER} with :forany: the colour image of a tag's pieces {_NOT_YET}",
@@ -465,7 +466,7 @@ class _Builder:
                         relation.span,
                     )
         tests = [c.filter for c in conditions if not c.is_comment]
-        exclusive = any(_is_decisive(test) for test in tests)
+        exclusive = _contradict([*tests, *(_color_image(test) for test in tests)])
         for top in toplists:
             images = orbit(core.TransformKind.FLIPCOLOR, top.body)
             if len(images) > 1 and not exclusive:
@@ -610,9 +611,54 @@ def _either_color(match: lt.MatchList) -> lt.EitherColor | None:
     return next((i for i in match.items if isinstance(i, lt.EitherColor)), None)
 
 
-def _is_decisive(test: core.Filter) -> bool:
-    """A game condition that its colour image excludes: a won or lost game."""
-    return isinstance(test, core.Result) and test.result.color_swapped() != test.result
+def _color_image(f: core.Filter) -> core.Filter:
+    return orbit(core.TransformKind.FLIPCOLOR, f)[-1]
+
+
+def _contradict(tests: Sequence[core.Filter]) -> bool:
+    """Whether no game passes all of ``tests`` (game conditions), by a sufficient rule:
+    two different results, two disjoint ranges of one value, or a range inside a range
+    the value must not lie in (a value is one number per game).
+
+    >>> from cqllegacy.vocab.results import GameResult
+    >>> white = core.Elo(core.Color.WHITE)
+    >>> _contradict([core.Result(GameResult("1-0")), core.Result(GameResult("0-1"))])
+    True
+    >>> _contradict([core.InRange(white, 2600, None), core.Not(core.InRange(white, 2301, None))])
+    True
+    >>> _contradict([core.InRange(white, 2600, None), core.InRange(white, 2000, 2700)])
+    False
+    """
+    results = {test.result for test in tests if isinstance(test, core.Result)}
+    if len(results) > 1:
+        return True
+    inside = [(t.value, t.lo, t.hi) for t in tests if isinstance(t, core.InRange)]
+    outside = [
+        (t.arg.value, t.arg.lo, t.arg.hi)
+        for t in tests
+        if isinstance(t, core.Not) and isinstance(t.arg, core.InRange)
+    ]
+    for value, lo, hi in inside:
+        for other, lo2, hi2 in inside:
+            if other == value and not _overlap(lo, hi, lo2, hi2):
+                return True
+        for other, lo2, hi2 in outside:
+            if other == value and _within(lo, hi, lo2, hi2):
+                return True
+    return False
+
+
+def _overlap(lo: int | None, hi: int | None, lo2: int | None, hi2: int | None) -> bool:
+    below = hi is not None and lo2 is not None and hi < lo2
+    above = lo is not None and hi2 is not None and hi2 < lo
+    return not (below or above)
+
+
+def _within(lo: int | None, hi: int | None, lo2: int | None, hi2: int | None) -> bool:
+    """Whether ``lo..hi`` lies inside ``lo2..hi2`` (None: open)."""
+    low = lo2 is None or (lo is not None and lo >= lo2)
+    high = hi2 is None or (hi is not None and hi <= hi2)
+    return low and high
 
 
 def _both_colors(f: core.Filter) -> core.Filter:

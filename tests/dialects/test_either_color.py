@@ -63,6 +63,14 @@ CASES = [
         "(match :result 0-1 (position :sequence ((position :check) (position k[g8]))))",
     ),
 ]
+#: Ratings alone keep the two forms apart: White cannot be both <=2300 and >=2600.
+CASES.append(
+    (
+        "(match :eithercolor :whiteelo <=2300 :blackelo >=2600 (position :movefrom [QB] :markall))",
+        "(match :whiteelo <=2300 :blackelo >=2600 (position :movefrom [QB] :markall))",
+        "(match :blackelo <=2300 :whiteelo >=2600 (position :movefrom [qb] :markall))",
+    )
+)
 #: Accumulated counts and variations, under the match's colour swap.
 COUNTED = "(position :markall P[a-h5] :shift :accumulate c :sumrange c 2 8)"
 CASES += [
@@ -136,6 +144,7 @@ def test_a_lists_flipcolor_beside_it_is_refused_at_its_place(text: str) -> None:
         ("(match :eithercolor (position :movefrom Q))", "may both match"),
         ("(match :eithercolor :result 1/2-1/2 (position Ka1))", "may both match"),
         ("(match :eithercolor !:result 1-0 (position Ka1))", "may both match"),
+        ("(match :eithercolor :whiteelo 2000 2300 :blackelo 2200 2600 (position K))", "may both"),
         ("(match :forany n N :eithercolor :result 1-0 (position $n[d5]))", ":forany"),
     ],
 )
