@@ -51,7 +51,7 @@ from cqllegacy.translator.rewrite import (
 )
 
 from cqllegacy.core import tree as core
-from cqllegacy.core.transforms import forget_images
+from cqllegacy.core.transforms import forget_images, orbit
 from cqllegacy.legacy import dialects
 from cqllegacy.legacy import tree as lt
 from cqllegacy.legacy.tree import FlagKeyword, PositionList, Range, Script
@@ -255,8 +255,8 @@ class _Builder:
         self.path = script.path
         self.budget = Budget(path=script.path)
 
-    def error(self, message: str, span: Span) -> Exception:
-        return translation_error(message, span, path=self.path)
+    def error(self, message: str, span: Span, hint: str = "") -> Exception:
+        return translation_error(message, span, path=self.path, hint=hint)
 
     # --- the match list ----------------------------------------------------------------
 
@@ -276,6 +276,9 @@ class _Builder:
             attrs.evolve(t, body=_append(t.body, suffix)) if suffix else t
             for t, suffix in zip(toplists, suffixes, strict=True)
         ]
+        either = _either_color(self.script.match)
+        if either is not None:
+            toplists, conditions = self._either_color_lists(either, toplists, conditions, tags)
         toplists = self._place_conditions(toplists, conditions)
         leading = tuple(comment(c.text).text for c in self.script.leading)
         if trailing:
@@ -436,6 +439,53 @@ class _Builder:
                 out[host] = _prepend_to(out[host], tests)
         return out
 
+    def _either_color_lists(
+        self,
+        either: lt.EitherColor,
+        toplists: list[core.TopList],
+        conditions: list[_Condition],
+        tags: tuple[core.TagDeclaration, ...],
+    ) -> tuple[list[core.TopList], list[_Condition]]:
+        """Scidb's ``:eithercolor``: each list becomes ``flipcolor {C B}``, C the game
+        conditions and B its body.  That is the written match or its colour image, one
+        for the whole match, when C and its image exclude each other (a decisive
+        ``:result``, disjoint ratings) or every B is its own image; otherwise it is
+        refused."""
+        if tags:
+            raise self.error(
+                f"{_EITHER} with :forany: the colour image of a tag's pieces {_NOT_YET}",
+                either.span,
+            )
+        for pl in self.script.match.position_lists():
+            for place in _places(pl):
+                relation = next((i for i in place.pl.items if isinstance(i, lt.Relation)), None)
+                if relation is not None:
+                    # Its missing and new counts ignore the list's transforms (L18).
+                    raise self.error(
+                        f"{_EITHER} with :relation: a relation's colour image is not defined",
+                        relation.span,
+                    )
+        tests = [c.filter for c in conditions if not c.is_comment]
+        exclusive = _contradict([*tests, *(_color_image(test) for test in tests)])
+        for top in toplists:
+            images = orbit(core.TransformKind.FLIPCOLOR, top.body)
+            if len(images) > 1 and not exclusive:
+                raise self.error(
+                    f"{_EITHER} where the written match and its colour image may both match"
+                    f" one game: taking the written one's marks and counts then is {_NOT_YET}",
+                    either.span,
+                    hint="a :result 1-0 or 0-1 makes the two exclude each other",
+                )
+        flipped = [
+            attrs.evolve(top, body=core.Compound((_both_colors(_prepend(top.body, tests)),)))
+            for top in toplists
+        ]
+        kept = [c for c in conditions if c.is_comment]
+        if tests and not any(t.matchcount is None or t.matchcount[0] >= 1 for t in toplists):
+            # Every list may match nowhere: the conditions get a list of their own.
+            kept.append(_Condition(_both_colors(core.Compound(tuple(tests))), False))
+        return flipped, kept
+
     # --- one top-level list --------------------------------------------------------------
 
     def _wants_variations(self, pl: PositionList) -> bool:
@@ -553,6 +603,66 @@ class _Builder:
 
 
 _MAINLINE = core.Simple(core.Keyword.MAINLINE)
+_EITHER = "Scidb extension `:eithercolor`"
+_NOT_YET = "not implemented yet"
+
+
+def _either_color(match: lt.MatchList) -> lt.EitherColor | None:
+    return next((i for i in match.items if isinstance(i, lt.EitherColor)), None)
+
+
+def _color_image(f: core.Filter) -> core.Filter:
+    return orbit(core.TransformKind.FLIPCOLOR, f)[-1]
+
+
+def _contradict(tests: Sequence[core.Filter]) -> bool:
+    """Whether no game passes all of ``tests`` (game conditions), by a sufficient rule:
+    two different results, two disjoint ranges of one value, or a range inside a range
+    the value must not lie in (a value is one number per game).
+
+    >>> from cqllegacy.vocab.results import GameResult
+    >>> white = core.Elo(core.Color.WHITE)
+    >>> _contradict([core.Result(GameResult("1-0")), core.Result(GameResult("0-1"))])
+    True
+    >>> _contradict([core.InRange(white, 2600, None), core.Not(core.InRange(white, 2301, None))])
+    True
+    >>> _contradict([core.InRange(white, 2600, None), core.InRange(white, 2000, 2700)])
+    False
+    """
+    results = {test.result for test in tests if isinstance(test, core.Result)}
+    if len(results) > 1:
+        return True
+    inside = [(t.value, t.lo, t.hi) for t in tests if isinstance(t, core.InRange)]
+    outside = [
+        (t.arg.value, t.arg.lo, t.arg.hi)
+        for t in tests
+        if isinstance(t, core.Not) and isinstance(t.arg, core.InRange)
+    ]
+    for value, lo, hi in inside:
+        for other, lo2, hi2 in inside:
+            if other == value and not _overlap(lo, hi, lo2, hi2):
+                return True
+        for other, lo2, hi2 in outside:
+            if other == value and _within(lo, hi, lo2, hi2):
+                return True
+    return False
+
+
+def _overlap(lo: int | None, hi: int | None, lo2: int | None, hi2: int | None) -> bool:
+    below = hi is not None and lo2 is not None and hi < lo2
+    above = lo is not None and hi2 is not None and hi2 < lo
+    return not (below or above)
+
+
+def _within(lo: int | None, hi: int | None, lo2: int | None, hi2: int | None) -> bool:
+    """Whether ``lo..hi`` lies inside ``lo2..hi2`` (None: open)."""
+    low = lo2 is None or (lo is not None and lo >= lo2)
+    high = hi2 is None or (hi is not None and hi <= hi2)
+    return low and high
+
+
+def _both_colors(f: core.Filter) -> core.Filter:
+    return core.Transform(core.TransformKind.FLIPCOLOR, f)
 
 
 def _unchanged(f: core.Filter) -> core.Filter:

@@ -312,10 +312,19 @@ class Reading:
             ":fen",
         )
 
+    def flipcolor_with_eithercolor(self, span: Span) -> LegacySyntaxError:
+        offset = self.source.line_starts[span.line - 1] + span.column - 1
+        return self.error(
+            "Scidb extension `:eithercolor` with a position list's :flipcolor: the help"
+            " forbids it, as :eithercolor already swaps the colours of every list",
+            offset,
+            ":flipcolor",
+        )
+
     def line_transformed(self, span: Span, transform: str) -> LegacySyntaxError:
         offset = self.source.line_starts[span.line - 1] + span.column - 1
-        if transform == ":flipcolor":
-            why = "with move numbers the help forbids :flipcolor"
+        if transform in (":flipcolor", ":eithercolor"):
+            why = f"with move numbers the help forbids {transform}"
         else:
             why = (
                 "the help says no transform but :flipcolor acts on :line, and its own "

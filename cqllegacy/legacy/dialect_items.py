@@ -295,3 +295,12 @@ class GameFeature(DialectItem):
 
     keyword: GameFeatureKeyword
     languages: str | None = None
+
+
+@attrs.frozen(slots=True)
+class EitherColor(DialectItem):
+    """Scidb's match-list ``:eithercolor``: the game matches the match list as written or
+    with every colour swapped, its tag conditions and position lists alike (a dialect
+    keyword, X1; semantics: S-dialects)."""
+
+    KEYWORD = keyword("eithercolor", Shape.NONE)

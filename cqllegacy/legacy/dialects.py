@@ -479,10 +479,6 @@ REFUSALS: Mapping[str, str] = {
         " of 0 selecting games) disagree",
         "repetitioncount",
     ),
-    **_reasons(
-        _NOT_YET,
-        "eithercolor",
-    ),
 }
 
 

@@ -817,16 +817,33 @@ def _transformed_items(
                 yield from _transformed_items(nested.items, here)
 
 
+def _has_either_color(match: t.MatchList) -> bool:
+    return any(isinstance(item, t.EitherColor) for item in match.items)
+
+
+def _either_color_alone(reading: Reading, match: t.MatchList) -> None:
+    """Scidb's ``:eithercolor`` swaps the colours of every list; the help forbids a
+    list's own ``:flipcolor`` beside it, nested lists' included."""
+    if not _has_either_color(match):
+        return
+    for position_list in match.position_lists():
+        for item, _ in _transformed_items(position_list.items, frozenset()):
+            if isinstance(item, t.Transform) and item.keyword is _FLIPCOLOR:
+                raise reading.flipcolor_with_eithercolor(item.span)
+
+
 def _line_transforms(reading: Reading, match: t.MatchList) -> None:
     """Scidb's ``:line`` under a transform: the help says only ``:flipcolor`` acts on
-    it, and that not with move numbers; its own example shifts one (X5)."""
+    it, and that not with move numbers; its own example shifts one (X5).  Under
+    ``:eithercolor`` every list is colour-flipped."""
     places = {span for form, span in reading.dialect if form == "`:line`"}
     fens = {span for form, span in reading.dialect if form == "`:fen`"}
     if not places | fens:
         return
     numbered = set(reading.line_with_numbers)
+    outer = frozenset({_FLIPCOLOR}) if _has_either_color(match) else frozenset()
     for position_list in match.position_lists():
-        for item, transforms in _transformed_items(position_list.items, frozenset()):
+        for item, transforms in _transformed_items(position_list.items, outer):
             if item.span not in places | fens or not transforms:
                 continue
             others = sorted(each.value for each in transforms if each is not _FLIPCOLOR)
@@ -835,7 +852,10 @@ def _line_transforms(reading: Reading, match: t.MatchList) -> None:
             if others:
                 raise reading.line_transformed(item.span, f":{others[0]}")
             if item.span in numbered:
-                raise reading.line_transformed(item.span, ":flipcolor")
+                which = ":eithercolor" if outer else ":flipcolor"
+                raise reading.line_transformed(item.span, which)
+
+
 def _whole_item(source: str, loc: int, value: str) -> Token:
     """A match-list item whose value is wrong, keyword and value together: ``check``
     mends the mistake by blanking the whole item, so no keyword is left without its value
@@ -900,6 +920,7 @@ def _script_node(source: str, loc: int, tokens: pp.ParseResults) -> t.Script:
     reading.check_tags()
     (where,) = [index for index, token in enumerate(tokens) if isinstance(token, t.MatchList)]
     _main_line_only_forms(reading, tokens[where])
+    _either_color_alone(reading, tokens[where])
     _line_transforms(reading, tokens[where])
     return t.Script(
         tokens[where],

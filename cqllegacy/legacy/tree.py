@@ -30,6 +30,7 @@ from cqllegacy.legacy.dialect_items import (
     ColorPlayerKeyword,
     DateRange,
     EcoCodes,
+    EitherColor,
     FenPosition,
     GameFeature,
     GameFeatureKeyword,
@@ -83,6 +84,7 @@ __all__ = [
     "Designator",
     "DialectItem",
     "EcoCodes",
+    "EitherColor",
     "FenPosition",
     "Flag",
     "FlagKeyword",
@@ -608,6 +610,7 @@ MatchItem: TypeAlias = (
     | Terminations
     | DateRange
     | GameFeature
+    | EitherColor
     | NegatedMatchItem
     | PositionList
     | Comment

@@ -663,6 +663,11 @@ def _game_feature_words(item: lt.GameFeature) -> str:
     return f"the game's movetext has {what[item.keyword.value]}"
 
 
+@MATCH_WORDS.register(lt.EitherColor)
+def _either_color_words(item: lt.EitherColor) -> str:
+    return "the whole match as written, or with every colour swapped (:eithercolor)"
+
+
 @MATCH_WORDS.register(lt.NegatedMatchItem)
 def _negated_match_item_words(item: lt.NegatedMatchItem) -> str:
     return f"not ({MATCH_WORDS[type(item.item)](item.item)})"

@@ -152,7 +152,7 @@ CASES = [
         [":newpiececount may appear only once", "1:29"],
     ),
     # dialect keywords that do not run (decisions L17, X5): the keyword and why
-    ("(match (position :eithercolor))", 1, 18, ["Scidb extension `:eithercolor`"]),
+    ("(match (position :eithercolor))", 1, 18, [":eithercolor belongs in the match list"]),
     ("(match (position :endgameevaluation* 1))", 1, 18, ["`:endgameevaluation*`: needs"]),
     ("(match :hasmarker (position))", 1, 8, ["Scidb extension `:hasmarker`"]),
     ("(match (position :maxswapevaluation 1))", 1, 18, ["`:maxswapevaluation`: needs an engine"]),

@@ -1,0 +1,168 @@
+"""Scidb's match-list ``:eithercolor`` (issue 30): on real games it selects the union of
+the games of the match as written and of the match with every colour swapped by hand,
+each game marked as the branch that matches marks it (the written one first); the index
+gives the scan's bytes; the CQL 6.1 translation parses with chessql and, run, selects
+the same games; a position list's ``:flipcolor`` beside it is refused at its place, and
+so is a match whose two colourings could both match one game."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cqllegacy.translator import translate
+
+from cqllegacy.api import Query
+from cqllegacy.errors import CqlLegacyError
+from cqllegacy.legacy import read_script
+from cqllegacy.legacy.errors import LegacySyntaxError
+from tests.dialects.helpers import GAMES, assert_index_gives_scan, indexed_copy, marked
+from tests.support.modern import assert_cql
+from tests.support.runner import WCC
+
+HERE = Path(__file__).resolve().parent
+#: Real games with players, ratings and decisive results of both colours, and two
+#: hand-made ones (the colour image of the help's rating example, and a draw).
+SMALL = [*GAMES, HERE / "either-color.pgn"]
+FILES = [*SMALL, WCC]
+
+#: (the match with :eithercolor, its written form, its colour image written by hand).
+#: The first two are the help's examples (a player's name unquoted: cqllegacy refuses
+#: Scidb's quoted patterns; an empty position list: a match list needs one).
+CASES = [
+    (
+        "(match :eithercolor :result 1-0 :whiteplayer Kasparov (position))",
+        "(match :result 1-0 :whiteplayer Kasparov (position))",
+        "(match :result 0-1 :blackplayer Kasparov (position))",
+    ),
+    (
+        "(match :result 1-0 :whiteelo <=2300 :blackelo >=2600 :eithercolor (position))",
+        "(match :result 1-0 :whiteelo <=2300 :blackelo >=2600 (position))",
+        "(match :result 0-1 :blackelo <=2300 :whiteelo >=2600 (position))",
+    ),
+    (
+        "(match :eithercolor :result 1-0 (position :movefrom K :markall))",
+        "(match :result 1-0 (position :movefrom K :markall))",
+        "(match :result 0-1 (position :movefrom k :markall))",
+    ),
+    (
+        "(match :eithercolor :result 0-1 :whiteplayer Karpov (position :check :btm))",
+        "(match :result 0-1 :whiteplayer Karpov (position :check :btm))",
+        "(match :result 1-0 :blackplayer Karpov (position :check :wtm))",
+    ),
+    (
+        "(match :eithercolor :result 1-0 (position :movefrom K :matchcount 0 3)"
+        " (position R[a-h7] :markall))",
+        "(match :result 1-0 (position :movefrom K :matchcount 0 3) (position R[a-h7] :markall))",
+        "(match :result 0-1 (position :movefrom k :matchcount 0 3) (position r[a-h2] :markall))",
+    ),
+    (
+        "(match :eithercolor :result 1-0"
+        " (position :sequence ((position :check) (position K[g1]))))",
+        "(match :result 1-0 (position :sequence ((position :check) (position K[g1]))))",
+        "(match :result 0-1 (position :sequence ((position :check) (position k[g8]))))",
+    ),
+]
+#: Ratings alone keep the two forms apart: White cannot be both <=2300 and >=2600.
+CASES.append(
+    (
+        "(match :eithercolor :whiteelo <=2300 :blackelo >=2600 (position :movefrom [QB] :markall))",
+        "(match :whiteelo <=2300 :blackelo >=2600 (position :movefrom [QB] :markall))",
+        "(match :blackelo <=2300 :whiteelo >=2600 (position :movefrom [qb] :markall))",
+    )
+)
+#: Accumulated counts and variations, under the match's colour swap.
+COUNTED = "(position :markall P[a-h5] :shift :accumulate c :sumrange c 2 8)"
+CASES += [
+    (
+        f"(match :eithercolor :result 1-0 {COUNTED})",
+        f"(match :result 1-0 {COUNTED})",
+        f"(match :result 0-1 {COUNTED.replace('P[a-h5]', 'p[a-h4]')})",
+    ),
+    (
+        "(match :eithercolor :result 1-0 (position :variations :movefrom Q :markall))",
+        "(match :result 1-0 (position :variations :movefrom Q :markall))",
+        "(match :result 0-1 (position :variations :movefrom q :markall))",
+    ),
+]
+EITHER = [case[0] for case in CASES]
+
+
+def union(written: str, image: str, paths: list[Path]) -> dict[int, set[int]]:
+    """The games of either form; a game both select is marked as the written form marks."""
+    return {**marked(image, paths), **marked(written, paths)}
+
+
+@pytest.mark.parametrize(("either", "written", "image"), CASES)
+def test_it_selects_the_written_match_or_its_colour_image(
+    either: str, written: str, image: str
+) -> None:
+    want = union(written, image, FILES)
+    assert marked(written, FILES) and marked(image, FILES), "each branch must select a game"
+    assert marked(either, FILES) == want
+
+
+def test_the_written_branch_marks_a_game_both_branches_select() -> None:
+    # Every list is its own colour image: a drawn game may match both ways.
+    either = "(match :eithercolor :result 1/2-1/2 (position))"
+    written = "(match :result 1/2-1/2 (position))"
+    assert marked(either, FILES) == marked(written, FILES) != {}
+
+
+@pytest.mark.parametrize("either", EITHER)
+def test_the_index_gives_the_scan(either: str, tmp_path: Path) -> None:
+    pgn = indexed_copy(tmp_path, SMALL)
+    assert_index_gives_scan(either, pgn, finds=bool(marked(either, SMALL)))
+
+
+@pytest.mark.parametrize("either", EITHER)
+def test_its_cql_6_translation_selects_the_same_games(either: str) -> None:
+    translated = translate(either)
+    assert_cql(translated)
+    want = {match.ordinal for match in Query.from_text(either).search(FILES)}
+    assert {match.ordinal for match in Query.from_text(translated).search(FILES)} == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(match :eithercolor :result 1-0 (position :flipcolor Ka1))",
+        "(match :eithercolor (position :and ((position Ka1 :flipcolor))))",
+        "(match (position Ka1 :flipcolor) :eithercolor)",
+    ],
+)
+def test_a_lists_flipcolor_beside_it_is_refused_at_its_place(text: str) -> None:
+    with pytest.raises(LegacySyntaxError) as refused:
+        read_script(text)
+    assert (refused.value.line, refused.value.column) == (1, text.index(":flipcolor") + 1)
+    assert ":eithercolor" in str(refused.value) and ":flipcolor" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("(match :eithercolor (position :movefrom Q))", "may both match"),
+        ("(match :eithercolor :result 1/2-1/2 (position Ka1))", "may both match"),
+        ("(match :eithercolor !:result 1-0 (position Ka1))", "may both match"),
+        ("(match :eithercolor :whiteelo 2000 2300 :blackelo 2200 2600 (position K))", "may both"),
+        ("(match :forany n N :eithercolor :result 1-0 (position $n[d5]))", ":forany"),
+    ],
+)
+def test_what_it_cannot_say_exactly_is_refused_at_its_place(text: str, why: str) -> None:
+    for refuse in (Query.from_text, translate):
+        with pytest.raises(CqlLegacyError) as refused:
+            refuse(text)
+        message = str(refused.value)
+        assert "`:eithercolor`" in message and why in message
+        assert (refused.value.line, refused.value.column) == (1, text.index(":eithercolor") + 1)
+
+
+def test_a_relation_is_refused_at_its_place() -> None:
+    text = (
+        "(match :eithercolor :result 1-0"
+        " (position :and ((position :relation (:changesidetomove)))))"
+    )
+    for refuse in (Query.from_text, translate):
+        with pytest.raises(CqlLegacyError, match="`:eithercolor` with :relation") as refused:
+            refuse(text)
+        assert (refused.value.line, refused.value.column) == (1, text.index(":relation") + 1)
