@@ -36,10 +36,23 @@ def _in_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
+#: The ending signal that arrived in this process (0: none).
+_received = 0
+
+
 def _interrupt(signum: int, frame: FrameType | None) -> None:
+    global _received
+    _received = signum
     for other in ENDING:
         signal.signal(other, signal.SIG_IGN)
     raise Interrupted(signum)
+
+
+def interrupted_inside(error: BaseException) -> Interrupted | None:
+    """The :class:`~cqllegacy.errors.Interrupted` an ending signal raised inside a library
+    that reported it as an error of its own (DuckDB: "Query interrupted"), or None when
+    no such signal arrived: the error is the library's own."""
+    return Interrupted(_received) if _received else None
 
 
 @contextlib.contextmanager

@@ -58,6 +58,7 @@ from cqllegacy.indexing.records import (
 )
 from cqllegacy.indexing.sql import asks_positions, candidate_query
 from cqllegacy.runner.pgn import GameText
+from cqllegacy.signals import interrupted_inside
 from cqllegacy.version import __version__
 
 __all__ = [
@@ -342,7 +343,13 @@ def writing(path: Path) -> Iterator[Writer]:
             yield Writer(connection, limit)
             connection.close()
             connection = None
-        except duckdb.Error as exc:
+        except (duckdb.Error, RuntimeError) as exc:
+            # DuckDB reports a signal that arrived while it worked as its own error.
+            signalled = interrupted_inside(exc)
+            if signalled is not None:
+                raise signalled from exc
+            if not isinstance(exc, duckdb.Error):
+                raise
             # A full disk and the like, as DuckDB reports them.
             raise WriteError(
                 f"writing the index {path} failed ({_first_line(exc)}); "
@@ -398,6 +405,12 @@ class Index:
         """A DuckDB error in the block as :class:`~cqllegacy.errors.IndexFailed`."""
         try:
             yield
+        except RuntimeError as exc:
+            # DuckDB reports a signal that arrived while it worked as its own error.
+            signalled = interrupted_inside(exc)
+            if signalled is not None:
+                raise signalled from exc
+            raise
         except _reading_duckdb().Error as exc:
             why = _first_line(exc)
             raise IndexFailed(f"index {self.path} failed while it was read ({why})") from exc

@@ -209,3 +209,52 @@ def test_an_index_in_a_folder_the_user_cannot_write_says_to_use_o(
     assert "which is not writable (permission denied)" in err
     assert "write it elsewhere with -o INDEX, and run with --index INDEX" in err
     assert not list(folder.glob("*.cqlidx"))
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_duckdb_reports_as_its_own_error_ends_the_build_cleanly(
+    signum: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A signal that arrives while DuckDB executes reaches the handler inside DuckDB,
+    which reports "Query interrupted" as a RuntimeError of its own (seen in CI: a
+    traceback and status 1 for a Ctrl-C).  The build ends as interrupted, its temporary
+    file removed, nothing at the index's place."""
+    from cqllegacy import signals
+    from cqllegacy.errors import Interrupted
+    from cqllegacy.indexing import store
+
+    monkeypatch.setattr(signals, "_received", 0)
+    # The handler ignores the ending signals afterwards: they are put back below.
+    saved = {ending: signal.getsignal(ending) for ending in signals.ENDING}
+
+    class Interrupting:
+        def __init__(self, connection: duckdb.DuckDBPyConnection) -> None:
+            self.connection = connection
+
+        def execute(self, *args: object) -> object:
+            try:
+                signals._interrupt(signum, None)
+            except Interrupted as exc:
+                raise RuntimeError("Query interrupted") from exc
+            raise AssertionError("not reached")
+
+        def close(self) -> None:
+            self.connection.close()
+
+    class Library:
+        Error = duckdb.Error
+
+        @staticmethod
+        def connect(path: str, config: dict[str, str]) -> Interrupting:
+            return Interrupting(duckdb.connect(path, config=config))
+
+    monkeypatch.setattr(store, "_duckdb", lambda: Library)
+    target = tmp_path / "games.pgn.cqlidx"
+    try:
+        with pytest.raises(Interrupted) as caught, store.writing(target):
+            pass
+    finally:
+        for ending, handler in saved.items():
+            signal.signal(ending, handler)
+    assert caught.value.signum == signum
+    assert list(tmp_path.iterdir()) == []
