@@ -13,7 +13,8 @@ identical.  The start-up of each script (an empty input) is measured too, so tha
 ratio of the time beyond start-up can be read for files of short games.
 
 It prints one table: CPU seconds of the scan, of the indexed run, their ratio, and the
-ratio of the time beyond start-up; then the median ratio.  The README's speed table
+ratio of the time beyond start-up, and the indexed run's peak resident memory; then the
+median ratio.  The README's speed table
 and docs/performance.md quote its figures.
 """
 
@@ -35,12 +36,15 @@ ROOT = HERE.parent
 PERF = Path(os.environ.get("CQLLEGACY_PERF", ROOT.parent / "shared" / "perf-scripts"))
 
 
-def cpu_seconds(command: Sequence[str]) -> float:
-    """The CPU time of ``command`` run as a fresh process (it must succeed)."""
+def cpu_seconds(command: Sequence[str], peaks: list[float] | None = None) -> float:
+    """The CPU time of ``command`` run as a fresh process (it must succeed); its peak
+    resident memory in MB (the largest of its processes) is appended to ``peaks``."""
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"failed: {' '.join(command)}")
+    if peaks is not None:
+        peaks.append(usage.ru_maxrss / 1024)  # Linux reports kilobytes
     return usage.ru_utime + usage.ru_stime
 
 
@@ -66,15 +70,17 @@ def measure(script: Path, pgn: Path, empty: Path, repeat: int, work: Path) -> tu
     scan_out, index_out, start_out = work / "scan", work / "index", work / "start"
     for folder in (scan_out, index_out, start_out):
         folder.mkdir(exist_ok=True)
-    scans, indexed, starts = [], [], []
+    scans, indexed, starts, peaks = [], [], [], []
     for _ in range(repeat):
         scans.append(cpu_seconds(run(script, pgn, scan_out, "--no-index")))
-        indexed.append(cpu_seconds(run(script, pgn, index_out)))
+        indexed.append(cpu_seconds(run(script, pgn, index_out), peaks))
         starts.append(cpu_seconds(run(script, empty, start_out, "--no-index")))
     for name in ("out.pgn", "out.jsonl"):
         if not filecmp.cmp(scan_out / name, index_out / name, shallow=False):
             raise SystemExit(f"{script.name}: the indexed run wrote another {name}")
-    return statistics.median(scans), statistics.median(indexed), statistics.median(starts)
+    return (
+        statistics.median(scans), statistics.median(indexed), statistics.median(starts), max(peaks)
+    )  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -97,15 +103,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         empty = work / "empty.pgn"
         empty.write_text("")
         for script in scripts(args.extra, only):
-            scan, indexed, start = measure(script, pgn, empty, args.repeat, work)
+            scan, indexed, start, peak = measure(script, pgn, empty, args.repeat, work)
             ratio = scan / indexed
             beyond = (scan - start) / max(indexed - start, 0.01)
             ratios.append(ratio)
             rows.append(f"| {script.stem} | {scan:.2f} | {indexed:.2f} | {ratio:.1f} × | "
-                        f"{beyond:.1f} × |")  # fmt: skip
+                        f"{beyond:.1f} × | {peak:.0f} |")  # fmt: skip
             print(rows[-1], flush=True)
-    print("| script | scan CPU s | indexed CPU s | speed-up | beyond start-up |")
-    print("|---|---|---|---|---|")
+    print("| script | scan CPU s | indexed CPU s | speed-up | beyond start-up | indexed peak MB |")
+    print("|---|---|---|---|---|---|")
     print("\n".join(rows))
     print(f"median speed-up {statistics.median(ratios):.1f} ×, least {min(ratios):.1f} ×")
 
