@@ -54,10 +54,10 @@ def _constant_set(squares: int) -> ArrayFn:
 
 @_form(PieceSet)
 def _piece_set(c: ArrayCompiler, node: PieceSet) -> ArrayFn:
-    types, squares = node.types, node.squares
-    if types in (ANYTHING, NOTHING) or squares == 0:
-        return _constant_set(squares if types != NOTHING else 0)
-    mask = np.uint64(squares)
+    constant = constant_squares(node)
+    if constant is not None:
+        return _constant_set(constant)
+    types, mask = node.types, np.uint64(node.squares)
     return lambda positions: positions.content(types) & mask
 
 
