@@ -523,14 +523,10 @@ class _ArrayAnswers:
             return frozenset()
         import numpy as np
 
-        positions = self.positions
-        keep = np.ones(len(positions.starts), dtype=np.bool_)
-        for arrays, truth in zip(self.lists, self.truths, strict=True):
-            if truth is not None:
-                examined = truth & _examined(positions, arrays, skip_initial)
-                counts = positions.count_per_game(examined)
-                keep &= _satisfied(arrays, counts)
-        return frozenset(positions.games[~keep].tolist())
+        keep = np.ones(len(self.positions.starts), dtype=np.bool_)
+        for arrays, counts in _counts_per_game(self, skip_initial):
+            keep &= _satisfied(arrays, counts)
+        return frozenset(self.positions.games[~keep].tolist())
 
     def judge(self, game: int, headers: Mapping[str, str], skip_initial: bool) -> _Outcome | None:
         """The outcome of ``game`` when the arrays decide it (every list exact: its hits;
@@ -585,10 +581,8 @@ def _bindings_may_match(
 
     whole = answers.positions
     keep = np.ones(len(whole.starts), dtype=np.bool_)
-    for arrays, truth in zip(answers.lists, answers.truths, strict=True):
-        if truth is not None:
-            counted = truth & _examined(whole, arrays, skip_initial)
-            keep &= whole.count_per_game(counted) >= arrays.least
+    for arrays, counts in _counts_per_game(answers, skip_initial):
+        keep &= counts >= arrays.least
     kept = np.flatnonzero(keep)
     positions = whole.games_at(kept)
     try:
@@ -615,6 +609,18 @@ def _bindings_may_match(
             hits[first_row] = _game_hits(positions, int(game), truths) if exact else ()
         open_ &= ~ok
     return _Bound(exact, hits)
+
+
+def _counts_per_game(
+    answers: _ArrayAnswers, skip_initial: bool
+) -> Iterator[tuple[ListArrays, NDArray[Any]]]:
+    """Each list with an array form, and per game of the batch the number of examined
+    positions where it holds."""
+    positions = answers.positions
+    for arrays, truth in zip(answers.lists, answers.truths, strict=True):
+        if truth is not None:
+            examined = truth & _examined(positions, arrays, skip_initial)
+            yield arrays, positions.count_per_game(examined)
 
 
 def _satisfied(arrays: ListArrays, counts: NDArray[Any]) -> NDArray[Any]:
