@@ -137,12 +137,22 @@ class MainLines:
     ``ep_square``), the move played from it (``move``: a :class:`chess.Move`, the null
     move where none was), whether that move zeroes the half-move clock or promotes, and
     the squares it leaves and reaches (``touched``; 0 for a null move).
+
+    The row columns are made from the stored ones when a game is first fed: a batch the
+    array forms decide whole never makes them.
     """
 
-    columns: dict[str, Any]
     rows: dict[int, tuple[int, int]]
     #: The columns as the index gave them (what the array forms read).
     stored: Mapping[str, Any] | None = None
+    _made: dict[str, Any] = attrs.field(factory=dict, init=False, repr=False, eq=False)
+
+    @property
+    def columns(self) -> dict[str, Any]:
+        """The row columns, made once."""
+        if not self._made and self.stored is not None:
+            self._made.update(_row_columns(self.stored))
+        return self._made
 
     def of(self, game: int) -> dict[str, list[Any]]:
         """The rows of ``game``, as Python values, column by column."""
@@ -178,13 +188,20 @@ def prepared(a: Mapping[str, Any] | None) -> MainLines:
     import numpy as np
 
     if a is None or not len(a["game"]):
-        return MainLines({}, {})
+        return MainLines({})
     games = a["game"]
     starts = np.flatnonzero(np.diff(games.astype(np.int64), prepend=-1) != 0)
     ends = np.append(starts[1:], len(games))
     rows = dict(
         zip(games[starts].tolist(), zip(starts.tolist(), ends.tolist(), strict=True), strict=True)
     )
+    return MainLines(rows, a)
+
+
+def _row_columns(a: Mapping[str, Any]) -> dict[str, Any]:
+    """The columns :meth:`MainLines.of` reads, made from the stored ones ``a``."""
+    import numpy as np
+
     columns: dict[str, Any] = {name: a[name] for name in BOARD_FIELDS}
     columns["flags"] = a["flags"]
     white, black = a["white"], a["black"]
@@ -207,7 +224,7 @@ def prepared(a: Mapping[str, Any] | None) -> MainLines:
     columns["zeroing"] = zeroing
     columns["promotes"] = promotion > 0
     columns["touched"] = np.where(moved, touched, np.uint64(0))
-    return MainLines(columns, rows, a)
+    return columns
 
 
 #: One move object per (from, to, promotion), shared: moves are values.
