@@ -164,6 +164,11 @@ def test_which_line_moves_the_mark(body: str, plies: int | None) -> None:
             ":matchconsecutive",
         ),
         (":variations :line (Nxe5)", "1:30", "with :variations"),
+        (
+            ":pretransformmatchcount 1 :flipcolor :line (Nxe5)",
+            "1:55",
+            "with :pretransformmatchcount",
+        ),
     ],
 )
 def test_a_line_whose_end_is_not_fixed_is_refused(body: str, place: str, words: str) -> None:
