@@ -197,8 +197,8 @@ def _line_marks(query: ct.Query, ctx: Context) -> list[str]:
     return [
         ctx.refuse(
             "`:line`",
-            f"it marks where its {top.mark_end.plies} played half-moves end, and CQL 6.1"
-            " marks the position where a list matches, where they start",
+            f"it marks where its played moves end, {top.mark_end.plies} half-moves after"
+            " where its list matches, and CQL 6.1 marks the position where a list matches",
             top.mark_end.origin,
             written_as="marked where the moves start",
         )

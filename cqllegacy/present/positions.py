@@ -147,7 +147,8 @@ def _marked(
         # A list whose mark a :line moves (X3) matched where the line's moves start.
         start = node
         for _ in range(0 if top.mark_end is None else top.mark_end.plies):
-            start = start.parent or start
+            assert start.parent is not None, "a :line marked before the game's start"
+            start = start.parent
         at = board if start is node else start.board()
         found = witness(top.body, start, scope=scope, board=at, plan=plan)
         highlighted |= highlighted_squares(found, board)

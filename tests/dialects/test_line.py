@@ -322,7 +322,7 @@ def test_its_translation_is_refused_naming_the_line(body: str) -> None:
         translate(text)
     column = 1 + text.splitlines()[1].index(":line")
     said = str(caught.value)
-    assert f"`:line` at 2:{column}" in said and "played half-moves end" in said
+    assert f"`:line` at 2:{column}" in said and f"end, {PLAYED[body]} half-moves after" in said
 
 
 @pytest.mark.parametrize("body", sorted(CASES))
