@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 import attrs
 from cqllegacy.translator.errors import translation_error
+from cqllegacy.translator.line_marks import LineMarkError, list_ends
 from cqllegacy.translator.orbits import (
     Budget,
     choose_compact,
@@ -556,7 +557,9 @@ class _Builder:
             )
         mark = self._mark(pl)
         kept = main_line_only if keep_to_mainline else _unchanged
-        if pretransform and transform_keywords(pl):
+        pretransformed = bool(pretransform and transform_keywords(pl))
+        end = self._line_end(pl, mark, pretransformed, bool(in_variations))
+        if pretransformed:
             body = self._pretransform_body(pl, pretransform[0].range, scope_parts, ctx)
             body = [kept(f) for f in body]
             return core.TopList(_body(prefix, body), None, mark, scope, origin=_origin(pl))
@@ -565,8 +568,31 @@ class _Builder:
             matchcount = _bounds((counts + pretransform)[0].range)
         parts = [kept(f) for f in list_parts(pl, ctx, top=True)]
         return core.TopList(
-            _body([*prefix, *scope_parts], parts), matchcount, mark, scope, origin=_origin(pl)
+            _body([*prefix, *scope_parts], parts),
+            matchcount,
+            mark,
+            scope,
+            origin=_origin(pl),
+            mark_end=end,
         )
+
+    def _line_end(
+        self, pl: PositionList, mark: core.Mark, pretransformed: bool, in_variations: bool
+    ) -> core.LineEnd | None:
+        """Where the list's mark goes when a ``:line`` moves it (X3; line_marks)."""
+        if mark is core.Mark.NONE:
+            return None
+        try:
+            ends = list_ends(pl)
+        except LineMarkError as exc:
+            raise exc.error(self.path) from None
+        if not ends:
+            return None
+        ((plies, span),) = ends.items()
+        if pretransformed or in_variations:
+            why = "with :pretransformmatchcount" if pretransformed else "with :variations"
+            raise LineMarkError(f"in a list {why}", span).error(self.path)
+        return core.LineEnd(plies, origin=core.Origin("`:line`", span))
 
     def _pretransform_body(
         self, pl: PositionList, r: Range, scope_parts: list[core.Filter], ctx: TranslationContext

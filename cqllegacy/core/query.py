@@ -36,6 +36,19 @@ class Scope(enum.Enum):
 
 
 @attrs.frozen(slots=True)
+class LineEnd:
+    """Where a top-level list puts its mark: ``plies`` half-moves further along the line
+    being followed from each position the list marks, where the played part of Scidb's
+    ``:line`` (``origin``) ends (X3).  The list still matches, and counts, where the
+    line starts; only the marked position moves.  The main continuation is the line
+    followed (the translator refuses a marked ``:line`` in a list that follows
+    variations)."""
+
+    plies: int
+    origin: Origin | None = origin_field()
+
+
+@attrs.frozen(slots=True)
 class TopList:
     """One top-level condition of a game: ``body`` evaluated at every examined position.
 
@@ -48,6 +61,8 @@ class TopList:
     mark: Mark = Mark.ALL
     scope: Scope = Scope.MAINLINE
     origin: Origin | None = origin_field()
+    #: Where the mark goes instead of the matching position (Scidb's ``:line``, X3).
+    mark_end: LineEnd | None = None
 
 
 @attrs.frozen(slots=True)

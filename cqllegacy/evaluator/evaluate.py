@@ -35,7 +35,7 @@ True
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -141,6 +141,10 @@ class GameMatch:
 # --------------------------------------------------------------------------------------
 
 
+def _next_ply(p: int) -> int:
+    return p + 1
+
+
 class CompiledQuery:
     """A query ready to run on many games; build it with :func:`compile_query`.
 
@@ -234,6 +238,7 @@ class CompiledQuery:
         ``skip_initial`` leaves the start position unexamined (L1's flag); ``variations``
         makes every list examine, and follow, the variations too.
         """
+        self._follows_variations(variations)
         info = GameInfo.from_headers(game.headers)
         if not self._ordinal_ok(ordinal) or not self._tags_ok(Context(None, info)):
             return GameMatch(False, ())
@@ -243,7 +248,7 @@ class CompiledQuery:
             identities=self.analysis.identities,
         )
         verdict = self._tree.verdict(table, info, skip_initial, variations)
-        return self._game_match(verdict, table.nodes)
+        return self._game_match(verdict, table.nodes, table.main_child.__getitem__)
 
     def stream(
         self,
@@ -261,6 +266,7 @@ class CompiledQuery:
         matched (None: it has variations this query examines; use :meth:`evaluate`), and
         :meth:`stream_match` turns a verdict into the :class:`GameMatch` of the game tree.
         """
+        self._follows_variations(variations)
         if self._streams is None:
             return None
         info = GameInfo.from_headers(headers)
@@ -391,15 +397,47 @@ class CompiledQuery:
             return GameMatch(False, ())
         return self._game_match(Verdict(True, hits), positions)
 
-    def _game_match(self, verdict: Verdict, nodes: Sequence[Any]) -> GameMatch:
+    def _follows_variations(self, variations: bool) -> None:
+        """Refuse to follow every variation with a list whose mark a ``:line`` moves: its
+        played moves may end in several continuations (X3)."""
+        if not variations:
+            return
+        for top in self.query.lists:
+            if top.mark_end is not None:
+                raise QueryError(
+                    f"{top.mark_end.origin or '`:line`'} marks where its played moves end,"
+                    " which with variations followed may be several positions: run without"
+                    " --variations, or mark nothing with :noannotate"
+                )
+
+    def _game_match(
+        self, verdict: Verdict, nodes: Sequence[Any], after: Callable[[int], int] = _next_ply
+    ) -> GameMatch:
+        """The match of a verdict, positions named by ``nodes`` (by the verdict's position
+        numbers); ``after`` gives the position the line followed reaches from a position
+        (-1 at its end): the main continuation, one half-move on.  A list whose mark a
+        ``:line`` moves (X3) names, and marks, where the line's played moves end."""
         if not verdict.matched:
             return GameMatch(False, ())
         lists = []
         for compiled, hits in zip(self._lists, verdict.hits, strict=True):
+            end = compiled.source.mark_end
+            if end is not None:
+                hits = tuple(_line_end(p, end.plies, after) for p in hits)
             positions = tuple(nodes[p] for p in hits)
             marked = {Mark.ALL: positions, Mark.FIRST: positions[:1], Mark.NONE: ()}
             lists.append(ListMatch(len(hits), positions, marked[compiled.source.mark]))
         return GameMatch(True, tuple(lists))
+
+
+def _line_end(p: int, plies: int, after: Callable[[int], int]) -> int:
+    """The position ``plies`` half-moves on from ``p`` along the main continuations: where
+    a ``:line`` that matched at ``p`` ends its played moves, which the game holds."""
+    for _ in range(plies):
+        p = after(p)
+        if p < 0:
+            raise AssertionError("a :line matched past the end of its line")
+    return p
 
 
 @functools.lru_cache(maxsize=8)

@@ -133,11 +133,13 @@ class MovePattern:
 @attrs.frozen
 class LineMoves:
     """A whole ``:line`` argument: the played moves, the hypothetical ones after ``|``
-    (``None`` without ``|``), and where the ``|`` stands."""
+    (``None`` without ``|``), where the ``|`` stands, and the argument's text (its
+    tokens separated by single spaces)."""
 
     played: tuple[MovePattern, ...]
     hypothetical: tuple[MovePattern, ...] | None = None
     bar: int | None = None
+    text: str = ""
 
     @property
     def numbered(self) -> bool:
@@ -308,6 +310,7 @@ def read_moves(text: str, base: int) -> LineMoves:
         tuple(numbered[: len(played)]),
         None if hypothetical is None else tuple(numbered[len(played) :]),
         bar,
+        " ".join(token for token, _ in _tokens(text, base)),
     )
 
 
@@ -492,4 +495,4 @@ def line_item(moves: LineMoves) -> t.PositionItem:
         return lists[0][0]  # ``:line (| …)``, as the printer writes the item
     position_lists = tuple(t.PositionList(tuple(items)) for items in lists)
     keyword = t.ListKeyword.SEQUENCE if len(position_lists) > 1 else t.ListKeyword.AND
-    return t.ListOfLists(keyword, position_lists)
+    return t.ListOfLists(keyword, position_lists, line=moves.text)

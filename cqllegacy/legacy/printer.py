@@ -90,7 +90,7 @@ def _single_line_span(item: object) -> Span | None:
 def _multi_line(item: object) -> bool:
     if isinstance(item, t.PositionList | t.Relation):
         return bool(item.items)
-    return isinstance(item, t.ListOfLists) and bool(item.lists)
+    return isinstance(item, t.ListOfLists) and bool(item.lists) and item.line is None
 
 
 @functools.singledispatch
@@ -105,6 +105,8 @@ def _(item: t.PositionList, indent: str) -> list[str]:
 
 @_lines.register
 def _(item: t.ListOfLists, indent: str) -> list[str]:
+    if item.line is not None:  # Scidb's :line, read back as the same item
+        return [f"{indent}:line ({item.line})"]
     head = f":{item.keyword.value} ("
     if not item.lists:
         return [indent + head + ")"]

@@ -342,13 +342,17 @@ class ListKeyword(enum.Enum):
 
 @attrs.frozen(slots=True)
 class ListOfLists:
-    """``:and``, ``:or``, ``:sequence``, ``:gappedsequence`` with their position lists."""
+    """``:and``, ``:or``, ``:sequence``, ``:gappedsequence`` with their position lists.
+
+    ``line`` is the move text of Scidb's ``:line`` when the reader built the item from
+    one (X3): its played moves, which mark where they end; the printer writes it back."""
 
     KEYWORD = keyed(ListKeyword, Shape.LISTS)
 
     keyword: ListKeyword
     lists: tuple[PositionList, ...]
     span: Span = span_field()
+    line: str | None = None
 
 
 class RelationFlagKeyword(enum.Enum):

@@ -191,6 +191,22 @@ def print_query(query: ct.Query, *, approximate: bool = False) -> str:
             raise NotExpressible("query", "its filters nest too deeply to print") from None
 
 
+def _line_marks(query: ct.Query, ctx: Context) -> list[str]:
+    """Refuse a list whose mark a ``:line`` moves to where its played moves end (X3):
+    CQL 6.1 marks the position where the list matches, the line's start."""
+    return [
+        ctx.refuse(
+            "`:line`",
+            f"it marks where its played moves end, {top.mark_end.plies} half-moves after"
+            " where its list matches, and CQL 6.1 marks the position where a list matches",
+            top.mark_end.origin,
+            written_as="marked where the moves start",
+        )
+        for top in query.lists
+        if top.mark_end is not None
+    ]
+
+
 def _print_query(query: ct.Query, ctx: Context) -> str:
     if not query.lists:
         raise NotExpressible("query", "it has no top-level list")
@@ -200,6 +216,7 @@ def _print_query(query: ct.Query, ctx: Context) -> str:
     lines = [comment_line(text, ctx) for text in encoded.leading_comments]
     body = with_a_filter(encoded.items)
     opening, laid_out = lay_out(body, print_items(body, ctx))
+    notes += _line_marks(query, ctx)  # after the body, whose refusals name more
     lines += [*header_notes, *notes, with_comment(header, opening)]
     for printed in laid_out:
         lines += printed.lines

@@ -377,7 +377,11 @@ def _settings_words(facts: ListFacts) -> str:
     flags = {item.keyword for item in pl.items if isinstance(item, lt.Flag)}
     words = []
     if facts.top is not None:
-        words += [_MARK_WORDS[facts.top.mark], _scope_words(facts.top)]
+        words.append(_MARK_WORDS[facts.top.mark])
+        if facts.top.mark_end is not None:
+            plies = facts.top.mark_end.plies
+            words[-1] += f" where the :line's played moves end ({plies} half-moves on)"
+        words.append(_scope_words(facts.top))
     if lt.FlagKeyword.NOT in flags:
         words.append("negated (:not)")
     for item in pl.items:

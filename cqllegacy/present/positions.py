@@ -143,7 +143,14 @@ def _marked(
     texts: list[str] = []
     for index in lists:
         scope = scope_of(query, index, variations)
-        found = witness(query.lists[index].body, node, scope=scope, board=board, plan=plan)
+        top = query.lists[index]
+        # A list whose mark a :line moves (X3) matched where the line's moves start.
+        start = node
+        for _ in range(0 if top.mark_end is None else top.mark_end.plies):
+            assert start.parent is not None, "a :line marked before the game's start"
+            start = start.parent
+        at = board if start is node else start.board()
+        found = witness(top.body, start, scope=scope, board=at, plan=plan)
         highlighted |= highlighted_squares(found, board)
         texts += designator_texts(found)
     move = san = move_text = None

@@ -9,7 +9,8 @@ Each line is::
 ``ordinal`` is the game's 1-based number in the whole input (all files, in the order
 given), ``file_ordinal`` its number inside ``file``.  ``lists`` has one entry per
 top-level list of the query: ``count`` is the number of examined positions where it
-matched and ``plies`` names those positions (see :func:`position_key`).
+matched and ``plies`` names those positions (see :func:`position_key`); for a list whose
+mark Scidb's ``:line`` moves, the positions where its played moves end (X3).
 
 A main-line position is an integer: the number of half-moves from the game's start
 position (0 is the start position, also for a game that starts from a FEN).  A position

@@ -2,20 +2,22 @@
 standard position lists.  Each script below runs on the documented games (the Légal mate,
 Falkbeer–N.N. 1847, Réti–Tartakower 1910), their colour-flipped twins, games that stop
 after the played part, and every game of the other fixtures; the positions it marks are
-those an independent python-chess predicate names.  The CQL 6.1 translation parses with
-chessql and marks the same positions; an indexed run answers as the scan."""
+where the played moves end, after the moves an independent python-chess predicate names
+(X3).  A marked line has no CQL 6.1 form: the approximate translation parses with chessql
+and marks where the moves start; an indexed run answers as the scan."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
 
+import attrs
 import chess
 import chess.pgn
 import pytest
 from cqllegacy.translator import to_core, translate
 
-from cqllegacy.api import index
+from cqllegacy.api import Query, index
 from cqllegacy.legacy import LegacySyntaxError, read_script
 from cqllegacy.legacy.printer import print_script
 from cqllegacy.modern.errors import NotExpressible
@@ -38,6 +40,11 @@ def expected(predicate: Predicate) -> dict[int, set[int]]:
 
 def marked(text: str, *, use_index: Path | None = None) -> dict[int, set[int]]:
     return helpers.marked(text, GAMES if use_index is None else [use_index])
+
+
+def shifted(found: dict[int, set[int]], plies: int) -> dict[int, set[int]]:
+    """``found`` with every ply ``plies`` half-moves on."""
+    return {game: {ply + plies for ply in each} for game, each in found.items()}
 
 
 # --- the predicates: one move of the pattern each, from python-chess's boards ------------
@@ -147,6 +154,20 @@ CASES: dict[str, Predicate] = {
 }
 
 
+#: How many moves each script below plays (those before `|`), counted by hand: where its
+#: mark goes, after the moves its predicate checks.
+PLAYED = {
+    ":flipcolor :line (Nxe5 bxQ B:f7+)": 3,
+    ":flipcolor :line (Qd8+ kxQ B:g5++ k [RB]d8#)": 5,
+    ":flipcolor :line (N:+*)": 1,
+    ":line (O-O-O -- R-)": 3,
+    ":flipcolor :line (Nxe5 bxQ B:f7+ | ke7! Nd5#)": 3,
+    ":flipcolor :line (Qd8+ | kxd8! B:g5++ k [RB]d8#)": 1,
+    ":flipcolor :line (k!)": 1,
+    ":line (A:+ | -- :#)": 1,
+}
+
+
 def _mates(board: chess.Board, move: chess.Move, white: bool) -> bool:
     after = board.copy(stack=False)
     after.push(move)
@@ -252,7 +273,7 @@ def test_moves_after_the_bar_need_only_be_legal(body: str) -> None:
     text = f"(match (position :markall {body}))"
     want = expected(HYPOTHETICAL[body])
     assert want, f"{body}: the games hold no example; the test would prove nothing"
-    assert marked(text) == want
+    assert marked(text) == shifted(want, PLAYED[body])
 
 
 @pytest.mark.parametrize("body", sorted(HYPOTHETICAL))
@@ -280,19 +301,39 @@ def test_the_printed_script_reads_back_as_the_same_query(body: str) -> None:
 
 
 @pytest.mark.parametrize("body", sorted(CASES))
-def test_a_line_marks_the_positions_its_moves_start_from(body: str) -> None:
+def test_a_line_marks_the_position_where_its_played_moves_end(body: str) -> None:
     text = f"(match (position :markall {body}))"
     want = expected(CASES[body])
     assert want, f"{body}: the games hold no example; the test would prove nothing"
-    assert marked(text) == want
+    assert marked(text) == shifted(want, PLAYED[body])
 
 
 @pytest.mark.parametrize("body", sorted(CASES))
-def test_its_cql_6_translation_parses_and_marks_the_same_positions(body: str) -> None:
+def test_its_count_is_that_of_the_positions_the_moves_start_from(body: str) -> None:
+    found = Query.from_text(f"(match (position :markall {body}))").search(GAMES)
+    counts = {match.ordinal: match.lists[0].count for match in found}
+    assert counts == {game: len(plies) for game, plies in expected(CASES[body]).items()}
+
+
+@pytest.mark.parametrize("body", sorted(CASES))
+def test_its_translation_is_refused_naming_the_line(body: str) -> None:
+    text = f"(match\n  (position :markall {body}))"
+    with pytest.raises(NotExpressible) as caught:
+        translate(text)
+    column = 1 + text.splitlines()[1].index(":line")
+    said = str(caught.value)
+    assert f"`:line` at 2:{column}" in said and f"end, {PLAYED[body]} half-moves after" in said
+
+
+@pytest.mark.parametrize("body", sorted(CASES))
+def test_its_approximate_cql_6_translation_parses_and_marks_where_the_moves_start(
+    body: str,
+) -> None:
     text = f"(match (position :markall {body}))"
-    modern = translate(text)
+    modern = translate(text, approximate=True)
+    assert "// approximate: `:line`" in modern
     assert_cql(modern)
-    assert marked(modern) == marked(text)
+    assert marked(modern) == expected(CASES[body])
 
 
 def _game_ordinals(event_part: str) -> set[int]:
@@ -360,10 +401,15 @@ def test_an_indexed_run_answers_as_the_scan(tmp_path: Path) -> None:
     ],
 )
 def test_a_line_is_read_as_its_standard_sequence(line: str, standard: str) -> None:
-    dialect = read_script(f"(match (position :line {line}))")
+    dialect = to_core(read_script(f"(match (position :line {line}))"))
     keyword, lists = standard[1:].split(" ", 1)
-    spelled = read_script(f"(match (position {keyword} {lists[:-1]}))")
-    assert to_core(dialect) == to_core(spelled)
+    spelled = to_core(read_script(f"(match (position {keyword} {lists[:-1]}))"))
+    # It matches where its standard spelling does; only its mark moves, one half-move
+    # per played move (each of these plays one, or two for a :sequence of moves).
+    assert attrs.evolve(dialect.lists[0], mark_end=None) == spelled.lists[0]
+    end = dialect.lists[0].mark_end
+    assert end is not None
+    assert end.plies == len([token for token in line[1:-1].split() if token != "ep"])
 
 
 @pytest.mark.parametrize(
