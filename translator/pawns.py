@@ -186,6 +186,26 @@ def _enemy_facts(attribute: lt.PawnAttribute, color: chess.Color) -> core.Filter
     return None
 
 
+#: The square variable of ``candidate``'s loop over the pawns.
+CANDIDATE_VARIABLE = "candidate"
+
+
+def _candidate(color: chess.Color) -> core.Filter:
+    """The pawns of ``color`` with no enemy pawn ahead on their file whose supporters
+    (pawns of their colour on the files next to them, level or behind) are at least as
+    many as the enemy pawns ahead on those files: a loop over the pawns, since the two
+    counts are the pawn's own."""
+    own = _pieces(_PAWN_LETTER[color])
+    enemy = _pieces(_PAWN_LETTER[not color])
+    pawn = core.SquareVariable(CANDIDATE_VARIABLE)
+    side = _beside(pawn)
+    supporters = core.Intersection((own, core.Union((side, _moved(_BEHIND[color], side)))))
+    sentries = core.Intersection((enemy, _moved(_AHEAD[color], side)))
+    outnumbered = core.Compare(core.CompareOp.GE, core.Count(supporters), core.Count(sentries))
+    not_blocked = core.Complement(_moved(_BEHIND[color], enemy))
+    return core.Intersection((not_blocked, core.SquareLoop(CANDIDATE_VARIABLE, own, outnumbered)))
+
+
 def condition_set(
     attribute: lt.PawnAttribute,
     color: chess.Color,
@@ -220,6 +240,11 @@ def condition_set(
         return core.Union(tuple(core.DirectionSet(d, own, 1, 1) for d in _DEFENDS_TOWARDS[color]))
     if attribute is lt.PawnAttribute.INSIDE:
         return _inside(color, defender_to_move)
+    if attribute is lt.PawnAttribute.CANDIDATE:
+        return _candidate(color)
+    if attribute is lt.PawnAttribute.CANDIDATE_NOT_PASSED:  # the help: candidate-!passed
+        passed = condition_set(lt.PawnAttribute.PASSED, color)
+        return core.Intersection((_candidate(color), core.Complement(passed)))
     return _structure(attribute, own, count)
 
 

@@ -49,6 +49,8 @@ class PawnAttribute(enum.Enum):
     CHAINED = "chained"
     CONSECUTIVE = "consecutive"
     CONSECUTIVE_EXACTLY = "consecutive!"
+    CANDIDATE = "candidate"
+    CANDIDATE_NOT_PASSED = "candidate!"
 
 
 #: The attributes that take a count, ``consecutive(3)``, and the counts the help allows.

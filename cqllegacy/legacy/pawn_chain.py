@@ -57,11 +57,6 @@ PAWN_ATTRIBUTES_REFUSED: dict[str, str] = {
         "counts the pawns of one chain, and the help does not say which chain a pawn on "
         "two diagonals with pawns of its colour belongs to"
     ),
-    "candidate": (
-        "compares two counts for each pawn (its supporters and the enemy pawns ahead on the "
-        "files next to it); the set filters `:pawncount` is written with cannot say it"
-    ),
-    "candidate!": "is `candidate-!passed`, and `candidate` is refused",
     "stopped": (
         "the help does not say which rank the enemy pawn stands next to: the pawn's own, "
         "or that of the square ahead of it"
