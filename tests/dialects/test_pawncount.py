@@ -493,6 +493,22 @@ def test_the_index_gives_what_the_scan_gives(text: str, tmp_path: Path) -> None:
     assert_index_gives_scan(text, indexed_copy(tmp_path, GAMES))
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(match (position :markall :pawncount P[a-d?] candidate!-stoppable >=1 :shifthorizontal))",
+        "(match (position :markall :pawncount P candidate-!passed 1 :flipvertical))",
+        "(match (position :markall :pawncount P integrated-chained-!consecutive(3) 4 :flip))",
+    ],
+)
+def test_under_a_transform_the_translation_marks_the_same_positions(text: str) -> None:
+    modern = translate(text)
+    assert_cql(modern)
+    found = marked(text)
+    assert found, "a query that matches nothing proves little"
+    assert marked(modern) == found
+
+
 def test_check_names_pawncount_as_a_dialect_form() -> None:
     script = read_script("(match (position :pawncount P passed 1))")
     assert [form for form, _ in script.dialect_forms] == ["`:pawncount`"]
@@ -504,6 +520,10 @@ def test_the_item_prints_back_as_it_reads() -> None:
     script = read_script("(match (position :pawncount [Pp] !passed-double 2 5))")
     printed = print_script(script)
     assert ":pawncount [Pp] !passed-double 2 5" in printed
+    assert read_script(printed).match == script.match
+    script = read_script("(match (position :pawncount P !consecutive!(3)-candidate! 1))")
+    printed = print_script(script)
+    assert ":pawncount P !consecutive!(3)-candidate! 1" in printed
     assert read_script(printed).match == script.match
 
 
