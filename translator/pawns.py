@@ -4,8 +4,8 @@ Each attribute is a *condition set*: the squares where a pawn of one colour woul
 that attribute, given the other pawns and the kings on the board.  The pawns counted are
 those of the designator that stand in every condition set of the chain (or outside it,
 for a ``!`` test).  Every attribute is a fact of the pawn on the board, so the chain is
-an intersection and CQL 6.1 says it with ``up``/``down``/``horizontal``/``vertical``,
-``~``, ``&``, ``|`` and ``#`` alone (semantics: S-pawncount).
+an intersection and CQL 6.1 says it with direction filters (``up``, ``left``,
+``diagonal`` …), square lists, ``~``, ``&``, ``|`` and ``#`` alone (semantics: S-pawncount).
 
 >>> from cqllegacy.legacy import read_script
 >>> item = read_script("(match (position :pawncount P passed 1))").match.items[0].items[0]
@@ -93,14 +93,132 @@ def _inside(color: chess.Color, defender_to_move: bool) -> core.Filter:
     return core.Union(tuple(parts))
 
 
+def _adjacent_files(files: core.Filter) -> tuple[core.Filter, core.Filter]:
+    """The squares whose file's left (right) neighbour is one of ``files``."""
+    return (
+        core.DirectionSet(Direction.RIGHT, files, 1, 1),
+        core.DirectionSet(Direction.LEFT, files, 1, 1),
+    )
+
+
+def _squares(mask: int) -> core.Filter:
+    return core.PieceSet(ANYTHING, mask)
+
+
+def _run(own: core.Filter, length: int, exactly: bool) -> core.Filter:
+    """The squares in a run of at least (``exactly``) ``length`` pawns of ``own`` standing
+    one behind another on a file: the union, over the run's places that hold the square,
+    of the squares whose run-mates all stand there (and, for ``exactly``, whose run ends
+    on both sides)."""
+    windows: list[core.Filter] = []
+    for below in range(length):  # how many of the run stand below the square
+        parts: list[core.Filter] = [
+            core.DirectionSet(
+                Direction.DOWN if step > 0 else Direction.UP, own, abs(step), abs(step)
+            )
+            for step in range(-below, length - below)
+            if step != 0
+        ]
+        if exactly:
+            for direction, step in ((Direction.UP, below + 1), (Direction.DOWN, length - below)):
+                parts.append(core.Complement(core.DirectionSet(direction, own, step, step)))
+        windows.append(parts[0] if len(parts) == 1 else core.Intersection(tuple(parts)))
+    return core.Union(tuple(windows))
+
+
+def _structure(attribute: lt.PawnAttribute, own: core.Filter, count: int | None) -> core.Filter:
+    """The attributes that look at the pawns of the pawn's own colour alone (besides
+    ``double``, ``connected``, ``isolated`` and ``backward``)."""
+    left, right = _adjacent_files(_files_of(own))
+    if attribute is lt.PawnAttribute.INTEGRATED:  # an edge pawn has one file next to it
+        return core.Intersection(
+            (
+                core.Union((left, _squares(chess.BB_FILE_A))),
+                core.Union((right, _squares(chess.BB_FILE_H))),
+            )
+        )
+    if attribute is lt.PawnAttribute.HALFISOLATED:
+        one_side = core.Union(
+            (
+                core.Intersection((left, core.Complement(right))),
+                core.Intersection((right, core.Complement(left))),
+            )
+        )
+        return core.Intersection((one_side, _squares(_INNER_FILES)))
+    if attribute is lt.PawnAttribute.CHAINED:  # defended by, or defending, one of its colour
+        return core.DirectionSet(Direction.DIAGONAL, own, 1, 1)
+    exactly = attribute is lt.PawnAttribute.CONSECUTIVE_EXACTLY
+    assert attribute is lt.PawnAttribute.CONSECUTIVE or exactly
+    return _run(own, 2 if count is None else count, exactly)
+
+
+_INNER_FILES = chess.BB_ALL & ~(chess.BB_FILE_A | chess.BB_FILE_H)
+_DEFENDED_FROM = {
+    chess.WHITE: (Direction.NORTHEAST, Direction.NORTHWEST),
+    chess.BLACK: (Direction.SOUTHEAST, Direction.SOUTHWEST),
+}
+_DEFENDS_TOWARDS = {
+    chess.WHITE: (Direction.SOUTHEAST, Direction.SOUTHWEST),
+    chess.BLACK: (Direction.NORTHEAST, Direction.NORTHWEST),
+}
+_ENEMY_HALF = {
+    chess.WHITE: BB_RANKS[4] | BB_RANKS[5] | BB_RANKS[6] | BB_RANKS[7],
+    chess.BLACK: BB_RANKS[0] | BB_RANKS[1] | BB_RANKS[2] | BB_RANKS[3],
+}
+
+
+def _enemy_facts(attribute: lt.PawnAttribute, color: chess.Color) -> core.Filter | None:
+    """The attributes that look at the enemy pawns alone (besides ``passed`` and
+    ``blocked``), and ``advanced``; None for another attribute."""
+    enemy = _pieces(_PAWN_LETTER[not color])
+    ahead, behind = _AHEAD[color], _BEHIND[color]
+    if attribute is lt.PawnAttribute.BLOCKED_HEAD_ON:
+        return core.DirectionSet(behind, enemy, 1, 1)
+    if attribute is lt.PawnAttribute.STOPPABLE:
+        return _moved(behind, _beside(enemy))
+    not_blocked = core.Complement(_moved(behind, enemy))
+    if attribute is lt.PawnAttribute.BEHIND:
+        return core.Intersection((_moved(ahead, enemy), not_blocked))
+    if attribute is lt.PawnAttribute.BEHIND_NEXT:
+        return core.Intersection((core.DirectionSet(ahead, enemy, 1, 1), not_blocked))
+    if attribute is lt.PawnAttribute.ADVANCED:
+        return _squares(_ENEMY_HALF[color])
+    return None
+
+
+#: The square variable of ``candidate``'s loop over the pawns.
+CANDIDATE_VARIABLE = "candidate"
+
+
+def _candidate(color: chess.Color) -> core.Filter:
+    """The pawns of ``color`` with no enemy pawn ahead on their file whose supporters
+    (pawns of their colour on the files next to them, level or behind) are at least as
+    many as the enemy pawns ahead on those files: a loop over the pawns, since the two
+    counts are the pawn's own."""
+    own = _pieces(_PAWN_LETTER[color])
+    enemy = _pieces(_PAWN_LETTER[not color])
+    pawn = core.SquareVariable(CANDIDATE_VARIABLE)
+    side = _beside(pawn)
+    supporters = core.Intersection((own, core.Union((side, _moved(_BEHIND[color], side)))))
+    sentries = core.Intersection((enemy, _moved(_AHEAD[color], side)))
+    outnumbered = core.Compare(core.CompareOp.GE, core.Count(supporters), core.Count(sentries))
+    not_blocked = core.Complement(_moved(_BEHIND[color], enemy))
+    return core.Intersection((not_blocked, core.SquareLoop(CANDIDATE_VARIABLE, own, outnumbered)))
+
+
 def condition_set(
-    attribute: lt.PawnAttribute, color: chess.Color, defender_to_move: bool = False
+    attribute: lt.PawnAttribute,
+    color: chess.Color,
+    defender_to_move: bool = False,
+    count: int | None = None,
 ) -> core.Filter:
-    """The squares where a pawn of ``color`` has ``attribute``; ``defender_to_move``
-    matters to ``inside`` alone."""
+    """The squares where a pawn of ``color`` has ``attribute`` (with its ``count`` where
+    it takes one); ``defender_to_move`` matters to ``inside`` alone."""
     own = _pieces(_PAWN_LETTER[color])
     enemy = _pieces(_PAWN_LETTER[not color])
     neighbours = _files_of(_beside(own))  # a pawn of its colour on a file next to it
+    if (found := _enemy_facts(attribute, color)) is not None:
+        return found
     if attribute is lt.PawnAttribute.DOUBLE:
         return _moved(Direction.VERTICAL, own)
     if attribute is lt.PawnAttribute.CONNECTED:
@@ -116,8 +234,18 @@ def condition_set(
         side = _beside(own)
         level_or_behind = core.Union((side, _moved(_AHEAD[color], side)))
         return core.Intersection((neighbours, core.Complement(level_or_behind)))
-    assert attribute is lt.PawnAttribute.INSIDE
-    return _inside(color, defender_to_move)
+    if attribute is lt.PawnAttribute.DEFENDED:
+        return core.Union(tuple(core.DirectionSet(d, own, 1, 1) for d in _DEFENDED_FROM[color]))
+    if attribute is lt.PawnAttribute.DEFENDER:
+        return core.Union(tuple(core.DirectionSet(d, own, 1, 1) for d in _DEFENDS_TOWARDS[color]))
+    if attribute is lt.PawnAttribute.INSIDE:
+        return _inside(color, defender_to_move)
+    if attribute is lt.PawnAttribute.CANDIDATE:
+        return _candidate(color)
+    if attribute is lt.PawnAttribute.CANDIDATE_NOT_PASSED:  # the help: candidate-!passed
+        passed = condition_set(lt.PawnAttribute.PASSED, color)
+        return core.Intersection((_candidate(color), core.Complement(passed)))
+    return _structure(attribute, own, count)
 
 
 def _counted(
@@ -129,7 +257,7 @@ def _counted(
         return None
     parts: list[core.Filter] = [core.PieceSet(pawn, designator.squares)]
     for test in chain.tests:
-        condition = condition_set(test.attribute, color, defender_to_move)
+        condition = condition_set(test.attribute, color, defender_to_move, test.count)
         parts.append(core.Complement(condition) if test.negated else condition)
     return core.Intersection(tuple(parts))
 

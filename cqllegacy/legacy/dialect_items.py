@@ -37,17 +37,45 @@ class PawnAttribute(enum.Enum):
     BACKWARD = "backward"
     BLOCKED = "blocked"
     INSIDE = "inside"
+    BLOCKED_HEAD_ON = "blocked!"
+    BEHIND = "behind"
+    BEHIND_NEXT = "behind!"
+    STOPPABLE = "stoppable"
+    ADVANCED = "advanced"
+    INTEGRATED = "integrated"
+    HALFISOLATED = "halfisolated"
+    DEFENDED = "defended"
+    DEFENDER = "defender"
+    CHAINED = "chained"
+    CONSECUTIVE = "consecutive"
+    CONSECUTIVE_EXACTLY = "consecutive!"
+    CANDIDATE = "candidate"
+    CANDIDATE_NOT_PASSED = "candidate!"
+
+
+#: The attributes that take a count, ``consecutive(3)``, and the counts the help allows.
+PAWN_ATTRIBUTE_COUNTS: dict[PawnAttribute, range] = {
+    PawnAttribute.CONSECUTIVE: range(2, 7),
+    PawnAttribute.CONSECUTIVE_EXACTLY: range(2, 7),
+}
 
 
 @attrs.frozen(slots=True)
 class PawnTest:
-    """One link of a ``:pawncount`` chain: an attribute, or its negation (``!passed``)."""
+    """One link of a ``:pawncount`` chain: an attribute, or its negation (``!passed``),
+    with its count where it takes one (``consecutive(3)``)."""
 
     attribute: PawnAttribute
     negated: bool = False
+    count: int | None = None
+
+    @property
+    def word(self) -> str:
+        """The attribute as the script spells it, without the ``!`` that negates it."""
+        return self.attribute.value + ("" if self.count is None else f"({self.count})")
 
     def __str__(self) -> str:
-        return ("!" if self.negated else "") + self.attribute.value
+        return ("!" if self.negated else "") + self.word
 
 
 @attrs.frozen(slots=True)

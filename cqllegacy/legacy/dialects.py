@@ -30,6 +30,7 @@ import chess
 
 from cqllegacy.legacy import tree as t
 from cqllegacy.legacy.lexical import parse_designator
+from cqllegacy.legacy.pawn_chain import PawnChainFault, read_pawn_chain
 from cqllegacy.vocab.fen import PositionKey, position_key
 from cqllegacy.vocab.spans import Span
 from cqllegacy.vocab.squares import LIGHT_SQUARES
@@ -656,116 +657,6 @@ def refusal(name: str) -> str | None:
     if reason is None:
         return None
     return f"Scidb extension `:{name}`: {reason}"
-
-
-# --------------------------------------------------------------------------------------
-# :pawncount's attribute chain (X4)
-# --------------------------------------------------------------------------------------
-
-#: Attributes the help names whose meaning is not settled by ordinary chess usage, or
-#: which count something other than pawns: refused by name (X4, X5).
-_PAWN_ATTRIBUTES_REFUSED: frozenset[str] = frozenset(
-    [
-        "single",
-        "single!",
-        "double!",
-        "triple",
-        "triple!",
-        "uno",
-        "uno!",
-        "duo",
-        "duo!",
-        "trio",
-        "trio!",
-        "quart",
-        "quart!",
-        "integrated",
-        "halfisolated",
-        "defended",
-        "defender",
-        "chained",
-        "chained!",
-        "candidate",
-        "candidate!",
-        "blocked!",
-        "behind",
-        "behind!",
-        "stoppable",
-        "stopped",
-        "advanced",
-        "consecutive",
-        "consecutive!",
-        "symmetrical",
-        "mirrored",
-        "forefront",
-        "rear",
-        "islands",
-        "islands!",
-        "compounds",
-        "compounds!",
-        "files",
-        "files!",
-        "ranks",
-        "ranks!",
-        "bothsides",
-        "oneside",
-        "unblocked",
-        "unstoppable",
-    ]
-)
-_PAWN_ATTRIBUTE_NAMES = ", ".join(a.value for a in t.PawnAttribute)
-
-
-@attrs.frozen(slots=True)
-class PawnChainFault:
-    """Why a ``:pawncount`` chain is refused, and where in its text."""
-
-    message: str
-    offset: int
-    text: str
-    hint: str = f"the attributes that run: {_PAWN_ATTRIBUTE_NAMES}"
-
-
-def _pawn_test(link: str, offset: int) -> t.PawnTest | PawnChainFault:
-    negated = link.startswith("!")
-    name = link[1:] if negated else link
-    if not name:
-        return PawnChainFault("a `:pawncount` attribute is missing here", offset, link or "-")
-    try:
-        return t.PawnTest(t.PawnAttribute(name), negated)
-    except ValueError:
-        pass
-    if name in _PAWN_ATTRIBUTES_REFUSED:
-        return PawnChainFault(
-            f"Scidb `:pawncount` attribute `{name}`: {_NOT_YET}"
-            " (X4 runs the attributes ordinary chess usage settles)",
-            offset,
-            link,
-        )
-    if name == "doubled":
-        return PawnChainFault(
-            "unknown `:pawncount` attribute `doubled`", offset, link, "Scidb's word is `double`"
-        )
-    return PawnChainFault(f"unknown `:pawncount` attribute `{name}`", offset, link)
-
-
-def read_pawn_chain(text: str) -> t.PawnChain | PawnChainFault:
-    """The attribute chain of ``:pawncount`` (``passed-!inside``), or why it is refused.
-
-    >>> str(read_pawn_chain("passed-!inside"))
-    'passed-!inside'
-    >>> read_pawn_chain("passed-candidate").offset
-    7
-    """
-    tests: list[t.PawnTest] = []
-    offset = 0
-    for link in text.split("-"):
-        found = _pawn_test(link, offset)
-        if isinstance(found, PawnChainFault):
-            return found
-        tests.append(found)
-        offset += len(link) + 1
-    return t.PawnChain(tuple(tests))
 
 
 # --------------------------------------------------------------------------------------

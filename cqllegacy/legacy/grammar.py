@@ -102,6 +102,8 @@ from cqllegacy.legacy.keywords import (
     ListKind,
     Parameter,
 )
+from cqllegacy.legacy.lexical import ATOM_CHARACTER as _ATOM_CHARACTER
+from cqllegacy.legacy.lexical import BRACKETED as _BRACKETED
 from cqllegacy.legacy.lexical import COMMENT_PATTERN as _COMMENT_PATTERN
 from cqllegacy.legacy.lexical import (
     LINE_BREAKS,
@@ -322,8 +324,14 @@ def _pawn_chain_parameter(spec: KeywordSpec, lists: _Lists) -> pp.ParserElement:
             )
         return found
 
-    word = _PLAIN_ATOM.copy().add_parse_action(chain)
+    word = _PAWN_CHAIN_WORD.copy().add_parse_action(chain)
     return _after_comments(word, _missing(spec, "pawn attributes such as passed-!inside"))
+
+
+#: An attribute chain: an atom whose links may end in a count, ``consecutive(3)``.
+_PAWN_CHAIN_WORD = _terminal(
+    rf"(?!!?:)(?:{_BRACKETED}|{_ATOM_CHARACTER}|\([^();\s]*\))+", "pawn attributes"
+)
 
 
 #: How each parameter of a keyword (:data:`~.keywords.SHAPE_PARAMETERS`) is read.

@@ -181,7 +181,7 @@ def _piece_count_words(item: lt.PieceCount) -> str:
 @_words(lt.PawnCount)
 def _pawn_count_words(item: lt.PawnCount) -> str:
     tests = ", ".join(
-        ("not " if test.negated else "") + test.attribute.value for test in item.chain.tests
+        ("not " if test.negated else "") + test.word for test in item.chain.tests
     )
     return f"{_range_words(item.range)} of: {describe_designator(item.designator)} ({tests})"
 
