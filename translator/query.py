@@ -458,8 +458,8 @@ class _Builder:
         the game conditions, B a list's body), for the written match or its colour
         image, one for the whole match: when C and its image exclude each other (a
         decisive ``:result``, disjoint ratings) or every B is its own image.  Otherwise
-        ``run`` tries the two forms of the whole match in turn (``Query.forms``), which
-        CQL 6.1 cannot say: the translation is refused."""
+        the two forms of the whole match are tried in turn (``Query.forms``): CQL 6.1
+        writes them ``{…} or {…}`` in the lists form (``modern.encoding``)."""
         if tags:
             raise self.error(
                 f"{_EITHER} with :forany: the colour image of the match binds the tag to"
@@ -479,17 +479,8 @@ class _Builder:
         tests = [c.filter for c in conditions if not c.is_comment]
         if _contradict([*tests, *(_color_image(test) for test in tests)]):
             return True
-        if all(len(orbit(core.TransformKind.FLIPCOLOR, top.body)) == 1 for top in toplists):
-            return True
-        if self.modern:
-            raise self.error(
-                f"{_EITHER} where the written match and its colour image may both match"
-                " one game: the game then takes the written form's marks and counts, a"
-                " choice between two whole matches that CQL 6.1 cannot write",
-                either.span,
-                hint="a :result 1-0 or 0-1 makes the two exclude each other",
-            )
-        return False
+        # Every list its own image: both forms mark the same positions.
+        return all(len(orbit(core.TransformKind.FLIPCOLOR, top.body)) == 1 for top in toplists)
 
     def _either_color_lists(
         self, toplists: list[core.TopList], conditions: list[_Condition]

@@ -194,14 +194,6 @@ def print_query(query: ct.Query, *, approximate: bool = False) -> str:
 def _print_query(query: ct.Query, ctx: Context) -> str:
     if not query.lists:
         raise NotExpressible("query", "it has no top-level list")
-    if query.forms > 1:
-        # Even approximately: one form alone, or both at once, selects other games.
-        raise NotExpressible(
-            ":eithercolor",
-            "the written match and its colour image may both match one game, which then"
-            " takes the written form's marks and counts: a choice between two whole"
-            " matches that CQL 6.1 cannot write",
-        )
     variations, notes = _scope_is_all(query, ctx)
     encoded = encode(query)
     header, header_notes = _header(query, encoded.matchcount, variations, ctx)

@@ -9,20 +9,26 @@ by name; a position list's ``:flipcolor`` beside it is refused at its place, and
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import attrs
 import pytest
-from cqllegacy.translator import translate
+from cqllegacy.translator import modern_form, to_core, translate
 
 from cqllegacy.api import Query
+from cqllegacy.core import tree as ct
 from cqllegacy.errors import CqlLegacyError
 from cqllegacy.legacy import read_script
 from cqllegacy.legacy.errors import LegacySyntaxError
+from cqllegacy.modern import print_query, read_query
+from cqllegacy.modern.encoding import EncodingError, decode, encode
 from tests.dialects.helpers import GAMES, assert_index_gives_scan, indexed_copy, marked
 from tests.support.modern import assert_cql
 from tests.support.runner import WCC
 
 HERE = Path(__file__).resolve().parent
+CHECK = ct.Simple(ct.Keyword.CHECK)
 #: Real games with players, ratings and decisive results of both colours, and two
 #: hand-made ones (the colour image of the help's rating example, and a draw).
 SMALL = [*GAMES, HERE / "either-color.pgn"]
@@ -237,16 +243,33 @@ def test_parallel_jobs_find_what_one_job_finds(tmp_path: Path) -> None:
         assert found(query, [pgn], 2, True) == found(query, [pgn], 1, False)
 
 
-@pytest.mark.parametrize("either", [case[0] for case in BOTH])
-def test_where_both_forms_may_match_the_translation_is_refused(either: str) -> None:
-    with pytest.raises(CqlLegacyError) as refused:
-        translate(either)
-    message = str(refused.value)
-    assert "`:eithercolor`" in message and "may both match" in message
-    assert "CQL 6.1 cannot write" in message
-    assert (refused.value.line, refused.value.column) == (1, either.index(":eithercolor") + 1)
-    with pytest.raises(CqlLegacyError, match=":eithercolor"):
-        translate(either, approximate=True)
+@pytest.mark.parametrize(("either", "written", "image"), BOTH)
+def test_where_both_forms_may_match_the_translation_selects_the_same(
+    either: str, written: str, image: str
+) -> None:
+    """The translation's two forms: chessql parses them, and the CQL 6 text, run, gives
+    every game the marks and counts of the legacy match's written form or image."""
+    translated = translate(either)
+    assert_cql(translated)
+    assert re.search(r"\}\s+or \{", translated)
+    assert outcomes(translated, FILES) == outcomes(either, FILES)
+    assert read_query(translated) == modern_form(to_core(read_script(either), modern=True))
+
+
+def test_forms_survive_encoding() -> None:
+    check, mate = ct.TopList(CHECK), ct.TopList(ct.Simple(ct.Keyword.MATE))
+    query = ct.Query(ct.Header(), (check, mate, mate, check), forms=2)
+    assert decode(encode(query)) == query
+    assert read_query(print_query(query)) == query
+    uneven = ct.Or(
+        (
+            ct.Compound((ct.Find(CHECK),)),
+            ct.Compound((ct.Find(CHECK), ct.Find(ct.Simple(ct.Keyword.MATE)))),
+        )
+    )
+    items = (*encode(query).items[:2], uneven)
+    with pytest.raises(EncodingError, match="differ in length"):
+        decode(attrs.evolve(encode(query), items=items))
 
 
 @pytest.mark.parametrize(
@@ -269,8 +292,7 @@ def test_what_it_cannot_say_exactly_is_refused_at_its_place(text: str, why: str)
 @pytest.mark.parametrize("result", [":result 1-0", ""])
 def test_a_relation_is_refused_at_its_place(result: str) -> None:
     text = (
-        f"(match :eithercolor {result}"
-        " (position :and ((position :relation (:changesidetomove)))))"
+        f"(match :eithercolor {result} (position :and ((position :relation (:changesidetomove)))))"
     )
     for refuse in (Query.from_text, translate):
         with pytest.raises(CqlLegacyError, match="`:eithercolor` with :relation") as refused:
