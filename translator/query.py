@@ -462,9 +462,9 @@ class _Builder:
         writes them ``{…} or {…}`` in the lists form (``modern.encoding``)."""
         if tags:
             raise self.error(
-                f"{_EITHER} with :forany: the colour image of the match binds the tag to"
-                " pieces of the other colour (`:forany n N` becomes `:forany n n`), but a"
-                " tag is bound once for every list",
+                f"{_EITHER} with :forany: the help does not say whether the colour image"
+                " swaps a tag's pieces (`:forany n N` as `:forany n n`) or keeps them, as"
+                " a list's transforms keep a tag's piece (L12)",
                 either.span,
             )
         for pl in self.script.match.position_lists():

@@ -122,15 +122,3 @@ class Query:
     def _check_forms(self, _attribute: object, forms: int) -> None:
         if forms < 1 or len(self.lists) % forms:
             raise ValueError(f"{len(self.lists)} lists do not make {forms} forms")
-
-    def form_lists(self) -> tuple[tuple[TopList, ...], ...]:
-        """The lists of each form, in order (one form: every list).
-
-        >>> q = Query(Header(), (TopList(Filter()), TopList(Filter())), forms=2)
-        >>> [len(form) for form in q.form_lists()]
-        [1, 1]
-        """
-        size = len(self.lists) // self.forms
-        if not size:
-            return ((),) * self.forms
-        return tuple(self.lists[i : i + size] for i in range(0, len(self.lists), size))

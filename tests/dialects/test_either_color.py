@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import attrs
+import chess.pgn
 import pytest
 from cqllegacy.translator import modern_form, to_core, translate
 
@@ -23,6 +24,7 @@ from cqllegacy.legacy import read_script
 from cqllegacy.legacy.errors import LegacySyntaxError
 from cqllegacy.modern import print_query, read_query
 from cqllegacy.modern.encoding import EncodingError, decode, encode
+from cqllegacy.present.closeness import closest, describe
 from tests.dialects.helpers import GAMES, assert_index_gives_scan, indexed_copy, marked
 from tests.support.modern import assert_cql
 from tests.support.runner import WCC
@@ -284,7 +286,7 @@ def test_what_it_cannot_say_exactly_is_refused_at_its_place(text: str, why: str)
         with pytest.raises(CqlLegacyError) as refused:
             refuse(text)
         message = str(refused.value)
-        assert "`:eithercolor`" in message and why in message
+        assert "`:eithercolor`" in message and why in message and "L12" in message
         assert "not implemented" not in message
         assert (refused.value.line, refused.value.column) == (1, text.index(":eithercolor") + 1)
 
@@ -298,3 +300,15 @@ def test_a_relation_is_refused_at_its_place(result: str) -> None:
         with pytest.raises(CqlLegacyError, match="`:eithercolor` with :relation") as refused:
             refuse(text)
         assert (refused.value.line, refused.value.column) == (1, text.index(":relation") + 1)
+
+
+def test_why_tells_each_form_its_lists_numbered_as_in_the_script() -> None:
+    query = Query.from_text(BOTH[1][0]).core
+    with GAMES[0].open(encoding="utf-8") as handle:
+        game = chess.pgn.read_game(handle)
+    assert game is not None
+    lines = describe(query, closest(query, game))
+    heads = [line for line in lines if line.startswith("form ")]
+    assert heads == ["form 1 of 2 (the match as written):", "form 2 of 2 (its colour image):"]
+    numbers = [line.split(":")[0] for line in lines if line.startswith("list ")]
+    assert numbers == ["list 1", "list 2", "list 1", "list 2"]
