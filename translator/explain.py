@@ -99,7 +99,11 @@ def explain_script(script: lt.Script) -> ScriptFacts:
     """The facts of every top-level list of ``script`` (raises the translator's
     :class:`~cqllegacy.translator.errors.TranslationError` as the translation would)."""
     budget = Budget(path=script.path)
-    tops = {top.origin.span: top for top in to_core(script).lists if top.origin is not None}
+    tops: dict[Span, core.TopList] = {}
+    for top in to_core(script).lists:
+        if top.origin is not None:
+            # The written form's list, not its colour image (:eithercolor's second form).
+            tops.setdefault(top.origin.span, top)
     lists = tuple(
         attrs.evolve(_list_facts(index, pl, budget, script.path), top=tops.get(pl.span))
         for index, pl in enumerate(script.match.position_lists(), start=1)

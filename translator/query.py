@@ -278,8 +278,12 @@ class _Builder:
             for t, suffix in zip(toplists, suffixes, strict=True)
         ]
         either = _either_color(self.script.match)
+        forms = 1
         if either is not None:
-            toplists, conditions = self._either_color_lists(either, toplists, conditions, tags)
+            if self._either_color_apart(either, toplists, conditions, tags):
+                toplists, conditions = self._either_color_lists(toplists, conditions)
+            else:
+                forms = 2
         toplists = self._place_conditions(toplists, conditions)
         leading = tuple(comment(c.text).text for c in self.script.leading)
         if trailing:
@@ -288,7 +292,11 @@ class _Builder:
                 toplists[-1] = attrs.evolve(last, body=_append(last.body, trailing))
             else:
                 leading += tuple(c.text for c in trailing)
-        return core.Query(header, tuple(_canonical(t) for t in toplists), tags, leading)
+        if forms == 2:
+            # The written match, then its colour image: the first that matches marks.
+            toplists += [attrs.evolve(t, body=_color_image(t.body)) for t in toplists]
+        final = tuple(_canonical(t) for t in toplists)
+        return core.Query(header, final, tags, leading, forms=forms)
 
     def _check_shared_accumulators(self, lists: Sequence[PositionList]) -> None:
         """Each top-level list has its own accumulators: one list cannot read another's."""
@@ -440,21 +448,24 @@ class _Builder:
                 out[host] = _prepend_to(out[host], tests)
         return out
 
-    def _either_color_lists(
+    def _either_color_apart(
         self,
         either: lt.EitherColor,
         toplists: list[core.TopList],
         conditions: list[_Condition],
         tags: tuple[core.TagDeclaration, ...],
-    ) -> tuple[list[core.TopList], list[_Condition]]:
-        """Scidb's ``:eithercolor``: each list becomes ``flipcolor {C B}``, C the game
-        conditions and B its body.  That is the written match or its colour image, one
-        for the whole match, when C and its image exclude each other (a decisive
-        ``:result``, disjoint ratings) or every B is its own image; otherwise it is
-        refused."""
+    ) -> bool:
+        """Scidb's ``:eithercolor``: whether one ``flipcolor {C B}`` per list says it (C
+        the game conditions, B a list's body), for the written match or its colour
+        image, one for the whole match: when C and its image exclude each other (a
+        decisive ``:result``, disjoint ratings) or every B is its own image.  Otherwise
+        the two forms of the whole match are tried in turn (``Query.forms``): CQL 6.1
+        writes them ``{…} or {…}`` in the lists form (``modern.encoding``)."""
         if tags:
             raise self.error(
-                f"{_EITHER} with :forany: the colour image of a tag's pieces {_NOT_YET}",
+                f"{_EITHER} with :forany: the help does not say whether the colour image"
+                " swaps a tag's pieces (`:forany n N` as `:forany n n`) or keeps them, as"
+                " a list's transforms keep a tag's piece (L12)",
                 either.span,
             )
         for pl in self.script.match.position_lists():
@@ -467,16 +478,16 @@ class _Builder:
                         relation.span,
                     )
         tests = [c.filter for c in conditions if not c.is_comment]
-        exclusive = _contradict([*tests, *(_color_image(test) for test in tests)])
-        for top in toplists:
-            images = orbit(core.TransformKind.FLIPCOLOR, top.body)
-            if len(images) > 1 and not exclusive:
-                raise self.error(
-                    f"{_EITHER} where the written match and its colour image may both match"
-                    f" one game: taking the written one's marks and counts then is {_NOT_YET}",
-                    either.span,
-                    hint="a :result 1-0 or 0-1 makes the two exclude each other",
-                )
+        if _contradict([*tests, *(_color_image(test) for test in tests)]):
+            return True
+        # Every list its own image: both forms mark the same positions.
+        return all(len(orbit(core.TransformKind.FLIPCOLOR, top.body)) == 1 for top in toplists)
+
+    def _either_color_lists(
+        self, toplists: list[core.TopList], conditions: list[_Condition]
+    ) -> tuple[list[core.TopList], list[_Condition]]:
+        """Each list as ``flipcolor {C B}`` (see :meth:`_either_color_apart`)."""
+        tests = [c.filter for c in conditions if not c.is_comment]
         flipped = [
             attrs.evolve(top, body=core.Compound((_both_colors(_prepend(top.body, tests)),)))
             for top in toplists
@@ -630,7 +641,6 @@ class _Builder:
 
 _MAINLINE = core.Simple(core.Keyword.MAINLINE)
 _EITHER = "Scidb extension `:eithercolor`"
-_NOT_YET = "not implemented yet"
 
 
 def _either_color(match: lt.MatchList) -> lt.EitherColor | None:

@@ -120,9 +120,20 @@ class Query:
 
     A CQL 6 script is a query with one list; a legacy script has one list per
     top-level position list (they may match at different positions).
+
+    ``forms`` above 1 splits ``lists`` into that many groups of equal length, each a
+    whole form of the query (Scidb's ``:eithercolor``: the match as written, then its
+    colour image).  The game matches when every list of some form is satisfied; the
+    first such form gives the hits, and the lists of the other forms match nothing.
     """
 
     header: Header
     lists: tuple[TopList, ...]
     tags: tuple[TagDeclaration, ...] = ()
     leading_comments: tuple[str, ...] = ()
+    forms: int = attrs.field(default=1, kw_only=True)
+
+    @forms.validator
+    def _check_forms(self, _attribute: object, forms: int) -> None:
+        if forms < 1 or len(self.lists) % forms:
+            raise ValueError(f"{len(self.lists)} lists do not make {forms} forms")

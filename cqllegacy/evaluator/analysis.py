@@ -14,7 +14,8 @@ driver                  when
 ``Driver.LIVE``         every list reads at most the current position and its next move:
                         evaluated on python-chess's own board while the game is read
 ``Driver.TREE``         anything else (``find``, ``move previous``, relations, piece
-                        identities, lines): a table of the game's positions
+                        identities, lines), and a query of more than one form
+                        (``Query.forms``): a table of the game's positions
 ======================  ================================================================
 
 :func:`analyse` chooses among these three from ``READS`` alone.  The lowering
@@ -183,6 +184,9 @@ def _driver(query: Query, lists: tuple[ListAnalysis, ...]) -> Driver:
     if query.tags:
         # Piece tags follow pieces through the game: only the game tree knows them.
         return Driver.TREE
+    if query.forms > 1:
+        # One form's lists, then another's: the game tree tries them in turn.
+        return Driver.TREE
     farthest = max((analysis.reads for analysis in lists), default=Reads.TAGS)
     if farthest is Reads.TAGS:
         return Driver.TAGS
@@ -209,6 +213,7 @@ def analyse(query: Query) -> QueryAnalysis:
         lists=lists,
         identities=identities,
         variations=variations,
-        tag_needles=_needles(lists),
+        # A form's needles do not bind a game another form may match.
+        tag_needles=_needles(lists) if query.forms == 1 else (),
         driver=_driver(query, lists),
     )

@@ -167,25 +167,34 @@ class TreeDriver:
         candidates: Candidates = None,
     ) -> Verdict:
         """The hits of the first binding of the tags that satisfies every list (only
-        ``candidates[i]`` are examined for list i, when given)."""
+        ``candidates[i]`` are examined for list i, when given).  A query of several
+        forms (``Query.forms``) tries them in order: the first form whose lists are all
+        satisfied gives the hits, the lists of the other forms none."""
         ctx = Context(table, info)
         if candidates is None and self._out_of_reach(ctx, skip_initial, variations):
             return Verdict(False, ())
         cache: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
-        for binding in self._bindings(table):
-            for name, identity in binding.items():
-                ctx.bind(name, identity)
-            found = []
-            for index, compiled in enumerate(self.lists):
-                key = (index, tuple(binding[name] for name in compiled.analysis.tags))
-                if key not in cache:
-                    only = None if candidates is None else candidates[index]
-                    cache[key] = self._list_hits(ctx, compiled, skip_initial, variations, only)
-                if not compiled.satisfied(len(cache[key])):
-                    break
-                found.append(cache[key])
-            else:
-                return Verdict(True, tuple(found))
+        size = len(self.lists) // self.query.forms
+        for first in range(0, len(self.lists), size) if size else (0,):
+            for binding in self._bindings(table):
+                for name, identity in binding.items():
+                    ctx.bind(name, identity)
+                found = []
+                for index in range(first, first + size):
+                    compiled = self.lists[index]
+                    key = (index, tuple(binding[name] for name in compiled.analysis.tags))
+                    if key not in cache:
+                        only = None if candidates is None else candidates[index]
+                        cache[key] = self._list_hits(
+                            ctx, compiled, skip_initial, variations, only
+                        )
+                    if not compiled.satisfied(len(cache[key])):
+                        break
+                    found.append(cache[key])
+                else:
+                    hits: list[tuple[int, ...]] = [()] * len(self.lists)
+                    hits[first : first + size] = found
+                    return Verdict(True, tuple(hits))
         return Verdict(False, ())
 
     def _bindings(self, table: PositionTable) -> Iterator[dict[str, int]]:
@@ -209,7 +218,10 @@ class TreeDriver:
         so no binding satisfies it, and the game fails before any piece is followed.
         Looked at: the first list (the bindings try it first in any case) and the lists
         whose positions are listed by a necessity naming no piece (a listing the bindings
-        share); another list's listing may cost more than following the pieces."""
+        share); another list's listing may cost more than following the pieces.  Not
+        for a query of several forms: another form may match where one cannot."""
+        if self.query.forms > 1:
+            return False
         for index, compiled in enumerate(self.lists):
             sieve = compiled.sieve
             if sieve is None or (index > 0 and sieve.variable is not None):

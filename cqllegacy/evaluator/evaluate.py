@@ -210,11 +210,17 @@ class CompiledQuery:
         return bounds is None or in_bounds(ordinal, bounds)
 
     def _tags_ok(self, ctx: Context) -> bool:
-        return all(
-            check(ctx, -1)
-            for top in self._lists
-            if top.analysis.needs_a_match
-            for check in top.game_checks
+        """Whether the tags let some form of the query match (every list of it that
+        needs a match passes its checks of the tags)."""
+        size = len(self._lists) // self.query.forms
+        return any(
+            all(
+                check(ctx, -1)
+                for top in self._lists[first : first + size]
+                if top.analysis.needs_a_match
+                for check in top.game_checks
+            )
+            for first in (range(0, len(self._lists), size) if size else (0,))
         )
 
     def prefilter(self, headers: Mapping[str, str], ordinal: int) -> bool:
@@ -301,8 +307,9 @@ class CompiledQuery:
         """Per list, its body's array forms (:mod:`~cqllegacy.evaluator.arrays`): what an
         index's stored positions answer column by column (for a query that binds piece
         tags, only what every binding needs).  None for the reference evaluator; numpy is
-        imported only when this is first asked."""
-        if not self.optimize:
+        imported only when this is first asked.  None also for a query of several forms
+        (its games are read and evaluated on the game tree)."""
+        if not self.optimize or self.query.forms > 1:
             return None
         from cqllegacy.evaluator.arrays import list_arrays
 

@@ -70,7 +70,7 @@ from cqllegacy.core.tree import (
     Simple,
     Union,
 )
-from cqllegacy.evaluator.analysis import analyse
+from cqllegacy.evaluator.analysis import QueryAnalysis, analyse
 from cqllegacy.evaluator.lowering import (
     common_bound,
     disjunction_members,
@@ -297,11 +297,38 @@ def necessity(query: Query, *, variations: bool = False) -> Necessity | None:
             for found in needing
             if (alternatives := position_alternatives(found.source.body, bounds)) is not None
         )
+        if query.forms > 1:
+            lists = _either_form(analysis, bounds)
     gamenumber = query.header.gamenumber
     tags = any(found.tag_conjuncts for found in needing)
     if not lists and gamenumber is None and not tags:
         return None
     return Necessity(lists, gamenumber, tags)
+
+
+def _either_form(analysis: QueryAnalysis, bounds: Bounds) -> tuple[ListNeed, ...]:
+    """The needs of a query of several forms (``Query.forms``): the k-th list of the
+    form that matches needs its positions, so the k-th lists of all forms together
+    need the union of their alternatives, at the least count among them (a list of
+    some form that needs no match: nothing)."""
+    size = len(analysis.lists) // analysis.query.forms
+    needs = []
+    for k in range(size):
+        column = analysis.lists[k::size]
+        if not all(found.needs_a_match for found in column):
+            continue
+        alternatives: list[Alternative] = []
+        for found in column:
+            own = position_alternatives(found.source.body, bounds)
+            if own is None:
+                break
+            alternatives += own
+        else:
+            union = _bounded(tuple(dict.fromkeys(alternatives)))
+            if union is not None:
+                least = min(max(1, (f.source.matchcount or (1, None))[0]) for f in column)
+                needs.append(ListNeed(union, least))
+    return tuple(needs)
 
 
 def piece_tag_bounds(tags: Sequence[ct.TagDeclaration]) -> dict[str, PieceSet]:

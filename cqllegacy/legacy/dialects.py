@@ -425,7 +425,6 @@ _DATABASE = "reads Scidb's player and event database, which a PGN file does not 
 _ORDER = "depends on Scidb's evaluation order"
 _VARIANT = "belongs to a chess variant"
 _UNDEFINED = "the help does not define it precisely"
-_NOT_YET = "not implemented yet"
 _TRANSPOSED = (
     "the help leaves open which positions a transposed line matches and which moves a "
     "transposition may add"

@@ -21,6 +21,8 @@ printer (:mod:`cqllegacy.modern.printer`) writes the items, the reader
     each ``find`` body.  This form is also used for a single list whose match count
     the ``matchcount`` header cannot say (no upper bound, or zero), and for queries
     with tags: the lists then stand inside the tags' piece loops (:func:`tag_loops`).
+    A query of several forms (``Query.forms``, Scidb's ``:eithercolor``) writes each
+    form's items in braces, the forms joined by ``or``: ``{find {…} …} or {…}``.
     CQL 6 proper selects the same games but marks only their start position.
 
 :func:`settle_comments` is the other half of the comment encoding: the trailing
@@ -226,6 +228,10 @@ def encode(query: ct.Query) -> Encoded:
         items = (*_mark_pragma(single.mark), *body_items(single.body))
         return Encoded(query.header, items, variations, count, None, query.leading_comments)
     lists: list[ct.Filter] = [_list_item(top) for top in query.lists]
+    if query.forms > 1:
+        size = len(lists) // query.forms
+        forms = (ct.Compound(tuple(lists[i : i + size])) for i in range(0, len(lists), size))
+        lists = [ct.Or(tuple(forms))]
     if query.tags:
         lists = [tag_loops(query, lists)]
     items = (Pragma(PRAGMA_LISTS), ct.Simple(ct.Keyword.INITIAL), *lists)
@@ -340,8 +346,25 @@ def _decode_lists(encoded: Encoded, rest: list[ct.Filter], scope: ct.Scope, plac
     if len(rest) < 2 or rest[0] != ct.Simple(ct.Keyword.INITIAL):
         raise EncodingError("the cqllegacy lists form starts with initial and a find", place)
     tags, list_items = _tags_of(rest[1:], place)
+    forms = 1
+    if len(list_items) == 1 and isinstance(list_items[0], ct.Or):
+        # The forms of the query, each in braces (see the module's text).
+        members = list_items[0].items
+        if len({len(_form_items(m, place)) for m in members}) != 1:
+            raise EncodingError("the forms of the cqllegacy lists form differ in length", place)
+        forms = len(members)
+        list_items = [item for member in members for item in _form_items(member, place)]
     lists = tuple(_list_of(node, scope, place) for node in list_items)
-    return ct.Query(encoded.header, lists, tags, leading_comments=encoded.leading_comments)
+    return ct.Query(
+        encoded.header, lists, tags, leading_comments=encoded.leading_comments, forms=forms
+    )
+
+
+def _form_items(node: ct.Filter, place: int) -> tuple[ct.Filter, ...]:
+    """The lists of one form of the `lists` form: the items of ``{…}``."""
+    if not isinstance(node, ct.Compound) or not node.items:
+        raise EncodingError("each form of the cqllegacy lists form is {…} of its lists", place)
+    return node.items
 
 
 def _no_pragma_left(query: ct.Query) -> None:

@@ -236,9 +236,16 @@ def _cql_text(part: core.Filter) -> str:
 def describe(query: core.Query, closeness: Sequence[Closest]) -> list[str]:
     """``--why`` lines for a game that did not match: per list, at how many positions it
     matched against what it needs or, for a list that matched nowhere, where it came
-    closest."""
+    closest.  A query of several forms (Scidb's ``:eithercolor``) is told form by form,
+    each list numbered as in the script."""
     lines = []
-    for index, (top, found) in enumerate(zip(query.lists, closeness, strict=True), start=1):
+    size = max(len(query.lists) // query.forms, 1)
+    for place, (top, found) in enumerate(zip(query.lists, closeness, strict=True)):
+        index = place % size + 1
+        if query.forms > 1 and index == 1:
+            form = place // size + 1
+            what = "the match as written" if form == 1 else "its colour image"
+            lines.append(f"form {form} of {query.forms} ({what}):")
         if found.matched:
             needs = ""
             if top.matchcount is not None:

@@ -25,7 +25,8 @@ def lower_query(c: Compiler, analysis: QueryAnalysis) -> QueryPlan:
     the game tree, the lowering runs a query whose lists are ORs of lines of local steps
     on tries of lines (``Driver.LINES``), any other on copies of the main line's boards
     (``Driver.SNAPSHOT``: behind gates, when every list has one and no piece is
-    followed); a query that reads the movetext (``GameHas``) stays on the game tree.
+    followed); a query that reads the movetext (``GameHas``), or has more than one form,
+    stays on the game tree.
     A compiler without lowerings plans the reference evaluation: every game
     on the game tree."""
     query = analysis.query
@@ -46,6 +47,9 @@ def lower_query(c: Compiler, analysis: QueryAnalysis) -> QueryPlan:
         return QueryPlan(analysis, lists, analysis.driver, c)
     if any(top.body.find(GameHas) is not None for top in query.lists):
         # The game's comments, NAGs and variations: only python-chess's game tree has them.
+        return QueryPlan(analysis, lists, Driver.TREE, c)
+    if query.forms > 1:
+        # The forms are tried in turn on the game tree (TreeDriver).
         return QueryPlan(analysis, lists, Driver.TREE, c)
     tries = None if query.tags else _line_tries(c, query)
     if tries is not None:
