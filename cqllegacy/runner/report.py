@@ -10,7 +10,10 @@ Each line is::
 given), ``file_ordinal`` its number inside ``file``.  ``lists`` has one entry per
 top-level list of the query: ``count`` is the number of examined positions where it
 matched and ``plies`` names those positions (see :func:`position_key`); for a list whose
-mark Scidb's ``:line`` moves, the positions where its played moves end (X3).
+mark Scidb's ``:line`` moves, the positions where its played moves end (X3).  A Scidb
+``:eithercolor`` match tried in two forms (the written one, then its colour image) has
+the written form's lists and then the image's: the form that did not decide the game
+reports a count of 0.
 
 A main-line position is an integer: the number of half-moves from the game's start
 position (0 is the start position, also for a game that starts from a FEN).  A position

@@ -49,3 +49,24 @@ def test_a_dialect_form_builds_the_core_query_of_its_standard_spelling(
     dialect: str, standard: str
 ) -> None:
     assert to_core(read_script(dialect)) == to_core(read_script(standard))
+
+
+def _benchmark_pairs() -> list[tuple[str, str, str]]:
+    """The pairs benchmarks/bench_dialects.py times (the benchmark is not a module of
+    the package: loaded from its file)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_dialects.py"
+    spec = importlib.util.spec_from_file_location("bench_dialects", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return list(module.PAIRS)
+
+
+@pytest.mark.parametrize(("name", "dialect", "standard"), _benchmark_pairs())
+def test_the_benchmark_times_a_dialect_form_beside_its_own_standard_spelling(
+    name: str, dialect: str, standard: str
+) -> None:
+    assert to_core(read_script(dialect)) == to_core(read_script(standard)), name
