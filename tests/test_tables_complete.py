@@ -12,6 +12,7 @@ import ast
 import typing
 from pathlib import Path
 
+import chess
 import pytest
 from cqllegacy.translator import rewrite
 from cqllegacy.translator.orbits import ITEM_MAPS
@@ -109,6 +110,7 @@ LEGACY_ONLY = {
     ct.PlyCount: lambda: ct.InRange(ct.PlyCount(), 40, 60),
     ct.GameHas: lambda: ct.GameHas(ct.MovetextFeature.COMMENTS),
     ct.FenIs: lambda: ct.FenIs("8/8/8/8/8/8/k7/2K5", True, "-", None),
+    ct.LineReached: lambda: ct.LineReached((ct.FixedMove(chess.PAWN, chess.E2, chess.E4),)),
     ct.DateIn: lambda: ct.DateIn(733000, None),
     ct.TagValueIn: lambda: ct.TagValueIn("Termination", frozenset({"normal"})),
 }
@@ -135,9 +137,11 @@ def _position_items() -> list[type]:
 
 #: Items of a list that are no keyword: designators, comments, the lists of `match`, and
 #: the moves after `|` of Scidb's `:line` (read by its own move language, line_moves.py),
-#: and Scidb's `!` before a match-list keyword (which holds a keyword item).
+#: its `:line*` (line_star.py), and Scidb's `!` before a match-list keyword (which holds a
+#: keyword item).
 NOT_KEYWORDS = {
-    lt.Designator, lt.Comment, lt.PositionList, lt.HypotheticalMoves, lt.NegatedMatchItem
+    lt.Designator, lt.Comment, lt.PositionList, lt.HypotheticalMoves, lt.TransposedLine,
+    lt.NegatedMatchItem,
 }  # fmt: skip
 LEGACY_ITEMS = sorted(
     {

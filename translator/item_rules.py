@@ -379,6 +379,14 @@ def _hypothetical_moves(
     return (core.HypotheticalLine(moves, origin=core.Origin(construct, item.span)),)
 
 
+@rule(lt.TransposedLine)
+def _transposed_line(
+    item: lt.TransposedLine, view: ListView, ctx: TranslationContext
+) -> Parts:
+    origin = core.Origin(":line*", item.span)
+    return (core.LineReached(item.moves, item.checks, item.white_first, origin=origin),)
+
+
 @rule(lt.Ray)
 def _ray(item: lt.Ray, view: ListView, ctx: TranslationContext) -> Parts:
     if len(item.designators) < 2:

@@ -82,6 +82,7 @@ from cqllegacy.legacy.tree import (
     Transform,
     Transformed,
     TransformKeyword,
+    TransposedLine,
     designators,
 )
 from cqllegacy.vocab.pieces import color_swap
@@ -184,6 +185,15 @@ def _(item: CastlingRightsTest, t: LegacyTransform) -> PositionItem:
         return item
     d = item.designator
     return attrs.evolve(item, designator=attrs.evolve(d, types=color_swap(d.types)))
+
+
+@ITEM_MAPS.register(TransposedLine)
+def _(item: TransposedLine, t: LegacyTransform) -> PositionItem:
+    # The help forbids transform keywords beside :line* (X3).
+    raise translation_error(
+        "Scidb extension `:line*` under a transform keyword: the help does not allow it",
+        item.span,
+    )
 
 
 @ITEM_MAPS.register(FenPosition)

@@ -364,3 +364,41 @@ class FenIs(Filter):
     castling: str
     ep: int | None
     origin: Origin | None = origin_field()
+
+
+@attrs.frozen(slots=True)
+class FixedMove:
+    """One move of Scidb's ``:line*``, fully determined: the kind of the piece that moves
+    (a python-chess piece type, colour-free: the side to move plays it), the square it
+    leaves and the square it reaches, the kind of the piece it takes (None: it moves to
+    an empty square), the promotion's kind, whether it takes en passant.  A castling
+    (``castling``) names only the king's landing file, ``to_square`` on the first rank
+    (g1: kingside, c1: queenside); ``from_square`` is None then."""
+
+    piece: int
+    from_square: int | None
+    to_square: int
+    captured: int | None = None
+    promotion: int | None = None
+    enpassant: bool = False
+    castling: bool = False
+
+
+@attrs.frozen(slots=True, cache_hash=True)
+class LineReached(Filter):
+    """Scidb's ``:line*`` (X3): the position is the one ``moves`` reach when played in
+    order from the game's start position (each legal and as written; ``white_first``,
+    when the moves are numbered: the colour that must move first), with the ``checks``
+    of the last move; the same placement, side to move and castling rights, en passant
+    aside.  If the moves cannot be played, it never holds in that game."""
+
+    WORD = "a transposition-invariant line (`:line*`)"
+    KIND = Kind.LOGICAL
+    READS = Reads.GAME
+    CQL_WORDS, OPERANDS, TRANSFORMS, PRECEDENCE, MODERN = SCIDB_ATOM
+
+    moves: tuple[FixedMove, ...]
+    checks: tuple[tuple[CheckKind, bool], ...] = ()
+    white_first: bool | None = None
+    origin: Origin | None = origin_field()
+

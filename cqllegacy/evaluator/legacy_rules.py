@@ -19,8 +19,10 @@ import chess
 
 from cqllegacy.core.tree import (
     CheckKind,
+    FixedMove,
     HypotheticalLine,
     HypotheticalMove,
+    LineReached,
     RayCount,
     Relation,
     RelationScope,
@@ -144,6 +146,74 @@ def _gives(board: chess.Board, kind: CheckKind) -> bool:
     if board.piece_type_at(checker) in (chess.KNIGHT, chess.PAWN):
         return True
     return king is not None and chess.square_distance(checker, king) == 1
+
+
+@_rule(LineReached)
+def _line_reached(c: Compiler, node: LineReached) -> Compiled:
+    # X3 (:line*): the position the moves reach from the game's start, once per game.
+    key = ("line*", node)
+
+    def holds(ctx: Context, p: int) -> bool:
+        if key not in ctx.memo:
+            ctx.memo[key] = reached_position(ctx.boards[0], node)
+        target = ctx.memo[key]
+        return target is not None and _board_key(ctx.boards[p]) == target
+
+    return as_logical(holds)
+
+
+def _board_key(board: chess.Board) -> tuple[int, ...]:
+    """What :class:`LineReached` compares: placement, side to move, castling rights."""
+    return (
+        *board.occupied_co,
+        board.pawns,
+        board.knights,
+        board.bishops,
+        board.rooks,
+        board.queens,
+        board.kings,
+        int(board.turn),
+        board.clean_castling_rights(),
+    )
+
+
+def reached_position(start: chess.Board, node: LineReached) -> tuple[int, ...] | None:
+    """The key (:func:`_board_key`) of the position ``node``'s moves reach from
+    ``start``, or None when they cannot be played there or the last move's checks fail."""
+    board = start.copy(stack=False)
+    if node.white_first is not None and board.turn != node.white_first:
+        return None
+    for step in node.moves:
+        found = [move for move in board.legal_moves if _fixed_move_fits(board, move, step)]
+        if len(found) != 1:
+            return None
+        board.push(found[0])
+    if not all(_gives(board, kind) != negated for kind, negated in node.checks):
+        return None
+    return _board_key(board)
+
+
+def _fixed_move_fits(board: chess.Board, move: chess.Move, step: FixedMove) -> bool:
+    """``move`` is the one ``step`` names (a castling is the king's move to its landing
+    square, in Chess960 too)."""
+    if board.is_castling(move):
+        king = move.from_square
+        kingside = board.is_kingside_castling(move)
+        landing = chess.square(6 if kingside else 2, chess.square_rank(king))
+        if step.castling:
+            return chess.square_file(step.to_square) == chess.square_file(landing)
+        return (
+            step.piece == chess.KING
+            and (step.from_square, step.to_square) == (king, landing)
+            and step.captured is None
+        )
+    if step.castling or (step.from_square, step.to_square) != (move.from_square, move.to_square):
+        return False
+    if board.piece_type_at(move.from_square) != step.piece or move.promotion != step.promotion:
+        return False
+    if board.is_en_passant(move):
+        return step.enpassant
+    return not step.enpassant and board.piece_type_at(move.to_square) == step.captured
 
 
 def _type_bits(types: TypeSet) -> tuple[int, ...]:

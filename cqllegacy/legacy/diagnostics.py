@@ -336,6 +336,15 @@ class Reading:
             hint="write the moves as a :sequence of position lists to transform them",
         )
 
+    def line_star_transformed(self, span: Span, transform: str) -> LegacySyntaxError:
+        offset = self.source.line_starts[span.line - 1] + span.column - 1
+        return self.error(
+            f"Scidb extension `:line*` under {transform}: the help allows no transform "
+            "keyword with a transposition-invariant line",
+            offset,
+            hint="write each transformed line as its own :line*",
+        )
+
     def optional_range(self, spec: KeywordSpec, token: Token) -> LegacySyntaxError:
         return self.error_at(
             token,

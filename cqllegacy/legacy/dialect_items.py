@@ -13,6 +13,7 @@ import enum
 
 import attrs
 
+from cqllegacy.core.legacy_nodes import CheckKind, FixedMove
 from cqllegacy.legacy.tree_base import (
     Designator,
     DialectItem,
@@ -115,6 +116,22 @@ class LineMove:
     enpassant: bool = False
     checks: tuple[tuple[str, bool], ...] = ()
     forced: bool = False
+
+
+@attrs.frozen(slots=True)
+class TransposedLine:
+    """Scidb's ``:line* (M1 M2 …)`` (X3): the position is the one the fully determined
+    moves reach from the game's start, whatever order the game played them in.  ``text``
+    is the argument as written (its tokens separated by single spaces), ``checks`` the
+    last move's check suffixes, ``white_first`` the colour the move numbers give the
+    first move (None without numbers).  Read by :mod:`.line_star`, never by the keyword
+    tables."""
+
+    text: str
+    moves: tuple[FixedMove, ...]
+    checks: tuple[tuple[CheckKind, bool], ...] = ()
+    white_first: bool | None = None
+    span: Span = span_field()
 
 
 @attrs.frozen(slots=True)

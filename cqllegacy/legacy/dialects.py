@@ -404,8 +404,8 @@ def _matchconsecutive(lists: Sequence[t.PositionList]) -> t.PositionItem:
 
 
 #: Dialect keywords with an argument language of their own, read by their own module
-#: (``:line``: cqllegacy.legacy.line_moves).
-OWN_LANGUAGE: frozenset[str] = frozenset({"line"})
+#: (``:line``: cqllegacy.legacy.line_moves; ``:line*``: cqllegacy.legacy.line_star).
+OWN_LANGUAGE: frozenset[str] = frozenset({"line", "line*"})
 
 #: Dialect keywords that take a list of position lists, and what each becomes.
 LIST_MACROS: Mapping[str, Callable[[Sequence[t.PositionList]], t.PositionItem]] = {
@@ -425,10 +425,6 @@ _DATABASE = "reads Scidb's player and event database, which a PGN file does not 
 _ORDER = "depends on Scidb's evaluation order"
 _VARIANT = "belongs to a chess variant"
 _UNDEFINED = "the help does not define it precisely"
-_TRANSPOSED = (
-    "the help leaves open which positions a transposed line matches and which moves a "
-    "transposition may add"
-)
 
 
 def _reasons(reason: str, names: str) -> dict[str, str]:
@@ -453,7 +449,6 @@ REFUSALS: Mapping[str, str] = {
         goodgame error""",
     ),
     **_reasons(_ORDER, "cut exclude skip reset"),
-    **_reasons(_TRANSPOSED, "line*"),
     **_reasons(
         _VARIANT,
         """losing nolosing threechecks kingonthehill checkcount piecedrop mustcapture

@@ -49,7 +49,7 @@ import attrs
 import pyparsing as pp
 
 from cqllegacy.errors import refuse_too_many_words
-from cqllegacy.legacy import dialects, line_moves
+from cqllegacy.legacy import dialects, line_moves, line_star
 from cqllegacy.legacy import tree as t
 from cqllegacy.legacy.diagnostics import Reading, lists_usage
 from cqllegacy.legacy.errors import LegacySyntaxError
@@ -591,6 +591,7 @@ def _dialect_table(lists: _Lists) -> dict[str, pp.ParserElement]:
         element = element.add_parse_action(_node(spec)).set_name(spec.text)
         table[name] = _noted(spec, element)
     table["line"] = _line_keyword(lists)
+    table["line*"] = _line_keyword(lists, star=True)
     return table
 
 
@@ -610,31 +611,39 @@ _LINE_MOVES = _terminal(r"\([^();]*\)", "a parenthesised list of moves").add_par
 )
 
 
-def _line_keyword(lists: _Lists) -> pp.ParserElement:
-    """Scidb's ``:line (M1 … | C1 …)`` (X3), read by :mod:`.line_moves`."""
+def _line_keyword(lists: _Lists, star: bool = False) -> pp.ParserElement:
+    """Scidb's ``:line (M1 … | C1 …)`` (X3), read by :mod:`.line_moves`, and its
+    ``:line* (M1 …)``, read by :mod:`.line_star`."""
+    name = ":line*" if star else ":line"
+
     def build(source: str, loc: int, tokens: pp.ParseResults) -> list[Any]:
         reading = _reading(source)
         (argument,) = [each for each in tokens[1:] if isinstance(each, _MovesText)]
         comments = [each for each in tokens[1:] if isinstance(each, t.Comment)]
+        item: t.PositionItem
+        numbered = False
         try:
-            moves = line_moves.read_moves(argument.text, argument.offset)
-            item = line_moves.line_item(moves)
+            if star:
+                item = line_star.read_star_moves(argument.text, argument.offset)
+            else:
+                moves = line_moves.read_moves(argument.text, argument.offset)
+                item, numbered = line_moves.line_item(moves), moves.numbered
         except line_moves.MoveError as error:
             raise reading.error(error.message, error.offset, error.text, hint=error.hint) from None
-        reading.dialect_form("`:line`", loc)
-        if moves.numbered:
+        reading.dialect_form(f"`{name}`", loc)
+        if numbered:
             reading.line_with_numbers.append(reading.span(loc))
         return [dialects.placed(item, reading.span(loc)), *comments]
 
     def unreadable(reading: Reading, token: Token) -> LegacySyntaxError:
         return reading.error_at(
             token,
-            f"Scidb extension `:line` needs its moves in parentheses, found {token.describe()}",
+            f"Scidb extension `{name}` needs its moves in parentheses, found {token.describe()}",
             expected="moves such as (Nxe5 bxQ Bxf7+), without nested parentheses or comments",
         )
 
     argument = _after_comments(_LINE_MOVES, _refused(_NEXT_TOKEN, unreadable))
-    return (pp.Literal(":line") + argument).add_parse_action(build).set_name(":line")
+    return (pp.Literal(name) + argument).add_parse_action(build).set_name(name)
 
 
 _BANG = _terminal("!(?=:)", "'!'")

@@ -150,6 +150,11 @@ def _(item: t.HypotheticalMoves) -> str:
     return ":line (| " + " ".join(_line_move_text(move) for move in item.moves) + ")"
 
 
+@_text.register
+def _(item: t.TransposedLine) -> str:
+    return f":line* ({item.text})"
+
+
 _SUFFIXES = {
     ("check", False): "+",
     ("doublecheck", False): "++",

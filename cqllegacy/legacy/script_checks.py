@@ -66,17 +66,22 @@ def either_color_alone(reading: Reading, match: t.MatchList) -> None:
 def line_transforms(reading: Reading, match: t.MatchList) -> None:
     """Scidb's ``:line`` under a transform: the help says only ``:flipcolor`` acts on
     it, and that not with move numbers; its own example shifts one (X5).  Under
-    ``:eithercolor`` every list is colour-flipped."""
+    ``:eithercolor`` every list is colour-flipped.  ``:line*`` takes no transform (X3)."""
     places = {span for form, span in reading.dialect if form == "`:line`"}
     fens = {span for form, span in reading.dialect if form == "`:fen`"}
-    if not places | fens:
+    stars = {span for form, span in reading.dialect if form == "`:line*`"}
+    if not places | fens | stars:
         return
     numbered = set(reading.line_with_numbers)
     outer = frozenset({_FLIPCOLOR}) if _has_either_color(match) else frozenset()
     for position_list in match.position_lists():
         for item, transforms in _transformed_items(position_list.items, outer):
-            if item.span not in places | fens or not transforms:
+            if item.span not in places | fens | stars or not transforms:
                 continue
+            if item.span in stars:
+                # X3: the help allows no transform keyword with :line*.
+                which = ":eithercolor" if outer else f":{min(each.value for each in transforms)}"
+                raise reading.line_star_transformed(item.span, which)
             others = sorted(each.value for each in transforms if each is not _FLIPCOLOR)
             if others and item.span in fens:
                 raise reading.fen_transformed(item.span, f":{others[0]}")

@@ -50,6 +50,7 @@ from cqllegacy.legacy.dialect_items import (
     TagWord,
     TagWordKeyword,
     Terminations,
+    TransposedLine,
 )
 from cqllegacy.legacy.tree_base import (
     Comment,
@@ -150,6 +151,7 @@ __all__ = [
     "Transform",
     "TransformKeyword",
     "Transformed",
+    "TransposedLine",
     "designators",
 ]
 
@@ -483,6 +485,7 @@ PositionItem: TypeAlias = (
     | SumRange
     | TagMatch
     | HypotheticalMoves
+    | TransposedLine
     | CastlingMove
     | CastlingRightsTest
     | BoardTest

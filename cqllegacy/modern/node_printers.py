@@ -598,6 +598,17 @@ def _fen_is(node: ct.FenIs, ctx: Context) -> Printed:
     )
 
 
+@printer_for(ct.LineReached)
+def _line_reached(node: ct.LineReached, ctx: Context) -> Printed:
+    return refused_as(
+        node.origin,
+        ctx,
+        ":line*",
+        "the position it names depends on each game's start, and CQL 6.1 has no castling rights",
+        "true",
+    )
+
+
 @printer_for(ct.HalfmoveClock)
 def _halfmove_clock(node: ct.HalfmoveClock, ctx: Context) -> Printed:
     return refused_as(node.origin, ctx, ":halfmoveclock", "CQL 6.1 has no half-move clock", "ply")

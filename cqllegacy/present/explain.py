@@ -314,6 +314,14 @@ def _fen_position_words(item: lt.FenPosition) -> str:
     return f"the position is {item.fen} (clocks aside)"
 
 
+@_words(lt.TransposedLine)
+def _transposed_line_words(item: lt.TransposedLine) -> str:
+    return (
+        f"the position is the one the moves {item.text} reach from the game's start, "
+        "in the order written (en passant aside)"
+    )
+
+
 @_words(lt.HalfmoveClockRange)
 def _halfmove_clock_words(item: lt.HalfmoveClockRange) -> str:
     return f"the half-move clock is {_range_words(item.range)} (any clock in a variation)"

@@ -432,7 +432,7 @@ def test_a_line_is_read_as_its_standard_sequence(line: str, standard: str) -> No
             "1:45",
             "forbids :flipcolor",
         ),
-        ("(match (position :line* (Pe2-e4 pe7-e5)))", "1:18", "`:line*`"),
+        ("(match (position :line* (Pe2-e4 e7-e5)))", "1:33", "`:line*` needs the kind"),
         ("(match (position :line (Pe2-e4 ep)))", "1:32", "`ep` follows a capture"),
         ("(match (position :line (xq xq)))", "1:28", "must alternate"),
         ("(match (position :line (1.e4 e5 2.Nxp)))", "1:33", "whose pieces"),

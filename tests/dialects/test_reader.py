@@ -84,7 +84,7 @@ MISTAKES = [
     ("(position\n  :evaluation 1 2)", 2, 3, ["`:evaluation`: needs an engine"]),
     ("(position\n  :whitetitle GM)", 2, 3, ["player and event database"]),
     ("(position\n  :kingonthehill)", 2, 3, ["chess variant"]),
-    ("(position\n  :line* (Pe2-e4 pe7-e5))", 2, 3, ["`:line*`", "transposed"]),
+    ("(position\n  :line* (Pe2-e4 e7-e5))", 2, 18, ["`:line*`", "the piece that moves"]),
     ("(position :pawncount P\n  passed-isolani 1)", 2, 10, ["attribute `isolani`"]),
     ('(match\n  :whiteplayer "Tal" (position))', 2, 16, ["quoted strings"]),
     ("(position :contactcheck\n  Q)", 2, 3, ["`:contactcheck` with a piece designator"]),

@@ -943,6 +943,19 @@ NODE_SAMPLES: dict[type[ct.Filter], list[ct.Filter]] = {
         ct.FenIs("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR", False, "KQkq", None),
         ct.FenIs("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R", False, "KQkq", None),
     ],
+    ct.LineReached: [
+        ct.LineReached(
+            tuple(
+                ct.FixedMove(chess.PAWN, chess.parse_square(a), chess.parse_square(b))
+                for a, b in (("d2", "d4"), ("d7", "d5"), ("e2", "e4"), ("e7", "e6"))
+            )
+        ),
+        ct.LineReached(
+            (ct.FixedMove(chess.KNIGHT, chess.G1, chess.F3),),
+            ((ct.CheckKind.CHECK, True),),
+            white_first=True,
+        ),
+    ],
     ct.DateIn: [ct.DateIn(700000, 720000), ct.DateIn(None, None)],
     ct.TagValueIn: [ct.TagValueIn("Termination", frozenset({"", "normal"}))],
     ct.Transform: [

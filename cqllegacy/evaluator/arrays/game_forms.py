@@ -23,6 +23,7 @@ from cqllegacy.core.tree import (
     HypotheticalLine,
     Line,
     LineGroup,
+    LineReached,
     Move,
     PieceLoop,
     PieceVariable,
@@ -291,6 +292,10 @@ ARRAY_FORMS.absent(
 ARRAY_FORMS.absent(
     FenIs,
     reason="it compares the castling rights and a legal en passant capture of python-chess's board",
+)
+ARRAY_FORMS.absent(
+    LineReached,
+    reason="it plays moves from each game's own start position, which the index does not store",
 )
 ARRAY_FORMS.absent(
     GameHas,

@@ -7,7 +7,7 @@ import functools
 
 import attrs
 
-from cqllegacy.core.tree import Filter, GameHas, Query, Reads
+from cqllegacy.core.tree import Filter, GameHas, LineReached, Query, Reads
 from cqllegacy.evaluator.analysis import Driver, QueryAnalysis
 from cqllegacy.evaluator.compiler import Compiler
 from cqllegacy.evaluator.drivers import CompiledList
@@ -45,8 +45,9 @@ def lower_query(c: Compiler, analysis: QueryAnalysis) -> QueryPlan:
         return QueryPlan(reference, lists, Driver.TREE, c)
     if analysis.driver is not Driver.TREE:
         return QueryPlan(analysis, lists, analysis.driver, c)
-    if any(top.body.find(GameHas) is not None for top in query.lists):
-        # The game's comments, NAGs and variations: only python-chess's game tree has them.
+    if any(top.body.find(GameHas, LineReached) is not None for top in query.lists):
+        # The game's comments, NAGs and variations, or its start position (:line*): the
+        # game tree has them.
         return QueryPlan(analysis, lists, Driver.TREE, c)
     if query.forms > 1:
         # The forms are tried in turn on the game tree (TreeDriver).
