@@ -297,6 +297,15 @@ def test_check_names_it_and_prints_it_back() -> None:
     assert again == script
 
 
+def test_explain_says_what_it_means() -> None:
+    from cqllegacy.present.explain import describe_item
+
+    script = read_script("(match (position :line* (Pe2-e4 Pe7-e6)))")
+    (item,) = script.match.position_lists()[0].items
+    words = describe_item(item)
+    assert words is not None and "Pe2-e4 Pe7-e6" in words and "game's start" in words
+
+
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return indexed_copy(tmp_path_factory.mktemp("line-star"), ALL)
