@@ -297,6 +297,17 @@ def test_check_names_it_and_prints_it_back() -> None:
     assert again == script
 
 
+def test_it_holds_in_a_variation_too(tmp_path: Path) -> None:
+    pgn = tmp_path / "v.pgn"
+    pgn.write_text('[Event "v"]\n[Result "*"]\n\n1. d4 (1. e4 e6 2. d4 d5) 1... d5 2. e4 e6 *\n')
+    query = Query.from_text(_star("Pe2-e4 Pe7-e6 Pd2-d4 Pd7-d5"))
+    (match,) = query.search(pgn, variations=True)
+    # Ply 4 of the main line, and the variation's fourth position (a key that is no ply).
+    assert 4 in match.marked and len(match.marked) == 2
+    (main_only,) = query.search(pgn)
+    assert list(main_only.marked) == [4]
+
+
 def test_explain_says_what_it_means() -> None:
     from cqllegacy.present.explain import describe_item
 
