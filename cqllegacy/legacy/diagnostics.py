@@ -294,8 +294,12 @@ class Reading:
             hint=f"to ask for a piece of its own, write it before {spec.text}",
         )
 
+    def _offset(self, span: Span) -> int:
+        """The offset in the source of ``span``'s first character."""
+        return self.source.line_starts[span.line - 1] + span.column - 1
+
     def main_line_only(self, form: str, span: Span) -> LegacySyntaxError:
-        offset = self.source.line_starts[span.line - 1] + span.column - 1
+        offset = self._offset(span)
         return self.error(
             f"Scidb extension {form} with :variations: Scidb's keyword fails inside a "
             "variation, which its standard equivalent cannot say",
@@ -304,7 +308,7 @@ class Reading:
         )
 
     def fen_transformed(self, span: Span, transform: str) -> LegacySyntaxError:
-        offset = self.source.line_starts[span.line - 1] + span.column - 1
+        offset = self._offset(span)
         return self.error(
             f"Scidb extension `:fen` under {transform}: the help gives no image of a FEN's"
             " castling rights and en passant square under a flip or shift",
@@ -313,7 +317,7 @@ class Reading:
         )
 
     def flipcolor_with_eithercolor(self, span: Span) -> LegacySyntaxError:
-        offset = self.source.line_starts[span.line - 1] + span.column - 1
+        offset = self._offset(span)
         return self.error(
             "Scidb extension `:eithercolor` with a position list's :flipcolor: the help"
             " forbids it, as :eithercolor already swaps the colours of every list",
@@ -322,7 +326,7 @@ class Reading:
         )
 
     def line_transformed(self, span: Span, transform: str) -> LegacySyntaxError:
-        offset = self.source.line_starts[span.line - 1] + span.column - 1
+        offset = self._offset(span)
         if transform in (":flipcolor", ":eithercolor"):
             why = f"with move numbers the help forbids {transform}"
         else:
@@ -337,7 +341,7 @@ class Reading:
         )
 
     def line_star_transformed(self, span: Span, transform: str) -> LegacySyntaxError:
-        offset = self.source.line_starts[span.line - 1] + span.column - 1
+        offset = self._offset(span)
         return self.error(
             f"Scidb extension `:line*` under {transform}: the help allows no transform "
             "keyword with a transposition-invariant line",
