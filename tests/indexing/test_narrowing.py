@@ -308,6 +308,35 @@ def test_move_facts_lines_and_hulls_narrow_exactly(
     assert in_process(query, pgn, True) == scanned
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cql() line --> move from [QR] capture a --> {check move capture A}",
+        "cql() line --> check --> check",
+        "cql() check move previous from N",
+        "cql() wtm move previous capture A",
+        "cql() line --> Pe4 --> move from p --> Nf3 --> check",
+        "(match :forany rook [Rr] (position $rook[a-h7] :sequence ((position :movefrom $rook) "
+        "(position) (position :movefrom $rook))))",
+    ],
+)
+def test_neighbours_by_joins_are_those_of_windows(
+    text: str, opened: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A list that reads other plies finds the same games whether each neighbour is read
+    by a join from the list's own rows or by a window over every row."""
+    need = necessity(Query.from_text(text).core)
+    assert need is not None
+    found = {}
+    for joined in (0, 99):
+        monkeypatch.setattr(index_sql, "MAX_JOINED_OFFSETS", joined)
+        sql, parameters = candidate_query(need, 0)
+        assert ("LEFT JOIN positions" in sql) == bool(joined)
+        found[joined] = opened.connection.execute(sql, parameters).fetchall()
+    assert found[0] == found[99]
+    assert len(found[0]) < opened.games
+
+
 _SQUARES = st.one_of(
     st.integers(1, (1 << 64) - 1),
     st.sampled_from([chess.BB_RANK_1, chess.BB_RANK_8, chess.BB_FILE_E, chess.BB_CENTER]),
