@@ -273,8 +273,10 @@ class IndexCandidates:
             return stored_unit(self.index, numbers)
         return tuple(self.index.texts(numbers))
 
-    def game_facts(self, numbers: Sequence[int]) -> list[tuple[int, bool, str | None]]:
-        return self.index.game_facts(numbers)
+    def game_facts(
+        self, numbers: Sequence[int], tags: bool = True
+    ) -> list[tuple[int, bool, str | None]]:
+        return self.index.game_facts(numbers, tags)
 
     def main_lines(self, numbers: Sequence[int]) -> dict[str, Any]:
         return self.index.main_lines(numbers)

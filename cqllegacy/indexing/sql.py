@@ -296,13 +296,18 @@ def _any(conditions: Sequence[str]) -> str:
 
 
 def candidate_query(
-    need: Necessity, games_before: int, *, positions: bool = True, sample: int = 1
+    need: Necessity,
+    games_before: int,
+    *,
+    positions: bool = True,
+    sample: bool = False,
+    games: tuple[int, int] | None = None,
 ) -> tuple[str, list[object]]:
     """SQL (and its parameters) for the numbers of the candidate games, ascending.
 
     ``positions`` False leaves the positions out (the summary alone narrows, which admits
-    more games); ``sample`` above 1 asks about every ``sample``-th clean game only, and
-    leaves out the games that do not read cleanly.
+    more games); ``sample`` leaves out the games that do not read cleanly; ``games``
+    (first, last) asks about those games of the file only.
     """
     summary = [_any([summary_sql(alt) for alt in found.alternatives]) for found in need.lists]
     where_games = " AND ".join(summary) if summary else "TRUE"
@@ -314,21 +319,41 @@ def candidate_query(
         if hi is not None:
             where_games += " AND game <= ?"
             parameters.append(hi - games_before)
-    if sample > 1:
-        where_games += f" AND game % {int(sample)} = 0"
+    within = "" if games is None else f" AND game BETWEEN {int(games[0])} AND {int(games[1])}"
+    where_games += within
     # The summary rejects most games; the positions of the others are asked, list by
     # list, for a position where one of the list's alternatives holds (unless the
     # summary alone already says so).
     parts = ["SELECT game FROM passed"]
     if positions:
         parts += [_list_query(found) for found in need.lists if not summary_decides(found)]
+        if games is not None:
+            # The positions' zone maps skip the blocks of other games.
+            parts = [part.replace(_SEMI, f"{_SEMI}{within.replace('game', 'positions.game')}")
+                     for part in parts]  # fmt: skip
     clean = " INTERSECT ".join(f"({part})" for part in parts)
-    unclean = "" if sample > 1 else " UNION (SELECT game FROM games WHERE NOT clean)"
+    unclean = "" if sample else f" UNION (SELECT game FROM games WHERE NOT clean{within})"
     sql = (
         f"WITH passed AS MATERIALIZED (SELECT game FROM summary WHERE {where_games}) "
         f"SELECT game FROM (({clean}){unclean}) ORDER BY game"
     )
     return sql, parameters
+
+
+_SEMI = "positions SEMI JOIN passed ON positions.game = passed.game"
+
+
+def reads_windows(sql: str) -> bool:
+    """Whether the question ``sql`` orders every position of its games in a window (its
+    memory grows with the games asked: :data:`WINDOW_GAMES` at a time bound it)."""
+    return "OVER along" in sql
+
+
+#: The games of the file whose positions one window orders at a time.  On 100,000 games
+#: (12.6 M positions) the queen staircase's question, its eight windows over every
+#: position at once, spilled to disk under the reader's memory bound: 9.7 s of CPU;
+#: 8 questions of 12,500 games 6.1 s.
+WINDOW_GAMES = 10_000
 
 
 def asks_positions(need: Necessity) -> bool:
@@ -377,8 +402,10 @@ def _list_query(found: ListNeed) -> str:
         # Every alternative holds at its own row: the rows where none of their own
         # conditions holds need no neighbour and no long test.
         here = _any([alternative_sql(alt.here) for alt in found.alternatives])
+        if here != "TRUE" and STEP_BY_JOINS and _OFFSET_COLUMN.search(" ".join(rows)):
+            return f"SELECT DISTINCT game FROM ({_stepped_rows(found.alternatives, here)})"
         where = _any(rows) if here == "TRUE" else f"{here} AND {_any(rows)}"
-        return f"SELECT DISTINCT game FROM {_rows(rows, here)} WHERE {where}"
+        return f"SELECT DISTINCT game FROM {_rows(rows)} WHERE {where}"
     having = []
     if found.at_least > 1:
         # So many positions match: at least as many satisfy an alternative.
@@ -401,39 +428,34 @@ def _sql_length(alternatives: Sequence[Alternative]) -> int:
     return sum(len(alternative_sql(part)) for alt in alternatives for part in (alt, *alt.elsewhere))
 
 
-def _rows(conditions: Sequence[str], here: str = "TRUE") -> str:
+def _rows(conditions: Sequence[str]) -> str:
     """The positions of the games that passed the summary, with the columns of the
-    positions a few plies later (or before) that ``conditions`` read; only the rows
-    where ``here`` holds are needed (their neighbours are read all the same)."""
+    positions a few plies later (or before) that ``conditions`` read."""
     wanted = sorted(
         {(int(k) if side == "n" else -int(k), name)
          for side, k, name in _OFFSET_COLUMN.findall(" ".join(conditions))}
     )  # fmt: skip
-    semi = "positions SEMI JOIN passed ON positions.game = passed.game"
     if not wanted:
-        return semi
+        return _SEMI
     own = ", ".join(f"positions.{name}" for name in _own_columns(conditions))
-    offsets = sorted({k for k, _name in wanted})
-    if here != "TRUE" and len(offsets) <= MAX_JOINED_OFFSETS:
-        return _joined_rows(wanted, offsets, own, f"SELECT {own} FROM {semi} WHERE {here}")
     shifted = ", ".join(
         f"{'lead' if k > 0 else 'lag'}({name}, {abs(k)}) OVER along AS {column(name, k)}"
         for k, name in wanted
     )
     return (
-        f"(SELECT {own}, {shifted} FROM {semi} "
+        f"(SELECT {own}, {shifted} FROM {_SEMI} "
         "WINDOW along AS (PARTITION BY positions.game ORDER BY positions.ply))"
     )
 
 
-#: A list whose alternatives read at most this many other plies, and whose rows of
-#: their own can be told apart, reads each neighbour by a join on (game, ply) from
-#: those rows only; otherwise a window over every position of the passed games gives
-#: them.  Measured on 100,000 games (12.6 M positions) under the reader's memory bound:
-#: Appendix C #11 (two plies on, 2 % of the rows its own) 27 s by the window, 3.2 s by
-#: joins; the queen staircase (eight plies on) 9.7 s by the window, 21.6 s by joins (with
-#: 2 GB; out of memory under the bound).
-MAX_JOINED_OFFSETS = 2
+#: A list whose alternatives each hold at a row of their own (not only a ply before or
+#: after it) is asked a ply at a time: its rows first, then each next ply by a join from
+#: the rows kept so far (:func:`_stepped_rows`).  Otherwise a window over every position
+#: of the passed games gives each row its neighbours.  Measured on 100,000 games (12.6 M
+#: positions), one thread, under the reader's memory bound: Appendix C #11 (two plies on)
+#: 27 s by the window, 3.2 s by joins; the queen staircase (eight plies on) 9.7 s by the
+#: window (6.1 s in blocks of games), 4.7 s a ply at a time.
+STEP_BY_JOINS = True
 
 
 def _own_columns(conditions: Sequence[str]) -> list[str]:
@@ -449,17 +471,39 @@ def _own_columns(conditions: Sequence[str]) -> list[str]:
 _POSITION_COLUMNS = ("game", "ply", *BOARD_FIELDS, *STATE_FIELDS, *MOVE_FIELDS)
 
 
-def _joined_rows(
-    wanted: Sequence[tuple[int, str]], offsets: Sequence[int], own: str, rows: str
-) -> str:
-    """The rows ``rows`` (a query of the columns ``own``), each with the columns of
-    ``wanted`` read from the row ``k`` plies on in the same game (NULL where the game
-    has none, as a window's ``lead`` gives)."""
-    alias = {k: f"o_{'n' if k > 0 else 'p'}{abs(k)}" for k in offsets}
-    picked = ", ".join(f"{alias[k]}.{name} AS {column(name, k)}" for k, name in wanted)
-    joins = " ".join(
-        f"LEFT JOIN positions AS {alias[k]} ON {alias[k]}.game = here.game "
-        f"AND {alias[k]}.ply = CAST(here.ply AS INTEGER) + ({k})"
-        for k in offsets
-    )
-    return f"(SELECT here.*, {picked} FROM ({rows}) AS here {joins})"
+def _stepped_rows(alternatives: Sequence[Alternative], here: str) -> str:
+    """The rows where some alternative holds, found a ply at a time: the rows where one
+    holds on its own row, then (nearest ply first) those where one also holds at the next
+    ply it speaks of, read by a join from the rows kept so far, and so on."""
+    rows = [alternative_sql(alt) for alt in alternatives]
+    own = ", ".join(f"positions.{name}" for name in _own_columns(rows))
+    query = f"SELECT {own} FROM {_SEMI} WHERE {here}"
+    offsets = sorted({k for alt in alternatives for k, _found in alt.later}, key=abs)
+    done: set[int] = set()
+    for k in offsets:
+        done.add(k)
+        names = sorted(
+            {name for alt in alternatives for j, found in alt.later if j == k
+             for _side, _k, name in _OFFSET_COLUMN.findall(" ".join(_here_sql(found, k)))}
+        )  # fmt: skip
+        if not names:
+            continue
+        ahead = f"o_{'n' if k > 0 else 'p'}{abs(k)}"
+        picked = ", ".join(f"{ahead}.{name} AS {column(name, k)}" for name in names)
+        test = _any([_up_to(alt, done) for alt in alternatives])
+        query = (
+            f"SELECT * FROM (SELECT step.*, {picked} FROM ({query}) AS step "
+            f"LEFT JOIN positions AS {ahead} ON {ahead}.game = step.game "
+            f"AND {ahead}.ply = CAST(step.ply AS INTEGER) + ({k})) WHERE {test}"
+        )
+    return query
+
+
+def _up_to(alternative: Alternative, offsets: set[int]) -> str:
+    """The conditions of ``alternative`` said of its own row and of the plies
+    ``offsets`` from it."""
+    parts = _here_sql(alternative)
+    for k, found in alternative.later:
+        if k in offsets:
+            parts += _here_sql(found, k)
+    return "(" + " AND ".join(parts) + ")" if parts else "TRUE"

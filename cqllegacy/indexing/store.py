@@ -56,7 +56,7 @@ from cqllegacy.indexing.records import (
     game_text,
     position_arrays,
 )
-from cqllegacy.indexing.sql import asks_positions, candidate_query
+from cqllegacy.indexing.sql import WINDOW_GAMES, asks_positions, candidate_query, reads_windows
 from cqllegacy.runner.pgn import GameText
 from cqllegacy.signals import interrupted_inside
 from cqllegacy.version import __version__
@@ -94,6 +94,22 @@ SAMPLE_GAMES = 200
 
 
 WORTH_ASKING = 0.5
+
+#: The sample is this many blocks of consecutive games, spread over the file: a block's
+#: positions lie together, so a question about it reads a few of the table's blocks (a
+#: sample of every n-th game read them all: 1.26 s against 0.09 s for a queen staircase's
+#: question on 100,000 games).
+SAMPLE_BLOCKS = 4
+
+
+def _sample_blocks(games: int) -> list[tuple[int, int]]:
+    """The first and last game of each block of the sample of a file of ``games``."""
+    size = max(SAMPLE_GAMES // SAMPLE_BLOCKS, 1)
+    return [
+        (first, first + size - 1)
+        for block in range(SAMPLE_BLOCKS)
+        for first in [max(1, (2 * block + 1) * games // (2 * SAMPLE_BLOCKS) - size // 2)]
+    ]
 
 #: An index of fewer positions is asked its positions without a sample: a pass over them
 #: costs less than planning the sample's two questions (a large orbit's question is long).
@@ -427,9 +443,27 @@ class Index:
         numbered ``games_before + 1`` on in the whole input) and, where ``need.tags``,
         whose stored tags ``accepts`` (the run's tag test, given the tags and the game's
         number in the whole input)."""
-        sql, parameters = candidate_query(
-            need, games_before, positions=self._worth_asking_positions(need, games_before)
-        )
+        positions = self._worth_asking_positions(need, games_before)
+        sql, parameters = candidate_query(need, games_before, positions=positions)
+        if not reads_windows(sql) or self.games <= WINDOW_GAMES:
+            return self._candidates(sql, parameters, need, games_before, accepts)
+        found = []
+        for first in range(1, self.games + 1, WINDOW_GAMES):
+            games = (first, min(first + WINDOW_GAMES - 1, self.games))
+            sql, parameters = candidate_query(need, games_before, games=games)
+            found += self._candidates(sql, parameters, need, games_before, accepts)
+        return found
+
+    def _candidates(
+        self,
+        sql: str,
+        parameters: list[object],
+        need: Necessity,
+        games_before: int,
+        accepts: Callable[[Mapping[str, str], int], bool] | None,
+    ) -> list[int]:
+        """The games the candidates' question ``sql`` finds, less those whose stored
+        tags ``accepts`` rejects."""
         if not (need.tags and accepts is not None):
             return [row[0] for row in self.connection.execute(sql, parameters).fetchall()]
         rows = self.connection.execute(
@@ -457,14 +491,14 @@ class Index:
         (positions,) = self.connection.execute("SELECT count(*) FROM positions").fetchone()
         if positions < FEW_POSITIONS:
             return True
-        sample = self.games // SAMPLE_GAMES
-        counts = []
-        for positions in (False, True):
-            sql, parameters = candidate_query(
-                need, games_before, positions=positions, sample=sample
-            )
-            found = self.connection.execute(f"SELECT count(*) FROM ({sql})", parameters)
-            counts.append(int(found.fetchone()[0]))
+        counts = [0, 0]
+        for games in _sample_blocks(self.games):
+            for asked in (False, True):
+                sql, parameters = candidate_query(
+                    need, games_before, positions=asked, sample=True, games=games
+                )
+                found = self.connection.execute(f"SELECT count(*) FROM ({sql})", parameters)
+                counts[asked] += int(found.fetchone()[0])
         passed, narrowed = counts
         return narrowed <= WORTH_ASKING * passed
 
@@ -507,13 +541,17 @@ class Index:
                     yield GameRange(game, line, byte_start, length, digest)
 
     @_answering
-    def game_facts(self, numbers: Sequence[int]) -> list[tuple[int, bool, str | None]]:
+    def game_facts(
+        self, numbers: Sequence[int], tags: bool = True
+    ) -> list[tuple[int, bool, str | None]]:
         """Per game of ``numbers`` (ascending): its number, whether it reads cleanly and
-        (for a clean one) its tags as stored (JSON), in the order of ``numbers``."""
+        (for a clean one, where ``tags``) its tags as stored (JSON), in the order of
+        ``numbers``."""
         if not len(numbers):
             return []
+        wanted = "CASE WHEN clean THEN tags END" if tags else "NULL"
         rows = self.connection.execute(
-            "SELECT game, clean, CASE WHEN clean THEN tags END FROM games "
+            f"SELECT game, clean, {wanted} FROM games "
             "WHERE game BETWEEN ? AND ? AND game IN (SELECT unnest(?)) ORDER BY game",
             [int(numbers[0]), int(numbers[-1]), [int(n) for n in numbers]],
         ).fetchall()

@@ -65,8 +65,11 @@ class Candidates(Protocol):
         their stored positions (:class:`~cqllegacy.runner.stored.StoredUnit`)."""
         ...
 
-    def game_facts(self, numbers: Sequence[int]) -> list[tuple[int, bool, str | None]]:
-        """Per game of ``numbers``: its number, whether it reads cleanly, its tags (JSON)."""
+    def game_facts(
+        self, numbers: Sequence[int], tags: bool = True
+    ) -> list[tuple[int, bool, str | None]]:
+        """Per game of ``numbers``: its number, whether it reads cleanly, its tags (JSON;
+        None unless ``tags``)."""
         ...
 
     def main_lines(self, numbers: Sequence[int]) -> dict[str, Any]:

@@ -171,7 +171,9 @@ class StoredSource(Protocol):
     reads cleanly and its tags (JSON); the stored main lines of clean games, one array
     per column; the games' texts."""
 
-    def game_facts(self, numbers: Sequence[int]) -> list[tuple[int, bool, str | None]]: ...
+    def game_facts(
+        self, numbers: Sequence[int], tags: bool = True
+    ) -> list[tuple[int, bool, str | None]]: ...
 
     def main_lines(self, numbers: Sequence[int]) -> dict[str, Any]: ...
 
@@ -366,11 +368,11 @@ def evaluate_stored(
     """Evaluate the games ``numbers`` (ascending) of the indexed file called ``name``,
     whose games are numbered ``games_before + 1`` on in the input, as
     :meth:`GameScan.game` would, each clean one from its stored positions."""
-    for first in range(0, len(numbers), BATCH):
-        part = numbers[first : first + BATCH]
-        facts = source.game_facts(part)
+    every = source.game_facts(numbers, tags=False)  # one question: each costs some ms
+    for first in range(0, len(every), BATCH):
+        facts = every[first : first + BATCH]
         lines = main_lines(source, [game for game, clean, _ in facts if clean])
-        outcomes = _outcomes(state, facts, lines, games_before)
+        outcomes = _outcomes(state, facts, lines, games_before, source.game_facts)
         _hand_over(state, name, games_before, outcomes, _wanted_texts(source, outcomes))
 
 
@@ -413,10 +415,48 @@ def _outcomes(
     facts: Sequence[tuple[int, bool, str | None]],
     lines: MainLines,
     games_before: int,
+    fetch: Callable[[Sequence[int]], Sequence[tuple[int, bool, str | None]]] | None = None,
 ) -> list[tuple[int, _Outcome]]:
-    tags_of = {game: tags for game, clean, tags in facts if clean}
-    judge = _judge(state, lines, games_before, tags_of)
-    return [(game, judge(game, tags) if clean else _TEXT) for game, clean, tags in facts]
+    """Each game's outcome; the clean games' tags are those of ``facts``, or (``fetch``
+    given) read with it only for the games the arrays do not rule out."""
+    clean = [game for game, ok, _ in facts if ok]
+    known = None if fetch is not None else {game: tags for game, ok, tags in facts if ok}
+    tags_of = _BatchTags(clean, known, fetch)
+    judge, rejected = _judge(state, lines, games_before, tags_of)
+    tags_of.want([game for game in clean if game not in rejected])
+    return [(game, judge(game) if clean else _TEXT) for game, clean, _ in facts]
+
+
+class _BatchTags(Mapping[int, str | None]):
+    """The stored tags (JSON) of a batch's clean games, read when first wanted: most
+    games of a batch the arrays rule out are never asked for theirs."""
+
+    def __init__(
+        self,
+        games: Sequence[int],
+        known: Mapping[int, str | None] | None,
+        fetch: Callable[[Sequence[int]], Sequence[tuple[int, bool, str | None]]] | None,
+    ) -> None:
+        self._games = games
+        self._found: dict[int, str | None] = dict(known or {})
+        self._fetch = fetch
+
+    def want(self, games: Sequence[int]) -> None:
+        """Read the tags of ``games`` (ascending) now, in one question."""
+        missing = [game for game in games if game not in self._found]
+        if missing and self._fetch is not None:
+            self._found.update((game, tags) for game, _clean, tags in self._fetch(missing))
+
+    def __getitem__(self, game: int) -> str | None:
+        if game not in self._found:
+            self.want(self._games)  # an array form reads every game's
+        return self._found[game]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._games)
+
+    def __len__(self) -> int:
+        return len(self._games)
 
 
 def _hand_over(
@@ -451,16 +491,18 @@ def _judge(
     lines: MainLines,
     games_before: int,
     tags_of: Mapping[int, str | None],
-) -> Callable[[int, str | None], _Outcome]:
+) -> tuple[Callable[[int], _Outcome], frozenset[int]]:
+    """How each clean game is judged, and the games the arrays rule out whatever their
+    tags say."""
     compiled, options = state.compiled, state.options
     arrays = _answered_by_arrays(compiled.arrays, lines, tags_of)
     rejected = arrays.rejected(options.skip_initial) if arrays is not None else frozenset()
 
-    def judge(game: int, tags: str | None) -> _Outcome:
+    def judge(game: int) -> _Outcome:
         """What the stored positions of the clean game ``game`` say (see _Outcome)."""
         if game in rejected:
             return _NOTHING  # whatever its tags say: no need to read them
-        headers: dict[str, str] = json.loads(tags or "{}")
+        headers: dict[str, str] = json.loads(tags_of[game] or "{}")
         ordinal = games_before + game
         if not compiled.prefilter(headers, ordinal):
             return _NOTHING
@@ -485,7 +527,7 @@ def _judge(
             return _TEXT
         return _Match(headers, verdict, stream.main_moves) if verdict.matched else _NOTHING
 
-    return judge
+    return judge, rejected
 
 
 class _ArrayAnswers:

@@ -328,13 +328,31 @@ def test_neighbours_by_joins_are_those_of_windows(
     need = necessity(Query.from_text(text).core)
     assert need is not None
     found = {}
-    for joined in (0, 99):
-        monkeypatch.setattr(index_sql, "MAX_JOINED_OFFSETS", joined)
+    for joined in (False, True):
+        monkeypatch.setattr(index_sql, "STEP_BY_JOINS", joined)
         sql, parameters = candidate_query(need, 0)
-        assert ("LEFT JOIN positions" in sql) == bool(joined)
+        assert ("LEFT JOIN positions" in sql) is joined
+        assert ("OVER along" in sql) is not joined
         found[joined] = opened.connection.execute(sql, parameters).fetchall()
-    assert found[0] == found[99]
-    assert len(found[0]) < opened.games
+    assert found[False] == found[True]
+    assert len(found[True]) < opened.games
+
+
+@pytest.mark.parametrize(
+    "text", ["cql() line --> check --> check --> .* --> mate", "cql() move previous capture Q"]
+)
+def test_windows_asked_a_block_of_games_at_a_time_find_the_same_games(
+    text: str, opened: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A question that orders every position in a window is asked a block of games at a
+    time on a large file (its memory bounded): the same candidates as asked at once."""
+    need = necessity(Query.from_text(text).core)
+    assert need is not None
+    assert index_sql.reads_windows(candidate_query(need, 0)[0])
+    whole = opened.candidates(need, 0)
+    monkeypatch.setattr(store, "WINDOW_GAMES", 7)
+    assert opened.candidates(need, 0) == whole
+    assert len(whole) < opened.games
 
 
 _SQUARES = st.one_of(
