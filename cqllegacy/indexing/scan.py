@@ -278,8 +278,10 @@ class IndexCandidates:
     ) -> list[tuple[int, bool, str | None]]:
         return self.index.game_facts(numbers, tags)
 
-    def main_lines(self, numbers: Sequence[int]) -> dict[str, Any]:
-        return self.index.main_lines(numbers)
+    def main_lines(
+        self, numbers: Sequence[int], names: Sequence[str] | None = None
+    ) -> dict[str, Any]:
+        return self.index.main_lines(numbers, names)
 
 
 def stored_unit(index: Index, numbers: Sequence[int]) -> StoredUnit:

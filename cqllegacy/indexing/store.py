@@ -58,6 +58,7 @@ from cqllegacy.indexing.records import (
 )
 from cqllegacy.indexing.sql import WINDOW_GAMES, asks_positions, candidate_query, reads_windows
 from cqllegacy.runner.pgn import GameText
+from cqllegacy.runner.stored import MAIN_LINE_COLUMNS
 from cqllegacy.signals import interrupted_inside
 from cqllegacy.version import __version__
 
@@ -558,15 +559,14 @@ class Index:
         return [(int(game), bool(clean), tags) for game, clean, tags in rows]
 
     @_answering
-    def main_lines(self, numbers: Sequence[int]) -> dict[str, Any]:
+    def main_lines(
+        self, numbers: Sequence[int], names: Sequence[str] | None = None
+    ) -> dict[str, Any]:
         """The stored main-line positions of the clean games among ``numbers``
-        (ascending), one numpy array per column (``game``, ``ply``,
-        :data:`~cqllegacy.indexing.records.BOARD_FIELDS`, ``flags``, ``ep`` and the
-        move's ``move_from``, ``move_to``, ``move_promotion``), ordered by game and
+        (ascending), one numpy array per column (``game``, ``ply`` and the columns
+        ``names`` of :data:`MAIN_LINE_COLUMNS`, by default all), ordered by game and
         ply."""
-        columns = ", ".join(
-            ("game", "ply", *BOARD_FIELDS, "flags", "ep", "move_from", "move_to", "move_promotion")
-        )
+        columns = ", ".join(("game", "ply", *(MAIN_LINE_COLUMNS if names is None else names)))
         first, last = int(numbers[0]), int(numbers[-1])
         sql = f"SELECT {columns} FROM positions WHERE game BETWEEN ? AND ?"
         parameters: list[object] = [first, last]

@@ -72,8 +72,11 @@ class Candidates(Protocol):
         None unless ``tags``)."""
         ...
 
-    def main_lines(self, numbers: Sequence[int]) -> dict[str, Any]:
-        """The stored main lines of the clean games ``numbers``, one array per column."""
+    def main_lines(
+        self, numbers: Sequence[int], names: Sequence[str] | None = None
+    ) -> dict[str, Any]:
+        """The stored main lines of the clean games ``numbers``, one array per column
+        (``game``, ``ply`` and ``names``, by default every stored one)."""
         ...
 
 

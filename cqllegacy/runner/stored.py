@@ -57,9 +57,10 @@ if TYPE_CHECKING:
 _V = TypeVar("_V")
 
 __all__ = [
-    "BATCH", "BOARD_FIELDS", "CHECK", "MATE", "MOVE_FIELDS", "PLACEMENT", "STALEMATE",
-    "STATE_FIELDS", "WHITE_TO_MOVE", "MainLines", "StoredBoard", "StoredSource", "StoredUnit",
-    "TextSource", "evaluate_stored", "feed", "feeds", "main_lines", "prepared", "start_board",
+    "BATCH", "BOARD_FIELDS", "CHECK", "MAIN_LINE_COLUMNS", "MATE", "MOVE_FIELDS", "PLACEMENT",
+    "STALEMATE", "STATE_FIELDS", "WHITE_TO_MOVE", "MainLines", "StoredBoard", "StoredSource",
+    "StoredUnit", "TextSource", "evaluate_stored", "feed", "feeds", "main_lines", "prepared",
+    "start_board",
 ]  # fmt: skip
 
 # The stored rows' fields (the index writes them, :mod:`cqllegacy.indexing.records`).
@@ -75,9 +76,15 @@ STATE_FIELDS = ("flags", "ep")
 #: Per position, the move played from it (-1 / 0 none: the last position, a null move).
 MOVE_FIELDS = ("move_from", "move_to", "move_piece", "move_promotion", "move_capture")
 
+#: The stored columns of a position that a run reads (besides its game and ply).
+MAIN_LINE_COLUMNS = (*BOARD_FIELDS, "flags", "ep", "move_from", "move_to", "move_promotion")
+
 
 #: Games asked of the index at a time (their positions are held at once).
 BATCH = 512
+
+#: Games whose facts (clean or not) are asked of the index at a time.
+FACTS_BATCH = 16 * BATCH
 
 
 class StoredBoard(chess.Board):
@@ -175,14 +182,50 @@ class StoredSource(Protocol):
         self, numbers: Sequence[int], tags: bool = True
     ) -> list[tuple[int, bool, str | None]]: ...
 
-    def main_lines(self, numbers: Sequence[int]) -> dict[str, Any]: ...
+    def main_lines(
+        self, numbers: Sequence[int], names: Sequence[str] | None = None
+    ) -> dict[str, Any]: ...
 
     def texts(self, numbers: Sequence[int]) -> Iterator[GameText]: ...
 
 
-def main_lines(source: StoredSource, numbers: Sequence[int]) -> MainLines:
-    """The stored main lines of the clean games among ``numbers`` (ascending)."""
-    return prepared(source.main_lines(numbers) if numbers else None)
+def main_lines(
+    source: StoredSource, numbers: Sequence[int], asked: set[str] | None = None
+) -> MainLines:
+    """The stored main lines of the clean games among ``numbers`` (ascending).  With
+    ``asked`` (the columns earlier batches were asked for, added to as this one is),
+    those columns are read at once and any other when first asked for."""
+    if not numbers:
+        return prepared(None)
+    if asked is None or not asked:
+        found = source.main_lines(numbers)
+        return prepared(found if asked is None else _StoredColumns(source, numbers, found, asked))
+    names = [name for name in MAIN_LINE_COLUMNS if name in asked]
+    return prepared(_StoredColumns(source, numbers, source.main_lines(numbers, names), asked))
+
+
+class _StoredColumns(Mapping[str, Any]):
+    """A batch's stored columns: those read with the batch, and any other read when
+    first asked for (in the same order: by game and ply).  Each name asked for is added
+    to ``asked``, so that the next batch reads what the query reads, and no more."""
+
+    def __init__(
+        self, source: StoredSource, numbers: Sequence[int], found: dict[str, Any], asked: set[str]
+    ) -> None:
+        self._source, self._numbers, self._found, self._asked = source, numbers, found, asked
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._found and name in MAIN_LINE_COLUMNS:
+            self._found.update(self._source.main_lines(self._numbers, [name]))
+        found = self._found[name]
+        self._asked.add(name)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(("game", "ply", *MAIN_LINE_COLUMNS))
+
+    def __len__(self) -> int:
+        return 2 + len(MAIN_LINE_COLUMNS)
 
 
 def prepared(a: Mapping[str, Any] | None) -> MainLines:
@@ -368,12 +411,15 @@ def evaluate_stored(
     """Evaluate the games ``numbers`` (ascending) of the indexed file called ``name``,
     whose games are numbered ``games_before + 1`` on in the input, as
     :meth:`GameScan.game` would, each clean one from its stored positions."""
-    every = source.game_facts(numbers, tags=False)  # one question: each costs some ms
-    for first in range(0, len(every), BATCH):
-        facts = every[first : first + BATCH]
-        lines = main_lines(source, [game for game, clean, _ in facts if clean])
-        outcomes = _outcomes(state, facts, lines, games_before, source.game_facts)
-        _hand_over(state, name, games_before, outcomes, _wanted_texts(source, outcomes))
+    asked: set[str] = set()
+    for start in range(0, len(numbers), FACTS_BATCH):
+        # Each question costs some milliseconds: the facts of many batches in one.
+        every = source.game_facts(numbers[start : start + FACTS_BATCH], tags=False)
+        for first in range(0, len(every), BATCH):
+            facts = every[first : first + BATCH]
+            lines = main_lines(source, [game for game, clean, _ in facts if clean], asked)
+            outcomes = _outcomes(state, facts, lines, games_before, source.game_facts)
+            _hand_over(state, name, games_before, outcomes, _wanted_texts(source, outcomes))
 
 
 class TextSource(Protocol):

@@ -832,11 +832,26 @@ def either_attackers(placement: Placement, targets: Bitboards) -> Bitboards:
     >>> found.tolist() == [either]
     True
     """
+    targets = np.broadcast_to(np.asarray(targets, dtype=np.uint64), np.shape(placement.white))
+    if not (targets & (targets - _ONE)).any():
+        # One square a position at most (a king): lookups from it beat the fills.
+        return _either_attackers_of_square(placement, targets)
     # A white pawn attacks a target from where a black pawn on the target would attack.
     reach = (pawn_attacks(chess.BLACK, targets) & placement.white) | (
         pawn_attacks(chess.WHITE, targets) & placement.black
     )
     return _attackers(placement, targets, reach) & _occupied(placement)
+
+
+def _either_attackers_of_square(placement: Placement, targets: Bitboards) -> Bitboards:
+    """:func:`either_attackers` of ``targets``, at most one square a position."""
+    square, valid = _on_board(lsb(targets))
+    t = _tables()
+    reach = (t["black_pawn"][square] & placement.white) | (
+        t["white_pawn"][square] & placement.black
+    )
+    found: Bitboards = np.where(valid, _attackers_by_lookup(placement, square, reach), _ZERO)
+    return found & _occupied(placement)
 
 
 def attacked_by_set(placement: Placement, color: chess.Color, pieces: Bitboards) -> Bitboards:

@@ -254,6 +254,31 @@ def test_attackers_of_a_set(boards: tuple[chess.Board, ...], placement: ba.Place
         assert found == expected
 
 
+@pytest.mark.parametrize("kind", ["kings", "one square or none", "sets"])
+def test_either_colours_attackers_by_lookups_and_by_fills(
+    boards: tuple[chess.Board, ...], placement: ba.PlacementArrays, kind: str
+) -> None:
+    """A target of at most one square a position is answered by lookups, a larger one by
+    fills: both are python-chess's attackers of either colour."""
+    rng = random.Random(34)
+    if kind == "kings":
+        targets = [int(board.kings) for board in boards]
+        targets = [t & -t if rng.random() < 0.5 else t & (t - 1) for t in targets]
+    elif kind == "one square or none":
+        targets = [0 if rng.random() < 0.2 else 1 << rng.randrange(64) for _ in boards]
+    else:
+        targets = [rng.getrandbits(64) & rng.getrandbits(64) for _ in boards]
+    found = ints(ba.either_attackers(placement, ba.bitboards(targets)))
+    expected = []
+    for board, target in zip(boards, targets, strict=True):
+        union = 0
+        for square in chess.SquareSet(target):
+            union |= board.attackers_mask(chess.WHITE, square)
+            union |= board.attackers_mask(chess.BLACK, square)
+        expected.append(union)
+    assert found == expected
+
+
 def test_attackers_of_one_set_for_all(placement: ba.PlacementArrays) -> None:
     """One target set broadcasts over every position."""
     one = np.asarray(np.uint64(chess.BB_E4))
