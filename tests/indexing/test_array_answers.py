@@ -166,3 +166,63 @@ def test_default_workers_leave_an_answer_in_columns_here(
     )
     assert spread == ([] if here else [True])
     assert out.getvalue() == in_process(loaded, games, False)[0]
+
+
+@pytest.mark.parametrize(
+    "name", ["knight-fork", "attackcount-fork", "attackcount", "forany-rook", "relation-missing"]
+)
+def test_a_batch_reads_the_columns_earlier_batches_read(
+    name: str,
+    games: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """In batches of a few games, the first batch reads every stored column and each
+    later one the columns the query read so far (any other when first asked for, as
+    rows fed to a stream ask for all): the output is the scan's either way."""
+    import cqllegacy.runner.stored as stored
+    from cqllegacy.indexing import store
+
+    script = next(s for s in SCRIPTS if s.stem == name)
+    scanned = run_outputs(script, games, tmp_path / "scan", "--no-index")
+    assert scanned[0], "the script finds nothing here: the test would prove nothing"
+    asked: list[tuple[str, ...] | None] = []
+    real = store.Index.main_lines
+
+    def spied(self: store.Index, numbers: list[int], names: list[str] | None = None) -> object:
+        asked.append(None if names is None else tuple(names))
+        return real(self, numbers, names)
+
+    monkeypatch.setattr(stored, "BATCH", 7)
+    monkeypatch.setattr(store.Index, "main_lines", spied)
+    capsys.readouterr()
+    assert run_outputs(script, games, tmp_path / "index", "-j", "1") == scanned
+    assert "index" not in capsys.readouterr().err  # not scanned after a failure
+    assert asked[0] is None and len(asked) > 2
+    if name == "knight-fork":  # its arrays read the pieces, not the moves
+        assert all(
+            names is not None and "move_from" not in names for names in asked[1:]
+        ), asked[:3]
+
+
+def test_a_column_not_read_with_the_batch_is_read_when_asked_for(games: Path) -> None:
+    """A column the earlier batches did not read comes when first asked for, in the
+    batch's order, equal to the one read with every other."""
+    import numpy as np
+
+    from cqllegacy.indexing.store import open_index
+    from cqllegacy.runner.stored import MAIN_LINE_COLUMNS, main_lines
+
+    opened = open_index(games.with_name(games.name + ".cqlidx"), games)
+    try:
+        numbers = [game for game, clean, _ in opened.game_facts(range(1, 40), tags=False) if clean]
+        every = opened.main_lines(numbers)
+        asked = {"white"}
+        lines = main_lines(opened, numbers, asked)
+        assert lines.stored is not None
+        for name in MAIN_LINE_COLUMNS:
+            assert np.array_equal(lines.stored[name], every[name]), name
+        assert asked >= set(MAIN_LINE_COLUMNS)
+    finally:
+        opened.close()

@@ -361,13 +361,13 @@ class _FailsLater:
         self.calls = 0
         self.answer = store.Index.main_lines.__wrapped__  # type: ignore[attr-defined]
 
-    def __call__(self, index: store.Index, numbers: object) -> object:
+    def __call__(self, index: store.Index, numbers: object, names: object = None) -> object:
         import duckdb
 
         self.calls += 1
         if self.calls > self.answers:
             raise duckdb.Error("Corrupt database file: simulated")
-        return self.answer(index, numbers)
+        return self.answer(index, numbers, names)
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
