@@ -24,6 +24,7 @@ from cqllegacy.evaluator.arrays import ArrayCompiler, Positions
 from cqllegacy.evaluator.arrays import identities as ids
 from cqllegacy.evaluator.arrays.relaxed import TOP, hull, relax
 from cqllegacy.evaluator.testing import pd
+from cqllegacy.vocab.pieces import types_of
 from tests.indexing.test_equivalence import corpus_text, run_outputs
 from tests.indexing.test_replay import SPECIAL, random_games
 
@@ -105,6 +106,35 @@ def test_identities_follow_python_chess(games: Path) -> None:
             assert row == expected, (game.headers.get("Event"), ply)
             checked += 1
     assert checked > 5000 and castled > 20
+
+
+@pytest.mark.parametrize("letters", ["R", "Nn", "Q", "Pp"])
+def test_tag_candidates_are_the_pieces_that_stand_on_the_types(
+    games: Path, letters: str
+) -> None:
+    """Per start square: the piece that started there stands on a square of the types
+    at some position of the game (a pawn that promotes to them too), as a loop over its
+    squares says."""
+    types = types_of(letters)
+    some = none = 0
+    for game in list(all_games(games))[:40]:
+        board = game.board()
+        boards = [board.copy()]
+        for move in game.mainline_moves():
+            board.push(move)
+            boards.append(board.copy())
+        positions = Positions.of_boards(boards)
+        located = ids.locations(positions)
+        content = positions.content(types)
+        expected = [
+            bool(((ids.bound_squares(located, start) & content) != 0).any())
+            for start in range(64)
+        ]
+        found = ids.tag_candidates(positions, located, types)
+        assert found.shape == (1, 64) and found[0].tolist() == expected
+        some += any(expected)
+        none += not all(expected)
+    assert some and none
 
 
 def test_a_wrong_identity_is_refused() -> None:

@@ -30,7 +30,6 @@ from cqllegacy.vocab import bitarrays as ba
 __all__ = ["bound_squares", "identities", "locations", "tag_candidates"]
 
 _SQUARES = np.arange(64, dtype=np.int64)
-_BITS = np.uint64(1) << np.arange(64, dtype=np.uint64)
 
 
 def identities(positions: Positions) -> NDArray[np.int8]:
@@ -48,9 +47,19 @@ def identities(positions: Positions) -> NDArray[np.int8]:
     for ply in range(1, int(lengths.max())):
         rows = starts[lengths > ply] + ply - 1
         ids[rows + 1] = _after_move(positions, ids[rows], rows)
-    if ((ids >= 0) != _unpacked(positions.occupied)).any():
+    if (_packed(ids >= 0) != np.asarray(positions.occupied, dtype=np.uint64)).any():
         raise RowOnly("the stored moves do not lead to the stored placements")
     return ids
+
+
+def _packed(squares: NDArray[np.bool_]) -> Squares:
+    """Per row of 64 truths (one per square), the set of the squares where it holds.
+
+    >>> int(_packed(np.array([[True] + [False] * 62 + [True]]))[0]) == (1 | 1 << 63)
+    True
+    """
+    bytes_ = np.packbits(squares, axis=1, bitorder="little")
+    return np.ascontiguousarray(bytes_).view("<u8").ravel().astype(np.uint64)
 
 
 def _after_move(positions: Positions, before: NDArray[np.int8], rows: NDArray[Any]) -> Any:
@@ -109,8 +118,15 @@ def _square_of(bits: Squares) -> NDArray[np.int64]:
 
 
 def _unpacked(sets: Squares) -> NDArray[np.bool_]:
-    """Per set, per square: whether the square is in it."""
-    out: NDArray[np.bool_] = (np.asarray(sets, dtype=np.uint64)[:, None] & _BITS) != 0
+    """Per set, per square: whether the square is in it.
+
+    >>> _unpacked(np.array([1 | 1 << 63], dtype=np.uint64))[0].nonzero()[0].tolist()
+    [0, 63]
+    """
+    bytes_ = np.ascontiguousarray(np.asarray(sets, dtype="<u8")).view(np.uint8)
+    out: NDArray[np.bool_] = np.unpackbits(
+        bytes_.reshape(-1, 8), axis=1, bitorder="little"
+    ).astype(np.bool_)
     return out
 
 
@@ -134,9 +150,11 @@ def tag_candidates(positions: Positions, located: NDArray[np.int8], types: int) 
     """Per game and start square, whether the piece that started there may be bound to a
     tag of piece types ``types``: it stands on a square of those types at some position
     of the game (a pawn that becomes a rook is a rook's candidate)."""
-    content = positions.content(types)
-    out = np.zeros((len(positions.starts), 64), dtype=np.bool_)
-    for start in range(64):
-        squares = bound_squares(located, start)
-        out[:, start] = positions.any_per_game((squares & content) != 0)
-    return out
+    if not len(positions.starts):
+        return np.zeros((0, 64), dtype=np.bool_)
+    content = _unpacked(positions.content(types))
+    # Per position and start square: whether that piece stands on a square of ``types``.
+    there = np.take_along_axis(content, np.maximum(located, 0).astype(np.intp), axis=1)
+    there &= located >= 0
+    found: Bools = np.logical_or.reduceat(there, positions.starts, axis=0)
+    return found
