@@ -208,8 +208,12 @@ LONG_TEXT = 1024 * 1024
 LONG_TEXT_ROOM = 2
 
 
-#: DuckDB's memory limit for a run's questions and the positions it reads.
-READER_MEMORY = "128MB"
+#: DuckDB's memory limit for a run's questions and the positions it reads.  96 MB, not
+#: 128: on 100,000 games the two scripts of the largest peaks (rookrectangle, real2-05)
+#: reached 304 and 298 MB of resident memory under 128 MB and 275 and 269 under 96, with
+#: no question slower (joins a ply at a time keep small hash tables); under 64 MB a line's
+#: question spilled to disk (Appendix C #11: 9.0 s of CPU against 6.4 s).
+READER_MEMORY = "96MB"
 
 
 @attrs.define

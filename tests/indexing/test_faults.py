@@ -406,4 +406,4 @@ def test_a_run_asks_the_index_within_a_bounded_memory(pgn: Path) -> None:
         (limit,) = opened.connection.execute("SELECT current_setting('memory_limit')").fetchone()
     finally:
         opened.close()
-    assert limit.replace(" ", "").lower() in {"122.0mib", "128.0mb", "128mb"}, limit
+    assert limit.replace(" ", "").lower() in {"91.5mib", "96.0mb", "96mb"}, limit
