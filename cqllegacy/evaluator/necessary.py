@@ -41,6 +41,7 @@ needs nothing the index can check has no necessity (None): it is scanned.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -87,6 +88,7 @@ from cqllegacy.vocab.pieces import (
     WHITE_PIECES,
     TypeSet,
     piece_bit,
+    piece_types_in,
     types_of,
 )
 from cqllegacy.vocab.squares import FULL
@@ -240,9 +242,7 @@ class Alternative:
         """These conditions, said of some position of the game: each position's part
         holds somewhere (weaker: they need not hold at positions so many plies apart)."""
         parts = [self.here] + [found for _k, found in self.later] + list(self.elsewhere)
-        return Alternative(
-            elsewhere=tuple(dict.fromkeys(p for p in parts if p.says_something))
-        )
+        return Alternative(elsewhere=tuple(dict.fromkeys(p for p in parts if p.says_something)))
 
 
 def _merged_later(
@@ -707,18 +707,79 @@ def hull(alternatives: Sequence[Alternative]) -> tuple[Alternative, ...]:
     one, whose atoms asking for pieces and whose move facts take the union of their
     squares.  An atom asking for at most some pieces (``not Q``, ``#P == 4``) is kept
     only where all its squares agree (a union would ask for more), its upper limit
-    dropped otherwise.
+    dropped otherwise.  What the squares of every member said of a leaper's attacks (the
+    knight of a fork under ``:shift`` attacks the king) is kept as an :class:`Attack`
+    between the unions; an attack only some members say is dropped.
 
     >>> from cqllegacy.evaluator.testing import pd
     >>> a, b = (Alternative(necessary_atoms(pd(t))) for t in ("Ka1", "Kb1"))
     >>> [alt.atoms[0].squares for alt in hull([a, b])]
     [3]
+    >>> forks = [Alternative(necessary_atoms(pd(f"N{s}")) + necessary_atoms(pd(f"k{k}")))
+    ...          for s, k in (("d4", "c6"), ("e4", "f6"))]
+    >>> [chess.square_name(s) for s in chess.scan_forward(hull(forks)[0].attacks[0].target_squares)]
+    ['c6', 'f6']
     """
-    groups: dict[Alternative, Alternative] = {}
+    groups: dict[Alternative, list[Alternative]] = {}
     for alternative in alternatives:
-        key = _shape(alternative)
-        groups[key] = _widened(groups[key], alternative) if key in groups else alternative
-    return tuple(groups.values())
+        groups.setdefault(_shape(alternative), []).append(alternative)
+    return tuple(
+        members[0] if len(members) == 1 else functools.reduce(_widened, map(_with_leaps, members))
+        for members in groups.values()
+    )
+
+
+def _atom_leaps(alternative: Alternative) -> frozenset[tuple[int, int]]:
+    """The pairs ``(i, j)`` of atoms of ``alternative`` where whatever stands on atom
+    ``i``'s squares (pawns, knights or kings: leapers) attacks every square of atom
+    ``j``'s: both atoms asking for some piece, the alternative says that ``i``'s piece
+    attacks ``j``'s (a knight's fork under ``:shift``, its king and queen each a knight's
+    jump from it).
+
+    >>> from cqllegacy.evaluator.testing import pd
+    >>> fork = Alternative(necessary_atoms(pd("Nd4")) + necessary_atoms(pd("k[c6,e6]")))
+    >>> sorted(_atom_leaps(fork))
+    [(0, 1)]
+    """
+    found = []
+    for i, leaper in enumerate(alternative.atoms):
+        reach = _leaper_reach(leaper)
+        if not reach:
+            continue
+        for j, target in enumerate(alternative.atoms):
+            if i != j and target.lo >= 1 and target.squares and not target.squares & ~reach:
+                found.append((i, j))
+    return frozenset(found)
+
+
+def _leaper_reach(atom: Atom) -> int:
+    """The squares every piece ``atom`` can ask for attacks from every one of its
+    squares (0 unless it asks for some piece, all leapers)."""
+    if atom.lo < 1 or not atom.types or atom.types & ~LEAPERS or not atom.squares:
+        return 0
+    reach = chess.BB_ALL
+    for colour, kind in piece_types_in(atom.types):
+        for square in chess.scan_forward(atom.squares):
+            reach &= _leaps_from(colour, kind, square)
+    return reach
+
+
+def _leaps_from(colour: chess.Color, kind: chess.PieceType, square: chess.Square) -> int:
+    """The squares a pawn, knight or king of ``colour`` on ``square`` attacks."""
+    if kind == chess.PAWN:
+        return chess.BB_PAWN_ATTACKS[colour][square]
+    return (chess.BB_KNIGHT_ATTACKS if kind == chess.KNIGHT else chess.BB_KING_ATTACKS)[square]
+
+
+def _with_leaps(alternative: Alternative) -> Alternative:
+    """``alternative`` with the attacks its atoms' squares imply (:func:`_atom_leaps`)
+    said outright, so that they outlive the widening of its squares."""
+    atoms = alternative.atoms
+    implied = tuple(
+        Attack(atoms[i].types, atoms[i].squares, atoms[j].types, atoms[j].squares)
+        for i, j in sorted(_atom_leaps(alternative))
+    )
+    return attrs.evolve(alternative, attacks=alternative.attacks + implied)
 
 
 def _shape(alternative: Alternative) -> Alternative:
@@ -730,7 +791,6 @@ def _shape(alternative: Alternative) -> Alternative:
         tuple(fact.shape() for fact in alternative.moves),
         tuple((k, _shape(found)) for k, found in alternative.later),
         tuple(_shape(found) for found in alternative.elsewhere),
-        tuple(attack.shape() for attack in alternative.attacks),
     )
 
 
@@ -746,12 +806,28 @@ def _widened(one: Alternative, other: Alternative) -> Alternative:
         tuple(_atom_widened(a, b) for a, b in zip(one.atoms, other.atoms, strict=True)),
         one.flags,
         tuple(a.widened(b) for a, b in zip(one.moves, other.moves, strict=True)),
-        tuple(
-            (k, _widened(a, b)) for (k, a), (_k, b) in zip(one.later, other.later, strict=True)
-        ),
+        tuple((k, _widened(a, b)) for (k, a), (_k, b) in zip(one.later, other.later, strict=True)),
         tuple(_widened(a, b) for a, b in zip(one.elsewhere, other.elsewhere, strict=True)),
-        tuple(a.widened(b) for a, b in zip(one.attacks, other.attacks, strict=True)),
+        _attacks_widened(one.attacks, other.attacks),
     )
+
+
+def _attacks_widened(one: Sequence[Attack], other: Sequence[Attack]) -> tuple[Attack, ...]:
+    """Attacks one of which holds wherever ``one``'s or ``other``'s all do: per shape
+    (attacker and target types) both say, the union of their squares; a shape only one
+    says is left out."""
+    theirs = _by_shape(other)
+    ours = _by_shape(one)
+    return tuple(ours[key].widened(theirs[key]) for key in ours if key in theirs)
+
+
+def _by_shape(attacks: Sequence[Attack]) -> dict[Attack, Attack]:
+    # Two attacks of one shape both hold; their widening holds too.
+    found: dict[Attack, Attack] = {}
+    for attack in attacks:
+        key = attack.shape()
+        found[key] = found[key].widened(attack) if key in found else attack
+    return found
 
 
 def _atom_widened(one: Atom, other: Atom) -> Atom:

@@ -201,12 +201,38 @@ def _promotion_sql(types: int, promotion: str, flags: str) -> str:
 
 
 def _here_sql(alternative: Alternative, offset: int = 0) -> list[str]:
-    """The conditions of one position's atoms, flags, attacks and move facts."""
+    """The conditions of one position's atoms, flags, attacks and move facts (an atom
+    a move fact implies left out: its columns would be read for nothing)."""
     return (
-        [atom_sql(atom, offset) for atom in alternative.atoms]
+        [
+            atom_sql(atom, offset)
+            for atom in alternative.atoms
+            if not any(_moves_off(fact, atom) for fact in alternative.moves)
+        ]
         + _flags_sql(alternative.flags, offset)
         + [attack_sql(attack, offset) for attack in alternative.attacks]
         + [move_sql(fact, offset) for fact in alternative.moves]
+    )
+
+
+def _moves_off(fact: MoveFact, atom: Atom) -> bool:
+    """Whether the move ``fact`` asks for leaves from a square where ``atom`` holds:
+    ``atom`` asks for some piece of the moved piece's types on its origin squares.
+
+    >>> from cqllegacy.vocab.pieces import types_of
+    >>> queen_moves = MoveFact(pieces=types_of("Q"), origin=chess.BB_A2)
+    >>> _moves_off(queen_moves, Atom(types_of("Q"), chess.BB_A2 | chess.BB_B2))
+    True
+    >>> _moves_off(queen_moves, Atom(types_of("q"), chess.BB_A2))
+    False
+    """
+    moved = fact.pieces & ANY_PIECE
+    return (
+        atom.lo <= 1
+        and atom.hi is None
+        and bool(moved)
+        and not moved & ~atom.types
+        and not fact.origin & ~atom.squares
     )
 
 
@@ -319,8 +345,7 @@ def candidate_query(
         if hi is not None:
             where_games += " AND game <= ?"
             parameters.append(hi - games_before)
-    within = "" if games is None else f" AND game BETWEEN {int(games[0])} AND {int(games[1])}"
-    where_games += within
+    where_games += _between("game", games)
     # The summary rejects most games; the positions of the others are asked, list by
     # list, for a position where one of the list's alternatives holds (unless the
     # summary alone already says so).
@@ -329,15 +354,24 @@ def candidate_query(
         parts += [_list_query(found) for found in need.lists if not summary_decides(found)]
         if games is not None:
             # The positions' zone maps skip the blocks of other games.
-            parts = [part.replace(_SEMI, f"{_SEMI}{within.replace('game', 'positions.game')}")
+            parts = [part.replace(_SEMI, _SEMI + _between("positions.game", games))
                      for part in parts]  # fmt: skip
     clean = " INTERSECT ".join(f"({part})" for part in parts)
-    unclean = "" if sample else f" UNION (SELECT game FROM games WHERE NOT clean{within})"
+    unclean = (
+        ""
+        if sample
+        else f" UNION (SELECT game FROM games WHERE NOT clean{_between('game', games)})"
+    )
     sql = (
         f"WITH passed AS MATERIALIZED (SELECT game FROM summary WHERE {where_games}) "
         f"SELECT game FROM (({clean}){unclean}) ORDER BY game"
     )
     return sql, parameters
+
+
+def _between(game: str, games: tuple[int, int] | None) -> str:
+    """The condition that ``game`` is in the range ``games`` (none: every game)."""
+    return "" if games is None else f" AND {game} BETWEEN {int(games[0])} AND {int(games[1])}"
 
 
 _SEMI = "positions SEMI JOIN passed ON positions.game = passed.game"
@@ -474,10 +508,12 @@ _POSITION_COLUMNS = ("game", "ply", *BOARD_FIELDS, *STATE_FIELDS, *MOVE_FIELDS)
 def _stepped_rows(alternatives: Sequence[Alternative], here: str) -> str:
     """The rows where some alternative holds, found a ply at a time: the rows where one
     holds on its own row, then (nearest ply first) those where one also holds at the next
-    ply it speaks of, read by a join from the rows kept so far, and so on."""
+    ply it speaks of, read by a join from the rows kept so far, and so on.  Each step's
+    rows are materialised: left to itself, DuckDB joins every ply first and tests after
+    (its optimiser cannot push a test of two joined rows below either join)."""
     rows = [alternative_sql(alt) for alt in alternatives]
     own = ", ".join(f"positions.{name}" for name in _own_columns(rows))
-    query = f"SELECT {own} FROM {_SEMI} WHERE {here}"
+    steps = [f"step_0 AS MATERIALIZED (SELECT {own} FROM {_SEMI} WHERE {here})"]
     offsets = sorted({k for alt in alternatives for k, _found in alt.later}, key=abs)
     done: set[int] = set()
     for k in offsets:
@@ -491,12 +527,13 @@ def _stepped_rows(alternatives: Sequence[Alternative], here: str) -> str:
         ahead = f"o_{'n' if k > 0 else 'p'}{abs(k)}"
         picked = ", ".join(f"{ahead}.{name} AS {column(name, k)}" for name in names)
         test = _any([_up_to(alt, done) for alt in alternatives])
-        query = (
-            f"SELECT * FROM (SELECT step.*, {picked} FROM ({query}) AS step "
-            f"LEFT JOIN positions AS {ahead} ON {ahead}.game = step.game "
-            f"AND {ahead}.ply = CAST(step.ply AS INTEGER) + ({k})) WHERE {test}"
+        steps.append(
+            f"step_{len(steps)} AS MATERIALIZED (SELECT * FROM (SELECT step.*, {picked} "
+            f"FROM step_{len(steps) - 1} AS step "
+            f"JOIN positions AS {ahead} ON {ahead}.game = step.game "
+            f"AND {ahead}.ply = CAST(step.ply AS INTEGER) + ({k})) WHERE {test})"
         )
-    return query
+    return f"WITH {', '.join(steps)} SELECT * FROM step_{len(steps) - 1}"
 
 
 def _up_to(alternative: Alternative, offsets: set[int]) -> str:

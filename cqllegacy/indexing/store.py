@@ -96,6 +96,7 @@ SAMPLE_GAMES = 200
 
 WORTH_ASKING = 0.5
 
+
 def _sample_block(games: int) -> tuple[int, int]:
     """The first and last game of the sample of a file of ``games``: consecutive games
     in its middle.  Their positions lie together, so a question about them reads a few
@@ -549,11 +550,8 @@ class Index:
         if not len(numbers):
             return []
         wanted = "CASE WHEN clean THEN tags END" if tags else "NULL"
-        rows = self.connection.execute(
-            f"SELECT game, clean, {wanted} FROM games "
-            "WHERE game BETWEEN ? AND ? AND game IN (SELECT unnest(?)) ORDER BY game",
-            [int(numbers[0]), int(numbers[-1]), [int(n) for n in numbers]],
-        ).fetchall()
+        sql, parameters = _games_within("game, clean, " + wanted, "games", numbers)
+        rows = self.connection.execute(sql + " ORDER BY game", parameters).fetchall()
         return [(int(game), bool(clean), tags) for game, clean, tags in rows]
 
     @_answering
@@ -565,12 +563,7 @@ class Index:
         ``names`` of :data:`MAIN_LINE_COLUMNS`, by default all), ordered by game and
         ply."""
         columns = ", ".join(("game", "ply", *(MAIN_LINE_COLUMNS if names is None else names)))
-        first, last = int(numbers[0]), int(numbers[-1])
-        sql = f"SELECT {columns} FROM positions WHERE game BETWEEN ? AND ?"
-        parameters: list[object] = [first, last]
-        if last - first + 1 != len(numbers):
-            sql += " AND game IN (SELECT unnest(?))"
-            parameters.append([int(n) for n in numbers])
+        sql, parameters = _games_within(columns, "positions", numbers)
         found = dict(self.connection.execute(sql, parameters).fetchnumpy())
         # Sorted here, and only when DuckDB did not keep the stored order (sorting in
         # SQL costs a third of the question even then).
@@ -584,6 +577,19 @@ class Index:
             order = np.lexsort((ply, game))
             found = {name: values[order] for name, values in found.items()}
         return found
+
+
+def _games_within(columns: str, table: str, numbers: Sequence[int]) -> tuple[str, list[object]]:
+    """The question of ``columns`` of ``table``'s rows of the games ``numbers``
+    (ascending), and its parameters: their range, and the numbers themselves only when
+    some game of the range is not one of them (a list costs half the question)."""
+    first, last = int(numbers[0]), int(numbers[-1])
+    sql = f"SELECT {columns} FROM {table} WHERE game BETWEEN ? AND ?"
+    parameters: list[object] = [first, last]
+    if last - first + 1 != len(numbers):
+        sql += " AND game IN (SELECT unnest(?))"
+        parameters.append([int(n) for n in numbers])
+    return sql, parameters
 
 
 def _read_kept(
@@ -602,8 +608,7 @@ def _read_kept(
             size, sha256 = recorded()
             if unchanged(source, size, sha256, None):
                 raise IncompleteInput(
-                    f"index {path} is damaged ({exc.where}); "
-                    "build it again, or run with --no-index"
+                    f"index {path} is damaged ({exc.where}); build it again, or run with --no-index"
                 ) from exc
         raise
 

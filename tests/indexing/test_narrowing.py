@@ -294,9 +294,7 @@ MOVE_QUERIES = [
 
 
 @pytest.mark.parametrize("text", MOVE_QUERIES)
-def test_move_facts_lines_and_hulls_narrow_exactly(
-    text: str, pgn: Path, opened: Index
-) -> None:
+def test_move_facts_lines_and_hulls_narrow_exactly(text: str, pgn: Path, opened: Index) -> None:
     """The index leaves out games (it narrows) and the indexed run writes the scan's
     bytes (it leaves out no game that matches)."""
     query = Query.from_text(text)
@@ -331,7 +329,7 @@ def test_neighbours_by_joins_are_those_of_windows(
     for joined in (False, True):
         monkeypatch.setattr(index_sql, "STEP_BY_JOINS", joined)
         sql, parameters = candidate_query(need, 0)
-        assert ("LEFT JOIN positions" in sql) is joined
+        assert ("JOIN positions AS o_" in sql) is joined
         assert ("OVER along" in sql) is not joined
         found[joined] = opened.connection.execute(sql, parameters).fetchall()
     assert found[False] == found[True]
@@ -439,14 +437,13 @@ def test_leaper_attacks_are_python_chess_attack_tables() -> None:
     import duckdb
 
     connection = duckdb.connect()
-    tables = {
-        (chess.KNIGHT, colour): chess.BB_KNIGHT_ATTACKS for colour in chess.COLORS
-    } | {(chess.KING, colour): chess.BB_KING_ATTACKS for colour in chess.COLORS}
+    tables = {(chess.KNIGHT, colour): chess.BB_KNIGHT_ATTACKS for colour in chess.COLORS} | {
+        (chess.KING, colour): chess.BB_KING_ATTACKS for colour in chess.COLORS
+    }
     tables |= {(chess.PAWN, colour): chess.BB_PAWN_ATTACKS[colour] for colour in chess.COLORS}
     for (kind, colour), table in tables.items():
         found = [
-            leaper_attacks_sql(f"{1 << square}::UBIGINT", kind, colour)
-            for square in chess.SQUARES
+            leaper_attacks_sql(f"{1 << square}::UBIGINT", kind, colour) for square in chess.SQUARES
         ]
         row = connection.execute("SELECT " + ", ".join(found)).fetchone()
         assert list(row) == list(table), (kind, colour)
@@ -477,3 +474,34 @@ def test_an_attacked_king_of_two_is_a_candidate(tmp_path: Path) -> None:
     scanned = in_process(query, path, False)
     assert "two kings" in scanned[0] and "one king" not in scanned[0]
     assert in_process(query, path, True) == scanned
+
+
+def test_a_fork_orbit_s_hull_narrows_by_the_knight_s_jump(
+    opened: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The knight fork's orbit is too long a question and is asked as its hull: the
+    knight attacking the king and the queen, which each member's squares say, leaves
+    out games where a knight, a king and a queen merely stand somewhere."""
+    from cqllegacy.evaluator import necessary
+
+    query = Query.from_text((ROOT / "examples" / "knight-fork.cql").read_text())
+    need = necessity(query.core)
+    assert need is not None
+    assert "positions" in candidate_query(need, 0)[0], "the hull would be asked"
+    kept = opened.candidates(need, 0)
+    monkeypatch.setattr(necessary, "_atom_leaps", lambda _alternative: frozenset())
+    loose = necessity(query.core)
+    assert loose is not None
+    assert set(kept) < set(opened.candidates(loose, 0))
+
+
+def test_a_move_s_piece_is_not_asked_twice() -> None:
+    """``move from Qa2`` says a queen stands on a2: the move's own columns say it, so
+    the question reads no board column."""
+    need = necessity(Query.from_text("cql() move from Qa2").core)
+    assert need is not None
+    (alternative,) = need.lists[0].alternatives
+    assert alternative.atoms, "the piece atom is there to be left out"
+    condition = index_sql.alternative_sql(alternative)
+    assert "move_from" in condition
+    assert not any(name in condition for name in ("queens", "white", "black"))

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-import chess
+import bz2
+import random
 
+import chess
+import chess.pgn
+import pytest
+
+from cqllegacy.api import Query as ApiQuery
 from cqllegacy.core.tree import (
     Compound,
     Header,
@@ -19,10 +25,12 @@ from cqllegacy.core.tree import (
     Transform,
     TransformKind,
 )
-from cqllegacy.evaluator.necessary import Alternative, necessity
+from cqllegacy.evaluator.necessary import Alternative, Attack, hull, necessity
 from cqllegacy.evaluator.operators import Atom
 from cqllegacy.evaluator.testing import pd
-from cqllegacy.vocab.pieces import EMPTY_BIT, types_of
+from cqllegacy.vocab.pieces import EMPTY_BIT, piece_types_in, types_of
+from tests.evaluator.test_equivalence import _holds, _plain_mask
+from tests.support.runner import WCC
 
 
 def one(body: object, **top: object) -> Query:
@@ -230,3 +238,74 @@ def test_a_piece_tag_is_a_piece_of_its_types_or_a_pawn_that_becomes_one() -> Non
     assert bounds["k"].types == types_of("K")
     # A pawn keeps its identity when it promotes.
     assert piece_tag_bounds([TagDeclaration("p", types_of("P"))])["p"].types == types_of("PNBRQ")
+
+
+# ---- a hull keeps what its members' squares say of leapers' attacks ----------------------
+
+#: Orbits whose members each place a leaper a jump away from its targets.
+LEAPING_ORBITS = [
+    "(match (position Nd4 k[b3,b5,c2,c6,e2,e6,f3,f5] q[b3,b5,c2,c6,e2,e6,f3,f5]"
+    " :shift :flipcolor))",
+    "(match (position Pe4 k[d5,f5] :shift :flip))",
+    "(match (position Kd4 q[c3,e5] r[d5] :shift :flipcolor))",
+    "(match (position [KP]d4 r[c5,e5] :shift))",
+]
+
+
+def _alternative_holds(alternative: Alternative, board: chess.Board) -> bool:
+    """``alternative``'s atoms and attacks read square by square on ``board``."""
+    return all(_holds(atom, board) for atom in alternative.atoms) and all(
+        _attack_holds(attack, board) for attack in alternative.attacks
+    )
+
+
+def _attack_holds(attack: Attack, board: chess.Board) -> bool:
+    attackers = _plain_mask(board, attack.attacker_types) & attack.attacker_squares
+    targets = _plain_mask(board, attack.target_types) & attack.target_squares
+    return any(board.attacks_mask(square) & targets for square in chess.scan_forward(attackers))
+
+
+def _boards(members: tuple[Alternative, ...]) -> list[chess.Board]:
+    """Every 3rd position of some World Championship games, and boards where a member's
+    pieces stand on its squares among a few others (so that members hold)."""
+    boards = []
+    with bz2.open(WCC, "rt", encoding="latin-1") as handle:
+        for _ in range(12):
+            game = chess.pgn.read_game(handle)
+            assert game is not None
+            board = game.board()
+            for ply, move in enumerate(game.mainline_moves()):
+                board.push(move)
+                if ply % 3 == 0:
+                    boards.append(board.copy(stack=False))
+    rng = random.Random(31)
+    for _ in range(1500):
+        board = chess.Board(None)
+        for symbol in rng.choices("NnKkPpQqRr", k=rng.randint(0, 4)):
+            board.set_piece_at(rng.randrange(64), chess.Piece.from_symbol(symbol))
+        for atom in rng.choice(members).atoms:
+            if atom.lo >= 1:
+                colour, kind = rng.choice(piece_types_in(atom.types))
+                square = rng.choice(list(chess.scan_forward(atom.squares)))
+                board.set_piece_at(square, chess.Piece(kind, colour))
+        boards.append(board)
+    return boards
+
+
+@pytest.mark.parametrize("text", LEAPING_ORBITS)
+def test_the_hull_of_leaping_members_keeps_their_attacks(text: str) -> None:
+    """Wherever a member holds, its hull holds (read by definition on boards of real
+    games and scattered pieces), and the hull says that a leaper attacks (what makes a
+    fork's hull narrow: a knight near a king and a queen is common, its jump is not)."""
+    need = necessity(ApiQuery.from_text(text).core)
+    assert need is not None
+    members = need.lists[0].alternatives
+    widened = hull(members)
+    assert len(widened) < len(members)
+    assert all(alt.attacks for alt in widened)
+    holding = 0
+    for board in _boards(members):
+        if any(_alternative_holds(member, board) for member in members):
+            holding += 1
+            assert any(_alternative_holds(alt, board) for alt in widened), board.fen()
+    assert holding, "no board where a member holds would prove nothing"
