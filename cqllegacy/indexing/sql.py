@@ -438,7 +438,8 @@ def _list_query(found: ListNeed) -> str:
         here = _any([alternative_sql(alt.here) for alt in found.alternatives])
         if here != "TRUE" and STEP_BY_JOINS and _OFFSET_COLUMN.search(" ".join(rows)):
             return f"SELECT DISTINCT game FROM ({_stepped_rows(found.alternatives, here)})"
-        where = _any(rows) if here == "TRUE" else f"{here} AND {_any(rows)}"
+        # Where each alternative speaks of its own row alone, the rows' test is that one.
+        where = _any(rows) if here in ("TRUE", _any(rows)) else f"{here} AND {_any(rows)}"
         return f"SELECT DISTINCT game FROM {_rows(rows)} WHERE {where}"
     having = []
     if found.at_least > 1:
