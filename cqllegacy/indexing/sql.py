@@ -440,6 +440,9 @@ def _list_query(found: ListNeed) -> str:
             return f"SELECT DISTINCT game FROM ({_stepped_rows(found.alternatives, here)})"
         # Where each alternative speaks of its own row alone, the rows' test is that one.
         where = _any(rows) if here in ("TRUE", _any(rows)) else f"{here} AND {_any(rows)}"
+        if not _OFFSET_COLUMN.search(" ".join(rows)):
+            flagged = _flagged_rows(found.alternatives, rows)
+            return f"SELECT DISTINCT game FROM {flagged} WHERE {where}"
         return f"SELECT DISTINCT game FROM {_rows(rows)} WHERE {where}"
     having = []
     if found.at_least > 1:
@@ -457,6 +460,46 @@ def _list_query(found: ListNeed) -> str:
         f"SELECT game FROM {_rows(conditions)} WHERE {_any(conditions)} "
         f"GROUP BY game HAVING {' AND '.join(f'({part})' for part in having)}"
     )
+
+
+def _flagged_rows(alternatives: Sequence[Alternative], conditions: Sequence[str]) -> str:
+    """The positions of the games that passed the summary, with the columns
+    ``conditions`` read, where the flags some alternative asks for (check, mate, the
+    side to move) are set.  DuckDB tests those flags as it reads the one column; a long
+    condition over the rows is then asked only of the rows they leave (not of every
+    row: smothered mate's question 0.62 → 0.30 s of CPU on 100,000 games)."""
+    flags = _flag_filter(alternatives)
+    if flags == "TRUE":
+        return _SEMI
+    own = ", ".join(f"positions.{name}" for name in _own_columns(conditions))
+    return f"(SELECT {own} FROM {_SEMI} WHERE {flags}) AS flagged"
+
+
+_SIDE_TO_MOVE = frozenset({"wtm", "btm"})
+
+
+def _flag_filter(alternatives: Sequence[Alternative]) -> str:
+    """The flags of a row where one of ``alternatives`` holds: those all ask for, and one
+    of the others each asks for (TRUE: no test).  The side to move is left out: half the
+    rows have either, and a test that keeps most rows costs more than it saves.
+
+    >>> check, mate = frozenset({"check"}), frozenset({"mate"})
+    >>> _flag_filter([Alternative(flags=check | {"wtm"}), Alternative(flags=check | {"btm"})])
+    '(flags & 2) <> 0'
+    >>> _flag_filter([Alternative(flags=check), Alternative(flags=mate)])
+    '(((flags & 2) <> 0) OR ((flags & 4) <> 0))'
+    >>> _flag_filter([Alternative(flags=check), Alternative()])
+    'TRUE'
+    """
+    each = [set(_flags_sql(alt.flags - _SIDE_TO_MOVE)) for alt in alternatives]
+    if not each:
+        return "TRUE"
+    common = set.intersection(*each)
+    parts = sorted(common)
+    rest = [sorted(flags - common) for flags in each]
+    if all(rest):
+        parts.append(_any([" AND ".join(flags) for flags in rest]))
+    return " AND ".join(parts) if parts else "TRUE"
 
 
 def _sql_length(alternatives: Sequence[Alternative]) -> int:
@@ -513,8 +556,12 @@ def _stepped_rows(alternatives: Sequence[Alternative], here: str) -> str:
     rows are materialised: left to itself, DuckDB joins every ply first and tests after
     (its optimiser cannot push a test of two joined rows below either join)."""
     rows = [alternative_sql(alt) for alt in alternatives]
+    flagged = _flagged_rows(alternatives, rows)
     own = ", ".join(f"positions.{name}" for name in _own_columns(rows))
-    steps = [f"step_0 AS MATERIALIZED (SELECT {own} FROM {_SEMI} WHERE {here})"]
+    steps = [
+        f"step_0 AS MATERIALIZED (SELECT {'*' if flagged != _SEMI else own} "
+        f"FROM {flagged} WHERE {here})"
+    ]
     offsets = sorted({k for alt in alternatives for k, _found in alt.later}, key=abs)
     done: set[int] = set()
     for k in offsets:

@@ -505,3 +505,28 @@ def test_a_move_s_piece_is_not_asked_twice() -> None:
     condition = index_sql.alternative_sql(alternative)
     assert "move_from" in condition
     assert not any(name in condition for name in ("queens", "white", "black"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(match (position :mate :attackcount N k 1 :attackcount k [A.] 0 :flipcolor))",
+        "(match (position :check Qd1 :flipcolor))",
+        "cql() line --> check --> check",
+        "cql() {stalemate btm} or {mate K[a-h1]}",
+    ],
+)
+def test_rows_read_by_their_flags_first_are_the_same_games(
+    text: str, opened: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A list whose alternatives ask for check, mate or stalemate reads the rows with
+    those flags first (DuckDB tests the one column as it reads it): the same games as
+    the long test over every row."""
+    need = necessity(Query.from_text(text).core)
+    assert need is not None
+    flagged = opened.candidates(need, 0)
+    assert "AS flagged" in candidate_query(need, 0)[0]
+    monkeypatch.setattr(index_sql, "_flagged_rows", lambda _alternatives, _rows: index_sql._SEMI)
+    assert "AS flagged" not in candidate_query(need, 0)[0]
+    assert opened.candidates(need, 0) == flagged
+    assert 0 < len(flagged) < opened.games
