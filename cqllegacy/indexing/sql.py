@@ -464,10 +464,10 @@ def _list_query(found: ListNeed) -> str:
 
 def _flagged_rows(alternatives: Sequence[Alternative], conditions: Sequence[str]) -> str:
     """The positions of the games that passed the summary, with the columns
-    ``conditions`` read, where the flags some alternative asks for (check, mate, the
-    side to move) are set.  DuckDB tests those flags as it reads the one column; a long
-    condition over the rows is then asked only of the rows they leave (not of every
-    row: smothered mate's question 0.62 → 0.30 s of CPU on 100,000 games)."""
+    ``conditions`` read, where the flags some alternative asks for (check, mate,
+    stalemate, :func:`_flag_filter`) are set.  DuckDB tests those flags as it reads the
+    one column; a long condition over the rows is then asked only of the rows they leave
+    (not of every row: smothered mate's question 0.62 → 0.30 s of CPU on 100,000 games)."""
     flags = _flag_filter(alternatives)
     if flags == "TRUE":
         return _SEMI
