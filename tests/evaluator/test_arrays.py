@@ -20,6 +20,7 @@ from pathlib import Path
 
 import chess
 import chess.pgn
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -30,7 +31,14 @@ from cqllegacy.evaluator.analysis import free_variables
 from cqllegacy.evaluator.compiler import REFERENCE_RULES, Compiler, Context, QueryError
 from cqllegacy.evaluator.gametree import GameInfo, PositionTable
 from cqllegacy.evaluator.testing import pd
-from cqllegacy.vocab.pieces import ANY_PIECE, ANYTHING, EMPTY_BIT, types_of
+from cqllegacy.vocab.pieces import (
+    ANY_PIECE,
+    ANYTHING,
+    EMPTY_BIT,
+    WHITE_PIECES,
+    content_bit,
+    types_of,
+)
 from cqllegacy.vocab.squares import Direction
 from tests.evaluator.test_equivalence import NODE_SAMPLES
 from tests.support import strategies as sc
@@ -372,3 +380,48 @@ def placed_patterns(draw: st.DrawFn) -> ct.Filter:
 @given(placed_patterns())
 def test_shifted_patterns_agree_with_the_reference(node: ct.Filter) -> None:
     assert assert_same(node)
+
+
+def _scattered_boards(count: int) -> list[chess.Board]:
+    """Boards of scattered pieces, either side to move: kings attacked while not to move
+    (set-ups python-chess lets through), two kings of a colour, none."""
+    rng = random.Random(18)
+    boards = []
+    for _ in range(count):
+        board = chess.Board(None)
+        for symbol in rng.choices("KkQqRrBbNnPp", k=rng.randint(2, 12)):
+            board.set_piece_at(rng.randrange(64), chess.Piece.from_symbol(symbol))
+        board.turn = rng.choice(chess.COLORS)
+        boards.append(board)
+    return boards
+
+
+@pytest.mark.parametrize(
+    "attackers, king", [("A", "k"), ("a", "K"), ("[QRN]", "K"), ("A", "k[a-h8]")]
+)
+def test_attackers_of_a_lone_king_read_the_check_flag_exactly(attackers: str, king: str) -> None:
+    """The attackers of a king by its enemies are found only where its side is not to
+    move, is in check, or has another king (elsewhere the stored check flag says none):
+    equal to python-chess's on every board, set-ups included."""
+    boards = _scattered_boards(400)
+    parts = [arrays.Positions.of_boards([board], game=n) for n, board in enumerate(boards, 1)]
+    columns = {name: np.concatenate([p.columns[name] for p in parts]) for name in parts[0].columns}
+    node = ct.Count(ct.Attacks(pd(attackers), pd(king)))
+    found = arrays.compile_array(node)(arrays.Positions(columns)).values.tolist()
+    assert found == [_attackers_count(board, pd(attackers), pd(king)) for board in boards]
+    colour = bool(pd(king).types & WHITE_PIECES)
+    assert any(n and board.turn != colour for n, board in zip(found, boards, strict=True))
+
+
+def _attackers_count(board: chess.Board, left: ct.PieceSet, right: ct.PieceSet) -> int:
+    """How many pieces of ``left`` attack a square of ``right``, by python-chess."""
+
+    def squares(designator: ct.PieceSet) -> list[chess.Square]:
+        return [
+            square for square in chess.SQUARES
+            if designator.squares >> square & 1
+            and designator.types & content_bit(board.piece_at(square))
+        ]  # fmt: skip
+
+    targets = squares(right)
+    return sum(1 for s in squares(left) if any(board.attacks_mask(s) >> t & 1 for t in targets))

@@ -30,6 +30,7 @@ from cqllegacy.evaluator.arrays.compiler import (
     _squares,
 )
 from cqllegacy.evaluator.arrays.positions import (
+    _CHECK,
     _FULL,
     ArrayFn,
     Positions,
@@ -41,7 +42,10 @@ from cqllegacy.evaluator.trees import meaningful
 from cqllegacy.vocab import bitarrays as ba
 from cqllegacy.vocab.pieces import (
     ANYTHING,
+    BLACK_PIECES,
     NOTHING,
+    WHITE_PIECES,
+    piece_bit,
 )
 from cqllegacy.vocab.rays import BASIC_VECTORS, is_diagonal
 from cqllegacy.vocab.squares import FULL, LIGHT_SQUARES
@@ -150,13 +154,43 @@ def _attacks(c: ArrayCompiler, node: Attacks) -> ArrayFn:
     def attackers(positions: Positions) -> Squares:
         return ba.either_attackers(positions, _squares(right(positions)))
 
+    side = _checked_side(node)
+    key = ("attackers of" if side is None else "checkers of", node.right)
+
+    def checkers(positions: Positions) -> Squares:
+        # Where the king's side is to move, has one king and is not in check, no enemy
+        # attacks it: the stored flag says so (a position the index keeps has it).
+        assert side is not None
+        moves = positions.white_to_move if side else ~positions.white_to_move
+        kings = positions.kings & (positions.white if side else positions.black)
+        lone = (kings & (kings - np.uint64(1))) == 0
+        asked = np.flatnonzero(~(moves & lone & ~positions.flag(_CHECK)))
+        if len(asked) == positions.size:
+            return attackers(positions)
+        out = np.zeros(positions.size, dtype=np.uint64)
+        if len(asked):
+            out[asked] = attackers(positions.take(asked))
+        return out
+
     def attacks(positions: Positions) -> Squares:
         # The attackers of the targets, remembered apart: the same for every binding
         # of a tag that stands among the attackers (Positions.bound).
         among = _squares(left(positions))
-        return positions.remembered(("attackers of", node.right), attackers) & among
+        return positions.remembered(key, attackers if side is None else checkers) & among
 
     return attacks
+
+
+def _checked_side(node: Attacks) -> chess.Color | None:
+    """The colour whose king alone ``node`` asks about, when only that king's enemies
+    may attack it (``A attacks k``: Black); else None."""
+    left, right = node.left, node.right
+    if not isinstance(left, PieceSet) or not isinstance(right, PieceSet):
+        return None
+    for colour, enemies in ((chess.WHITE, BLACK_PIECES), (chess.BLACK, WHITE_PIECES)):
+        if right.types == piece_bit(colour, chess.KING) and not left.types & ~enemies:
+            return colour
+    return None
 
 
 @_form(AttackedBy)
