@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import bz2
 import random
 
 import chess
-import chess.pgn
 import pytest
 
 from cqllegacy.api import Query as ApiQuery
@@ -29,8 +27,8 @@ from cqllegacy.evaluator.necessary import Alternative, Attack, hull, necessity
 from cqllegacy.evaluator.operators import Atom
 from cqllegacy.evaluator.testing import pd
 from cqllegacy.vocab.pieces import EMPTY_BIT, piece_types_in, types_of
+from tests.core.test_properties import _sample_boards
 from tests.evaluator.test_equivalence import _holds, _plain_mask
-from tests.support.runner import WCC
 
 
 def one(body: object, **top: object) -> Query:
@@ -266,18 +264,9 @@ def _attack_holds(attack: Attack, board: chess.Board) -> bool:
 
 
 def _boards(members: tuple[Alternative, ...]) -> list[chess.Board]:
-    """Every 3rd position of some World Championship games, and boards where a member's
-    pieces stand on its squares among a few others (so that members hold)."""
-    boards = []
-    with bz2.open(WCC, "rt", encoding="latin-1") as handle:
-        for _ in range(12):
-            game = chess.pgn.read_game(handle)
-            assert game is not None
-            board = game.board()
-            for ply, move in enumerate(game.mainline_moves()):
-                board.push(move)
-                if ply % 3 == 0:
-                    boards.append(board.copy(stack=False))
+    """Positions of some World Championship games, and boards where a member's pieces
+    stand on its squares among a few others (so that members hold)."""
+    boards = _sample_boards()
     rng = random.Random(31)
     for _ in range(1500):
         board = chess.Board(None)
