@@ -52,6 +52,7 @@ from cqllegacy.errors import (
     WriteError,
     printable,
 )
+from cqllegacy.records import Record
 from cqllegacy.runner.output import Replacement, make_folder
 from cqllegacy.runner.pgn import DamagedInput, UnreadableGame, open_pgn, read_game, split_games
 from cqllegacy.runner.report import position_key
@@ -102,24 +103,24 @@ def _key_order(key: PositionKey) -> tuple[int, str]:
     return (int(last_step.partition(".")[0]), key)
 
 
-@attrs.frozen
-class ListResult:
+@attrs.frozen(repr=False)
+class ListResult(Record):
     """What one top-level list of a query matched in one game."""
 
     matched: tuple[PositionKey, ...]
     marked: tuple[PositionKey, ...]
 
 
-@attrs.frozen
-class GameResult:
+@attrs.frozen(repr=False)
+class GameResult(Record):
     """A selected game: its 1-based ordinal in the PGN file and its lists' results."""
 
     ordinal: int
     lists: tuple[ListResult, ...]
 
 
-@attrs.frozen
-class Results:
+@attrs.frozen(repr=False)
+class Results(Record):
     """The games a query selects from a PGN file, in file order."""
 
     games: tuple[GameResult, ...] = ()
@@ -166,8 +167,8 @@ def run_compiled(
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen
-class Toolchain:
+@attrs.frozen(repr=False)
+class Toolchain(Record):
     """The stages a triple needs.  ``default()`` wires in the real modules.
 
     They are imported when first needed, so that ``cqllegacy --help`` does not load the
@@ -225,8 +226,8 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-@attrs.frozen
-class PgnRecord:
+@attrs.frozen(repr=False)
+class PgnRecord(Record):
     """The PGN file a triple was recorded on: path as written, SHA-256, game count."""
 
     path: str
@@ -308,8 +309,8 @@ def _game_json(game: GameResult) -> dict[str, object]:
     }
 
 
-@attrs.frozen
-class Expected:
+@attrs.frozen(repr=False)
+class Expected(Record):
     """A parsed ``expected.json``."""
 
     results: Results
@@ -420,8 +421,8 @@ def compare_modern(expected: Results, modern: Results) -> list[str]:
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen
-class Triple:
+@attrs.frozen(repr=False)
+class Triple(Record):
     """The file texts of one triple; exactly one of ``modern`` and ``refused`` is set."""
 
     legacy: str
@@ -517,8 +518,8 @@ def _read_text(path: Path) -> str:
         raise UsageError(f"cannot read {path}: {exc}") from None
 
 
-@attrs.frozen
-class CheckReport:
+@attrs.frozen(repr=False)
+class CheckReport(Record):
     """What ``fixtures check`` found for one triple."""
 
     folder: Path
@@ -536,8 +537,8 @@ class CheckReport:
         return not self.pgn_changed and not self.differences
 
 
-@attrs.frozen
-class _Loaded:
+@attrs.frozen(repr=False)
+class _Loaded(Record):
     """A triple read back and its scripts compiled (None: refused, or no longer readable)."""
 
     folder: Path
@@ -614,8 +615,8 @@ def check_triples(
     return [reports[item.folder] for item in loaded]
 
 
-@attrs.frozen
-class MadeTriple:
+@attrs.frozen(repr=False)
+class MadeTriple(Record):
     """One triple written by :func:`make_triples`."""
 
     script: Path

@@ -54,6 +54,7 @@ from pathlib import Path
 import attrs
 
 from cqllegacy.errors import CqlLegacyError, ScriptError, UsageError, WriteError, display_path
+from cqllegacy.records import Record
 from cqllegacy.runner.output import Replacement, make_folder
 from cqllegacy.runner.scripts import (
     ScriptEncodingError,
@@ -109,16 +110,16 @@ _HEADINGS = {
 }
 
 
-@attrs.frozen
-class Approximation:
+@attrs.frozen(repr=False)
+class Approximation(Record):
     """An ``// approximate:`` comment: its line in the written translation and its text."""
 
     line: int
     note: str
 
 
-@attrs.frozen
-class Refusal:
+@attrs.frozen(repr=False)
+class Refusal(Record):
     """Why a script was refused: the construct, its place in the legacy script, the message."""
 
     construct: str
@@ -127,8 +128,8 @@ class Refusal:
     message: str
 
 
-@attrs.frozen
-class FileOutcome:
+@attrs.frozen(repr=False)
+class FileOutcome(Record):
     """One file of the source folder.  ``path`` and ``output`` are relative POSIX paths."""
 
     path: str
@@ -139,8 +140,8 @@ class FileOutcome:
     reason: str | None = None
 
 
-@attrs.frozen
-class MigrationReport:
+@attrs.frozen(repr=False)
+class MigrationReport(Record):
     source: str
     destination: str
     approximate: bool
@@ -163,8 +164,8 @@ Translate = Callable[[str, bool, str, Callable[[str], str]], str]
 Check = Callable[[str, str], None]
 
 
-@attrs.frozen
-class Translator:
+@attrs.frozen(repr=False)
+class Translator(Record):
     """The two stages a migration needs: a syntax check and the translation.
 
     ``check(text, path)`` raises a ``ScriptError`` for a syntax error; ``translate(text,
@@ -519,8 +520,8 @@ def _copy(
     return outcome
 
 
-@attrs.frozen
-class SourceFiles:
+@attrs.frozen(repr=False)
+class SourceFiles(Record):
     """The files of SRC_DIR (its real path, and each file by device and inode), which no
     file of the migration may be written over: not through a symbolic link, nor as
     another name (a hard link) of the same file."""

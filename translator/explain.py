@@ -49,6 +49,7 @@ from cqllegacy.translator.shifts import (
 from cqllegacy.core import tree as core
 from cqllegacy.legacy import tree as lt
 from cqllegacy.legacy.printer import designator_text
+from cqllegacy.records import Record
 from cqllegacy.vocab.spans import Span
 from cqllegacy.vocab.squares import BB_FILES, BB_RANKS, FULL, SquareSet, modern_shift
 
@@ -58,8 +59,8 @@ __all__ = ["ListFacts", "ScriptFacts", "explain_script", "explicit_reasons"]
 Form = str  # "none" (no transform keywords), "single" (one distinct list), "compact", "explicit"
 
 
-@attrs.frozen
-class ListFacts:
+@attrs.frozen(repr=False)
+class ListFacts(Record):
     """One top-level position list as the translator sees it.
 
     ``members`` are the distinct transformed lists (the legacy orbit, identity first);
@@ -87,8 +88,8 @@ class ListFacts:
         return tuple(m for i, m in enumerate(self.members) if i not in self.never)
 
 
-@attrs.frozen
-class ScriptFacts:
+@attrs.frozen(repr=False)
+class ScriptFacts(Record):
     """A script's match-list items and its top-level lists."""
 
     script: lt.Script

@@ -44,6 +44,7 @@ from cqllegacy.legacy.tree import (
     PositionItem,
     Range,
 )
+from cqllegacy.records import Record
 from cqllegacy.vocab.pieces import (
     ANY_PIECE,
     ANYTHING,
@@ -62,8 +63,8 @@ from cqllegacy.vocab.squares import BB_FILES, FULL, Direction, iter_squares, pop
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen
-class ListView:
+@attrs.frozen(repr=False)
+class ListView(Record):
     """The base list an item belongs to (for rules that look at its neighbours)."""
 
     items: tuple[PositionItem, ...]
@@ -450,8 +451,8 @@ def _move_parts_once(item: PositionItem, view: ListView, ctx: TranslationContext
     return move_parts([i for i in view.items if _is_move_item(i)], ctx)
 
 
-@attrs.frozen
-class _MoveSpec:
+@attrs.frozen(repr=False)
+class _MoveSpec(Record):
     from_: core.Filter | None = None
     to: core.Filter | None = None
     promote: TypeSet | None = None

@@ -85,6 +85,7 @@ from cqllegacy.legacy.tree import (
     TransposedLine,
     designators,
 )
+from cqllegacy.records import Record
 from cqllegacy.vocab.pieces import color_swap
 from cqllegacy.vocab.spans import Span
 from cqllegacy.vocab.squares import Dihedral
@@ -581,8 +582,8 @@ def transform_keywords(pl: PositionList) -> tuple[TransformKeyword, ...]:
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen
-class Layering:
+@attrs.frozen(repr=False)
+class Layering(Record):
     """A candidate modern wrapper: ``layers`` (outermost first) around the OR of the
     orbit of ``inner_keywords`` (the legacy keywords the layers do not cover)."""
 
@@ -611,8 +612,8 @@ _SHIFT_LAYERS: dict[frozenset[tuple[int, int]], tuple[TransformKind, ...]] = {
 }
 
 
-@attrs.frozen
-class _Option:
+@attrs.frozen(repr=False)
+class _Option(Record):
     """One way to treat a factor: these layers stand for ``covered`` legacy keywords, the
     ``remaining`` keywords stay explicit inside (``size`` maps covered)."""
 

@@ -22,6 +22,7 @@ from cqllegacy.legacy.tree import (
     PositionList,
     Range,
 )
+from cqllegacy.records import Record
 from cqllegacy.vocab.pieces import (
     ANYTHING,
     TypeSet,
@@ -35,8 +36,8 @@ FALSE = core.Simple(core.Keyword.FALSE)
 Parts: TypeAlias = tuple[core.Filter, ...]
 
 
-@attrs.define
-class TranslationContext:
+@attrs.define(repr=False)
+class TranslationContext(Record):
     """What rewriting one top-level list needs besides the legacy tree.
 
     ``scope`` is the scope of the enclosing top-level list: with ``Scope.ALL`` a

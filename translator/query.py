@@ -56,6 +56,7 @@ from cqllegacy.core.transforms import forget_images, orbit
 from cqllegacy.legacy import dialects
 from cqllegacy.legacy import tree as lt
 from cqllegacy.legacy.tree import FlagKeyword, PositionList, Range, Script
+from cqllegacy.records import Record
 from cqllegacy.vocab.spans import Span
 
 __all__ = ["to_core"]
@@ -241,8 +242,8 @@ def _relation_into_variations(pl: PositionList) -> bool:
 _Placed = list[list[core.Filter]]
 
 
-@attrs.define
-class _Condition:
+@attrs.define(repr=False)
+class _Condition(Record):
     """A match-list item that tests the game (or a comment among them)."""
 
     filter: core.Filter
@@ -754,8 +755,8 @@ def _is_pretransform_setting(item: object) -> bool:
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen
-class _Place:
+@attrs.frozen(repr=False)
+class _Place(Record):
     pl: PositionList
     ancestors: tuple[PositionList, ...]
     in_sequence: bool

@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import attrs
 
 from cqllegacy.legacy.tree import TransformKeyword
+from cqllegacy.records import Record
 from cqllegacy.vocab.pieces import TypeSet, color_swap
 from cqllegacy.vocab.squares import (
     BB_FILES,
@@ -125,8 +126,8 @@ def _legacy_shift(bb: SquareSet, dx: int, dy: int) -> SquareSet:
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen(slots=True)
-class LegacyTransform:
+@attrs.frozen(repr=False, slots=True)
+class LegacyTransform(Record):
     """``dihedral``, then the colour flip when ``swap_colors``, then the legacy shift.
 
     ``dx``/``dy`` count unit shifts right/up (negative: left/down).

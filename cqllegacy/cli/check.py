@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from cqllegacy.errors import CqlLegacyError, ScriptError, display_path, printable
+from cqllegacy.records import Record
 
 if TYPE_CHECKING:
     from cqllegacy.runner.scripts import Language
@@ -127,8 +128,8 @@ _SUGGESTION = re.compile(r"did you mean (\S+?)\?")
 _NUMBER = re.compile(r"\s*-?[0-9]+(?=[\s()])")
 
 
-@attrs.frozen
-class _Edit:
+@attrs.frozen(repr=False)
+class _Edit(Record):
     offset: int  # in the mended text
     delta: int  # characters added there
 

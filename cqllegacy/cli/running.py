@@ -25,6 +25,7 @@ from cqllegacy.errors import (
     listing,
     plural,
 )
+from cqllegacy.records import Record
 from cqllegacy.runner.compiled import CompiledQueryLike, decided_by_tags
 from cqllegacy.runner.output import STDOUT, PgnWriter, Replacement, check_destinations
 from cqllegacy.runner.progress import make_progress
@@ -45,8 +46,8 @@ if TYPE_CHECKING:
 SAMPLE_GAMES = "wcc.pgn.bz2"
 
 
-@attrs.frozen
-class RunPlan:
+@attrs.frozen(repr=False)
+class RunPlan(Record):
     """Where a run reads and writes, resolved from the command line and the script."""
 
     inputs: tuple[InputFile, ...]
@@ -303,8 +304,8 @@ def _carry_out(
     return summary, plan, why
 
 
-@attrs.frozen
-class WhyText:
+@attrs.frozen(repr=False)
+class WhyText(Record):
     """``--why N``: the explanation of game N, empty for the other games (picklable,
     so that workers make it)."""
 

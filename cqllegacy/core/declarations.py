@@ -19,6 +19,7 @@ from typing import ClassVar, TypeVar
 
 import attrs
 
+from cqllegacy.records import Record
 from cqllegacy.vocab.spans import Span
 
 
@@ -132,8 +133,8 @@ class Place(enum.Enum):
     TOKEN = "token"
 
 
-@attrs.frozen
-class Prefix:
+@attrs.frozen(repr=False)
+class Prefix(Record):
     """``SYNTAX`` of a word and one operand: ``not X``, ``power X``, ``light X``, ``abs X``.
 
     The class has one filter field (the operand), and ``flag`` when two words share it: a
@@ -147,8 +148,8 @@ class Prefix:
     flag: str | None = None
 
 
-@attrs.frozen
-class Arguments:
+@attrs.frozen(repr=False)
+class Arguments(Record):
     """``SYNTAX`` of a word and its filter fields in parentheses, in field order:
     ``between (X Y)``, ``ancestor(X Y)``, ``distance(X Y)``.
 
@@ -159,8 +160,8 @@ class Arguments:
     gap: str = ""
 
 
-@attrs.frozen
-class Loop:
+@attrs.frozen(repr=False)
+class Loop(Record):
     """``SYNTAX`` of ``WORD [all] NAME in DOMAIN BODY``: ``piece …``, ``square …``.
 
     The class has the fields ``name``, ``domain``, ``body`` and ``all``; NAME is bound in
@@ -174,8 +175,8 @@ class Loop:
 DerivedSyntax = Prefix | Arguments | Loop
 
 
-@attrs.frozen
-class Shape:
+@attrs.frozen(repr=False)
+class Shape(Record):
     """What a derived form reads and writes, found from the class's fields."""
 
     #: The words that start the form.
@@ -328,7 +329,7 @@ def _words_of(cls: type[Filter]) -> dict[str, Filter]:
     )
 
 
-class Filter:
+class Filter(Record):
     """Base of every core node, and the tree API every node shares.
 
     **A construct is one declaration.**  Each node class states in its own body:
@@ -613,8 +614,8 @@ def _flattened(
     return tuple(found)
 
 
-@attrs.frozen
-class _NodeFields:
+@attrs.frozen(repr=False)
+class _NodeFields(Record):
     #: Every field that can hold a filter (a filter, or a tuple of filters or line steps).
     names: tuple[str, ...]
     #: (attribute, ``__init__`` parameter) of every field ``__init__`` takes.
@@ -646,8 +647,8 @@ def _read_node_fields(cls: type[Filter]) -> _NodeFields:
     )
 
 
-@attrs.frozen(slots=True)
-class LineStep:
+@attrs.frozen(repr=False, slots=True)
+class LineStep(Record):
     """One constituent of ``line``: ``filter`` repeated ``lo..hi`` times (hi None = no limit).
 
     ``(1, 1)`` is a plain constituent, ``(0, None)`` is ``*``, ``(1, None)`` is ``+``,
@@ -678,8 +679,8 @@ def _map_tuple(values: tuple[object, ...], fn: Callable[[Filter], Filter]) -> tu
     return tuple(out) if changed else values
 
 
-@attrs.frozen(slots=True)
-class Origin:
+@attrs.frozen(repr=False, slots=True)
+class Origin(Record):
     """The legacy construct a node came from: its keyword text and source position."""
 
     construct: str

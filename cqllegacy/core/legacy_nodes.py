@@ -20,6 +20,7 @@ from cqllegacy.core.declarations import (
     Transforms,
     origin_field,
 )
+from cqllegacy.records import Record
 from cqllegacy.vocab.pieces import ANYTHING, TypeSet
 from cqllegacy.vocab.squares import FULL, Direction, SquareSet
 
@@ -36,7 +37,7 @@ class RelationScope(enum.Enum):
     VARIATIONS = "variations"
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Relation(Filter):
     """Legacy ``:relation``: some later position P2 relates to the current one P1.
 
@@ -68,7 +69,7 @@ class Relation(Filter):
     origin: Origin | None = origin_field()
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class RayCount(Filter):
     """Legacy ``:ray…`` counting (L20): the number of rays, numeric.
 
@@ -97,7 +98,7 @@ class RayCount(Filter):
     origin: Origin | None = origin_field()
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class LegacyOnly(Filter):
     """Any other legacy construct the translator rewrote into a core node the printer
     cannot express; ``filter`` is what the evaluator runs."""
@@ -138,8 +139,8 @@ class CheckKind(enum.Enum):
     MATE = "mate"
 
 
-@attrs.frozen(slots=True)
-class HypotheticalMove:
+@attrs.frozen(repr=False, slots=True)
+class HypotheticalMove(Record):
     """One move of a :class:`HypotheticalLine`: the moving piece and the square it leaves
     (``from_types``, ``from_squares``), what stood on the destination before the move
     (``to_types``; the empty bit for an empty square), a promotion's new piece, en
@@ -156,7 +157,7 @@ class HypotheticalMove:
     forced: bool = False
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class HypotheticalLine(Filter):
     """Scidb's ``:line`` after ``|`` (and ``!``), X3: from the current position some
     sequence of legal moves matches ``moves`` one after another, whatever the game
@@ -195,7 +196,7 @@ class RoundPart(enum.Enum):
     SUBROUND = "subround"
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class RoundNumber(Filter):
     """Scidb's ``:round`` / ``:subround`` number of the game: the digits before (after)
     the first ``.`` of the ``Round`` tag, 0 when the tag gives none (semantics:
@@ -210,7 +211,7 @@ class RoundNumber(Filter):
     origin: Origin | None = origin_field()
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class EcoRange(Filter):
     """Scidb's ``:eco`` range: the game's ECO code (the first three characters of its
     ``ECO`` tag, a letter A-E and two digits) lies from ``lo`` to ``hi`` (semantics:
@@ -236,7 +237,7 @@ class BoardFact(enum.Enum):
     THREEFOLD = "threefoldrepetition"
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class ScidbBoardTest(Filter):
     """One of Scidb's :class:`BoardFact` tests (semantics: S-dialects)."""
 
@@ -252,7 +253,7 @@ class ScidbBoardTest(Filter):
         return Reads.NEXT_MOVE if self.fact is BoardFact.FORCED else Reads.GAME
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class HalfmoveClock(Filter):
     """The position's half-move clock (plies since the last capture or pawn move), as
     python-chess keeps it from the start position's FEN (Scidb's ``:halfmoveclock``)."""
@@ -265,7 +266,7 @@ class HalfmoveClock(Filter):
     origin: Origin | None = origin_field()
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class CastlingRights(Filter):
     """Scidb's ``:castling PD``: exactly one of the castling rights PD's types name holds
     (``K`` White's kingside right, ``q`` Black's queenside right …; semantics:
@@ -281,7 +282,7 @@ class CastlingRights(Filter):
     origin: Origin | None = origin_field()
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class PlyCount(Filter):
     """Scidb's ``:plycount``: the number of half-moves of the game's main line."""
 
@@ -293,7 +294,7 @@ class PlyCount(Filter):
     origin: Origin | None = origin_field()
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class TagValueIn(Filter):
     """The tag ``name`` reads as one of ``values`` once lower-cased and without spaces;
     a missing tag, an empty one and ``?`` read as ``""`` (Scidb's ``:termination``)."""
@@ -308,7 +309,7 @@ class TagValueIn(Filter):
     origin: Origin | None = origin_field()
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class DateIn(Filter):
     """Scidb's ``:date``: every day the game's ``Date`` tag may stand for lies from day
     ``lo`` to day ``hi`` (proleptic ordinals; None: no bound).  A date whose year is
@@ -332,7 +333,7 @@ class MovetextFeature(enum.Enum):
     ANNOTATIONS = "annotations"
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class GameHas(Filter):
     """Scidb's ``:hascomments``, ``:hasvariations``, ``:hasannotation``: the game's
     movetext, main line and variations, holds a comment with text, a variation, or a
@@ -347,7 +348,7 @@ class GameHas(Filter):
     origin: Origin | None = origin_field()
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class FenIs(Filter):
     """Scidb's ``:fen``: the position is the one a FEN describes: the same placement, side
     to move, castling rights (``castling``, letters K, Q, k, q or ``-``) and en passant
@@ -366,8 +367,8 @@ class FenIs(Filter):
     origin: Origin | None = origin_field()
 
 
-@attrs.frozen(slots=True)
-class FixedMove:
+@attrs.frozen(repr=False, slots=True)
+class FixedMove(Record):
     """One move of Scidb's ``:line*``, fully determined: the kind of the piece that moves
     (a python-chess piece type, colour-free: the side to move plays it), the square it
     leaves and the square it reaches, the kind of the piece it takes (None: it moves to
@@ -384,7 +385,7 @@ class FixedMove:
     castling: bool = False
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class LineReached(Filter):
     """Scidb's ``:line*`` (X3): the position is the one ``moves`` reach when played in
     order from the game's start position (each legal and as written; ``white_first``,

@@ -19,7 +19,7 @@ from cqllegacy.core.declarations import (
 )
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Line(Filter):
     """``line --> C1 --> C2 …``: C1 at the current position, C2 at the next, …
 
@@ -38,7 +38,7 @@ class Line(Filter):
     steps: tuple[LineStep, ...]
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class LineGroup(Filter):
     """``( C1 --> C2 … )``: a group of ``line`` constituents, only ever the ``filter`` of a
     :class:`LineStep`, so that the whole group repeats (``(C1 --> C2)+``).
@@ -60,7 +60,7 @@ class LineGroup(Filter):
     steps: tuple[LineStep, ...]
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Find(Filter):
     """``find F``: F matches here or at a later position of the line.
 
@@ -94,7 +94,7 @@ class TransformKind(enum.Enum):
     SHIFTVERTICAL = "shiftvertical"
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Transform(Filter):
     """``T F`` / ``T count F`` with the orbit semantics of CQL 6 (semantics: S-orbits)."""
 

@@ -24,7 +24,7 @@ from cqllegacy.core.number_nodes import Color
 from cqllegacy.vocab.results import GameResult
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Compound(Filter):
     """``{F1 … Fn}``: all constituents match; the value is that of the last."""
 
@@ -52,7 +52,7 @@ class Compound(Filter):
         return tuple(items) if len(items) == 1 else None
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class And(Filter):
     WORD = "`and`"
     CQL_WORDS = ("and",)
@@ -68,7 +68,7 @@ class And(Filter):
         return self.items
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Or(Filter):
     WORD = "`or`"
     CQL_WORDS = ("or",)
@@ -84,7 +84,7 @@ class Or(Filter):
         return self.items
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Not(Filter):
     SYNTAX = Prefix()
     WORD = "`not`"
@@ -113,7 +113,7 @@ class Keyword(enum.Enum):
     VARIATION = "variation"
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Simple(Filter):
     """An argument-less filter: ``wtm``, ``check``, ``initial``, ``true`` …"""
 
@@ -144,7 +144,7 @@ _SIMPLE_READS = {
 }
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class SideToMove(Filter):
     """``sidetomove``: 1 when White is to move, -1 when Black is (numeric).
 
@@ -160,7 +160,7 @@ class SideToMove(Filter):
     PRECEDENCE = Precedence.ATOM
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Result(Filter):
     """``result 1-0`` …: the game's Result tag (``*`` never matches)."""
 
@@ -175,7 +175,7 @@ class Result(Filter):
     result: GameResult
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Player(Filter):
     """``player [white|black] "text"``: substring of the player tag(s).
 
@@ -202,7 +202,7 @@ class TagName(enum.Enum):
     SITE = "site"
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class TagContains(Filter):
     """``event "text"`` / ``site "text"``: substring of that tag."""
 
@@ -219,7 +219,7 @@ class TagContains(Filter):
     text: str
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class TagSearch(Filter):
     """The PGN tag ``name`` is present and, when ``text`` is given, contains it (ignoring
     case with ``ignore_case``).  CQL 6.1 ``tag "Name"``, ``"text" in lowercase tag
@@ -240,7 +240,7 @@ class TagSearch(Filter):
     origin: Origin | None = origin_field()
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Comment(Filter):
     """A ``//`` comment at its place (T3); matches always and changes nothing.
 

@@ -24,7 +24,7 @@ from cqllegacy.core.declarations import (
 )
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Number(Filter):
     WORD = "a number"
     CQL_WORDS = ()
@@ -41,7 +41,7 @@ class Number(Filter):
         return Precedence.ATOM if self.value >= 0 else Precedence.UNARY
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Count(Filter):
     """``#X``: the size of set X (always matches)."""
 
@@ -56,7 +56,7 @@ class Count(Filter):
     arg: Filter
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Power(Filter):
     """``power X``: material on the squares of X (P1 N3 B3 R5 Q9 K0)."""
 
@@ -77,7 +77,7 @@ class ArithOp(enum.Enum):
     SUB = "-"
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Arith(Filter):
     WORD = "`+`/`-`"
     CQL_WORDS = ()
@@ -95,7 +95,7 @@ class Arith(Filter):
         return (self.left, self.right) if self.op is ArithOp.ADD else None
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Negate(Filter):
     WORD = "unary `-`"
     CQL_WORDS = ()
@@ -108,7 +108,7 @@ class Negate(Filter):
     arg: Filter
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Abs(Filter):
     """CQL 6.1 ``abs X``: the absolute value of X (fails when X fails).  Read and written as
     unary minus is: the argument binds tighter than ``+ -`` and is always closed."""
@@ -131,7 +131,7 @@ class NumericKeyword(enum.Enum):
     PLY = "ply"
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class NumericValue(Filter):
     """``year``, ``movenumber``, ``ply``; ``year`` fails when the date has no year."""
 
@@ -158,7 +158,7 @@ class Color(enum.Enum):
         return Color.BLACK if self is Color.WHITE else Color.WHITE
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Elo(Filter):
     """``elo white`` / ``elo black`` / ``elo`` (the larger); fails when missing."""
 
@@ -173,7 +173,7 @@ class Elo(Filter):
     color: Color | None = None
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class InRange(Filter):
     """``lo <= value <= hi``; either bound may be None (printed ``value >= lo`` …).
 
@@ -202,7 +202,7 @@ class CompareOp(enum.Enum):
     NE = "!="
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Compare(Filter):
     """A comparison that is not a range, as hand-written CQL 6 has them."""
 

@@ -20,7 +20,7 @@ from cqllegacy.core.declarations import (
 from cqllegacy.core.set_nodes import PieceVariable, SquareVariable
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Echo(Filter):
     """``echo (S T) BODY``: with S bound to the current position (the source), some other
     position of the game in scope, bound to T and made current (the target), makes BODY
@@ -48,7 +48,7 @@ class Echo(Filter):
         return Kind.NUMBER if self.body.value_kind() is Kind.NUMBER else Kind.LOGICAL
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class PositionVariable(Filter):
     """``S``: the position bound to the echo variable S (a position value).
 
@@ -72,7 +72,7 @@ class PositionVariable(Filter):
 VARIABLES: tuple[type[Filter], ...] = (PieceVariable, SquareVariable, PositionVariable)
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class AtPosition(Filter):
     """``POSITION : F``: F evaluated with POSITION as the current position; it matches when F
     matched there, and its value is F's value there."""
@@ -92,7 +92,7 @@ class AtPosition(Filter):
         return self.arg.value_kind()
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class PositionIntersection(Filter):
     """``X & Y`` of two positions: the squares on which both hold the same piece type and
     colour, a square empty in both included (a set filter)."""
@@ -109,7 +109,7 @@ class PositionIntersection(Filter):
     right: Filter
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Ancestor(Filter):
     """``ancestor(X Y)``: position X is Y or lies before Y on the way from the start
     position to Y (logical; decision M8)."""
@@ -127,7 +127,7 @@ class Ancestor(Filter):
     right: Filter
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Distance(Filter):
     """CQL 6.1 ``distance(X Y)``: how many moves of the game tree separate positions X and
     Y, through their latest common ancestor (numeric; 0 when X is Y).  Only in CQL 6

@@ -12,6 +12,7 @@ from cqllegacy.core.declarations import (
     Origin,
     origin_field,
 )
+from cqllegacy.records import Record
 from cqllegacy.vocab.pieces import ANY_PIECE, TypeSet, types_of
 
 
@@ -35,8 +36,8 @@ class Scope(enum.Enum):
     ALL = "all"
 
 
-@attrs.frozen(slots=True)
-class LineEnd:
+@attrs.frozen(repr=False, slots=True)
+class LineEnd(Record):
     """Where a top-level list puts its mark: ``plies`` half-moves further along the line
     being followed from each position the list marks, where the played part of Scidb's
     ``:line`` (``origin``) ends (X3).  The list still matches, and counts, where the
@@ -48,8 +49,8 @@ class LineEnd:
     origin: Origin | None = origin_field()
 
 
-@attrs.frozen(slots=True)
-class TopList:
+@attrs.frozen(repr=False, slots=True)
+class TopList(Record):
     """One top-level condition of a game: ``body`` evaluated at every examined position.
 
     The game needs the number of matching positions in ``matchcount``
@@ -65,8 +66,8 @@ class TopList:
     mark_end: LineEnd | None = None
 
 
-@attrs.frozen(slots=True)
-class Header:
+@attrs.frozen(repr=False, slots=True)
+class Header(Record):
     """What CQL 6 writes in ``cql( … )`` besides per-list settings."""
 
     inputs: tuple[str, ...] = ()
@@ -74,8 +75,8 @@ class Header:
     gamenumber: tuple[int, int | None] | None = None
 
 
-@attrs.frozen(slots=True)
-class TagDeclaration:
+@attrs.frozen(repr=False, slots=True)
+class TagDeclaration(Record):
     """Legacy ``:forany NAME PD``: NAME is bound to one physical piece of the start
     position that is, now or after a promotion, of a type in ``types``.
 
@@ -114,8 +115,8 @@ _WHITE_PROMOTED = types_of("QRBN")
 _BLACK_PROMOTED = types_of("qrbn")
 
 
-@attrs.frozen(slots=True)
-class Query:
+@attrs.frozen(repr=False, slots=True)
+class Query(Record):
     """A complete query: a game matches when every top-level list is satisfied.
 
     A CQL 6 script is a query with one list; a legacy script has one list per

@@ -29,7 +29,7 @@ from cqllegacy.vocab.pieces import ANYTHING, TypeSet
 from cqllegacy.vocab.squares import FULL, Direction, SquareSet
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class PieceSet(Filter):
     """A piece designator: the squares of ``squares`` whose content is in ``types``.
 
@@ -49,7 +49,7 @@ class PieceSet(Filter):
     squares: SquareSet = FULL
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Union(Filter):
     """``X | Y | …``."""
 
@@ -67,7 +67,7 @@ class Union(Filter):
         return self.items
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Intersection(Filter):
     """``X & Y & …``."""
 
@@ -82,7 +82,7 @@ class Intersection(Filter):
     items: tuple[Filter, ...]
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Complement(Filter):
     """``~X``: the squares not in X."""
 
@@ -97,7 +97,7 @@ class Complement(Filter):
     arg: Filter
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Attacks(Filter):
     """``L attacks R``: squares of L whose piece attacks some square of R."""
 
@@ -113,7 +113,7 @@ class Attacks(Filter):
     right: Filter
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class AttackedBy(Filter):
     """``L attackedby R``: squares of L attacked by some piece on R."""
 
@@ -129,7 +129,7 @@ class AttackedBy(Filter):
     right: Filter
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class DirectionSet(Filter):
     """``up 1 3 X`` …: X moved ``lo..hi`` steps in each basic vector of ``direction``."""
 
@@ -150,7 +150,7 @@ class DirectionSet(Filter):
         return f"`{self.direction.word}`"
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class SquareColor(Filter):
     """CQL 6.1 ``light X`` / ``dark X``: the squares of X that are light (dark) squares
     of the board (a1 is dark).  Only in CQL 6 scripts."""
@@ -185,7 +185,7 @@ class PawnFeature(enum.Enum):
     CONNECTED = "connectedpawns"
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class PawnStructure(Filter):
     """CQL 6.1 ``passedpawns``, ``isolatedpawns``, ``doubledpawns``, ``connectedpawns``:
     the squares of the pawns of either colour that have the feature, each pawn judged
@@ -208,7 +208,7 @@ class PawnStructure(Filter):
         return f"`{self.feature.value}`"
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Ray(Filter):
     """``ray [direction] (s1 s2 … sn)``; its value is the set of end squares."""
 
@@ -224,7 +224,7 @@ class Ray(Filter):
     direction: Direction = Direction.ANYDIRECTION
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class XRay(Filter):
     """``xray (s1 s2 … sn)``: a ray whose first square holds a matching line piece."""
 
@@ -239,7 +239,7 @@ class XRay(Filter):
     args: tuple[Filter, ...]
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Between(Filter):
     """``between (s t)``: squares strictly inside a queen line from s to t."""
 
@@ -263,7 +263,7 @@ class Castling(enum.Enum):
     QUEENSIDE = "o-o-o"
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class Move(Filter):
     """``move [previous] [o-o | o-o-o] [from X] [to Y] [capture Z] [promote T] [enpassant]``.
 
@@ -305,7 +305,7 @@ class Move(Filter):
         return Reads.GAME if self.previous else Reads.NEXT_MOVE
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class PieceVariable(Filter):
     """``x``: the square of the piece bound to piece variable ``x`` (empty if captured)."""
 
@@ -320,7 +320,7 @@ class PieceVariable(Filter):
     name: str
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class PieceLoop(Filter):
     """``piece x in DOMAIN BODY``: some piece on DOMAIN, bound to x, makes BODY match
     (a set filter: the squares of DOMAIN whose piece makes BODY match).
@@ -352,7 +352,7 @@ class PieceLoop(Filter):
         return "`piece all`" if self.all else "`piece`"
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class SquareVariable(Filter):
     """CQL 6.1 ``x`` bound by ``square x in …``: the one square bound to x (a set filter).
 
@@ -373,7 +373,7 @@ class SquareVariable(Filter):
     name: str
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class SquareLoop(Filter):
     """CQL 6.1 ``square x in DOMAIN BODY``: the squares of DOMAIN that, bound to x, make
     BODY match (a set filter; it matches when some square does).
@@ -404,7 +404,7 @@ class SquareLoop(Filter):
         return "`square all`" if self.all else "`square`"
 
 
-@attrs.frozen(slots=True, cache_hash=True)
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
 class InSet(Filter):
     """``X in Y`` for two square sets: X is a subset of Y (an empty X is in anything).
 

@@ -53,6 +53,7 @@ from cqllegacy.core.tree import (
     Transforms,
     node_classes,
 )
+from cqllegacy.records import Record
 from cqllegacy.vocab.pieces import TypeSet, color_swap
 from cqllegacy.vocab.squares import (
     LIGHT_SQUARES,
@@ -74,8 +75,8 @@ __all__ = [
 ]
 
 
-@attrs.frozen(slots=True, cache_hash=True)
-class BasicTransform:
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
+class BasicTransform(Record):
     """Apply ``dihedral``, then the colour swap (if ``swap_colors``), then shift by ``(dx, dy)``.
 
     ``dx`` counts files to the right, ``dy`` ranks up; both lie in -7..7.

@@ -58,6 +58,7 @@ from cqllegacy.core.tree import (
 from cqllegacy.errors import CqlLegacyError
 from cqllegacy.evaluator.needles import Needles, needles_of
 from cqllegacy.evaluator.trees import free_variables, meaningful
+from cqllegacy.records import Record
 
 __all__ = [
     "Driver",
@@ -95,8 +96,8 @@ def reads_tags_only(node: Filter) -> bool:
     return node.reads() is Reads.TAGS
 
 
-@attrs.frozen
-class ListAnalysis:
+@attrs.frozen(repr=False)
+class ListAnalysis(Record):
     """One top-level list: how far its body looks, the piece tags it reads, and the
     conjuncts of its body that read the tags alone (tested before the game is read)."""
 
@@ -112,8 +113,8 @@ class ListAnalysis:
         return self.source.matchcount is None or self.source.matchcount[0] >= 1
 
 
-@attrs.frozen
-class QueryAnalysis:
+@attrs.frozen(repr=False)
+class QueryAnalysis(Record):
     """What the drivers need to know about a query, computed once."""
 
     query: Query

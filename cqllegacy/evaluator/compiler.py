@@ -29,6 +29,7 @@ from cqllegacy.core.dispatch import Dispatcher
 from cqllegacy.core.tree import Filter, Kind, Scope
 from cqllegacy.evaluator.analysis import QueryError
 from cqllegacy.evaluator.gametree import GameInfo, PositionTable
+from cqllegacy.records import Record
 
 __all__ = [
     "FAIL",
@@ -252,8 +253,8 @@ TruthFn = Callable[[Context, int], bool]
 BoardCheck = Callable[[chess.Board], bool]
 
 
-@attrs.frozen(slots=True)
-class Compiled:
+@attrs.frozen(repr=False, slots=True)
+class Compiled(Record):
     """A compiled node: its kind, its value function and, when a faster one exists, a
     function that only says whether it matches (``test``); ``board`` says the same from
     the position's board alone, when the board alone decides (the live stream calls it on

@@ -45,6 +45,7 @@ from cqllegacy.evaluator.stream import (
     SnapshotStream,
     Verdict,
 )
+from cqllegacy.records import Record
 from cqllegacy.recursion import room_for_deep_trees
 
 __all__ = [
@@ -60,8 +61,8 @@ __all__ = [
 ]
 
 
-@attrs.frozen(eq=False)
-class ListSieve:
+@attrs.frozen(repr=False, eq=False)
+class ListSieve(Record):
     """How the game tree tries a list whose body follows pieces, once per game for every
     binding of the tags: ``holders`` gives at a position the squares where the piece
     bound to ``variable`` makes the body hold (bit 64: off the board;
@@ -151,8 +152,8 @@ def judge(lists: Sequence[CompiledList]) -> Callable[[Hits], bool]:
     )
 
 
-@attrs.frozen
-class TreeDriver:
+@attrs.frozen(repr=False)
+class TreeDriver(Record):
     """Evaluates the lists on a game tree, for every binding of the query's tags."""
 
     query: Query
@@ -300,7 +301,7 @@ def _sieved_hits(
     return tuple(out)
 
 
-class StreamDriver:
+class StreamDriver(Record):
     """Gives a stream that evaluates a game's main line while python-chess reads it."""
 
     def stream(
@@ -309,7 +310,7 @@ class StreamDriver:
         raise NotImplementedError
 
 
-@attrs.frozen
+@attrs.frozen(repr=False)
 class LiveDriver(StreamDriver):
     """One test per list at every position, on the reader's board when the board alone
     decides the list's body (its lowered ``board`` operator)."""
@@ -333,7 +334,7 @@ class LiveDriver(StreamDriver):
         )
 
 
-@attrs.frozen
+@attrs.frozen(repr=False)
 class LinesDriver(StreamDriver):
     """One trie of lines per list, followed along the main line."""
 
@@ -352,8 +353,8 @@ class LinesDriver(StreamDriver):
         )
 
 
-@attrs.frozen
-class Gates:
+@attrs.frozen(repr=False)
+class Gates(Record):
     """What a snapshot stream tests while the game is read: per list, a test on the
     position being read that holds wherever the list may match, and how many positions
     after such a position the lists look (the boards kept around each candidate)."""
@@ -362,7 +363,7 @@ class Gates:
     horizon: int
 
 
-@attrs.frozen
+@attrs.frozen(repr=False)
 class SnapshotDriver(StreamDriver):
     """The game tree's evaluation on the main line's boards, copied while the game is
     read (only those a gate says may be needed, when ``gates`` are given: per list a test
@@ -391,8 +392,8 @@ class SnapshotDriver(StreamDriver):
         return SnapshotStream(evaluate_line, gates=gates, leave_on_variation=leave_on_variation)
 
 
-@attrs.frozen
-class TagsDriver:
+@attrs.frozen(repr=False)
+class TagsDriver(Record):
     """Where the lists of a query on tags alone match: at every examined position or at
     none, decided once from the tags."""
 

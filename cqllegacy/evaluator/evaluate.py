@@ -78,6 +78,7 @@ from cqllegacy.evaluator.needles import Needles
 from cqllegacy.evaluator.plan import QueryPlan
 from cqllegacy.evaluator.stream import GameStream, Verdict, main_line_only
 from cqllegacy.evaluator.trees import free_variables
+from cqllegacy.records import Record
 from cqllegacy.recursion import room_for_deep_trees
 
 if TYPE_CHECKING:
@@ -110,8 +111,8 @@ def _compiler(optimize: bool) -> Compiler:
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen
-class ListMatch:
+@attrs.frozen(repr=False)
+class ListMatch(Record):
     """How one top-level list fared on a game.
 
     Positions are game nodes (:meth:`CompiledQuery.evaluate`, :meth:`~CompiledQuery.stream_match`)
@@ -124,8 +125,8 @@ class ListMatch:
     marked: tuple[Any, ...]
 
 
-@attrs.frozen
-class GameMatch:
+@attrs.frozen(repr=False)
+class GameMatch(Record):
     """Whether a game matched, with one :class:`ListMatch` per top-level list.
 
     ``lists`` is filled for a matching game (for the tag binding that matched); a game

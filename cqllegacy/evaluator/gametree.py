@@ -24,6 +24,7 @@ import attrs
 import chess
 import chess.pgn
 
+from cqllegacy.records import Record
 from cqllegacy.vocab.pieces import TypeSet, content_bit
 from cqllegacy.vocab.squares import file_of, iter_squares, rank_of, square
 
@@ -112,8 +113,8 @@ def date_days(value: str | None) -> tuple[int, int] | None:
     return exact, exact
 
 
-@attrs.frozen(slots=True)
-class GameInfo:
+@attrs.frozen(repr=False, slots=True)
+class GameInfo(Record):
     """What the game filters read from the tags, parsed once per game.
 
     >>> info = GameInfo.from_headers({"Date": "1972.??.??", "WhiteElo": "?", "BlackElo": "2660"})
@@ -246,8 +247,8 @@ def _relocate_by_python_chess(
     return changes
 
 
-@attrs.frozen(slots=True)
-class _Followed:
+@attrs.frozen(repr=False, slots=True)
+class _Followed(Record):
     """The pieces of one main line followed move by move: the piece on each square at the
     start (``NO_PIECE`` on an empty one), per piece the positions where it arrives on a
     square or leaves the board (``(p, square or NO_PIECE)``, in order), the promotions
@@ -312,8 +313,8 @@ def _follow_main_line(boards: list[chess.Board], moves: list[chess.Move]) -> _Fo
     return _Followed(start, relocations, promotions, movers)
 
 
-@attrs.define(slots=True, eq=False)
-class PositionTable:
+@attrs.define(repr=False, slots=True, eq=False)
+class PositionTable(Record):
     """The examined positions of one game, indexed 0 .. n-1 (0 is the start position).
 
     ``children[p]`` lists every continuation (main first), ``main_child[p]`` the main one

@@ -39,6 +39,7 @@ from cqllegacy.evaluator.compiler import (
     in_bounds,
 )
 from cqllegacy.evaluator.position_rules import sorted_vectors
+from cqllegacy.records import Record
 from cqllegacy.vocab.pieces import TypeSet, content_bit, piece_bit
 from cqllegacy.vocab.rays import ray_count, translate
 from cqllegacy.vocab.squares import Dihedral, file_of, iter_squares, rank_of
@@ -239,8 +240,8 @@ def _same_pieces(ones: tuple[int, ...], twos: tuple[int, ...]) -> int:
     return out
 
 
-@attrs.frozen(slots=True)
-class _RelationTest:
+@attrs.frozen(repr=False, slots=True)
+class _RelationTest(Record):
     """Legacy ``:relation`` between P1 and a later P2, on 12-bitboard piece placements.
 
     P2 may be turned by a dihedral map and then shifted (when ``flip``/``shift`` allow);

@@ -51,6 +51,7 @@ from cqllegacy.evaluator.compiler import (
     truth,
 )
 from cqllegacy.evaluator.gametree import piece_moves
+from cqllegacy.records import Record
 from cqllegacy.vocab.pieces import TypeSet, piece_bit
 from cqllegacy.vocab.squares import FULL, rank_of, square
 
@@ -129,8 +130,8 @@ def _castles(board: chess.Board, move: chess.Move, side: Castling) -> bool:
     return board.is_queenside_castling(move)
 
 
-@attrs.frozen(slots=True)
-class MoveTest:
+@attrs.frozen(repr=False, slots=True)
+class MoveTest(Record):
     """The compiled parameters of one ``move`` filter."""
 
     from_: SetFn | None
@@ -196,8 +197,8 @@ def _move(c: Compiler, node: Move) -> Compiled:
 _tokens = itertools.count()
 
 
-@attrs.frozen(slots=True)
-class _Reach:
+@attrs.frozen(repr=False, slots=True)
+class _Reach(Record):
     """Memo of one line/find search: states known to succeed and known to fail."""
 
     live: set[Any] = attrs.field(factory=set)
@@ -212,8 +213,8 @@ def _reach(ctx: Context, token: int) -> _Reach:
     return reach
 
 
-@attrs.define(slots=True)
-class StepAutomaton(Generic[_T]):
+@attrs.define(repr=False, slots=True)
+class StepAutomaton(Record, Generic[_T]):
     """A line's constituents as a nondeterministic automaton over positions.
 
     From state ``s`` at position p: each ``(test, t)`` of ``reads[s]`` whose test holds

@@ -81,6 +81,7 @@ from cqllegacy.evaluator.lowering import (
 )
 from cqllegacy.evaluator.operators import Atom
 from cqllegacy.evaluator.trees import meaningful
+from cqllegacy.records import Record
 from cqllegacy.vocab.pieces import (
     ANY_PIECE,
     ANYTHING,
@@ -129,8 +130,8 @@ FLAGS: dict[Keyword, str] = {
 POSITION_ONLY_FLAGS = frozenset({"wtm", "btm", "initial"})
 
 
-@attrs.frozen
-class MoveFact:
+@attrs.frozen(repr=False)
+class MoveFact(Record):
     """The move played from a position (none: the fact fails), as the index stores it.
 
     * ``pieces``, ``origin``: the piece moved is of ``pieces`` and leaves a square of
@@ -168,8 +169,8 @@ class MoveFact:
         return attrs.evolve(self, origin=0, destination=0, taken_squares=0)
 
 
-@attrs.frozen
-class Attack:
+@attrs.frozen(repr=False)
+class Attack(Record):
     """Some piece of ``attacker_types`` on ``attacker_squares`` (pawns, knights or kings
     only: what they attack does not depend on the other pieces) attacks a square of
     ``target_squares`` whose content is of ``target_types``."""
@@ -194,8 +195,8 @@ class Attack:
 LEAPERS = types_of("PNKpnk")
 
 
-@attrs.frozen
-class Alternative:
+@attrs.frozen(repr=False)
+class Alternative(Record):
     """Conditions that all hold for one position: its ``atoms`` and ``flags``, the
     ``moves`` facts of the move played from it; ``later`` pairs ``(k, conditions)`` of the
     position ``k`` plies after it along the main line (``k`` -1: the position before);
@@ -255,8 +256,8 @@ def _merged_later(
     return tuple(sorted(found.items(), key=lambda item: item[0]))
 
 
-@attrs.frozen
-class ListNeed:
+@attrs.frozen(repr=False)
+class ListNeed(Record):
     """Some examined main-line position satisfies one of ``alternatives`` (at least
     ``at_least`` positions do: the list's match count asks for that many)."""
 
@@ -264,8 +265,8 @@ class ListNeed:
     at_least: int = 1
 
 
-@attrs.frozen
-class Necessity:
+@attrs.frozen(repr=False)
+class Necessity(Record):
     """What a game must show to match: every list's need, a game number in
     ``gamenumber`` (``(lo, hi)``, hi None: no limit) when the header says so, and
     (``tags``) tags the query's tag conditions accept."""

@@ -28,12 +28,13 @@ from cqllegacy.evaluator.compiler import Compiler, Context
 from cqllegacy.evaluator.drivers import CompiledList, Gates
 from cqllegacy.evaluator.line_automaton import LineAutomaton
 from cqllegacy.evaluator.trees import free_variables, orbit_members
+from cqllegacy.records import Record
 
 __all__ = ["Gates", "Members", "QueryPlan"]
 
 
-@attrs.frozen
-class QueryPlan:
+@attrs.frozen(repr=False)
+class QueryPlan(Record):
     """A lowered query: its analysis, its compiled lists, the driver that runs them and
     what that driver needs (the tries of lines of ``Driver.LINES``, the gates of
     ``Driver.SNAPSHOT`` when every list has them), and the compiler that made them."""

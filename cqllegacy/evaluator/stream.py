@@ -46,6 +46,7 @@ import chess.pgn
 
 from cqllegacy.evaluator.compiler import BoardCheck, Context, TruthFn
 from cqllegacy.evaluator.line_automaton import LineAutomaton
+from cqllegacy.records import Record
 from cqllegacy.vocab import san
 
 __all__ = [
@@ -69,8 +70,8 @@ Hits = tuple[tuple[int, ...], ...]
 Candidates = Hits | None
 
 
-@attrs.frozen
-class Verdict:
+@attrs.frozen(repr=False)
+class Verdict(Record):
     """Whether the game matched, and where each list matched (for the binding that
     matched; meaningless when ``matched`` is False)."""
 
@@ -197,8 +198,8 @@ _CONTINUED = _SameForAll((_NEXT_MOVE,))
 _ENDED = _SameForAll(())
 
 
-@attrs.frozen
-class ListTest:
+@attrs.frozen(repr=False)
+class ListTest(Record):
     """How a live stream tests one list: ``board(board)`` when the board alone decides,
     else ``test(ctx, p)``."""
 

@@ -26,6 +26,7 @@ from cqllegacy.indexing.freshness import SourceFacts, file_facts
 from cqllegacy.indexing.ranges import located
 from cqllegacy.indexing.records import Columns, position_arrays, record_games
 from cqllegacy.indexing.store import writing
+from cqllegacy.records import Record
 from cqllegacy.runner.pgn import DamagedInput, GameText, open_pgn, split_games
 from cqllegacy.runner.progress import Messages
 
@@ -41,8 +42,8 @@ BATCH_GAMES = 500
 BATCH_TEXT = 4 * 1024 * 1024
 
 
-@attrs.frozen
-class BuildResult:
+@attrs.frozen(repr=False)
+class BuildResult(Record):
     """What a build wrote: the index, the games and positions in it, and why reading
     stopped early (None: the file was read to its end)."""
 
@@ -181,14 +182,14 @@ class LostBatch(Exception):
         )
 
 
-@attrs.define
-class _Sent:
+@attrs.define(repr=False)
+class _Sent(Record):
     batch: tuple[GameText, ...]
     future: Future[Columns]
 
 
-@attrs.define
-class _Retry:
+@attrs.define(repr=False)
+class _Retry(Record):
     """Takes the oldest batch's columns; after a worker died, sends it again alone on a
     fresh pool (so that if it dies again, it is the cause), then the others under way."""
 

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import attrs
 
+from cqllegacy.records import Record
+
 __all__ = ["RACY_NS", "FileStatus", "SourceFacts", "file_facts", "file_status", "unchanged"]
 
 
@@ -28,8 +30,8 @@ __all__ = ["RACY_NS", "FileStatus", "SourceFacts", "file_facts", "file_status", 
 RACY_NS = 2_000_000_000
 
 
-@attrs.frozen
-class FileStatus:
+@attrs.frozen(repr=False)
+class FileStatus(Record):
     """What changes when a file's content does: its size, modification and status change
     times, inode and device (the ctime is set to the clock by every write, and cannot be
     set by a user as the mtime can)."""
@@ -45,8 +47,8 @@ class FileStatus:
         return cls(stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, stat.st_dev)
 
 
-@attrs.frozen
-class SourceFacts:
+@attrs.frozen(repr=False)
+class SourceFacts(Record):
     """What identifies the content of a PGN file: its SHA-256, and its status when
     hashed.  ``racy``: the status cannot prove the content unchanged (the file changed
     within :data:`RACY_NS` of the moment its status was taken, or while it was hashed)."""

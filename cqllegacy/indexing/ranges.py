@@ -33,6 +33,7 @@ from typing import BinaryIO
 import attrs
 
 from cqllegacy.errors import IncompleteInput
+from cqllegacy.records import Record
 from cqllegacy.runner.pgn import (
     Compression,
     DamagedInput,
@@ -67,8 +68,8 @@ def digest(data: bytes | memoryview) -> int:
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
 
-@attrs.frozen
-class GameRange:
+@attrs.frozen(repr=False)
+class GameRange(Record):
     """A game of the file: its number and first line (as the split numbers them), and
     the bytes ``start`` to ``start + length`` of the file with their digest."""
 
@@ -79,7 +80,7 @@ class GameRange:
     digest: int
 
 
-@attrs.frozen
+@attrs.frozen(repr=False)
 class LocatedText(GameText):
     """A game's text as the build's split gives it, with where it lies in the file
     ``path`` (see :class:`GameRange`)."""

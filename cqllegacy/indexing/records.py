@@ -30,6 +30,7 @@ import chess
 import chess.pgn
 
 from cqllegacy.indexing.ranges import LocatedText, resplits_alike
+from cqllegacy.records import Record
 from cqllegacy.runner.pgn import GameText, pgn_lines, read_stream, read_tags
 from cqllegacy.runner.stored import (
     BOARD_FIELDS,
@@ -65,8 +66,8 @@ _RECORDED_MOVE = 3
 _NO_MOVE = (-1, -1, -1)
 
 
-@attrs.define
-class Columns:
+@attrs.define(repr=False)
+class Columns(Record):
     """Games and positions of part of a file (see the module).
 
     Positions are kept interleaved, ``len(BOARD_FIELDS)`` numbers per position in

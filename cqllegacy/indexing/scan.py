@@ -44,6 +44,7 @@ from cqllegacy.core.tree import Query
 from cqllegacy.evaluator.necessary import Necessity, necessity
 from cqllegacy.evaluator.needles import Needles
 from cqllegacy.indexing.store import Index, StaleIndex, default_index_path, open_index
+from cqllegacy.records import Record
 from cqllegacy.runner import scanner
 from cqllegacy.runner.compiled import CompiledQueryLike
 from cqllegacy.runner.pgn import (
@@ -93,8 +94,8 @@ def positions_pay(candidates: int) -> bool:
     return "numpy" in sys.modules or candidates * STORED_SAVES_MOST >= ARRAYS_COST
 
 
-@attrs.frozen
-class IndexChoice:
+@attrs.frozen(repr=False)
+class IndexChoice(Record):
     """Which indexes a run uses: ``use`` False scans; ``path`` names the index (a file,
     for one input, or a folder holding ``NAME.cqlidx`` per input) instead of the one
     beside each input."""
@@ -235,8 +236,8 @@ def _why_not(compiled: CompiledQueryLike) -> str:
     return "the index cannot narrow this query"
 
 
-@attrs.frozen
-class IndexCandidates:
+@attrs.frozen(repr=False)
+class IndexCandidates(Record):
     """The candidate games of an indexed file, a source the scan drives
     (:class:`cqllegacy.runner.candidates.Candidates`)."""
 

@@ -57,6 +57,7 @@ from cqllegacy.indexing.records import (
     position_arrays,
 )
 from cqllegacy.indexing.sql import WINDOW_GAMES, asks_positions, candidate_query, reads_windows
+from cqllegacy.records import Record
 from cqllegacy.runner.pgn import GameText
 from cqllegacy.runner.stored import MAIN_LINE_COLUMNS
 from cqllegacy.signals import interrupted_inside
@@ -211,8 +212,8 @@ LONG_TEXT_ROOM = 2
 READER_MEMORY = "96MB"
 
 
-@attrs.define
-class Writer:
+@attrs.define(repr=False)
+class Writer(Record):
     """An index being written under a temporary name (see :func:`writing`).
 
     Each batch is inserted as it comes.  (Holding batches until they made a row group
@@ -404,8 +405,8 @@ def _answering(method: _Method) -> _Method:
     return cast(_Method, asked)
 
 
-@attrs.define
-class Index:
+@attrs.define(repr=False)
+class Index(Record):
     """An open, fresh index of the PGN file ``source``."""
 
     path: Path
@@ -613,8 +614,8 @@ def _read_kept(
         raise
 
 
-@attrs.frozen
-class KeptTexts:
+@attrs.frozen(repr=False)
+class KeptTexts(Record):
     """What an index keeps of the texts of some games of its file ``source`` (a range of
     the file, or the text itself), sent to a worker of a parallel run with their stored
     positions: the worker reads only the texts it wants (:meth:`texts`), those of the

@@ -49,6 +49,7 @@ from cqllegacy.legacy.lexical import (
     Token,
     TokenKind,
 )
+from cqllegacy.records import Record
 from cqllegacy.vocab.spans import Span
 
 _LIST_NAMES = {
@@ -60,8 +61,8 @@ _LISTS_USAGE = "lists appear only as parameters: :and ((position …) …), :ray
 _KEYWORD_NAME_RE = re.compile("[a-z]+")
 
 
-@attrs.define
-class OpenList:
+@attrs.define(repr=False)
+class OpenList(Record):
     """A list whose ``(`` has been read and whose ``)`` has not."""
 
     offset: int
@@ -71,8 +72,8 @@ class OpenList:
     once: dict[str, int] = attrs.Factory(dict)
 
 
-@attrs.define
-class Reading:
+@attrs.define(repr=False)
+class Reading(Record):
     """The state of one reading; created by ``read_script``, updated by the parse actions."""
 
     #: The script, its name and its lines: places and messages as the modern reader's.

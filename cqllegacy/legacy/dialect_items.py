@@ -24,6 +24,7 @@ from cqllegacy.legacy.tree_base import (
     keyword,
     span_field,
 )
+from cqllegacy.records import Record
 from cqllegacy.vocab.spans import Span
 
 
@@ -61,8 +62,8 @@ PAWN_ATTRIBUTE_COUNTS: dict[PawnAttribute, range] = {
 }
 
 
-@attrs.frozen(slots=True)
-class PawnTest:
+@attrs.frozen(repr=False, slots=True)
+class PawnTest(Record):
     """One link of a ``:pawncount`` chain: an attribute, or its negation (``!passed``),
     with its count where it takes one (``consecutive(3)``)."""
 
@@ -79,8 +80,8 @@ class PawnTest:
         return ("!" if self.negated else "") + self.word
 
 
-@attrs.frozen(slots=True)
-class PawnChain:
+@attrs.frozen(repr=False, slots=True)
+class PawnChain(Record):
     """``passed-!inside``: the tests a pawn must pass, in the script's order."""
 
     tests: tuple[PawnTest, ...]
@@ -89,7 +90,7 @@ class PawnChain:
         return "-".join(str(test) for test in self.tests)
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(repr=False, slots=True)
 class PawnCount(DialectItem):
     """Scidb's ``:pawncount PD CHAIN R``: the number of pawns of PD that pass every test
     of CHAIN lies in R (a dialect keyword, X1 and X4).  A transform maps PD alone: the
@@ -103,8 +104,8 @@ class PawnCount(DialectItem):
     range: Range
 
 
-@attrs.frozen(slots=True)
-class LineMove:
+@attrs.frozen(repr=False, slots=True)
+class LineMove(Record):
     """One move of Scidb's ``:line`` after ``|``: the moving piece (``origin``), what
     stands on the destination before the move (``target``; ``.`` when empty), a
     promotion, en passant, check suffixes (``+``, ``++``, ``+++``, ``#``, each with
@@ -118,8 +119,8 @@ class LineMove:
     forced: bool = False
 
 
-@attrs.frozen(slots=True)
-class TransposedLine:
+@attrs.frozen(repr=False, slots=True)
+class TransposedLine(Record):
     """Scidb's ``:line* (M1 M2 …)`` (X3): the position is the one the fully determined
     moves reach from the game's start, whatever order the game played them in.  ``text``
     is the argument as written (its tokens separated by single spaces), ``checks`` the
@@ -134,8 +135,8 @@ class TransposedLine:
     span: Span = span_field()
 
 
-@attrs.frozen(slots=True)
-class HypotheticalMoves:
+@attrs.frozen(repr=False, slots=True)
+class HypotheticalMoves(Record):
     """Scidb's ``:line (… | C1 C2 …)`` after ``|`` (X3): legal moves matching C1, C2 …
     exist from here, one after another, whatever the game played.  A played move with
     ``!`` is the single move ``-- !`` here.  Read by :mod:`.line_moves`, never by the
@@ -145,7 +146,7 @@ class HypotheticalMoves:
     span: Span = span_field()
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(repr=False, slots=True)
 class CastlingMove(DialectItem):
     """Scidb's ``:iscastling [PD]``: the move played from this position castles; PD's
     types name the castlings (``K`` White kingside, ``q`` Black queenside …), any one of
@@ -156,7 +157,7 @@ class CastlingMove(DialectItem):
     designator: Designator | None = None
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(repr=False, slots=True)
 class CastlingRightsTest(DialectItem):
     """Scidb's ``:castling PD``: exactly one of the castling rights PD's types name
     holds, ``K`` White's kingside right … (a dialect keyword, X1)."""
@@ -166,7 +167,7 @@ class CastlingRightsTest(DialectItem):
     designator: Designator
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(repr=False, slots=True)
 class FenPosition(DialectItem):
     """Scidb's ``:fen "FEN"``: the position is the one the FEN describes (its placement,
     side to move, castling rights and en passant square; not its clocks) (a dialect
@@ -182,7 +183,7 @@ class BoardTestKeyword(enum.Enum):
     THREEFOLDREPETITION = "threefoldrepetition"
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(repr=False, slots=True)
 class BoardTest(DialectItem):
     """Scidb's ``:forced`` (the move played was the only legal one) and
     ``:threefoldrepetition`` (the first main-line position seen for the third time)
@@ -193,7 +194,7 @@ class BoardTest(DialectItem):
     keyword: BoardTestKeyword
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(repr=False, slots=True)
 class HalfmoveClockRange(DialectItem):
     """Scidb's ``:halfmoveclock R``: the half-move clock lies in R; inside a variation it
     always holds (the help) (a dialect keyword, X1)."""
@@ -210,7 +211,7 @@ class ColorPlayerKeyword(enum.Enum):
     BLACKPLAYER = "blackplayer"
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(repr=False, slots=True)
 class ColorPlayer(DialectItem):
     """Scidb's ``:whiteplayer NAME`` / ``:blackplayer NAME``: that player's tag contains
     NAME, ignoring case (a dialect keyword, X1)."""
@@ -227,7 +228,7 @@ class MatchEloKeyword(enum.Enum):
     BLACKELO = "blackelo"
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(repr=False, slots=True)
 class MatchElo(DialectItem):
     """Scidb's match-list ``:elo R``, ``:whiteelo R``, ``:blackelo R``: the game's ratings
     as the position-list keywords of the same names read them (L9), where 0 stands for a
@@ -245,7 +246,7 @@ class TagWordKeyword(enum.Enum):
     ANNOTATOR = "annotator"
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(repr=False, slots=True)
 class TagWord(DialectItem):
     """Scidb's ``:event WORD``, ``:site WORD``, ``:annotator WORD``: that tag contains
     WORD, ignoring case (a dialect keyword, X1)."""
@@ -256,7 +257,7 @@ class TagWord(DialectItem):
     word: str
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(repr=False, slots=True)
 class NamedTag(DialectItem):
     """Scidb's ``:tag NAME [WORD]``: the game has the tag NAME and, with WORD, its value
     contains WORD, ignoring case (a dialect keyword, X1)."""
@@ -272,7 +273,7 @@ class RoundKeyword(enum.Enum):
     SUBROUND = "subround"
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(repr=False, slots=True)
 class RoundRange(DialectItem):
     """Scidb's ``:round R`` / ``:subround R``: the game's round (subround) number, 0 for
     none, lies in R (a dialect keyword, X1)."""
@@ -283,7 +284,7 @@ class RoundRange(DialectItem):
     range: Range
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(repr=False, slots=True)
 class EcoCodes(DialectItem):
     """Scidb's ``:eco CODES``: a comma-separated list of ECO codes and ranges (``A00``,
     ``B00-99``), or ``*`` (any code) or ``-`` (none) (a dialect keyword, X1)."""
@@ -293,7 +294,7 @@ class EcoCodes(DialectItem):
     codes: str
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(repr=False, slots=True)
 class PlyCountRange(DialectItem):
     """Scidb's ``:plycount R``: the game's main line has a number of half-moves in R (a
     dialect keyword, X1)."""
@@ -303,7 +304,7 @@ class PlyCountRange(DialectItem):
     range: Range
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(repr=False, slots=True)
 class Terminations(DialectItem):
     """Scidb's ``:termination WORDS``: a comma-separated list of the ways a game ended,
     read from its ``Termination`` tag (a dialect keyword, X1)."""
@@ -313,7 +314,7 @@ class Terminations(DialectItem):
     words: str
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(repr=False, slots=True)
 class DateRange(DialectItem):
     """Scidb's ``:date RANGE``: the game's date lies in RANGE (``2010-10-27``,
     ``>=2010-10-01``, ``A B``, ``A .. B``, ``*``, ``-``) (a dialect keyword, X1)."""
@@ -329,7 +330,7 @@ class GameFeatureKeyword(enum.Enum):
     HASANNOTATION = "hasannotation"
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(repr=False, slots=True)
 class GameFeature(DialectItem):
     """Scidb's ``:hascomments``, ``:hasvariations``, ``:hasannotation``: the game's
     movetext holds a comment, a variation, a NAG (a dialect keyword, X1).  ``languages``
@@ -342,7 +343,7 @@ class GameFeature(DialectItem):
     languages: str | None = None
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(repr=False, slots=True)
 class EitherColor(DialectItem):
     """Scidb's match-list ``:eithercolor``: the game matches the match list as written or
     with every colour swapped, its tag conditions and position lists alike (a dialect

@@ -115,6 +115,7 @@ from cqllegacy.legacy.lexical import (
 )
 from cqllegacy.legacy.lexical import WHITESPACE as _WHITESPACE
 from cqllegacy.legacy.script_checks import check_script
+from cqllegacy.records import Record
 from cqllegacy.vocab.pieces import types_of
 
 # _ATOM_PATTERN, _COMMENT_PATTERN and _WHITESPACE keep the names they had when this module
@@ -134,8 +135,8 @@ __all__ = [
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen
-class _Lists:
+@attrs.frozen(repr=False)
+class _Lists(Record):
     """The rules a keyword's parameters may hold; defined once every keyword table is."""
 
     position_list: pp.Forward
@@ -595,8 +596,8 @@ def _dialect_table(lists: _Lists) -> dict[str, pp.ParserElement]:
     return table
 
 
-@attrs.frozen
-class _MovesText:
+@attrs.frozen(repr=False)
+class _MovesText(Record):
     text: str
     offset: int
 

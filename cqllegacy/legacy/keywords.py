@@ -28,6 +28,7 @@ import attrs
 
 from cqllegacy.legacy import tree as t
 from cqllegacy.legacy.tree import Shape as Shape  # re-exported: the tables name it
+from cqllegacy.records import Record
 
 
 class ListKind(enum.Enum):
@@ -98,8 +99,8 @@ SHAPE_PARAMETERS: dict[Shape, tuple[Parameter, ...]] = {
 Builder: TypeAlias = "Callable[..., t.MatchItem | t.PositionItem | t.RelationItem]"
 
 
-@attrs.frozen(slots=True)
-class KeywordSpec:
+@attrs.frozen(repr=False, slots=True)
+class KeywordSpec(Record):
     """One standard keyword: ``build(*parameters, span=…)`` makes its tree node."""
 
     name: str

@@ -22,6 +22,7 @@ import attrs
 
 from cqllegacy.errors import LINE_BREAKS as LINE_BREAKS  # the legacy grammar imports it from here
 from cqllegacy.legacy import tree as t
+from cqllegacy.records import Record
 from cqllegacy.vocab.pieces import legacy_types
 from cqllegacy.vocab.results import GameResult
 from cqllegacy.vocab.squares import SquareSet, SquareSyntaxError, parse_squares
@@ -81,8 +82,8 @@ class TokenKind(enum.Enum):
 _KIND_BY_FIRST = {"(": TokenKind.OPEN, ")": TokenKind.CLOSE, ";": TokenKind.COMMENT}
 
 
-@attrs.frozen(slots=True)
-class Token:
+@attrs.frozen(repr=False, slots=True)
+class Token(Record):
     kind: TokenKind
     text: str
     offset: int

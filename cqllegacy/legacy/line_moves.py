@@ -47,6 +47,7 @@ import chess
 from cqllegacy.legacy import dialects
 from cqllegacy.legacy import tree as t
 from cqllegacy.legacy.lexical import AtomError, parse_designator
+from cqllegacy.records import Record
 from cqllegacy.vocab.pieces import (
     ANY_PIECE,
     ANYTHING,
@@ -111,8 +112,8 @@ _CHECKS = {
 }
 
 
-@attrs.frozen
-class MovePattern:
+@attrs.frozen(repr=False)
+class MovePattern(Record):
     """One move token, read.  ``color`` is True for White, False for Black, None when
     the token does not say; ``number`` is its move number as written (``2...``) and
     ``ply`` the half-moves before it that the numbers give (0 before ``1.``)."""
@@ -130,8 +131,8 @@ class MovePattern:
     ply: int | None = None
 
 
-@attrs.frozen
-class LineMoves:
+@attrs.frozen(repr=False)
+class LineMoves(Record):
     """A whole ``:line`` argument: the played moves, the hypothetical ones after ``|``
     (``None`` without ``|``), where the ``|`` stands, and the argument's text (its
     tokens separated by single spaces)."""

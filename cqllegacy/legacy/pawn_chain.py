@@ -22,6 +22,7 @@ import attrs
 
 from cqllegacy.legacy import tree as t
 from cqllegacy.legacy.dialect_items import PAWN_ATTRIBUTE_COUNTS
+from cqllegacy.records import Record
 
 __all__ = ["PAWN_ATTRIBUTES_REFUSED", "PawnChainFault", "read_pawn_chain"]
 
@@ -108,8 +109,8 @@ _RUNNING = ", ".join(
 )
 
 
-@attrs.frozen(slots=True)
-class PawnChainFault:
+@attrs.frozen(repr=False, slots=True)
+class PawnChainFault(Record):
     """Why a ``:pawncount`` chain is refused, and where in its text."""
 
     message: str

@@ -64,6 +64,7 @@ from cqllegacy.legacy.tree_base import (
     keyword,
     span_field,
 )
+from cqllegacy.records import Record
 from cqllegacy.vocab.results import GameResult
 from cqllegacy.vocab.spans import NO_SPAN, Span
 
@@ -198,24 +199,24 @@ class TransformKeyword(enum.Enum):
     SHIFTDIAGONAL = "shiftdiagonal"
 
 
-@attrs.frozen(slots=True)
-class Flag:
+@attrs.frozen(repr=False, slots=True)
+class Flag(Record):
     KEYWORD = keyed(FlagKeyword, Shape.NONE)
 
     keyword: FlagKeyword
     span: Span = span_field()
 
 
-@attrs.frozen(slots=True)
-class Transform:
+@attrs.frozen(repr=False, slots=True)
+class Transform(Record):
     KEYWORD = keyed(TransformKeyword, Shape.NONE)
 
     keyword: TransformKeyword
     span: Span = span_field()
 
 
-@attrs.frozen(slots=True)
-class PieceCount:
+@attrs.frozen(repr=False, slots=True)
+class PieceCount(Record):
     """``:piececount PD R``."""
 
     KEYWORD = keyword("piececount", Shape.PD_RANGE)
@@ -226,8 +227,8 @@ class PieceCount:
     span: Span = span_field()
 
 
-@attrs.frozen(slots=True)
-class Power:
+@attrs.frozen(repr=False, slots=True)
+class Power(Record):
     """``:power PD R``."""
 
     KEYWORD = keyword("power", Shape.PD_RANGE)
@@ -239,8 +240,8 @@ class Power:
     span: Span = span_field()
 
 
-@attrs.frozen(slots=True)
-class PowerDifference:
+@attrs.frozen(repr=False, slots=True)
+class PowerDifference(Record):
     """``:powerdifference PD R``."""
 
     KEYWORD = keyword("powerdifference", Shape.PD_RANGE)
@@ -251,8 +252,8 @@ class PowerDifference:
     span: Span = span_field()
 
 
-@attrs.frozen(slots=True)
-class AttackCount:
+@attrs.frozen(repr=False, slots=True)
+class AttackCount(Record):
     """``:attackcount PD1 PD2 R``: ordered (attacker, target) pairs (L6)."""
 
     KEYWORD = keyword("attackcount", Shape.PD_PD_RANGE)
@@ -270,8 +271,8 @@ class MoveKeyword(enum.Enum):
     PROMOTE = "promote"
 
 
-@attrs.frozen(slots=True)
-class MoveTest:
+@attrs.frozen(repr=False, slots=True)
+class MoveTest(Record):
     """``:movefrom PD``, ``:moveto PD`` or ``:promote PD`` (the next move, L7)."""
 
     KEYWORD = keyed(MoveKeyword, Shape.PD)
@@ -293,8 +294,8 @@ class RangeKeyword(enum.Enum):
     BLACKELO = "blackelo"
 
 
-@attrs.frozen(slots=True)
-class RangeTest:
+@attrs.frozen(repr=False, slots=True)
+class RangeTest(Record):
     """``:movenumber R``, ``:matchcount R``, ``:elo R`` … (see :class:`RangeKeyword`)."""
 
     KEYWORD = keyed(RangeKeyword, Shape.RANGE)
@@ -304,8 +305,8 @@ class RangeTest:
     span: Span = span_field()
 
 
-@attrs.frozen(slots=True)
-class ResultTest:
+@attrs.frozen(repr=False, slots=True)
+class ResultTest(Record):
     """``:result R`` in a position list (flipped by ``:flipcolor``, L2)."""
 
     KEYWORD = keyword("result", Shape.RESULT)
@@ -323,8 +324,8 @@ class RayKeyword(enum.Enum):
     RAYVERTICAL = "rayvertical"
 
 
-@attrs.frozen(slots=True)
-class Ray:
+@attrs.frozen(repr=False, slots=True)
+class Ray(Record):
     """``:ray (PD1 … PDk) [R]`` and its family; ``range is None`` means "at least one"."""
 
     KEYWORD = keyed(RayKeyword, Shape.RAY)
@@ -342,8 +343,8 @@ class ListKeyword(enum.Enum):
     GAPPEDSEQUENCE = "gappedsequence"
 
 
-@attrs.frozen(slots=True)
-class ListOfLists:
+@attrs.frozen(repr=False, slots=True)
+class ListOfLists(Record):
     """``:and``, ``:or``, ``:sequence``, ``:gappedsequence`` with their position lists.
 
     ``line`` is the move text of Scidb's ``:line`` when the reader built the item from
@@ -368,8 +369,8 @@ class RelationFlagKeyword(enum.Enum):
     VARIATIONSONLY = "variationsonly"
 
 
-@attrs.frozen(slots=True)
-class RelationFlag:
+@attrs.frozen(repr=False, slots=True)
+class RelationFlag(Record):
     KEYWORD = keyed(RelationFlagKeyword, Shape.NONE)
 
     keyword: RelationFlagKeyword
@@ -381,8 +382,8 @@ class RelationCountKeyword(enum.Enum):
     NEWPIECECOUNT = "newpiececount"
 
 
-@attrs.frozen(slots=True)
-class RelationPieceCount:
+@attrs.frozen(repr=False, slots=True)
+class RelationPieceCount(Record):
     """``:missingpiececount PD R`` / ``:newpiececount PD R`` (never transformed)."""
 
     KEYWORD = keyed(RelationCountKeyword, Shape.PD_RANGE)
@@ -398,8 +399,8 @@ class RelationRangeKeyword(enum.Enum):
     ORIGINALSAMECOUNT = "originalsamecount"
 
 
-@attrs.frozen(slots=True)
-class RelationRange:
+@attrs.frozen(repr=False, slots=True)
+class RelationRange(Record):
     KEYWORD = keyed(RelationRangeKeyword, Shape.RANGE)
 
     keyword: RelationRangeKeyword
@@ -410,8 +411,8 @@ class RelationRange:
 RelationItem: TypeAlias = RelationFlag | RelationPieceCount | RelationRange | Comment
 
 
-@attrs.frozen(slots=True)
-class Relation:
+@attrs.frozen(repr=False, slots=True)
+class Relation(Record):
     """``:relation ( … )``: a later position P2 relates to the current one (L18; semantics:
     S-relation)."""
 
@@ -421,8 +422,8 @@ class Relation:
     span: Span = span_field()
 
 
-@attrs.frozen(slots=True)
-class Accumulate:
+@attrs.frozen(repr=False, slots=True)
+class Accumulate(Record):
     """``:accumulate NAME``."""
 
     KEYWORD = keyword("accumulate", Shape.NAME)
@@ -431,7 +432,7 @@ class Accumulate:
     span: Span = span_field()
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(repr=False, slots=True)
 class AccumulateEach(Accumulate):
     """Scidb's ``:accumulate* NAME``: an ``:accumulate`` that keeps one count per colour.
     The members of the list's transform set that swap the colours count for Black, the
@@ -442,8 +443,8 @@ class AccumulateEach(Accumulate):
     DIALECT = True
 
 
-@attrs.frozen(slots=True)
-class SumRange:
+@attrs.frozen(repr=False, slots=True)
+class SumRange(Record):
     """``:sumrange NAME R``."""
 
     KEYWORD = keyword("sumrange", Shape.NAME_RANGE)
@@ -453,8 +454,8 @@ class SumRange:
     span: Span = span_field()
 
 
-@attrs.frozen(slots=True)
-class TagMatch:
+@attrs.frozen(repr=False, slots=True)
+class TagMatch(Record):
     """``:tagmatch NAME PD``: the tagged piece is now described by PD."""
 
     KEYWORD = keyword("tagmatch", Shape.NAME_PD)
@@ -495,8 +496,8 @@ PositionItem: TypeAlias = (
 )
 
 
-@attrs.frozen(slots=True, cache_hash=True)
-class PositionList:
+@attrs.frozen(repr=False, slots=True, cache_hash=True)
+class PositionList(Record):
     """``(position item…)``; items keep their source order (comments included)."""
 
     items: tuple[PositionItem, ...] = ()
@@ -516,8 +517,8 @@ class MatchPathKeyword(enum.Enum):
     OUTPUT = "output"
 
 
-@attrs.frozen(slots=True)
-class MatchPath:
+@attrs.frozen(repr=False, slots=True)
+class MatchPath(Record):
     """``:pgn FILE`` or ``:output FILE`` (relative to the script's folder)."""
 
     KEYWORD = keyed(MatchPathKeyword, Shape.FILE)
@@ -532,8 +533,8 @@ class MatchRangeKeyword(enum.Enum):
     GAMENUMBER = "gamenumber"
 
 
-@attrs.frozen(slots=True)
-class MatchRange:
+@attrs.frozen(repr=False, slots=True)
+class MatchRange(Record):
     """``:year R`` or ``:gamenumber R``."""
 
     KEYWORD = keyed(MatchRangeKeyword, Shape.RANGE)
@@ -543,8 +544,8 @@ class MatchRange:
     span: Span = span_field()
 
 
-@attrs.frozen(slots=True)
-class MatchResult:
+@attrs.frozen(repr=False, slots=True)
+class MatchResult(Record):
     """``:result R`` in the match list."""
 
     KEYWORD = keyword("result", Shape.RESULT)
@@ -553,8 +554,8 @@ class MatchResult:
     span: Span = span_field()
 
 
-@attrs.frozen(slots=True)
-class Player:
+@attrs.frozen(repr=False, slots=True)
+class Player(Record):
     """``:player NAME``: case-insensitive substring of White or Black (L10)."""
 
     KEYWORD = keyword("player", Shape.WORD)
@@ -563,8 +564,8 @@ class Player:
     span: Span = span_field()
 
 
-@attrs.frozen(slots=True)
-class ForAny:
+@attrs.frozen(repr=False, slots=True)
+class ForAny(Record):
     """``:forany NAME PD``: bind a tag to one physical piece (semantics: S-tags)."""
 
     KEYWORD = keyword("forany", Shape.NAME_PD)
@@ -574,8 +575,8 @@ class ForAny:
     span: Span = span_field()
 
 
-@attrs.frozen(slots=True)
-class NegatedMatchItem:
+@attrs.frozen(repr=False, slots=True)
+class NegatedMatchItem(Record):
     """Scidb's ``!:keyword …`` in the match list: the game fails that one condition (a
     dialect form, X1)."""
 
@@ -624,8 +625,8 @@ MatchItem: TypeAlias = (
 )
 
 
-@attrs.frozen(slots=True)
-class MatchList:
+@attrs.frozen(repr=False, slots=True)
+class MatchList(Record):
     """``(match item…)``; items keep their source order (comments included)."""
 
     items: tuple[MatchItem, ...] = ()
@@ -635,8 +636,8 @@ class MatchList:
         return tuple(item for item in self.items if isinstance(item, PositionList))
 
 
-@attrs.frozen(slots=True)
-class Script:
+@attrs.frozen(repr=False, slots=True)
+class Script(Record):
     """A whole legacy file: comments before the match list, the list, comments after."""
 
     match: MatchList

@@ -12,6 +12,7 @@ from typing import ClassVar
 
 import attrs
 
+from cqllegacy.records import Record
 from cqllegacy.vocab.spans import NO_SPAN, Span
 from cqllegacy.vocab.squares import FULL, SquareSet
 
@@ -50,8 +51,8 @@ class Shape(enum.Enum):
     DATES = "a date range"
 
 
-@attrs.frozen
-class KeywordDeclaration:
+@attrs.frozen(repr=False)
+class KeywordDeclaration(Record):
     """A keyword item's ``KEYWORD``: its keyword (``name``), or one keyword per member of
     the enum its first field holds (``keyed``), and the shape of its parameters, which
     follow in field order.  The reader's keyword tables (cqllegacy.legacy.keywords) and
@@ -88,8 +89,8 @@ def keyed(keywords: type[enum.Enum], shape: Shape) -> KeywordDeclaration:
     return KeywordDeclaration(shape, keyed=keywords)
 
 
-@attrs.frozen(slots=True)
-class Range:
+@attrs.frozen(repr=False, slots=True)
+class Range(Record):
     """An inclusive integer range; ``hi is None`` means unlimited (decision L16).
 
     ``Range(3)`` and ``Range(3, 3)`` are the same range, written ``3``.
@@ -113,8 +114,8 @@ class Range:
         return Range(-self.hi, -self.lo, span=self.span)
 
 
-@attrs.frozen(slots=True)
-class Comment:
+@attrs.frozen(repr=False, slots=True)
+class Comment(Record):
     """A ``;`` comment, kept in place for ``check`` and carried into CQL 6 (T3).
 
     ``text`` excludes the leading semicolons and the line end.
@@ -129,8 +130,8 @@ class Comment:
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen(slots=True)
-class Designator:
+@attrs.frozen(repr=False, slots=True)
+class Designator(Record):
     """A piece designator: contents ``types`` on squares ``squares``.
 
     ``tag`` names a ``$tag`` piece type (semantics: S-tags); then ``types`` is 0 and the
@@ -143,8 +144,8 @@ class Designator:
     span: Span = span_field()
 
 
-@attrs.frozen(slots=True)
-class DialectItem:
+@attrs.frozen(repr=False, slots=True)
+class DialectItem(Record):
     """The base of an item only a dialect has (X1): the keyword tables list its
     ``KEYWORD`` among the dialect keywords, and ``check`` names it."""
 

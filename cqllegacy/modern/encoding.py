@@ -46,6 +46,7 @@ import attrs
 
 from cqllegacy.core import tree as ct
 from cqllegacy.modern.vocabulary import PRAGMA_LISTS, PRAGMA_MARK, PRAGMA_PREFIX, is_pragma_text
+from cqllegacy.records import Record
 from cqllegacy.recursion import room_for_deep_trees
 from cqllegacy.vocab.results import GameResult
 from cqllegacy.vocab.squares import FULL
@@ -77,7 +78,7 @@ class EncodingError(Exception):
         self.place = place
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(repr=False, slots=True)
 class Pragma(ct.Filter):
     """A ``// cqllegacy: TEXT`` line: ``TEXT`` is ``lists`` or ``mark first|none``.
 
@@ -125,8 +126,8 @@ def is_commentary(node: ct.Filter) -> bool:
     return isinstance(node, ct.Comment | Pragma)
 
 
-@attrs.frozen
-class Encoded:
+@attrs.frozen(repr=False)
+class Encoded(Record):
     """A query as a CQL 6 script holds it: the header's facts and the body's items
     (one filter or a compound's items; pragmas among them where CQL 6 has no words).
 

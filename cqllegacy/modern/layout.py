@@ -34,6 +34,7 @@ from cqllegacy.modern.vocabulary import (
     STRING_PATTERN,
     is_pragma_text,
 )
+from cqllegacy.records import Record
 
 INLINE_WIDTH = 72
 INDENT = "  "
@@ -43,8 +44,8 @@ INDENT = "  "
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen
-class Printed:
+@attrs.frozen(repr=False)
+class Printed(Record):
     """Lines of CQL text for one filter and the precedence level of its outer form.
 
     A ``//`` comment is a line of its own, or ends the line of the filter (or of the
@@ -120,8 +121,8 @@ def _indented(lines: Iterable[str]) -> tuple[str, ...]:
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen
-class Context:
+@attrs.frozen(repr=False)
+class Context(Record):
     """What the printer needs besides the node: the approximate switch, bound names."""
 
     approximate: bool

@@ -28,6 +28,7 @@ from cqllegacy.modern.vocabulary import (
     STRING_PATTERN,
     TYPE_PATTERN,
 )
+from cqllegacy.records import Record
 
 
 class TokenKind(enum.Enum):
@@ -41,8 +42,8 @@ class TokenKind(enum.Enum):
     END = "end of text"
 
 
-@attrs.frozen(slots=True)
-class Token:
+@attrs.frozen(repr=False, slots=True)
+class Token(Record):
     kind: TokenKind
     text: str
     start: int

@@ -38,6 +38,7 @@ from cqllegacy.modern.vocabulary import (
     UNSUPPORTED_WORDS,
     is_variable_name,
 )
+from cqllegacy.records import Record
 from cqllegacy.vocab.pieces import (
     ANYTHING,
     MODERN_LETTERS,
@@ -65,13 +66,13 @@ VARIABLE_KINDS = {
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen
-class StringValue:
+@attrs.frozen(repr=False)
+class StringValue(Record):
     text: str
 
 
-@attrs.frozen
-class TagValue:
+@attrs.frozen(repr=False)
+class TagValue(Record):
     """``player [white|black]``, ``event``, ``site`` without a string (a string value)."""
 
     tag: str
@@ -84,8 +85,8 @@ class TagValue:
 Value = ct.Filter | StringValue | TagValue
 
 
-@attrs.frozen(slots=True)
-class Read:
+@attrs.frozen(repr=False, slots=True)
+class Read(Record):
     """A value read, where it starts, and whether it was parenthesised (a parenthesised
     filter is never part of a relation chain, never a literal)."""
 
@@ -94,8 +95,8 @@ class Read:
     paren: bool = False
 
 
-@attrs.frozen(slots=True)
-class Infix:
+@attrs.frozen(repr=False, slots=True)
+class Infix(Record):
     """A binary operator: its precedence level and how its operands are combined."""
 
     level: int

@@ -33,6 +33,7 @@ from cqllegacy.evaluator.compiler import Context
 from cqllegacy.evaluator.evaluate import compile_query, context_at
 from cqllegacy.evaluator.plan import Members
 from cqllegacy.present.witness import designator_texts, designators, square_value
+from cqllegacy.records import Record
 from cqllegacy.runner.movetext import PositionKey
 from cqllegacy.runner.report import position_key
 from cqllegacy.vocab.pieces import format_legacy_types
@@ -44,8 +45,8 @@ __all__ = ["Closest", "closest", "describe", "part_text"]
 MAX_MEMBERS = 1024
 
 
-@attrs.frozen
-class Closest:
+@attrs.frozen(repr=False)
+class Closest(Record):
     """Where one list came closest: the position (``key``, None for a game without
     positions to examine), how many of its ``parts`` held there, the parts that failed
     (as text) and, for a list of several transformed lists, the designators of the one

@@ -28,6 +28,7 @@ from cqllegacy.legacy import tree as lt
 from cqllegacy.legacy.line_moves import ONLY_MOVE
 from cqllegacy.legacy.printer import designator_text, range_text
 from cqllegacy.present.diagrams import inline_diagram, piece_sprites
+from cqllegacy.records import Record
 from cqllegacy.vocab.pieces import (
     ANY_PIECE,
     ANYTHING,
@@ -449,8 +450,8 @@ def _list_words(pl: lt.PositionList) -> str:
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen
-class ListOutline:
+@attrs.frozen(repr=False)
+class ListOutline(Record):
     """One position list as ``explain`` shows it: ``label`` (``1``, ``1.2``, …), whether
     it is negated, its transform keywords, its own items in words, and its nested lists
     grouped as the script groups them (``:and``, ``:or``, ``:sequence``, …).  The text and

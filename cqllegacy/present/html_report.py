@@ -30,6 +30,7 @@ from cqllegacy.core.tree import Query
 from cqllegacy.present.diagrams import inline_diagram, piece_sprites
 from cqllegacy.present.positions import MarkedPosition, marked_positions, move_label
 from cqllegacy.present.witness import node_at
+from cqllegacy.records import Record
 from cqllegacy.runner.pgn import UnreadableGame, read_game
 from cqllegacy.runner.results import FoundGame
 
@@ -45,8 +46,8 @@ def year_of(date: str) -> str:
     return year if year.isdigit() else ""
 
 
-@attrs.frozen
-class GameEntry:
+@attrs.frozen(repr=False)
+class GameEntry(Record):
     """Makes the HTML entry of one matching game (picklable: workers make entries)."""
 
     query: Query

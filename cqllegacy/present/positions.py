@@ -29,14 +29,15 @@ from cqllegacy.present.witness import (
     plan_of,
     witness,
 )
+from cqllegacy.records import Record
 from cqllegacy.runner.movetext import PositionKey
 from cqllegacy.vocab.squares import SquareSet
 
 __all__ = ["MarkedPosition", "marked_positions", "move_label", "ply_of"]
 
 
-@attrs.frozen
-class MarkedPosition:
+@attrs.frozen(repr=False)
+class MarkedPosition(Record):
     """One marked position of a game.  ``lists`` are the 1-based numbers of the lists
     that mark it; ``designators`` the designators (legacy notation) of what matched."""
 

@@ -34,6 +34,7 @@ import attrs
 import chess.pgn
 
 from cqllegacy.evaluator.needles import Needles, admits
+from cqllegacy.records import Record
 from cqllegacy.runner.compiled import CompiledQueryLike, GameMatchLike
 from cqllegacy.runner.movetext import PositionKey, scan_movetext
 from cqllegacy.runner.pgn import (
@@ -69,8 +70,8 @@ if TYPE_CHECKING:
 Position = TypeVar("Position")
 
 
-@attrs.define
-class GameScan:
+@attrs.define(repr=False)
+class GameScan(Record):
     """Games through ``compiled``: each matching one goes to every sink, each unreadable
     one is reported through ``progress``, and ``summary`` counts them.
 

@@ -38,6 +38,8 @@ from collections.abc import Iterator
 import attrs
 import chess.pgn
 
+from cqllegacy.records import Record
+
 __all__ = [
     "START", "MoveToken", "Movetext", "PositionKey", "plain_word_ends", "scan_movetext",
 ]
@@ -55,8 +57,8 @@ _SUFFIXES = frozenset("+#!?")
 _SKIPPED_LINE_STARTS = ("%", ";")
 
 
-@attrs.frozen(slots=True)
-class MoveToken:
+@attrs.frozen(repr=False, slots=True)
+class MoveToken(Record):
     """One move of the movetext.
 
     ``key`` names the position the move produces.  ``start`` and ``end`` delimit the move
@@ -80,8 +82,8 @@ class MoveToken:
     choice: int
 
 
-@attrs.frozen
-class Movetext:
+@attrs.frozen(repr=False)
+class Movetext(Record):
     """The moves of a movetext in text order; ``start_annotated_end`` is the end of the
     comments and NAGs before the first move (0 when none), where a comment of the start
     position can go; ``first_move`` the offset of the first move token (the text's
@@ -115,8 +117,8 @@ def _preorder(children: list[list[int]]) -> Iterator[int]:
         stack.extend(reversed(children[position]))
 
 
-@attrs.define(slots=True)
-class _Position:
+@attrs.define(repr=False, slots=True)
+class _Position(Record):
     """A position of the game tree being rebuilt: what naming its continuations needs."""
 
     ply: int
@@ -139,8 +141,8 @@ def _named(steps: str, ply: int, choice: int) -> tuple[str, PositionKey]:
     return steps, f"{steps}/{ply}" if steps else ply
 
 
-@attrs.define
-class _Walk:
+@attrs.define(repr=False)
+class _Walk(Record):
     """The state of :func:`scan_movetext`: the positions so far, the position reached in
     each open line (the main line first), and where the last move's annotations end."""
 

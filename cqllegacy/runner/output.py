@@ -47,6 +47,7 @@ from typing import TextIO
 import attrs
 
 from cqllegacy.errors import CqlLegacyError, UsageError, WriteError, display_path
+from cqllegacy.records import Record
 from cqllegacy.runner.movetext import START, PositionKey, plain_word_ends, scan_movetext
 from cqllegacy.runner.pgn import GameText
 from cqllegacy.runner.results import FoundGame
@@ -146,8 +147,8 @@ def annotated_game(text: GameText, marked: Collection[PositionKey], note: str) -
     return (tags + "\n" if tags else "") + movetext + "\n"
 
 
-@attrs.frozen
-class PgnRenderer:
+@attrs.frozen(repr=False)
+class PgnRenderer(Record):
     """The text :class:`PgnWriter` writes for a matching game (picklable, so that worker
     processes can produce it)."""
 
@@ -214,8 +215,8 @@ def stream_descriptor(path: str) -> int | None:
     return int(match["fd"] or match["pfd"])
 
 
-@attrs.frozen
-class Destination:
+@attrs.frozen(repr=False)
+class Destination(Record):
     """Where a result goes and how it is written there.
 
     ``how`` is ``"stdout"`` (``-``), ``"descriptor"`` (a standard stream or open
@@ -353,8 +354,8 @@ def temporary_name(target: Path) -> Path:
     )
 
 
-@attrs.define
-class _Pending:
+@attrs.define(repr=False)
+class _Pending(Record):
     """A temporary file written in full, waiting to be renamed over ``target``."""
 
     temp: Path

@@ -44,6 +44,7 @@ from typing import Protocol, TypeVar
 import attrs
 
 from cqllegacy.errors import IndexFailed, display_path
+from cqllegacy.records import Record
 from cqllegacy.runner.candidates import Candidates
 from cqllegacy.runner.compiled import CompiledQueryLike
 from cqllegacy.runner.game_scan import GameScan
@@ -124,8 +125,8 @@ class CandidateUnit(Protocol):
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen
-class FileRange:
+@attrs.frozen(repr=False)
+class FileRange(Record):
     """Bytes ``start`` to ``end`` of a plain PGN file, beginning at a game boundary."""
 
     path: str
@@ -142,8 +143,8 @@ class FileRange:
         return f"{display_path(self.name)} bytes {self.start}-{self.end}"
 
 
-@attrs.frozen
-class Start:
+@attrs.frozen(repr=False)
+class Start(Record):
     """Where a unit begins: games read before it (in the whole input, in its file) and
     the file line it begins on."""
 
@@ -152,15 +153,15 @@ class Start:
     line: int
 
 
-@attrs.frozen
-class Rendered:
+@attrs.frozen(repr=False)
+class Rendered(Record):
     """A matching game: the text of each sink."""
 
     texts: tuple[str, ...]
 
 
-@attrs.frozen
-class Message:
+@attrs.frozen(repr=False)
+class Message(Record):
     """A message about the input, printed as it is."""
 
     text: str
@@ -169,8 +170,8 @@ class Message:
 Event = Rendered | Message
 
 
-@attrs.frozen
-class UnitResult:
+@attrs.frozen(repr=False)
+class UnitResult(Record):
     """What scanning a unit gave: events in input order and counts."""
 
     events: tuple[Event, ...]
@@ -327,8 +328,8 @@ def scan_candidates(
 _INHERITED: dict[int, CompiledQueryLike] = {}
 
 
-@attrs.frozen
-class Inherited:
+@attrs.frozen(repr=False)
+class Inherited(Record):
     """A handle on a compiled query a forked worker inherited from the main process
     (whatever the query is, it needs no pickling, and it is not sent with every task)."""
 
@@ -556,8 +557,8 @@ def _connect(address: str | None, *, quiet: bool = False) -> DaskClient:
         return Client(silence_logs=silence, dashboard_address=None)  # type: ignore[no-untyped-call]
 
 
-@attrs.frozen
-class _Ready:
+@attrs.frozen(repr=False)
+class _Ready(Record):
     """A result the main process already has (a message about a file)."""
 
     value: UnitResult
@@ -629,8 +630,8 @@ def worker_lost(exc: BaseException) -> bool:
 LOST_WORKER = "a worker process ended abruptly (killed, or out of memory)"
 
 
-@attrs.frozen
-class _Task:
+@attrs.frozen(repr=False)
+class _Task(Record):
     """A unit's function and arguments, kept to send it again; ``unit`` names its input."""
 
     fn: Callable[..., UnitResult]
@@ -641,16 +642,16 @@ class _Task:
     file: str = ""
 
 
-@attrs.define
-class _Unit:
+@attrs.define(repr=False)
+class _Unit(Record):
     future: Future[UnitResult]
     bytes_done: int
     task: _Task | None = None
     tries: int = 1
 
 
-@attrs.define
-class _Pipeline:
+@attrs.define(repr=False)
+class _Pipeline(Record):
     """Units under way, oldest first, at most ``window`` of them.
 
     A unit whose worker died is sent again (:data:`RETRIES` times) on a fresh pool; one
@@ -820,8 +821,8 @@ def run_units(
     return damaged
 
 
-@attrs.frozen
-class _Sending:
+@attrs.frozen(repr=False)
+class _Sending(Record):
     """What sending a file's units to the workers takes, the same for every file."""
 
     engine: Engine

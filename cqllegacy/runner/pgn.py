@@ -40,6 +40,7 @@ import chess
 import chess.pgn
 
 from cqllegacy.errors import printable
+from cqllegacy.records import Record
 from cqllegacy.vocab import san
 
 # --------------------------------------------------------------------------------------
@@ -186,8 +187,8 @@ def bounded_lines(text: io.TextIOBase, limit: int | None = None) -> Iterator[str
         yield LONG_LINE
 
 
-@attrs.define
-class PgnSource:
+@attrs.define(repr=False)
+class PgnSource(Record):
     """An open PGN file: its lines as text and how far into the file reading has got."""
 
     path: Path
@@ -260,8 +261,8 @@ def open_pgn(path: str | os.PathLike[str]) -> Iterator[PgnSource]:
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen
-class GameText:
+@attrs.frozen(repr=False)
+class GameText(Record):
     """One game's text: tag lines and movetext, decoded (see :func:`decode_game`).
 
     ``line`` is the 1-based line of the file where the game starts; ``problems`` are
@@ -381,8 +382,8 @@ def long_game_problem() -> str:
     return f"the game's text is longer than {_megabytes(max_game_bytes())} (the limit): not read"
 
 
-@attrs.define
-class _Splitter:
+@attrs.define(repr=False)
+class _Splitter(Record):
     """The state of :func:`split_games` between lines."""
 
     ordinal: int

@@ -16,6 +16,7 @@ import attrs
 import chess.pgn
 
 from cqllegacy.errors import INPUT_DAMAGED, QUOTED, display_path, plural, printable
+from cqllegacy.records import Record
 from cqllegacy.runner.movetext import PositionKey
 from cqllegacy.runner.pgn import GameText, read_tags
 
@@ -24,8 +25,8 @@ from cqllegacy.runner.pgn import GameText, read_tags
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen
-class InputFile:
+@attrs.frozen(repr=False)
+class InputFile(Record):
     """A PGN file to scan and the name messages and the report call it by."""
 
     path: Path
@@ -42,8 +43,8 @@ class InputFile:
         return cls(Path(path), display_path(str(path)))
 
 
-@attrs.frozen
-class ScanOptions:
+@attrs.frozen(repr=False)
+class ScanOptions(Record):
     """``skip_initial``: do not examine start positions (L1); ``variations``: examine
     positions inside variations for every list (L14)."""
 
@@ -56,8 +57,8 @@ class ScanOptions:
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen
-class FoundGameKey:
+@attrs.frozen(repr=False)
+class FoundGameKey(Record):
     """Where a game comes from: its ordinal in the input, its file, its ordinal there."""
 
     ordinal: int
@@ -65,8 +66,8 @@ class FoundGameKey:
     file_ordinal: int
 
 
-@attrs.frozen
-class ListFound:
+@attrs.frozen(repr=False)
+class ListFound(Record):
     """What one top-level list found in a matching game: the number of positions where
     it matched, those positions and the ones it marks, named by
     :func:`~cqllegacy.runner.report.position_key`."""
@@ -76,8 +77,8 @@ class ListFound:
     marked: tuple[PositionKey, ...]
 
 
-@attrs.frozen
-class FoundGame:
+@attrs.frozen(repr=False)
+class FoundGame(Record):
     """A matching game: its text, its players and what each top-level list found.
 
     >>> text = GameText(1, 1, ('[Round "3"]\\n',), "1. e4 e5 *\\n")
@@ -105,8 +106,8 @@ class FoundGame:
         return tuple(dict.fromkeys(key for found in self.lists for key in found.marked))
 
 
-@attrs.frozen
-class SkippedGame:
+@attrs.frozen(repr=False)
+class SkippedGame(Record):
     """A game that could not be read."""
 
     ordinal: int
@@ -127,8 +128,8 @@ class SkippedGame:
         return f"warning: {where} skipped: {printable(self.reason, 2 * QUOTED)}"
 
 
-@attrs.define
-class Summary:
+@attrs.define(repr=False)
+class Summary(Record):
     """Counts of a finished scan."""
 
     games: int = 0

@@ -34,6 +34,7 @@ from cqllegacy.errors import (
     UsageError,
     display_path,
 )
+from cqllegacy.records import Record
 
 if TYPE_CHECKING:
     from cqllegacy.legacy.tree import Script
@@ -41,8 +42,8 @@ if TYPE_CHECKING:
 Language = Literal["legacy", "modern"]
 
 
-@attrs.frozen
-class LoadedScript:
+@attrs.frozen(repr=False)
+class LoadedScript(Record):
     """A script as read from its file, with the query it means."""
 
     query: Query

@@ -39,6 +39,7 @@ import attrs
 import chess
 import chess.pgn
 
+from cqllegacy.records import Record
 from cqllegacy.runner.pgn import GameText
 from cqllegacy.runner.results import FoundGameKey, ScanOptions, StopScan
 from cqllegacy.vocab.flags import CHECK, MATE, STALEMATE, WHITE_TO_MOVE
@@ -134,8 +135,8 @@ def feeds(compiled: CompiledQueryLike, options: ScanOptions) -> bool:
     return compiled.main_line_stream and not options.variations
 
 
-@attrs.frozen
-class MainLines:
+@attrs.frozen(repr=False)
+class MainLines(Record):
     """The stored main lines of some games, ready to feed: per game the range of its
     rows (ordered by game and ply), and per row, one numpy array per column (a game's
     rows are made Python values only when it is fed: memory stays small), the board's
@@ -395,8 +396,8 @@ _NOTHING = "nothing"
 _TEXT = "text"
 
 
-@attrs.frozen
-class _Match:
+@attrs.frozen(repr=False)
+class _Match(Record):
     headers: Mapping[str, str]
     verdict: Verdict
     main_moves: int
@@ -438,8 +439,8 @@ def _wanted_texts(
     return {text.file_ordinal: text for text in source.texts(wanted)}
 
 
-@attrs.frozen
-class StoredUnit:
+@attrs.frozen(repr=False)
+class StoredUnit(Record):
     """Candidate games of an indexed file as a worker of a parallel run gets them: their
     facts (number, clean, tags), the stored positions of the clean ones (numpy arrays, as
     :meth:`StoredSource.main_lines` gives them) and where their texts are (a worker has
@@ -662,8 +663,8 @@ class _ArrayAnswers:
         return _Match(headers, self._verdict(True, tuple(hits)), end - start - 1)
 
 
-@attrs.frozen
-class _Bound:
+@attrs.frozen(repr=False)
+class _Bound(Record):
     """What the bindings of a tag say of a batch's games, by their first rows: the hits
     of the first binding that satisfies every list (``exact``: every list has its exact
     form under a binding), or only which games some binding may satisfy."""

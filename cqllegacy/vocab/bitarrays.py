@@ -28,6 +28,7 @@ import chess
 import numpy as np
 from numpy.typing import NDArray
 
+from cqllegacy.records import Record
 from cqllegacy.vocab.squares import Dihedral
 
 __all__ = [
@@ -723,8 +724,8 @@ class Placement(Protocol):
     def black(self) -> Bitboards: ...
 
 
-@attrs.frozen
-class PlacementArrays:
+@attrs.frozen(repr=False)
+class PlacementArrays(Record):
     """A :class:`Placement` of its own (boards read by python-chess, tests, benchmarks)."""
 
     pawns: Bitboards

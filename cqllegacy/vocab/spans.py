@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import attrs
 
+from cqllegacy.records import Record
+
 __all__ = ["NO_SPAN", "Span"]
 
 
-@attrs.frozen(slots=True)
-class Span:
+@attrs.frozen(repr=False, slots=True)
+class Span(Record):
     """1-based line and column where a construct starts in the script text."""
 
     line: int

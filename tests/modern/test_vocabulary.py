@@ -24,6 +24,7 @@ ALLOWED = (
     "cqllegacy.modern.kinds",
     "cqllegacy.errors",
     "cqllegacy.recursion",
+    "cqllegacy.records",
 )
 ALLOWED_PACKAGES = ("cqllegacy.core", "cqllegacy.vocab")
 

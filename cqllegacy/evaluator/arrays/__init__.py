@@ -56,6 +56,7 @@ from cqllegacy.evaluator.arrays.positions import (
     Value,
 )
 from cqllegacy.evaluator.arrays.relaxed import TOP, hull, relax
+from cqllegacy.records import Record
 
 __all__ = [
     "ARRAY_FORMS",
@@ -84,8 +85,8 @@ FORM_MODULES = (set_forms, number_forms, logic_forms, game_forms)
 # --------------------------------------------------------------------------------------
 
 
-@attrs.frozen
-class ListArrays:
+@attrs.frozen(repr=False)
+class ListArrays(Record):
     """What the arrays say of one top-level list's body: ``exact`` its truth at every
     position (None when some part of it is row only), ``necessary`` a test that holds
     wherever the body may (the conjunction of the body's conjuncts that have array forms;

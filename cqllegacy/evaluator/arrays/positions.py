@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 from cqllegacy.core.tree import Filter
 from cqllegacy.evaluator.gametree import GameInfo
 from cqllegacy.evaluator.trees import piece_variables_read
+from cqllegacy.records import Record
 from cqllegacy.vocab import bitarrays as ba
 from cqllegacy.vocab.flags import CHECK, MATE, STALEMATE, WHITE_TO_MOVE
 from cqllegacy.vocab.pieces import (
@@ -55,8 +56,8 @@ class _Gathered(Mapping[str, Any]):
         return len(self._columns)
 
 
-@attrs.frozen(eq=False)
-class Numbers:
+@attrs.frozen(repr=False, eq=False)
+class Numbers(Record):
     """A numeric filter's values at each position, and where it has one (a numeric filter
     without a value fails, as ``None`` does in the reference rules)."""
 

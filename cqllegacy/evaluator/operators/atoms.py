@@ -26,6 +26,7 @@ from cqllegacy.evaluator.operators.base import (
     BoardCount,
     holds_always,
 )
+from cqllegacy.records import Record
 from cqllegacy.vocab.pieces import (
     ANY_PIECE,
     EMPTY_BIT,
@@ -46,8 +47,8 @@ __all__ = [
 _USUAL_COUNT = {"pawns": 8, "knights": 2, "bishops": 2, "rooks": 2, "queens": 1, "kings": 1}
 
 
-@attrs.frozen(slots=True)
-class Atom:
+@attrs.frozen(repr=False, slots=True)
+class Atom(Record):
     """``lo <= |{s in squares: the content of s is in types}| <= hi`` (hi None: no limit)."""
 
     types: TypeSet
@@ -74,8 +75,8 @@ def _density(types: TypeSet) -> float:
     return min(1.0, pieces + (0.5 if types & EMPTY_BIT else 0.0))
 
 
-@attrs.frozen(slots=True)
-class _Step:
+@attrs.frozen(repr=False, slots=True)
+class _Step(Record):
     """The atoms of one type set, checked on one mask: every square of ``all_of``, some
     square of each of ``any_of``, and counts ``(squares, lo, hi)``."""
 

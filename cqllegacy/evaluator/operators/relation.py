@@ -63,6 +63,7 @@ from cqllegacy.evaluator.operators.placements import (
     rarest,
     skip,
 )
+from cqllegacy.records import Record
 from cqllegacy.vocab.pieces import ANY_PIECE, TypeSet
 from cqllegacy.vocab.rays import KEEP_FILES as _KEEP
 from cqllegacy.vocab.squares import FULL
@@ -72,8 +73,8 @@ __all__ = ["RelationOperator", "RelationParameters", "relation"]
 Board = chess.Board
 
 
-@attrs.frozen
-class RelationParameters:
+@attrs.frozen(repr=False)
+class RelationParameters(Record):
     """A legacy relation as the lowering found it (semantics: S-relation, decision L18):
     ``same_side`` True/False/None for same/changed/ignored side to move, the scope as
     (``main_chain``, ``off_chain``) — the later positions on and off P1's main
