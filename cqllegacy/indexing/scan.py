@@ -31,9 +31,11 @@ index on any file: what it leaves out is unknown until it is asked.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import re
 import sys
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -92,6 +94,33 @@ def positions_pay(candidates: int) -> bool:
     save that much (at most :data:`STORED_SAVES_MOST` a game).  Otherwise their texts are
     read, as a scan reads them (the same answers, byte for byte)."""
     return "numpy" in sys.modules or candidates * STORED_SAVES_MOST >= ARRAYS_COST
+
+
+@contextlib.contextmanager
+def importing_meanwhile(module: str, wanted: bool = True) -> Iterator[None]:
+    """Import ``module`` on another thread while the block runs, when ``wanted`` and not
+    imported yet.
+
+    DuckDB lets go of the interpreter while it answers a question, so numpy's import
+    (about 0.1 s) takes no wall time beside the candidates' question.  The thread is
+    joined before the block ends: none is left when workers are forked.  A failed import
+    is left to the next import of ``module``, which reports it."""
+    if not wanted or module in sys.modules:
+        yield
+        return
+    thread = threading.Thread(
+        target=_import_quietly, args=(module,), name=f"import {module}", daemon=True
+    )
+    thread.start()
+    try:
+        yield
+    finally:
+        thread.join()
+
+
+def _import_quietly(module: str) -> None:
+    with contextlib.suppress(Exception):
+        importlib.import_module(module)
 
 
 @attrs.frozen(repr=False)
@@ -261,7 +290,10 @@ class IndexCandidates(Record):
     def numbers(self, games_before: int) -> list[int]:
         if self.need is None:
             return list(range(1, self.index.games + 1))
-        return self.index.candidates(self.need, games_before, self.accepts)
+        # Games read from their stored positions need numpy; a file too small for that
+        # to pay is replayed instead (positions_pay), and loads nothing more.
+        with importing_meanwhile("numpy", self.stored and positions_pay(self.index.games)):
+            return self.index.candidates(self.need, games_before, self.accepts)
 
     def texts(self, numbers: Sequence[int]) -> Iterator[GameText]:
         return self.index.texts(numbers)

@@ -10,7 +10,11 @@ the scan's either way.  A query its positions narrow always uses the index.
 from __future__ import annotations
 
 import bz2
+import json
+import subprocess
 import sys
+import threading
+import time
 import types
 from pathlib import Path
 
@@ -217,3 +221,61 @@ def test_without_a_usable_compiled_module_the_package_is_used(
     assert store._reading_duckdb() is duckdb
     monkeypatch.setitem(sys.modules, "_duckdb", None)  # import fails
     assert store._reading_duckdb() is duckdb
+
+
+# ---- numpy, imported while DuckDB answers -------------------------------------------------
+
+_THREADS_SEEN = """
+import json, sys, threading
+from cqllegacy.indexing import store
+seen = []
+real = store.Index.candidates
+def spy(self, *args, **kwargs):
+    seen.append(sorted(t.name for t in threading.enumerate()))
+    return real(self, *args, **kwargs)
+store.Index.candidates = spy
+from cqllegacy.cli import main
+assert main({argv!r}) == 0
+left = sorted(t.name for t in threading.enumerate())
+print(json.dumps([seen, left, "numpy" in sys.modules]))
+"""
+
+
+def threads_seen(pgn: Path, tmp_path: Path) -> tuple[list[list[str]], list[str], bool]:
+    """The threads alive while the candidates are asked, those left after the run, and
+    whether numpy was imported, in a fresh interpreter running POSITIONS on ``pgn``."""
+    script = tmp_path / "pawns.cql"
+    script.write_text(POSITIONS + "\n", encoding="utf-8")
+    out = tmp_path / "out.pgn"
+    argv = ["run", str(script), "-i", str(pgn), "-o", str(out), "-q", "-j", "1"]
+    done = subprocess.run(
+        [sys.executable, "-c", _THREADS_SEEN.format(argv=argv)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    seen, left, numpy = json.loads(done.stdout.splitlines()[-1])
+    return seen, left, numpy
+
+
+def test_numpy_is_imported_while_the_candidates_are_asked(small: Path, tmp_path: Path) -> None:
+    seen, left, numpy = threads_seen(small, tmp_path)
+    assert seen and all("import numpy" in names for names in seen)
+    assert "import numpy" not in left
+    assert numpy
+
+
+def test_a_file_too_small_for_stored_positions_imports_no_numpy(tmp_path: Path) -> None:
+    pgn = tmp_path / "three.pgn"
+    pgn.write_text(THREE_GAMES, encoding="ascii")
+    index(pgn)
+    seen, _, numpy = threads_seen(pgn, tmp_path)
+    assert seen and not any("import numpy" in names for names in seen)
+    assert not numpy
+
+
+def test_the_importing_thread_is_gone_when_the_block_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """However long the import takes: a worker forked after the block inherits no
+    thread halfway through an import."""
+    monkeypatch.setattr(indexed_scan, "_import_quietly", lambda module: time.sleep(0.3))
+    with indexed_scan.importing_meanwhile("a_module_nobody_has"):
+        assert "import a_module_nobody_has" in {t.name for t in threading.enumerate()}
+    assert "import a_module_nobody_has" not in {t.name for t in threading.enumerate()}
