@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from cqllegacy.runner.parallel import Engine
 
 __all__ = [
-    "ARRAYS_COST", "INDEX_COST", "STORED_SAVES", "STORED_SAVES_MOST", "UNSPLIT_SAVES",
+    "ARRAYS_COST", "INDEX_COST", "SCAN_MOST", "STORED_SAVES", "STORED_SAVES_MOST", "UNSPLIT_SAVES",
     "IndexCandidates", "IndexChoice", "index_pays", "positions_pay", "scan",
 ]  # fmt: skip
 
@@ -83,6 +83,9 @@ UNSPLIT_SAVES = 25e-9
 # (measured, docs/performance.md), more than replaying a few dozen games.
 #: What loading numpy costs a run that reads stored positions.
 ARRAYS_COST = 0.12
+#: The most a scan spends on a byte of a plain file: the slowest measured script's scan
+#: (relation-shift-missing, about 4.1 us a byte of the 15,000 playouts), with room.
+SCAN_MOST = 5e-6
 #: The most a game evaluated from its stored positions saves beside its text: a game of
 #: the slowest published script's scan (rookrectangle, about 3.4 ms a game).
 STORED_SAVES_MOST = 0.0034
@@ -204,17 +207,19 @@ def index_pays(need: Necessity | None, stored: bool, needles: Needles, path: Pat
     (:data:`INDEX_COST`) for a query that needs ``need`` (None: nothing the index can
     check) and whose clean games are evaluated from stored positions where ``stored``.
 
-    A query the positions narrow: yes (what they leave out is unknown until asked).
-    Otherwise it saves :data:`UNSPLIT_SAVES` a byte of the file (the scan splits every
-    game) and, where ``stored``, :data:`STORED_SAVES` a game it evaluates: at most the
-    games whose tag lines hold a text of every clause of the tag ``needles`` (the scan
-    rejects the others before reading their moves), their game numbers within
-    ``need.gamenumber``.  A file too large to fall short, or a compressed one (its size
-    says little), is not read to count: yes.
+    A query the positions narrow: what they leave out is unknown until asked, but the
+    scan of a plain file costs at most :data:`SCAN_MOST` a byte; yes unless the whole
+    scan would cost less than the index.  Otherwise it saves :data:`UNSPLIT_SAVES` a
+    byte of the file (the scan splits every game) and, where ``stored``,
+    :data:`STORED_SAVES` a game it evaluates: at most the games whose tag lines hold a
+    text of every clause of the tag ``needles`` (the scan rejects the others before
+    reading their moves), their game numbers within ``need.gamenumber``.  A file too
+    large to fall short, or a compressed one (its size says little), is not read to
+    count: yes.
     """
-    if need is not None and need.lists:
-        return True
     size = _size(path)
+    if need is not None and need.lists:
+        return size * SCAN_MOST >= INDEX_COST or not _plain(path)
     unsplit = size * UNSPLIT_SAVES
     if unsplit >= INDEX_COST:
         return True
@@ -345,6 +350,16 @@ def _opened(
     finally:
         if index is not None:
             index.close()
+
+
+def _plain(path: Path) -> bool:
+    """Whether the file at ``path`` reads as plain PGN (not compressed: its size then
+    says how much there is to scan)."""
+    try:
+        with open(path, "rb") as handle:
+            return detect_compression(handle.read(6)) is Compression.PLAIN
+    except OSError:
+        return True
 
 
 def _size(path: Path) -> int:

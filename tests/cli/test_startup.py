@@ -11,6 +11,7 @@ of the run: no python-chess, no trees, no evaluator.  Each check runs a fresh in
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -237,9 +238,12 @@ LOADED_BY_STORED_POSITIONS = ("numpy", "cqllegacy.evaluator.arrays")
 
 def test_a_run_on_an_index_with_few_candidates_does_not_load_numpy(tmp_path: Path) -> None:
     """Two candidate games are read from their texts: the index is used (DuckDB), but
-    loading numpy to read their stored positions would cost more than replaying them."""
+    loading numpy to read their stored positions would cost more than replaying them.
+    A long comment before each game's moves makes a file whose scan may cost more than
+    the index (``indexing.scan.SCAN_MOST``)."""
     games = tmp_path / GAMES.name
-    games.write_bytes(GAMES.read_bytes())
+    text = GAMES.read_text(encoding="utf-8")
+    games.write_text(re.sub(r"\n\n(?=\d)", "\n\n{" + "a comment " * 3000 + "}\n", text), "utf-8")
     main_in_fresh_process(["index", str(games), "-q"])
     script = tmp_path / "query.cql"
     script.write_text(LEGACY, encoding="utf-8")

@@ -4,7 +4,8 @@ and a run reads DuckDB through its compiled module alone.
 A small plain file of a query the index would narrow by its tags alone (or not at all)
 is scanned without opening its index when the games it would feed from stored positions
 and the bytes it would leave unsplit save less than :data:`INDEX_COST`; the output is
-the scan's either way.  A query its positions narrow always uses the index.
+the scan's either way.  A query its positions narrow uses the index unless the whole
+scan of a plain file would cost less than the index.
 """
 
 from __future__ import annotations
@@ -58,6 +59,15 @@ THREE_GAMES = """[Event "a"]
 """
 
 
+def padded(games: str) -> str:
+    """``games`` with a long comment before each first move: a file the index may repay
+    (:data:`~cqllegacy.indexing.scan.SCAN_MOST`) with too few games for their stored
+    positions to repay numpy."""
+    padded = games.replace("\n1. ", "\n{" + "a comment " * 2000 + "} 1. ")
+    assert len(padded) * indexed_scan.SCAN_MOST >= 0.2
+    return padded
+
+
 @pytest.fixture(autouse=True)
 def the_rule(monkeypatch: pytest.MonkeyPatch) -> None:
     """This module's tests weigh the index's real cost (conftest.py makes it nil)."""
@@ -107,11 +117,36 @@ def test_a_compressed_file_is_not_counted_and_its_index_is_used(tmp_path: Path) 
 # ---- the rule ----------------------------------------------------------------------------
 
 
-def test_a_query_its_positions_narrow_always_uses_the_index(tmp_path: Path) -> None:
-    """Decided without reading the file (there is none)."""
+def test_a_query_its_positions_narrow_uses_the_index_where_a_scan_may_cost_more(
+    small: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever the positions leave out, the scan of three games costs less than the
+    index; 120 games may not, nor a compressed file, whose size says little."""
     need = need_of(POSITIONS)
     assert need is not None and need.lists
-    assert indexed_scan.index_pays(need, True, (), tmp_path / "absent.pgn")
+    assert indexed_scan.index_pays(need, True, (), small)
+    three = tmp_path / "three.pgn"
+    three.write_text(THREE_GAMES, encoding="ascii")
+    assert not indexed_scan.index_pays(need, True, (), three)
+    packed = tmp_path / "three.pgn.bz2"
+    packed.write_bytes(bz2.compress(THREE_GAMES.encode("ascii")))
+    assert indexed_scan.index_pays(need, True, (), packed)
+    monkeypatch.setattr(indexed_scan, "SCAN_MOST", 1.0)  # a second a byte: it would pay
+    assert indexed_scan.index_pays(need, True, (), three)
+
+
+def test_a_file_whose_scan_costs_less_than_the_index_is_scanned_with_the_scans_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pgn = tmp_path / "three.pgn"
+    pgn.write_text(THREE_GAMES, encoding="ascii")
+    query = Query.from_text("(match (position Pe4))")
+    scanned = in_process(query, pgn, False)
+    assert scanned[0]  # a game matches: the bytes compared say something
+    index(pgn)
+    with monkeypatch.context() as patched:
+        refuse_to_open(patched)
+        assert in_process(query, pgn, True) == scanned
 
 
 def test_the_rule_weighs_the_games_fed_and_the_bytes_unsplit(
@@ -200,7 +235,7 @@ def test_a_query_its_positions_narrow_opens_the_index_of_a_small_file(small: Pat
 def test_a_run_reads_the_index_through_duckdbs_compiled_module(tmp_path: Path) -> None:
     """Not the ``duckdb`` package, whose Python modules a run calls none of."""
     pgn = tmp_path / "three.pgn"
-    pgn.write_text(THREE_GAMES, encoding="ascii")
+    pgn.write_text(padded(THREE_GAMES), encoding="ascii")
     index(pgn)
     script = tmp_path / "e4.cql"
     script.write_text("(match (position Pe4))\n", encoding="utf-8")
@@ -265,7 +300,7 @@ def test_numpy_is_imported_while_the_candidates_are_asked(small: Path, tmp_path:
 
 def test_a_file_too_small_for_stored_positions_imports_no_numpy(tmp_path: Path) -> None:
     pgn = tmp_path / "three.pgn"
-    pgn.write_text(THREE_GAMES, encoding="ascii")
+    pgn.write_text(padded(THREE_GAMES), encoding="ascii")
     index(pgn)
     seen, _, numpy = threads_seen(pgn, tmp_path)
     assert seen and not any("import numpy" in names for names in seen)
