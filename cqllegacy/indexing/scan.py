@@ -24,8 +24,9 @@ and numpy loaded, the index opened, checked and asked), so a file is scanned whe
 index cannot repay that (:func:`index_pays`): a small plain file of a query the index
 would narrow by its tags and game numbers alone, or not at all, whose games fed from
 stored positions (those the tags may admit, counted from the file's tag lines) and whose
-bytes left unsplit save less than that cost.  A query whose positions narrow uses the
-index on any file: what it leaves out is unknown until it is asked.
+bytes left unsplit save less than that cost.  What a query's positions leave out is
+unknown until asked, so such a query uses the index unless the whole scan of a plain file
+would cost less (:data:`SCAN_MOST` a byte).
 """
 
 from __future__ import annotations
