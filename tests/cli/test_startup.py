@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from cqllegacy.indexing import scan as indexed_scan
+
 ROOT = Path(__file__).resolve().parents[2]
 
 #: Never imported by building the command line (what every command does first).
@@ -243,7 +245,7 @@ def test_a_run_on_an_index_with_few_candidates_does_not_load_numpy(tmp_path: Pat
     the index (``indexing.scan.SCAN_MOST``)."""
     games = tmp_path / GAMES.name
     text = GAMES.read_text(encoding="utf-8")
-    games.write_text(re.sub(r"\n\n(?=\d)", "\n\n{" + "a comment " * 3000 + "}\n", text), "utf-8")
+    games.write_text(padded(text), "utf-8")
     main_in_fresh_process(["index", str(games), "-q"])
     script = tmp_path / "query.cql"
     script.write_text(LEGACY, encoding="utf-8")
@@ -258,6 +260,15 @@ def test_a_run_on_an_index_with_few_candidates_does_not_load_numpy(tmp_path: Pat
             assert loaded_from(names, LOADED_BY_STORED_POSITIONS) == []
     assert found["index"] == found["scan"]
     assert found["index"].count("[Event ") == 2
+
+
+def padded(games: str) -> str:
+    """``games`` with a long comment before each movetext: a file whose scan may cost
+    more than opening its index (:data:`~cqllegacy.indexing.scan.SCAN_MOST`), whatever
+    few games it holds."""
+    text = re.sub(r"\n\n(?=\d)", "\n\n{" + "a comment " * 3000 + "}\n", games)
+    assert len(text) * indexed_scan.SCAN_MOST >= indexed_scan.INDEX_COST
+    return text
 
 
 def main_in_fresh_process(argv: list[str]) -> list[str]:

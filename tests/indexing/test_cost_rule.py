@@ -28,7 +28,7 @@ from cqllegacy.indexing import store
 from cqllegacy.indexing.store import Index
 from cqllegacy.runner import stored
 from cqllegacy.runner.results import ScanOptions
-from tests.cli.test_startup import imported_after, loaded_from
+from tests.cli.test_startup import imported_after, loaded_from, padded
 from tests.indexing.test_equivalence import first_games, in_process
 from tests.support.runner import WCC
 
@@ -57,15 +57,6 @@ THREE_GAMES = """[Event "a"]
 
 1. c4 c5 1-0
 """
-
-
-def padded(games: str) -> str:
-    """``games`` with a long comment before each first move: a file the index may repay
-    (:data:`~cqllegacy.indexing.scan.SCAN_MOST`) with too few games for their stored
-    positions to repay numpy."""
-    padded = games.replace("\n1. ", "\n{" + "a comment " * 2000 + "} 1. ")
-    assert len(padded) * indexed_scan.SCAN_MOST >= 0.2
-    return padded
 
 
 @pytest.fixture(autouse=True)
