@@ -376,6 +376,10 @@ def _between(game: str, games: tuple[int, int] | None) -> str:
 
 _SEMI = "positions SEMI JOIN passed ON positions.game = passed.game"
 
+#: The rows of mates and stalemates of the games that passed the summary (a copy of
+#: theirs in ``positions``, under its name: the conditions name its columns so).
+_ENDED_SEMI = "ended AS positions SEMI JOIN passed ON positions.game = passed.game"
+
 
 def reads_windows(sql: str) -> bool:
     """Whether the question ``sql`` orders every position of its games in a window (its
@@ -472,7 +476,17 @@ def _flagged_rows(alternatives: Sequence[Alternative], conditions: Sequence[str]
     if flags == "TRUE":
         return _SEMI
     own = ", ".join(f"positions.{name}" for name in _own_columns(conditions))
-    return f"(SELECT {own} FROM {_SEMI} WHERE {flags}) AS flagged"
+    rows = _ENDED_SEMI if all(_ends_game(alt) for alt in alternatives) else _SEMI
+    return f"(SELECT {own} FROM {rows} WHERE {flags}) AS flagged"
+
+
+def _ends_game(alternative: Alternative) -> bool:
+    """Whether ``alternative`` holds only where the side to move is mated or
+    stalemated: only at rows the ``ended`` table holds."""
+    return bool(alternative.flags & _ENDING)
+
+
+_ENDING = frozenset({"mate", "stalemate"})
 
 
 _SIDE_TO_MOVE = frozenset({"wtm", "btm"})

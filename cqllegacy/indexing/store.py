@@ -2,7 +2,7 @@
 (:func:`open_index`) and asking it for candidate games (:meth:`Index.candidates`).
 
 An index is one DuckDB database (docs/index.md says why DuckDB) beside its PGN file,
-``games.pgn`` → ``games.pgn.cqlidx``, with four tables:
+``games.pgn`` → ``games.pgn.cqlidx``, with six tables:
 
 * ``meta``: the format version, the cqllegacy version that wrote it;
 * ``source``: what it was built from: the file's name, size, SHA-256 of its bytes, its
@@ -17,7 +17,9 @@ An index is one DuckDB database (docs/index.md says why DuckDB) beside its PGN f
   :mod:`~cqllegacy.indexing.records`) the placement, side to move, rights, flags and the
   move played from it;
 * ``summary``: per clean game, for each coloured piece type the squares it ever stands
-  on, and the flags of any of its positions (a first, cheap rejection).
+  on, and the flags of any of its positions (a first, cheap rejection);
+* ``ended``: the rows of ``positions`` where the side to move is mated or stalemated (a
+  question that asks for either reads these few rows, not a column of every position).
 
 Writing is atomic: the database is built under a temporary name in the same folder and
 renamed over the old index only when complete, so an interrupted or failed build leaves
@@ -62,6 +64,7 @@ from cqllegacy.runner.pgn import GameText
 from cqllegacy.runner.stored import MAIN_LINE_COLUMNS
 from cqllegacy.signals import interrupted_inside
 from cqllegacy.version import __version__
+from cqllegacy.vocab.flags import MATE, STALEMATE
 
 __all__ = [
     "FEW_POSITIONS",
@@ -86,8 +89,8 @@ __all__ = [
 #: The index format; an index of another format is not read.  (2: games kept as byte
 #: ranges of the file; 3: the source's status recorded, so that it is hashed only when
 #: its status changed; 4: a game is clean only if its first row is the board its tags
-#: make.)
-FORMAT = 4
+#: make; 5: the rows of mates and stalemates kept apart too, in ``ended``.)
+FORMAT = 5
 
 
 #: The games of a file sampled to judge whether its positions are worth asking, and the
@@ -181,6 +184,7 @@ _SCHEMA = [
     "CREATE TABLE summary (game UINTEGER, "
     + ", ".join(f"u{bit} UBIGINT" for bit in range(12))
     + ", flags TINYINT)",
+    "CREATE TABLE ended AS SELECT * FROM positions WITH NO DATA",
 ]
 
 
@@ -240,6 +244,7 @@ class Writer(Record):
             (_games_table(columns), "games"),
             (pa.table(arrays), "positions"),
             (_summary_table(arrays), "summary"),
+            (_ended_table(arrays), "ended"),
         )
         for table, _name in tables:
             self._make_room(_long_texts(table))
@@ -337,6 +342,15 @@ def _summary_table(arrays: Mapping[str, Any]) -> Any:
         columns[f"u{bit}"] = pa.array(union(arrays[PLACEMENT[bit % 6]] & colour), pa.uint64())
     columns["flags"] = pa.array(union(arrays["flags"]), pa.int8())
     return pa.table(columns)
+
+
+def _ended_table(arrays: Mapping[str, Any]) -> Any:
+    """The rows of a batch's positions (``arrays``) where the side to move is mated or
+    stalemated: the last positions of some games, copied whole."""
+    import pyarrow as pa
+
+    ended = (arrays["flags"] & (MATE | STALEMATE)) != 0
+    return pa.table({name: values[ended] for name, values in arrays.items()})
 
 
 @contextlib.contextmanager

@@ -18,9 +18,11 @@ import pytest
 import cqllegacy.indexing.build as build
 import cqllegacy.indexing.store as store
 from cqllegacy.cli import main
-from cqllegacy.indexing.records import PLACEMENT
+from cqllegacy.indexing.records import BOARD_FIELDS, PLACEMENT
 from cqllegacy.indexing.store import default_index_path, open_index
 from cqllegacy.runner.pgn import GameText
+from cqllegacy.vocab.flags import CHECK, MATE, STALEMATE, WHITE_TO_MOVE
+from tests.indexing.test_equivalence import FIXTURE_PGN
 from tests.support.runner import WCC
 
 #: Games that do not read cleanly (no positions) between clean ones, and a null move.
@@ -69,6 +71,32 @@ def test_the_summary_made_per_batch_is_the_union_over_the_positions(
             "SELECT count(*), count(*) FILTER (NOT clean) FROM games"
         ).fetchone() or (0, 0)
     assert len(stored) == games - unclean and unclean == 2
+
+
+STALEMATE_GAME = """[Event "stalemate"]
+[SetUp "1"]
+[FEN "7k/8/5QK1/8/8/8/8/8 w - - 0 1"]
+
+1. Qf7 1/2-1/2
+"""
+
+
+def test_the_ended_table_holds_every_mate_and_stalemate_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pgn = tmp_path / "games.pgn"
+    pgn.write_bytes(FIXTURE_PGN.read_bytes() + b"\n" + STALEMATE_GAME.encode())
+    monkeypatch.setattr(build, "BATCH_GAMES", 7)
+    assert main(["index", str(pgn), "-j", "1", "-q"]) == 0
+    with duckdb.connect(str(default_index_path(pgn)), read_only=True) as connection:
+        ended = connection.execute("SELECT * FROM ended ORDER BY game, ply").fetchall()
+        expected = connection.execute(
+            f"SELECT * FROM positions WHERE flags & {MATE | STALEMATE} <> 0 ORDER BY game, ply"
+        ).fetchall()
+    assert ended == expected
+    flags = {row[2 + len(BOARD_FIELDS)] for row in ended}  # game, ply, boards, flags
+    mated = MATE | CHECK
+    assert flags == {mated | WHITE_TO_MOVE, mated, STALEMATE}, "mates of both sides, a stalemate"
 
 
 def text(ordinal: int, length: int) -> GameText:

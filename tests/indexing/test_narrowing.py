@@ -530,3 +530,29 @@ def test_rows_read_by_their_flags_first_are_the_same_games(
     assert "AS flagged" not in candidate_query(need, 0)[0]
     assert opened.candidates(need, 0) == flagged
     assert 0 < len(flagged) < opened.games
+
+
+@pytest.mark.parametrize(
+    ("text", "ends"),
+    [
+        ("(match (position :mate :attackcount N k 1 :attackcount k [A.] 0 :flipcolor))", True),
+        ("cql() {stalemate btm} or {mate K[a-h1]}", True),
+        ("cql() line --> check --> mate", False),
+        ("cql() mate or {check Qd1}", False),
+    ],
+)
+def test_rows_of_mates_and_stalemates_are_read_from_their_own_table(
+    text: str, ends: bool, opened: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A list whose every alternative asks for mate or stalemate at its own row reads
+    the few rows of the ``ended`` table, not a column of every position: the same
+    games as asked of every position."""
+    need = necessity(Query.from_text(text).core)
+    assert need is not None
+    sql = candidate_query(need, 0)[0]
+    assert ("FROM ended" in sql) is ends
+    found = opened.candidates(need, 0)
+    monkeypatch.setattr(index_sql, "_ENDED_SEMI", index_sql._SEMI)
+    assert "FROM ended" not in candidate_query(need, 0)[0]
+    assert opened.candidates(need, 0) == found
+    assert 0 < len(found) < opened.games

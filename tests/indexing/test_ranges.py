@@ -378,7 +378,7 @@ def test_an_index_of_the_previous_format_is_stale(
     assert found.read_bytes() == scanned.read_bytes()
     assert err.count("\n") == 1, err
     assert f"format {store.FORMAT - 1}" in err and "scanning" in err
-    assert store.FORMAT == 4
+    assert store.FORMAT == 5
 
 
 # ---- a damaged index: its ranges are checked, never trusted ------------------------------
