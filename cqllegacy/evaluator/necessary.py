@@ -41,6 +41,7 @@ needs nothing the index can check has no necessity (None): it is scanned.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
@@ -366,14 +367,40 @@ def position_alternatives(
 ) -> tuple[Alternative, ...] | None:
     """Alternatives one of which holds at a position wherever ``node`` matches there;
     None when nothing can be said."""
-    found = _bounded(_alternatives(node, bounds or {}))
+    token = _KNOWN.set({})
+    try:
+        found = _bounded(_alternatives(node, bounds or {}))
+    finally:
+        _KNOWN.reset(token)
     if found is None or not all(alt.says_something for alt in found):
         return None
     return found
 
 
+_Key = tuple[Filter, tuple[tuple[str, PieceSet], ...]]
+
+#: The alternatives of the nodes met so far by one :func:`position_alternatives`: an
+#: orbit's members share most of their steps (the queen staircase's 576 lines under
+#: ``:shift :flip :flipcolor`` meet 5,761 nodes, 1,026 of them distinct).
+_KNOWN: contextvars.ContextVar[dict[_Key, tuple[Alternative, ...]] | None] = (
+    contextvars.ContextVar("_KNOWN", default=None)
+)
+
+
 def _alternatives(node: Filter, bounds: Bounds) -> tuple[Alternative, ...]:
     """As :func:`position_alternatives`, ``_ANYTHING`` standing for "nothing known"."""
+    known = _KNOWN.get()
+    if known is None:
+        return _alternatives_of(node, bounds)
+    key = (node, tuple(sorted(bounds.items())))
+    found = known.get(key)
+    if found is None:
+        found = known[key] = _alternatives_of(node, bounds)
+    return found
+
+
+def _alternatives_of(node: Filter, bounds: Bounds) -> tuple[Alternative, ...]:
+    """:func:`_alternatives` found afresh."""
     common = Alternative()
     choices: list[tuple[Alternative, ...]] = []
     parts = node.conjuncts()

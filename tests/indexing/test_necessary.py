@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import chess
 import pytest
 
+import cqllegacy.evaluator.necessary as necessary
 from cqllegacy.api import Query as ApiQuery
 from cqllegacy.core.tree import (
     Compound,
@@ -29,6 +31,8 @@ from cqllegacy.evaluator.testing import pd
 from cqllegacy.vocab.pieces import EMPTY_BIT, piece_types_in, types_of
 from tests.core.test_properties import _sample_boards
 from tests.evaluator.test_equivalence import _holds, _plain_mask
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def one(body: object, **top: object) -> Query:
@@ -298,3 +302,32 @@ def test_the_hull_of_leaping_members_keeps_their_attacks(text: str) -> None:
             holding += 1
             assert any(_alternative_holds(alt, board) for alt in widened), board.fen()
     assert holding, "no board where a member holds would prove nothing"
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["examples/queen-staircase.cql", "examples/knight-fork.cql", "examples/many-checks.cql"],
+)
+def test_alternatives_are_found_once_per_node_and_the_same(
+    path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The alternatives of a node met again (an orbit's members share their steps) are
+    the ones found the first time: the same as found afresh at every meeting, with
+    fewer nodes looked into, and nothing is kept once the answer is given."""
+    body = ApiQuery.from_text((ROOT / path).read_text()).core.lists[0].body
+    looked: list[object] = []
+    found_afresh = necessary._alternatives_of
+
+    def counted(node: object, bounds: object) -> object:
+        looked.append(node)
+        return found_afresh(node, bounds)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(necessary, "_alternatives_of", counted)
+    remembered = necessary.position_alternatives(body)
+    assert necessary._KNOWN.get() is None
+    once = len(looked)
+    assert once == len(set(looked))
+    looked.clear()
+    afresh = necessary._bounded(necessary._alternatives(body, {}))  # nothing remembered
+    assert remembered == afresh and remembered is not None
+    assert len(looked) >= once
