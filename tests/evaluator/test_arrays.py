@@ -18,6 +18,7 @@ import lzma
 import random
 from pathlib import Path
 
+import attrs
 import chess
 import chess.pgn
 import numpy as np
@@ -40,7 +41,7 @@ from cqllegacy.vocab.pieces import (
     types_of,
 )
 from cqllegacy.vocab.squares import Direction
-from tests.evaluator.test_equivalence import NODE_SAMPLES
+from tests.evaluator.test_equivalence import NODE_SAMPLES, _relations
 from tests.support import strategies as sc
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -425,3 +426,26 @@ def _attackers_count(board: chess.Board, left: ct.PieceSet, right: ct.PieceSet) 
 
     targets = squares(right)
     return sum(1 for s in squares(left) if any(board.attacks_mask(s) >> t & 1 for t in targets))
+
+
+_UNTURNED = _relations().map(
+    lambda r: attrs.evolve(r, shift=False, flip=False, scope=ct.RelationScope.MAINLINE)
+)
+
+
+@settings(SETTINGS, max_examples=40)
+@given(_UNTURNED)
+def test_relations_along_the_main_line(relation: ct.Relation) -> None:
+    """A relation whose later position is neither shifted nor turned has an array form:
+    every pair of positions of a game compared, all games at once."""
+    assert assert_same(relation)
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{"shift": True}, {"flip": True}, {"scope": ct.RelationScope.ALL}],
+    ids=["shift", "flip", "variations"],
+)
+def test_turned_relations_and_those_into_variations_are_row_only(changes: dict) -> None:
+    with pytest.raises(arrays.RowOnly):
+        arrays.compile_array(attrs.evolve(ct.Relation(), **changes))

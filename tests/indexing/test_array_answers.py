@@ -131,7 +131,9 @@ def test_a_form_that_needs_rows_at_run_time_leaves_the_batch_to_the_rows(
     assert run_outputs(script, games, tmp_path / "index") == scanned
 
 
-@pytest.mark.parametrize(("name", "here"), [("knight-fork", True), ("relation-missing", False)])
+@pytest.mark.parametrize(
+    ("name", "here"), [("knight-fork", True), ("relation-shift-missing", False)]
+)
 def test_default_workers_leave_an_answer_in_columns_here(
     name: str, here: bool, games: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

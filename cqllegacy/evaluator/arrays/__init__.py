@@ -36,7 +36,13 @@ import attrs
 
 from cqllegacy.core.query import TagDeclaration
 from cqllegacy.core.tree import Filter, PieceSet
-from cqllegacy.evaluator.arrays import game_forms, logic_forms, number_forms, set_forms
+from cqllegacy.evaluator.arrays import (
+    game_forms,
+    logic_forms,
+    number_forms,
+    relation_forms,
+    set_forms,
+)
 from cqllegacy.evaluator.arrays.compiler import (
     ARRAY_FORMS,
     CANDIDATE_FORMS,
@@ -78,7 +84,7 @@ __all__ = [
 ]
 
 #: The modules whose forms fill :data:`ARRAY_FORMS` (imported for that alone).
-FORM_MODULES = (set_forms, number_forms, logic_forms, game_forms)
+FORM_MODULES = (set_forms, number_forms, logic_forms, game_forms, relation_forms)
 
 # --------------------------------------------------------------------------------------
 # What the array forms give a top-level list

@@ -31,7 +31,6 @@ from cqllegacy.core.tree import (
     PositionIntersection,
     PositionVariable,
     RayCount,
-    Relation,
     ScidbBoardTest,
     SquareLoop,
     SquareVariable,
@@ -268,9 +267,9 @@ def _piece_variable(c: ArrayCompiler, node: PieceVariable) -> ArrayFn:
 
 
 ARRAY_FORMS.absent(
-    PieceLoop, Relation,
+    PieceLoop,
     reason="it follows pieces through the game (their identities), which the index does not store",
-)  # fmt: skip
+)
 ARRAY_FORMS.absent(
     SquareVariable, SquareLoop, Echo, PositionVariable, AtPosition, PositionIntersection,
     Ancestor, Distance,
