@@ -11,6 +11,7 @@ of the run: no python-chess, no trees, no evaluator.  Each check runs a fresh in
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -274,3 +275,32 @@ def padded(games: str) -> str:
 def main_in_fresh_process(argv: list[str]) -> list[str]:
     """``sys.modules`` after ``cqllegacy.cli.main(argv)`` in a fresh interpreter."""
     return imported_after(f"from cqllegacy.cli import main\nassert main({argv!r}) == 0")
+
+
+#: The environment's OpenBLAS threads inside a command, whole-process or not.
+BLAS_THREADS = """
+import os
+from cqllegacy.cli.startup import collector_for_start_up
+with collector_for_start_up(whole_process={whole}):
+    print(os.environ.get("OPENBLAS_NUM_THREADS", "unset"))
+"""
+
+
+@pytest.mark.parametrize(
+    ("whole", "found", "seen"),
+    [(True, None, "1"), (True, "3", "3"), (False, None, "unset")],
+    ids=["process-own", "user-says", "inside-a-program"],
+)
+def test_the_command_of_the_process_asks_openblas_for_one_thread(
+    whole: bool, found: str | None, seen: str
+) -> None:
+    # numpy's OpenBLAS would start a thread per core on import, which no array form
+    # uses; the command's own process asks for none unless the user said otherwise.
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if found is not None:
+        env["OPENBLAS_NUM_THREADS"] = found
+    code = BLAS_THREADS.format(whole=whole)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == [seen]
