@@ -116,8 +116,8 @@ _DECIDED = st.one_of(
 )
 
 
-def sql_candidates(opened: Index, need: Necessity) -> list[int]:
-    sql, parameters = candidate_query(need, 0)
+def sql_candidates(opened: Index, need: Necessity, *, positions: bool = True) -> list[int]:
+    sql, parameters = candidate_query(need, 0, positions=positions)
     return [row[0] for row in opened.connection.execute(sql, parameters).fetchall()]
 
 
@@ -142,6 +142,75 @@ def test_the_summary_does_not_decide_counts_or_conjunctions() -> None:
     assert not summary_decides(ListNeed((Alternative((king,), frozenset({"check"})),)))
     assert not summary_decides(ListNeed((Alternative((), frozenset({"wtm"})),)))
     assert not summary_decides(ListNeed((Alternative((Atom(1 << 12, 1),)),)))
+
+
+# ---- the summary's alternatives merged ----------------------------------------------------
+
+#: Piece atoms of a few types and squares (often shared between alternatives).
+_FEW_ATOMS = st.builds(
+    Atom,
+    types=st.sampled_from([types_of("K"), types_of("Rr"), types_of("q"), WHITE_PIECES]),
+    squares=st.sampled_from([1 << 3, 1 << 27, 1 << 60, chess.BB_RANK_2, chess.BB_FILE_D]),
+    lo=st.sampled_from([0, 1, 1, 1]),
+    hi=st.none(),
+)
+
+
+#: A member's squares: one square, or a line that may hold others' squares.
+_MEMBER_SQUARES = st.one_of(
+    st.integers(0, 63).map(lambda square: 1 << square),
+    st.sampled_from([chess.BB_RANK_1, chess.BB_FILE_A, chess.BB_RANK_1 | chess.BB_FILE_A]),
+)
+
+
+@st.composite
+def _orbit_like(draw: st.DrawFn) -> list[Alternative]:
+    """Alternatives as an orbit makes them: shared atoms and flags, and one atom whose
+    squares differ from member to member; some unrelated alternatives besides."""
+    shared = draw(st.lists(_FEW_ATOMS, max_size=2))
+    flags = draw(st.sampled_from([frozenset(), frozenset({"check"}), frozenset({"mate"})]))
+    types = draw(st.sampled_from([types_of("K"), types_of("n"), types_of("Qq"), BLACK_PIECES]))
+    squares = draw(st.lists(_MEMBER_SQUARES, min_size=2, max_size=10, unique=True))
+    members = [Alternative((*shared, Atom(types, each)), flags) for each in squares]
+    others = draw(
+        st.lists(
+            st.builds(Alternative, st.lists(_FEW_ATOMS, min_size=1, max_size=2).map(tuple)),
+            max_size=2,
+        )
+    )
+    return draw(st.permutations(members + others))
+
+
+def _unmerged(alternatives: list[Alternative]) -> list[frozenset[tuple[str, int | None]]]:
+    return list(dict.fromkeys(index_sql._summary_terms(alt) for alt in alternatives))
+
+
+@SETTINGS
+@given(_orbit_like())
+def test_merged_summary_alternatives_pass_the_same_games(
+    opened: Index, alternatives: list[Alternative]
+) -> None:
+    """Alternatives differing in one union's squares only, asked as one, pass the games
+    that asking each passes."""
+    assert len(index_sql.merged_terms(alternatives)) < len(_unmerged(alternatives))
+    need = Necessity((ListNeed(tuple(alternatives)),))
+    merged = sql_candidates(opened, need, positions=False)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(index_sql, "merged_terms", _unmerged)
+        assert merged == sql_candidates(opened, need, positions=False)
+
+
+def test_a_shifted_script_asks_the_summary_one_alternative_per_kind_of_ray() -> None:
+    # Appendix C #10's shape: 64 squares for d4 under :shift, a rook's or a bishop's ray:
+    # 128 alternatives, which differ in one union's squares only, but for the ray's pieces.
+    text = """(match (position :wtm :moveto .d4 :check
+        :or ((position :rayorthogonal ([qr] .d4 K)) (position :raydiagonal ([qb] .d4 K)))
+        :shift))"""
+    need = necessity(legacy(text).core)
+    assert need is not None
+    (found,) = need.lists
+    assert len(found.alternatives) >= 128
+    assert len(index_sql.merged_terms(found.alternatives)) == 2
 
 
 # ---- where candidates are read ----------------------------------------------------------
