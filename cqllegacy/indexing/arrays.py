@@ -25,7 +25,8 @@ from cqllegacy.indexing.records import (
     MOVE_FIELDS,
     STATE_FIELDS,
 )
-from cqllegacy.indexing.store import Index
+from cqllegacy.indexing.store import Index, games_condition
+from cqllegacy.runner.stored import batches
 
 __all__ = ["MAX_POSITIONS", "read_chunks"]
 
@@ -59,7 +60,7 @@ def read_chunks(
     if numbers is not None:
         wanted = np.isin(clean, np.asarray(numbers, dtype=np.int64))
     games, counts = clean[wanted], counts[wanted]
-    for first, last in _cuts(counts, max_positions):
+    for first, last in batches(counts.tolist(), max_positions):
         part = games[first:last]
         # The games of the range that were left out must be named out.
         whole_range = np.count_nonzero((clean >= part[0]) & (clean <= part[-1])) == len(part)
@@ -72,24 +73,12 @@ def read_chunks(
         yield Positions.of_columns(columns)
 
 
-def _cuts(counts: NDArray[np.int64], max_positions: int) -> Iterator[tuple[int, int]]:
-    """Ranges of games (first, end) of at most ``max_positions`` positions each, or one
-    game that alone has more."""
-    total = np.concatenate(([0], np.cumsum(counts)))
-    first = 0
-    while first < len(counts):
-        end = int(np.searchsorted(total, total[first] + max_positions, side="right")) - 1
-        end = max(end, first + 1)
-        yield first, end
-        first = end
-
-
 def _read(index: Index, games: NDArray[np.int64], whole_range: bool) -> dict[str, Any]:
-    sql = f"SELECT {', '.join(_COLUMNS)} FROM positions WHERE game BETWEEN ? AND ?"
-    parameters: list[object] = [int(games[0]), int(games[-1])]
-    if not whole_range:
-        sql += " AND game IN (SELECT unnest(?))"
-        parameters.append(games.tolist())
+    if whole_range:
+        condition, parameters = "game BETWEEN ? AND ?", [int(games[0]), int(games[-1])]
+    else:
+        condition, parameters = games_condition(games.tolist())
+    sql = f"SELECT {', '.join(_COLUMNS)} FROM positions WHERE {condition}"
     with index.failing():
         columns = dict(index.connection.execute(sql, parameters).fetchnumpy())
     game, ply = columns["game"], columns["ply"]

@@ -317,6 +317,9 @@ class IndexCandidates(Record):
     ) -> list[tuple[int, bool, str | None]]:
         return self.index.game_facts(numbers, tags)
 
+    def main_line_sizes(self, numbers: Sequence[int]) -> list[int]:
+        return self.index.main_line_sizes(numbers)
+
     def main_lines(
         self, numbers: Sequence[int], names: Sequence[str] | None = None
     ) -> dict[str, Any]:

@@ -541,14 +541,13 @@ class Index(Record):
     def _stored(self, numbers: Sequence[int], batch: int) -> Iterator[GameRange | GameText]:
         """What the index keeps of the games ``numbers``: a range, or the text."""
         for start in range(0, len(numbers), batch):
-            part = list(numbers[start : start + batch])
+            columns = (
+                "game, line, byte_start, byte_length, digest, tag_text, movetext, encoding, "
+                "problems"
+            )
+            sql, parameters = _games_within(columns, "games", numbers[start : start + batch])
             with self.failing():
-                rows = self.connection.execute(
-                    "SELECT game, line, byte_start, byte_length, digest, tag_text, movetext, "
-                    "encoding, problems FROM games WHERE game IN (SELECT unnest(?)) "
-                    "ORDER BY game",
-                    [part],
-                ).fetchall()
+                rows = self.connection.execute(sql + " ORDER BY game", parameters).fetchall()
             for game, line, byte_start, length, digest, *text in rows:
                 if byte_start is None:
                     yield game_text((game, line, *text))
@@ -568,6 +567,18 @@ class Index(Record):
         sql, parameters = _games_within("game, clean, " + wanted, "games", numbers)
         rows = self.connection.execute(sql + " ORDER BY game", parameters).fetchall()
         return [(int(game), bool(clean), tags) for game, clean, tags in rows]
+
+    @_answering
+    def main_line_sizes(self, numbers: Sequence[int]) -> list[int]:
+        """Per game of ``numbers`` (ascending): how many main-line positions are stored
+        of it (none of a game that does not read cleanly)."""
+        if not len(numbers):
+            return []
+        sql, parameters = _games_within(
+            "CASE WHEN clean THEN plies + 1 ELSE 0 END", "games", numbers
+        )
+        rows = self.connection.execute(sql + " ORDER BY game", parameters).fetchall()
+        return [int(size) for (size,) in rows]
 
     @_answering
     def main_lines(
@@ -596,15 +607,28 @@ class Index(Record):
 
 def _games_within(columns: str, table: str, numbers: Sequence[int]) -> tuple[str, list[object]]:
     """The question of ``columns`` of ``table``'s rows of the games ``numbers``
-    (ascending), and its parameters: their range, and the numbers themselves only when
-    some game of the range is not one of them (a list costs half the question)."""
+    (ascending), and its parameters (:func:`games_condition`)."""
+    condition, parameters = games_condition(numbers)
+    return f"SELECT {columns} FROM {table} WHERE {condition}", parameters
+
+
+def games_condition(numbers: Sequence[int]) -> tuple[str, list[object]]:
+    """The condition that a row's ``game`` is one of ``numbers`` (ascending), and its
+    parameters: their range, and where some game of the range is not one of them, a
+    string of bits, one per game of the range.  DuckDB takes the string in one piece,
+    where a list of numbers costs it a conversion per number (measured on the puzzles:
+    the facts of 6,574 of 6,605 games 16–30 ms with a list, 3.6 ms with the bits; 512
+    games' positions 4.5–8 ms, 2.7 ms)."""
     first, last = int(numbers[0]), int(numbers[-1])
-    sql = f"SELECT {columns} FROM {table} WHERE game BETWEEN ? AND ?"
+    condition = "game BETWEEN ? AND ?"
     parameters: list[object] = [first, last]
     if last - first + 1 != len(numbers):
-        sql += " AND game IN (SELECT unnest(?))"
-        parameters.append([int(n) for n in numbers])
-    return sql, parameters
+        wanted = bytearray(b"0" * (last - first + 1))
+        for number in numbers:
+            wanted[int(number) - first] = ord("1")
+        condition += " AND get_bit(?::BITSTRING, (game - ?)::INTEGER) = 1"
+        parameters += [wanted.decode("ascii"), first]
+    return condition, parameters
 
 
 def _read_kept(

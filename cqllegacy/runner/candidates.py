@@ -72,6 +72,11 @@ class Candidates(Protocol):
         None unless ``tags``)."""
         ...
 
+    def main_line_sizes(self, numbers: Sequence[int]) -> list[int]:
+        """Per game of ``numbers``: how many main-line positions are stored of it (none
+        of a game that does not read cleanly)."""
+        ...
+
     def main_lines(
         self, numbers: Sequence[int], names: Sequence[str] | None = None
     ) -> dict[str, Any]:

@@ -58,10 +58,10 @@ if TYPE_CHECKING:
 _V = TypeVar("_V")
 
 __all__ = [
-    "BATCH", "BOARD_FIELDS", "CHECK", "MAIN_LINE_COLUMNS", "MATE", "MOVE_FIELDS", "PLACEMENT",
-    "STALEMATE", "STATE_FIELDS", "WHITE_TO_MOVE", "MainLines", "StoredBoard", "StoredSource",
-    "StoredUnit", "TextSource", "evaluate_stored", "feed", "feeds", "main_lines", "prepared",
-    "start_board",
+    "BATCH_POSITIONS", "BOARD_FIELDS", "CHECK", "MAIN_LINE_COLUMNS", "MATE", "MOVE_FIELDS",
+    "PLACEMENT", "STALEMATE", "STATE_FIELDS", "WHITE_TO_MOVE", "MainLines", "StoredBoard",
+    "StoredSource", "StoredUnit", "TextSource", "batches", "evaluate_stored", "feed", "feeds",
+    "main_lines", "prepared", "start_board",
 ]  # fmt: skip
 
 # The stored rows' fields (the index writes them, :mod:`cqllegacy.indexing.records`).
@@ -81,11 +81,14 @@ MOVE_FIELDS = ("move_from", "move_to", "move_piece", "move_promotion", "move_cap
 MAIN_LINE_COLUMNS = (*BOARD_FIELDS, "flags", "ep", "move_from", "move_to", "move_promotion")
 
 
-#: Games asked of the index at a time (their positions are held at once).
-BATCH = 512
+#: Main-line positions asked of the index at a time (held at once; a longer game alone):
+#: 512 games of a hundred moves.  A batch of short games holds many: each batch costs a
+#: few questions and the array forms' calls, whatever its size (the 6,605 puzzles, about
+#: 8 positions a game, took 13 batches of 512 games).
+BATCH_POSITIONS = 65_536
 
 #: Games whose facts (clean or not) are asked of the index at a time.
-FACTS_BATCH = 16 * BATCH
+FACTS_BATCH = 8192
 
 
 class StoredBoard(chess.Board):
@@ -182,6 +185,8 @@ class StoredSource(Protocol):
     def game_facts(
         self, numbers: Sequence[int], tags: bool = True
     ) -> list[tuple[int, bool, str | None]]: ...
+
+    def main_line_sizes(self, numbers: Sequence[int]) -> list[int]: ...
 
     def main_lines(
         self, numbers: Sequence[int], names: Sequence[str] | None = None
@@ -415,12 +420,30 @@ def evaluate_stored(
     asked: set[str] = set()
     for start in range(0, len(numbers), FACTS_BATCH):
         # Each question costs some milliseconds: the facts of many batches in one.
-        every = source.game_facts(numbers[start : start + FACTS_BATCH], tags=False)
-        for first in range(0, len(every), BATCH):
-            facts = every[first : first + BATCH]
+        part = numbers[start : start + FACTS_BATCH]
+        every = source.game_facts(part, tags=False)
+        for first, end in batches(source.main_line_sizes(part), BATCH_POSITIONS):
+            facts = every[first:end]
             lines = main_lines(source, [game for game, clean, _ in facts if clean], asked)
             outcomes = _outcomes(state, facts, lines, games_before, source.game_facts)
             _hand_over(state, name, games_before, outcomes, _wanted_texts(source, outcomes))
+
+
+def batches(sizes: Sequence[int], most: int) -> Iterator[tuple[int, int]]:
+    """Cuts of ``sizes`` (first, end) that hold at most ``most`` in all, or one item
+    that alone holds more.
+
+    >>> list(batches([3, 3, 5, 1, 9, 2], 6))
+    [(0, 2), (2, 4), (4, 5), (5, 6)]
+    """
+    first, held = 0, 0
+    for at, size in enumerate(sizes):
+        if at > first and held + size > most:
+            yield first, at
+            first, held = at, 0
+        held += size
+    if first < len(sizes):
+        yield first, len(sizes)
 
 
 class TextSource(Protocol):

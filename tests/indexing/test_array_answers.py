@@ -10,6 +10,7 @@ what is examined (``--gamenumber``, ``--limit``, ``--skip-initial``, ``--jobs``)
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -180,7 +181,7 @@ def test_a_batch_reads_the_columns_earlier_batches_read(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """In batches of a few games, the first batch reads every stored column and each
+    """In batches of a game or two, the first batch reads every stored column and each
     later one the columns the query read so far (any other when first asked for, as
     rows fed to a stream ask for all): the output is the scan's either way."""
     import cqllegacy.runner.stored as stored
@@ -196,7 +197,7 @@ def test_a_batch_reads_the_columns_earlier_batches_read(
         asked.append(None if names is None else tuple(names))
         return real(self, numbers, names)
 
-    monkeypatch.setattr(stored, "BATCH", 7)
+    monkeypatch.setattr(stored, "BATCH_POSITIONS", 100)
     monkeypatch.setattr(store.Index, "main_lines", spied)
     capsys.readouterr()
     assert run_outputs(script, games, tmp_path / "index", "-j", "1") == scanned
@@ -206,6 +207,37 @@ def test_a_batch_reads_the_columns_earlier_batches_read(
         assert all(
             names is not None and "move_from" not in names for names in asked[1:]
         ), asked[:3]
+
+
+@pytest.mark.parametrize("most", [1, 150, 2_000, 1_000_000])
+def test_a_batch_holds_at_most_so_many_positions_or_one_game(
+    most: int, games: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each batch's positions are at most the bound, or one game's; a batch ends only
+    where the next game would pass the bound: short games come many at a time."""
+    import cqllegacy.runner.stored as stored
+    from cqllegacy.indexing import store
+
+    script = next(s for s in SCRIPTS if s.stem == "knight-fork")
+    scanned = run_outputs(script, games, tmp_path / "scan", "--no-index")
+    import numpy as np
+
+    held: list[list[int]] = []  # per batch, each game's positions
+    batches: list[list[int]] = []
+    real = store.Index.main_lines
+
+    def spied(self: store.Index, numbers: list[int], names: list[str] | None = None) -> object:
+        found = real(self, numbers, names)
+        if not batches or batches[-1] != list(numbers):  # not a column asked later
+            batches.append(list(numbers))
+            held.append(np.unique(found["game"], return_counts=True)[1].tolist())
+        return found
+
+    monkeypatch.setattr(stored, "BATCH_POSITIONS", most)
+    monkeypatch.setattr(store.Index, "main_lines", spied)
+    assert run_outputs(script, games, tmp_path / "index", "-j", "1") == scanned
+    assert held and all(sum(sizes) <= most or len(sizes) == 1 for sizes in held)
+    assert all(sum(one) + two[0] > most for one, two in itertools.pairwise(held))
 
 
 def test_a_column_not_read_with_the_batch_is_read_when_asked_for(games: Path) -> None:

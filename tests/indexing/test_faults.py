@@ -385,7 +385,7 @@ def test_an_index_failing_after_some_answers_has_the_rest_scanned(
     expected = pgn.with_name("scan.pgn").read_bytes()
     assert expected.count(b"[Event ") > 10
     fails = _FailsLater(answers=2)
-    monkeypatch.setattr(stored, "BATCH", 5)
+    monkeypatch.setattr(stored, "BATCH_POSITIONS", 250)
     monkeypatch.setattr(store.Index, "main_lines", store._answering(fails))
     capsys.readouterr()
     assert main([*argv, "-o", str(pgn.with_name("found.pgn"))]) == 0

@@ -144,6 +144,29 @@ def test_the_summary_does_not_decide_counts_or_conjunctions() -> None:
     assert not summary_decides(ListNeed((Alternative((Atom(1 << 12, 1),)),)))
 
 
+# ---- games asked by their numbers ------------------------------------------------------
+
+
+@SETTINGS
+@given(st.data())
+def test_games_asked_by_number_are_those_numbers(opened: Index, data: st.DataObject) -> None:
+    """The rows of the games named, whether they fill their range (no bits asked) or
+    not (a string of bits): in the facts, the positions and the kept texts alike."""
+    every = range(1, opened.games + 1)
+    numbers = sorted(data.draw(st.sets(st.sampled_from(every), min_size=1, max_size=40)))
+    if data.draw(st.booleans()):
+        numbers = list(range(numbers[0], numbers[-1] + 1))
+    condition, parameters = store.games_condition(numbers)
+    rows = opened.connection.execute(
+        f"SELECT DISTINCT game FROM games WHERE {condition} ORDER BY game", parameters
+    ).fetchall()
+    assert [row[0] for row in rows] == numbers
+    assert [game for game, _clean, _tags in opened.game_facts(numbers)] == numbers
+    clean = [game for game, is_clean, _tags in opened.game_facts(numbers) if is_clean]
+    assert sorted(set(opened.main_lines(numbers)["game"].tolist())) == clean
+    assert [text.file_ordinal for text in opened.texts(numbers)] == numbers
+
+
 # ---- the summary's alternatives merged ----------------------------------------------------
 
 #: Piece atoms of a few types and squares (often shared between alternatives).
