@@ -633,9 +633,7 @@ class _ArrayAnswers:
         binding that does (every list exact under a binding), else None (the rows say)."""
         if self.tag is None:
             return None
-        if skip_initial not in self._bindings:
-            self._bindings[skip_initial] = _bindings_may_match(self, self.tag, skip_initial)
-        found = self._bindings[skip_initial]
+        found = self._bindings_of(skip_initial)
         if found is None:
             return None
         if start not in found.hits:
@@ -644,17 +642,27 @@ class _ArrayAnswers:
             return None
         return _Match(headers, self._verdict(True, found.hits[start]), end - start - 1)
 
+    def _bindings_of(self, skip_initial: bool) -> _Bound | None:
+        """What the bindings of the query's tag say of the batch (asked once)."""
+        assert self.tag is not None
+        if skip_initial not in self._bindings:
+            self._bindings[skip_initial] = _bindings_may_match(self, self.tag, skip_initial)
+        return self._bindings[skip_initial]
+
     def rejected(self, skip_initial: bool) -> frozenset[int]:
-        """The games that some list's exact form rules out (too few positions where it
-        holds), counted for the whole batch at once: :meth:`judge` would say nothing of
-        each, whatever its tags."""
-        if not self.exact:
-            return frozenset()
+        """The games that some list's array form rules out (too few positions where it
+        holds, or where its necessary part does), or that no binding of the query's tag
+        may satisfy, found for the whole batch at once: :meth:`judge` would say nothing
+        of each, whatever its tags."""
         import numpy as np
 
         keep = np.ones(len(self.positions.starts), dtype=np.bool_)
         for arrays, counts in _counts_per_game(self, skip_initial):
-            keep &= _satisfied(arrays, counts)
+            keep &= _satisfied(arrays, counts) if self.exact else counts >= arrays.least
+        if not self.exact and self.tag is not None:
+            found = self._bindings_of(skip_initial)
+            if found is not None:
+                keep &= np.isin(self.positions.starts, np.fromiter(found.hits, np.int64))
         return frozenset(self.positions.games[~keep].tolist())
 
     def judge(self, game: int, headers: Mapping[str, str], skip_initial: bool) -> _Outcome | None:
