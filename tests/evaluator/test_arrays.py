@@ -212,6 +212,19 @@ _PROMOTIONS = st.sampled_from([None, types_of("Q"), types_of("q"), types_of("Nn"
 
 
 @SETTINGS
+@given(sc.filters(depth=3))
+def test_the_compiler_s_sizes_and_locality_are_those_of_the_walk(node: ct.Filter) -> None:
+    # Found once per node from the children's, equal to what a walk of each node says.
+    from cqllegacy.core.declarations import Reads
+    from cqllegacy.evaluator.arrays.compiler import ArrayCompiler
+
+    compiler = ArrayCompiler()
+    for each in node.walk():
+        assert compiler.size(each) == sum(1 for _ in each.walk())
+        assert compiler.local(each) == (each.reads() <= Reads.NEXT_MOVE)
+
+
+@SETTINGS
 @given(
     st.one_of(st.none(), _DESIGNATORS),
     st.one_of(st.none(), _DESIGNATORS),

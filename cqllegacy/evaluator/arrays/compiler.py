@@ -93,6 +93,7 @@ class ArrayCompiler:
         self._compiled: dict[Filter, ArrayFn] = {}
         self._candidates: dict[Filter, Candidates] = {}
         self._local: dict[Filter, bool] = {}
+        self._size: dict[Filter, int] = {}
 
     def compile(self, node: Filter) -> ArrayFn:
         found = self._compiled.get(node)
@@ -124,10 +125,22 @@ class ArrayCompiler:
         return found
 
     def local(self, node: Filter) -> bool:
-        """Whether ``node`` reads one position and its next move (and the tags) only."""
+        """Whether ``node`` reads one position and its next move (and the tags) only
+        (``node.reads()``, found once per node below it too: an orbit's members share
+        most of their nodes)."""
         found = self._local.get(node)
         if found is None:
-            found = self._local[node] = node.reads() <= Reads.NEXT_MOVE
+            found = node.reads_itself() <= Reads.NEXT_MOVE and all(
+                self.local(child) for child in node.children()
+            )
+            self._local[node] = found
+        return found
+
+    def size(self, node: Filter) -> int:
+        """How many nodes ``node``'s tree has (``walk``), found once per node."""
+        found = self._size.get(node)
+        if found is None:
+            found = self._size[node] = 1 + sum(self.size(child) for child in node.children())
         return found
 
 
@@ -139,7 +152,7 @@ def compile_array(node: Filter) -> ArrayFn:
 def _cheap_first(c: ArrayCompiler, items: Sequence[Filter]) -> list[Filter]:
     """Conjuncts or disjuncts ordered so that those of one position come first, smaller
     before larger (they are all pure: the order changes no answer)."""
-    return sorted(items, key=lambda item: (not c.local(item), sum(1 for _ in item.walk())))
+    return sorted(items, key=lambda item: (not c.local(item), c.size(item)))
 
 
 def _all_at(parts: Sequence[Candidates]) -> Candidates:
