@@ -82,9 +82,9 @@ MAIN_LINE_COLUMNS = (*BOARD_FIELDS, "flags", "ep", "move_from", "move_to", "move
 
 
 #: Main-line positions asked of the index at a time (held at once; a longer game alone):
-#: 512 games of a hundred moves.  A batch of short games holds many: each batch costs a
-#: few questions and the array forms' calls, whatever its size (the 6,605 puzzles, about
-#: 8 positions a game, took 13 batches of 512 games).
+#: as many as 512 games of 64 moves.  Short games come many to a batch: each batch costs
+#: a few questions and the array forms' calls whatever its size (the 6,605 puzzles, about
+#: 8 positions a game, took 13 batches of 512 games; now one).
 BATCH_POSITIONS = 65_536
 
 #: Games whose facts (clean or not) are asked of the index at a time.
