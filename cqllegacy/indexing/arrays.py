@@ -74,9 +74,9 @@ def read_chunks(
 
 
 def _read(index: Index, games: NDArray[np.int64], whole_range: bool) -> dict[str, Any]:
-    if whole_range:
-        condition, parameters = "game BETWEEN ? AND ?", [int(games[0]), int(games[-1])]
-    else:
+    condition = "game BETWEEN ? AND ?"
+    parameters: list[object] = [int(games[0]), int(games[-1])]
+    if not whole_range:
         condition, parameters = games_condition(games.tolist())
     sql = f"SELECT {', '.join(_COLUMNS)} FROM positions WHERE {condition}"
     with index.failing():
