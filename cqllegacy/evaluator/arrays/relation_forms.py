@@ -122,8 +122,8 @@ class _Facts:
         self.white_to_move = positions.white_to_move
         self.occupied = positions.occupied
         self.planes = _kind_planes(positions)
-        self.missing = positions.content(missing) if missing else _none(positions)
-        self.new = positions.content(new) if new else _none(positions)
+        self.missing = positions.content(missing)
+        self.new = positions.content(new)
 
 
 def _kind_planes(positions: Positions) -> tuple[Squares, ...]:
@@ -138,10 +138,6 @@ def _kind_planes(positions: Positions) -> tuple[Squares, ...]:
                 if number >> bit & 1:
                     plane |= squares
     return tuple(planes)
-
-
-def _none(positions: Positions) -> Squares:
-    return np.zeros(positions.size, np.uint64)
 
 
 def _last_row(positions: Positions) -> NDArray[np.intp]:
