@@ -517,10 +517,12 @@ class Index(Record):
         passed, narrowed = counts
         return narrowed <= WORTH_ASKING * passed
 
-    def texts(self, numbers: Sequence[int], batch: int = 256) -> Iterator[GameText]:
+    def texts(self, numbers: Sequence[int], batch: int = 2048) -> Iterator[GameText]:
         """The texts of the games ``numbers`` (ascending), as the scan splits them: read
         from the file by their byte ranges, in file order, a batch of ranges asked of
-        the index at a time (the text kept in the index where there is no range).
+        the index at a time (the text kept in the index where there is no range; each
+        question costs a few milliseconds: 1,561 puzzles written took 7 with 256 a
+        batch, their texts 75–90 ms, and now one, 42–57 ms).
         :class:`~cqllegacy.errors.IncompleteInput` when the file changed since the
         index was checked, or (the file as it was) when the index is damaged."""
         return _read_kept(self.path, self.source, self._stored(numbers, batch), self._recorded)
