@@ -542,11 +542,10 @@ class Index(Record):
 
     def _stored(self, numbers: Sequence[int], batch: int) -> Iterator[GameRange | GameText]:
         """What the index keeps of the games ``numbers``: a range, or the text."""
+        columns = (
+            "game, line, byte_start, byte_length, digest, tag_text, movetext, encoding, problems"
+        )
         for start in range(0, len(numbers), batch):
-            columns = (
-                "game, line, byte_start, byte_length, digest, tag_text, movetext, encoding, "
-                "problems"
-            )
             sql, parameters = _games_within(columns, "games", numbers[start : start + batch])
             with self.failing():
                 rows = self.connection.execute(sql + " ORDER BY game", parameters).fetchall()
