@@ -32,39 +32,14 @@ from collections.abc import Callable, Sequence
 from cqllegacy.translator.errors import translation_error
 
 from cqllegacy.core import tree as core
+from cqllegacy.core.relation_echo import SOURCE, TARGET, echo_of
 from cqllegacy.legacy import tree as lt
-from cqllegacy.vocab.pieces import ANY_PIECE, ANYTHING, EMPTY_BIT, TypeSet
+from cqllegacy.vocab.pieces import TypeSet
 from cqllegacy.vocab.squares import FULL, iter_squares, popcount
 
 __all__ = ["SOURCE", "TARGET", "relation_echo"]
 
-SOURCE, TARGET = "source", "target"
-
-_SOURCE = core.PositionVariable(SOURCE)
-_TARGET = core.PositionVariable(TARGET)
-_SAME_SQUARES = core.PositionIntersection(_SOURCE, _TARGET)
-_OCCUPIED = core.PieceSet(ANY_PIECE)
-_EMPTY = core.PieceSet(EMPTY_BIT)
 _FALSE = core.Simple(core.Keyword.FALSE)
-
-
-def _at_source(f: core.Filter) -> core.Filter:
-    return core.AtPosition(_SOURCE, f)
-
-
-def _meet(*items: core.Filter) -> core.Filter:
-    return items[0] if len(items) == 1 else core.Intersection(items)
-
-
-def _count_in(value: core.Filter, bounds: tuple[int, int | None]) -> core.Filter:
-    lo, hi = bounds
-    if hi == 0 and lo <= 0:
-        # "none": the set is empty (a count of 0 would read the same, less directly).
-        assert isinstance(value, core.Count)
-        return core.Not(value.arg)
-    if lo <= 0 and hi is None:
-        return core.Simple(core.Keyword.TRUE)
-    return core.InRange(value, lo if lo > 0 else None, hi)
 
 
 def relation_echo(
@@ -74,7 +49,8 @@ def relation_echo(
     sources_on_mainline: bool,
     path: str | None,
 ) -> core.Filter:
-    """The ``echo`` filter that means ``relation`` at the current position.
+    """The ``echo`` filter that means ``relation`` at the current position
+    (:func:`~cqllegacy.core.relation_echo.echo_of`, which the evaluator also reads back).
 
     ``designators`` are the designators standing directly in the relation's list (the
     ``:pattern``); ``sources_on_mainline`` says that the list examines main-line
@@ -89,72 +65,14 @@ def relation_echo(
         message = f":relation has no exact CQL 6.1 form here: {reason}"
         return translation_error(message, where, path=path)
 
-    body: list[core.Filter] = [core.Ancestor(_SOURCE, _TARGET)]
     if relation.scope is not core.RelationScope.ALL and not sources_on_mainline:
         raise refuse(
             "its later positions are those of the line a position inside a variation continues, "
             "and CQL 6.1 mainline/variation name the game's main line, not that line"
         )
-    if relation.scope is core.RelationScope.MAINLINE:
-        body.append(core.Simple(core.Keyword.MAINLINE))
-    elif relation.scope is core.RelationScope.VARIATIONS:
-        body.append(core.Simple(core.Keyword.VARIATION))
-    side = relation.side_to_move
-    if side is not core.RelationSideToMove.IGNORE:
-        op = core.CompareOp.EQ if side is core.RelationSideToMove.SAME else core.CompareOp.NE
-        body.append(core.Compare(op, core.SideToMove(), _at_source(core.SideToMove())))
-    allowed: list[core.Filter] = []
-    if relation.allowable != FULL:
-        allowed.append(core.PieceSet(ANYTHING, relation.allowable))
-    if relation.original_different is not None:
-        different = core.Count(_meet(core.Complement(_SAME_SQUARES), *allowed))
-        body.append(_count_in(different, relation.original_different))
-    if relation.original_same is not None:
-        same = core.Count(_meet(_SAME_SQUARES, _OCCUPIED, *allowed))
-        body.append(_count_in(same, relation.original_same))
     if relation.shift or relation.flip:
-        body.append(_transformed_board(relation, designators, refuse))
-    else:
-        body += _board(relation, allowed)
-    body = [b for b in body if b != core.Simple(core.Keyword.TRUE)]
-    if _FALSE in body:
-        return _FALSE
-    return core.Echo(SOURCE, TARGET, core.Compound(tuple(body)))
-
-
-def _board(relation: core.Relation, allowed: list[core.Filter]) -> list[core.Filter]:
-    """P2 as it stands against P1 on the allowable squares: no square with another piece,
-    missing and new pieces counted."""
-    missing_types, missing_lo, missing_hi = relation.missing
-    new_types, new_lo, new_hi = relation.new
-    missing_types &= ANY_PIECE
-    new_types &= ANY_PIECE
-    missing_bounds: tuple[int, int | None] = (missing_lo, missing_hi)
-    new_bounds: tuple[int, int | None] = (new_lo, new_hi)
-    everything = missing_types == ANY_PIECE and new_types == ANY_PIECE
-    if everything and missing_bounds == (0, 0) and new_bounds == (0, 0):
-        # No piece differs, none is missing, none is new: the squares are the same.
-        return [core.Not(_meet(core.Complement(_SAME_SQUARES), *allowed))]
-    conflict = _meet(core.Complement(_SAME_SQUARES), _OCCUPIED, _at_source(_OCCUPIED), *allowed)
-    out: list[core.Filter] = [core.Not(conflict)]
-    Count = tuple[TypeSet, tuple[int, int | None], core.Filter | None, core.Filter | None]
-    counts: tuple[Count, ...] = (
-        (missing_types, missing_bounds, _EMPTY, None),
-        (new_types, new_bounds, None, _EMPTY),
-    )
-    for types, bounds, here, there in counts:
-        lo, hi = bounds
-        if types == 0:
-            out.append(core.Simple(core.Keyword.TRUE if lo <= 0 else core.Keyword.FALSE))
-            continue
-        kinds = core.PieceSet(types)
-        if here is not None:
-            counted = _meet(_at_source(kinds), here, *allowed)
-        else:
-            assert there is not None
-            counted = _meet(kinds, _at_source(there), *allowed)
-        out.append(_count_in(core.Count(counted), (lo, hi)))
-    return out
+        return echo_of(relation, [_transformed_board(relation, designators, refuse)])
+    return echo_of(relation)
 
 
 _KINDS = tuple(1 << i for i in range(12))

@@ -23,10 +23,11 @@ import chess
 import chess.pgn
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from cqllegacy.core import tree as ct
+from cqllegacy.core.relation_echo import echo_of
 from cqllegacy.evaluator import arrays
 from cqllegacy.evaluator.analysis import free_variables
 from cqllegacy.evaluator.compiler import REFERENCE_RULES, Compiler, Context, QueryError
@@ -152,6 +153,8 @@ _MORE = {
         ct.InRange(ct.NumericValue(ct.NumericKeyword.MOVENUMBER), 2, 25),
         ct.Compare(ct.CompareOp.EQ, ct.NumericValue(ct.NumericKeyword.MOVENUMBER), ct.Number(41)),
     ],
+    # The echo the translator writes for a relation: the relation's form.
+    ct.Echo: [echo_of(ct.Relation(missing=(ANY_PIECE, 1, None), new=(ANY_PIECE, 0, 0)))],
 }
 
 SAMPLES = [
@@ -452,6 +455,16 @@ def test_relations_along_the_main_line(relation: ct.Relation) -> None:
     """A relation whose later position is neither shifted nor turned has an array form:
     every pair of positions of a game compared, all games at once."""
     assert assert_same(relation)
+
+
+@settings(SETTINGS, max_examples=15)
+@given(_UNTURNED)
+def test_the_echo_of_a_relation_is_evaluated_as_the_relation(relation: ct.Relation) -> None:
+    """The ``echo`` the translator writes for a main-line relation has the relation's
+    array form; its reference rule makes each other position current."""
+    echo = echo_of(relation)
+    assume(isinstance(echo, ct.Echo))
+    assert assert_same(echo)
 
 
 @pytest.mark.parametrize(

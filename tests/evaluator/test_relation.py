@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cqllegacy.core import tree as ct
+from cqllegacy.core.relation_echo import echo_of
 from cqllegacy.evaluator.compiler import Compiler, Context
 from cqllegacy.evaluator.evaluate import REFERENCE_RULES
 from cqllegacy.evaluator.gametree import GameInfo, PositionTable
@@ -208,6 +209,71 @@ def test_every_answer_is_the_reference_rules(relation: ct.Relation) -> None:
             for p in range(0, len(ctx.table), 3):
                 assert lowered(ctx, p) == reference(ctx, p)
         ctx.set_scope(ct.Scope.MAINLINE)
+
+
+_ECHOED = [
+    ct.Relation(missing=(ANY_PIECE, 1, 10), new=(ANY_PIECE, 0, 0)),
+    ct.Relation(),
+    ct.Relation(missing=(types_of("Pp"), 1, 2), new=(ANYTHING, 0, 0)),
+    ct.Relation(original_same=(20, None), side_to_move=ct.RelationSideToMove.IGNORE),
+    ct.Relation(
+        original_different=(1, 3),
+        missing=(ANYTHING, 0, None),
+        new=(ANYTHING, 0, None),
+        side_to_move=ct.RelationSideToMove.CHANGE,
+    ),
+    ct.Relation(
+        allowable=chess.BB_RANK_1 | chess.BB_RANK_2,
+        missing=(ANYTHING, 0, 0),
+        new=(WHITE_PIECES, 1, None),
+    ),
+]
+
+
+def _with_variations() -> Context:
+    """A game whose variation repeats its positions: there the relation's "later" follows
+    the variation, while the echo's ``mainline`` targets are none of its descendants."""
+    text = "1. Nf3 Nf6 2. Ng1 (2. Nc3 Ng8 3. Nb1 Nf6 4. Nc3 Ng8 5. Nb1) 2... Ng8 3. e4 *"
+    game = chess.pgn.read_game(io.StringIO(text))
+    assert game is not None
+    return Context(PositionTable.build(game, variations=True, identities=False), GameInfo())
+
+
+@pytest.mark.parametrize("relation", _ECHOED)
+def test_the_echo_of_a_relation_answers_as_its_reference_rule(relation: ct.Relation) -> None:
+    """The translator's ``echo`` of a main-line relation is lowered to the relation's
+    operator (main line) or its own rule (variations): at every position, in either
+    scope, the reference rule's answer."""
+    echo = echo_of(relation)
+    assert isinstance(echo, ct.Echo)
+    lowered = Compiler(REFERENCE_RULES, LOWERING)
+    assert LOWERING[ct.Echo](lowered, echo) is not None
+    fast, reference = lowered.truth(echo), Compiler(REFERENCE_RULES).truth(echo)
+    matched = 0
+    for ctx in [*CONTEXTS, _with_variations()]:
+        for scope in (ct.Scope.MAINLINE, ct.Scope.ALL):
+            ctx.set_scope(scope)
+            for p in range(0, len(ctx.table), 1 if len(ctx.table) < 20 else 2):
+                answer = reference(ctx, p)
+                assert fast(ctx, p) == answer
+                matched += answer
+        ctx.set_scope(ct.Scope.MAINLINE)
+    assert matched
+
+
+def test_an_echo_of_another_shape_keeps_its_reference_rule() -> None:
+    echo = echo_of(ct.Relation(missing=(ANY_PIECE, 1, None)))
+    assert isinstance(echo, ct.Echo)
+    compiler = Compiler(REFERENCE_RULES, LOWERING)
+    assert LOWERING[ct.Echo](compiler, echo.replace(in_all=True)) is None
+    assert isinstance(echo.body, ct.Compound)
+    ancestor, mainline, *rest = echo.body.items
+    assert isinstance(ancestor, ct.Ancestor) and mainline == ct.Simple(ct.Keyword.MAINLINE)
+    swapped = ct.Ancestor(ancestor.right, ancestor.left)
+    moved = (ancestor, mainline, *rest[1:], rest[0])  # the side compared last
+    for items in ((ancestor, *rest), (swapped, mainline, *rest), moved):
+        other = echo.replace(body=ct.Compound(tuple(items)))
+        assert LOWERING[ct.Echo](compiler, other) is None
 
 
 # --------------------------------------------------------------------------------------

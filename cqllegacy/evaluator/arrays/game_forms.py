@@ -14,7 +14,6 @@ from cqllegacy.core.tree import (
     Castling,
     CastlingRights,
     Distance,
-    Echo,
     FenIs,
     Filter,
     Find,
@@ -271,7 +270,7 @@ ARRAY_FORMS.absent(
     reason="it follows pieces through the game (their identities), which the index does not store",
 )
 ARRAY_FORMS.absent(
-    SquareVariable, SquareLoop, Echo, PositionVariable, AtPosition, PositionIntersection,
+    SquareVariable, SquareLoop, PositionVariable, AtPosition, PositionIntersection,
     Ancestor, Distance,
     reason="it binds a variable (a square or a position) that each position tries in turn",
 )  # fmt: skip

@@ -1,4 +1,5 @@
-"""The array form of the legacy ``:relation`` (semantics: S-relation, decision L18).
+"""The array form of the legacy ``:relation`` (semantics: S-relation, decision L18), and of
+the ``echo`` the translator writes for a main-line one.
 
 A position P1 holds when some later position P2 of its game's main line stands in the
 relation to it.  Every pair of a game is compared, all games at once, a distance at a
@@ -26,7 +27,8 @@ import chess
 import numpy as np
 from numpy.typing import NDArray
 
-from cqllegacy.core.tree import Relation, RelationScope, RelationSideToMove
+from cqllegacy.core.relation_echo import relation_of
+from cqllegacy.core.tree import Echo, Relation, RelationScope, RelationSideToMove
 from cqllegacy.evaluator.arrays.compiler import ArrayCompiler, _form
 from cqllegacy.evaluator.arrays.positions import ArrayFn, Bools, Positions, RowOnly, Squares
 from cqllegacy.vocab import bitarrays as ba
@@ -51,6 +53,16 @@ def _relation(c: ArrayCompiler, node: Relation) -> ArrayFn:
         return pair.somewhere_later(positions)
 
     return related
+
+
+@_form(Echo)
+def _echo(c: ArrayCompiler, node: Echo) -> ArrayFn:
+    # The echo the translator writes for a main-line relation is that relation
+    # (core.relation_echo); the stored positions are all on the main line.
+    relation = relation_of(node)
+    if relation is None:
+        raise RowOnly("it binds a position variable that each position of the game tries in turn")
+    return _relation(c, relation)
 
 
 class _Pairs:

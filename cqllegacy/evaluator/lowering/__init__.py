@@ -52,8 +52,8 @@ module             pattern                          operator
                    pieces                           necessity of X holds listed once for
                                                     every binding; ``find all X`` counted
                                                     there; a bound piece's own moves
-``relation``       legacy ``:relation``             :class:`~cqllegacy.evaluator.operators.
-                                                    relation.RelationOperator`
+``relation``       legacy ``:relation``, the        :class:`~cqllegacy.evaluator.operators.
+                   ``echo`` written for one         relation.RelationOperator`
 ``gates``          a list that follows pieces; a    per game, the positions where some
                    snapshot stream's lists          binding may match (``list_sieve``);
                                                     the gates and horizon of a snapshot
@@ -88,6 +88,7 @@ from cqllegacy.core.tree import (
     Attacks,
     Compound,
     Count,
+    Echo,
     Filter,
     Find,
     InRange,
@@ -131,7 +132,7 @@ from cqllegacy.evaluator.lowering.necessity import (
     tag_bounds,
 )
 from cqllegacy.evaluator.lowering.plan import LocalSteps, lower_query
-from cqllegacy.evaluator.lowering.relation import lower_relation
+from cqllegacy.evaluator.lowering.relation import lower_echo, lower_relation
 from cqllegacy.evaluator.lowering.shapes import (
     LineMember,
     bare_move_from,
@@ -192,6 +193,7 @@ RULES: tuple[tuple[type[Filter], Callable[..., Compiled | None]], ...] = (
     (Move, lower_move),
     (Line, lower_line),
     (Relation, lower_relation),
+    (Echo, lower_echo),
     (Find, lower_find),
     (Simple, lower_simple),
 )

@@ -1,0 +1,282 @@
+"""A legacy ``:relation`` as CQL 6.1 ``echo``, and back (semantics: S-echo, S-relation).
+
+One table for one fact, used both ways. The translator writes a relation with
+:func:`echo_of`. The evaluator runs an ``echo`` of that shape with the relation's own
+operator, found by :func:`relation_of`: it compares each pair of positions on bitboards
+(and in columns on an index) instead of making every other position of the game current
+and evaluating the body there.
+
+:func:`relation_of` is exact by construction. It reads a relation off the body and keeps
+it only when :func:`echo_of` gives the same ``echo`` back, node for node (the names of
+the two variables aside). So it admits exactly the texts the translator writes for
+untransformed main-line relations, however the body was found.
+
+>>> relation = Relation(missing=(ANY_PIECE, 1, None))
+>>> echo = echo_of(relation)
+>>> found = relation_of(echo)
+>>> found.missing[1:], echo_of(found) == echo
+((1, None), True)
+>>> relation_of(echo.replace(in_all=True)) is None
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from cqllegacy.core.tree import (
+    Ancestor,
+    AtPosition,
+    Compare,
+    CompareOp,
+    Complement,
+    Compound,
+    Count,
+    Echo,
+    Filter,
+    InRange,
+    Intersection,
+    Keyword,
+    Not,
+    PieceSet,
+    PositionIntersection,
+    PositionVariable,
+    Relation,
+    RelationScope,
+    RelationSideToMove,
+    SideToMove,
+    Simple,
+)
+from cqllegacy.vocab.pieces import ANY_PIECE, ANYTHING, EMPTY_BIT, TypeSet
+from cqllegacy.vocab.squares import FULL
+
+__all__ = ["SOURCE", "TARGET", "echo_of", "relation_of", "untransformed_board"]
+
+#: The names the translator gives the two positions.
+SOURCE, TARGET = "source", "target"
+
+_SOURCE = PositionVariable(SOURCE)
+_TARGET = PositionVariable(TARGET)
+_SAME_SQUARES = PositionIntersection(_SOURCE, _TARGET)
+_OCCUPIED = PieceSet(ANY_PIECE)
+_EMPTY = PieceSet(EMPTY_BIT)
+_TRUE = Simple(Keyword.TRUE)
+_FALSE = Simple(Keyword.FALSE)
+
+Bounds = tuple[int, int | None]
+
+
+def echo_of(relation: Relation, board: Sequence[Filter] | None = None) -> Filter:
+    """The ``echo`` that means ``relation`` at a position whose later positions it
+    compares (the translator checks first that the rendering is exact there).
+
+    ``board`` compares P2's board with P1's; by default the untransformed comparison
+    (:func:`untransformed_board`). A relation that can never hold gives ``false``.
+    """
+    body: list[Filter] = [Ancestor(_SOURCE, _TARGET)]
+    if relation.scope is RelationScope.MAINLINE:
+        body.append(Simple(Keyword.MAINLINE))
+    elif relation.scope is RelationScope.VARIATIONS:
+        body.append(Simple(Keyword.VARIATION))
+    side = relation.side_to_move
+    if side is not RelationSideToMove.IGNORE:
+        op = CompareOp.EQ if side is RelationSideToMove.SAME else CompareOp.NE
+        body.append(Compare(op, SideToMove(), _at_source(SideToMove())))
+    allowed = _allowed(relation.allowable)
+    if relation.original_different is not None:
+        different = Count(_meet(Complement(_SAME_SQUARES), *allowed))
+        body.append(_count_in(different, relation.original_different))
+    if relation.original_same is not None:
+        same = Count(_meet(_SAME_SQUARES, _OCCUPIED, *allowed))
+        body.append(_count_in(same, relation.original_same))
+    body += untransformed_board(relation) if board is None else board
+    body = [b for b in body if b != _TRUE]
+    if _FALSE in body:
+        return _FALSE
+    return Echo(SOURCE, TARGET, Compound(tuple(body)))
+
+
+def untransformed_board(relation: Relation) -> list[Filter]:
+    """P2 as it stands against P1 on the allowable squares: no square with another piece,
+    missing and new pieces counted (``true`` or ``false`` where a count decides alone)."""
+    allowed = _allowed(relation.allowable)
+    missing_types, missing_lo, missing_hi = relation.missing
+    new_types, new_lo, new_hi = relation.new
+    missing_types &= ANY_PIECE
+    new_types &= ANY_PIECE
+    missing_bounds: Bounds = (missing_lo, missing_hi)
+    new_bounds: Bounds = (new_lo, new_hi)
+    everything = missing_types == ANY_PIECE and new_types == ANY_PIECE
+    if everything and missing_bounds == (0, 0) and new_bounds == (0, 0):
+        # No piece differs, none is missing, none is new: the squares are the same.
+        return [Not(_meet(Complement(_SAME_SQUARES), *allowed))]
+    out: list[Filter] = [Not(_conflict(allowed))]
+    for types, bounds, counted in (
+        (missing_types, missing_bounds, _missing),
+        (new_types, new_bounds, _new),
+    ):
+        if types == 0:
+            out.append(_TRUE if bounds[0] <= 0 else _FALSE)
+        else:
+            out.append(_count_in(Count(counted(types, allowed)), bounds))
+    return out
+
+
+def relation_of(echo: Filter) -> Relation | None:
+    """The untransformed main-line relation whose :func:`echo_of` is ``echo`` (its two
+    variables named anything), or None for any other filter."""
+    if not isinstance(echo, Echo) or echo.in_all or not isinstance(echo.body, Compound):
+        return None
+    if echo.source == echo.target:
+        return None
+    body: Compound | None = echo.body
+    if (echo.source, echo.target) != (SOURCE, TARGET):
+        body = _renamed(echo.body, {echo.source: SOURCE, echo.target: TARGET})
+    if body is None:
+        return None
+    guess = _guess(body.items)
+    if guess is None or echo_of(guess) != Echo(SOURCE, TARGET, body):
+        return None
+    return guess
+
+
+# --------------------------------------------------------------------------------------
+# The parts of the body
+# --------------------------------------------------------------------------------------
+
+
+def _at_source(f: Filter) -> Filter:
+    return AtPosition(_SOURCE, f)
+
+
+def _meet(*items: Filter) -> Filter:
+    return items[0] if len(items) == 1 else Intersection(items)
+
+
+def _allowed(allowable: int) -> list[Filter]:
+    return [] if allowable == FULL else [PieceSet(ANYTHING, allowable)]
+
+
+def _conflict(allowed: list[Filter]) -> Filter:
+    """The allowable squares where both positions hold a piece, not the same one."""
+    return _meet(Complement(_SAME_SQUARES), _OCCUPIED, _at_source(_OCCUPIED), *allowed)
+
+
+def _missing(types: TypeSet, allowed: list[Filter]) -> Filter:
+    """The allowable squares that held a piece of ``types`` in P1 and are empty in P2."""
+    return _meet(_at_source(PieceSet(types)), _EMPTY, *allowed)
+
+
+def _new(types: TypeSet, allowed: list[Filter]) -> Filter:
+    """The allowable squares that hold a piece of ``types`` in P2 and were empty in P1."""
+    return _meet(PieceSet(types), _at_source(_EMPTY), *allowed)
+
+
+def _count_in(value: Count, bounds: Bounds) -> Filter:
+    lo, hi = bounds
+    if hi == 0 and lo <= 0:
+        # "none": the set is empty (a count of 0 would read the same, less directly).
+        return Not(value.arg)
+    if lo <= 0 and hi is None:
+        return _TRUE
+    return InRange(value, lo if lo > 0 else None, hi)
+
+
+def _counted(part: Filter) -> tuple[Filter, Bounds] | None:
+    """The set a count conjunct counts and its bounds, read back from :func:`_count_in`."""
+    if isinstance(part, Not):
+        return part.arg, (0, 0)
+    if not isinstance(part, InRange) or not isinstance(part.value, Count):
+        return None
+    lo, hi = part.lo, part.hi
+    if isinstance(lo, int | None) and isinstance(hi, int | None):
+        return part.value.arg, (lo or 0, hi)
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# Reading a relation off a body (checked afterwards by echo_of)
+# --------------------------------------------------------------------------------------
+
+
+def _renamed(body: Compound, names: dict[str, str]) -> Compound | None:
+    """``body`` with its position variables renamed; None where another ``echo`` inside
+    binds names of its own."""
+    if any(isinstance(node, Echo) for node in body.walk()):
+        return None
+
+    def rename(node: Filter) -> Filter:
+        if isinstance(node, PositionVariable) and node.name in names:
+            return PositionVariable(names[node.name])
+        return node
+
+    renamed = body.transform(rename)
+    return renamed if isinstance(renamed, Compound) else None
+
+
+def _guess(items: tuple[Filter, ...]) -> Relation | None:
+    """The relation the conjuncts ``items`` seem to say, by the order :func:`echo_of`
+    writes them in; only a guess (:func:`relation_of` checks it)."""
+    parts = list(items)
+    if parts[:2] != [Ancestor(_SOURCE, _TARGET), Simple(Keyword.MAINLINE)]:
+        return None
+    parts = parts[2:]
+    side = RelationSideToMove.IGNORE
+    first = parts[0] if parts else None
+    if isinstance(first, Compare) and first.left == SideToMove():
+        parts.pop(0)
+        same = first.op is CompareOp.EQ
+        side = RelationSideToMove.SAME if same else RelationSideToMove.CHANGE
+    allowable = _allowable_in(parts)
+    allowed = _allowed(allowable)
+    fields: dict[str, object] = {"allowable": allowable, "side_to_move": side}
+    conflict = Not(_conflict(allowed))
+    if conflict in parts:
+        at = parts.index(conflict)
+        originals, rest = parts[:at], parts[at + 1 :]
+        fields["missing"] = _piece_count(rest, _missing, allowed)
+        fields["new"] = _piece_count(rest, _new, allowed)
+    elif parts and parts[-1] == Not(_meet(Complement(_SAME_SQUARES), *allowed)):
+        originals = parts[:-1]
+    else:
+        return None
+    for part in originals:
+        found = _counted(part)
+        if found is None:
+            return None
+        counted, bounds = found
+        if counted == _meet(Complement(_SAME_SQUARES), *allowed):
+            fields["original_different"] = bounds
+        elif counted == _meet(_SAME_SQUARES, _OCCUPIED, *allowed):
+            fields["original_same"] = bounds
+        else:
+            return None
+    return Relation().replace(**fields)
+
+
+def _allowable_in(parts: list[Filter]) -> int:
+    """The squares of the first ``[Aa_]`` designator limited to some squares, or every
+    square (the relation's ``allowable``, as :func:`_allowed` writes it)."""
+    for part in parts:
+        for node in part.walk():
+            if isinstance(node, PieceSet) and node.types == ANYTHING and node.squares != FULL:
+                return node.squares
+    return FULL
+
+
+def _piece_count(
+    parts: list[Filter], count: Callable[[TypeSet, list[Filter]], Filter], allowed: list[Filter]
+) -> tuple[TypeSet, int, int | None]:
+    """The count ``count`` makes (:func:`_missing` or :func:`_new`) among ``parts``: its
+    types and bounds. None found reads as no bound at all (a count that said nothing was
+    left out)."""
+    for part in parts:
+        found = _counted(part)
+        if found is None or not isinstance(found[0], Intersection):
+            continue
+        # The types stand in the first item: a piece set, P1's (missing) or P2's (new).
+        first = found[0].items[0]
+        designator = first.arg if isinstance(first, AtPosition) else first
+        if isinstance(designator, PieceSet) and found[0] == count(designator.types, allowed):
+            return (designator.types, *found[1])
+    return (ANYTHING, 0, None)

@@ -1,0 +1,72 @@
+"""A relation's ``echo`` read back (``core.relation_echo``): every echo the translator
+writes for an untransformed main-line relation, and the text it prints, is known again;
+nothing else is."""
+
+from __future__ import annotations
+
+import attrs
+import pytest
+from cqllegacy.translator import translate
+from hypothesis import HealthCheck, given, settings
+
+from cqllegacy import api
+from cqllegacy.core import tree as ct
+from cqllegacy.core.relation_echo import echo_of, relation_of
+from tests.evaluator.test_equivalence import _relations
+
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+_UNTURNED = _relations().map(lambda r: attrs.evolve(r, shift=False, flip=False))
+
+
+@SETTINGS
+@given(_UNTURNED)
+def test_a_main_line_relations_echo_is_known_again(relation: ct.Relation) -> None:
+    echo = echo_of(relation)
+    found = relation_of(echo)
+    if not isinstance(echo, ct.Echo):
+        assert found is None  # ``false``: a relation that never holds
+    elif relation.scope is ct.RelationScope.MAINLINE:
+        assert found is not None
+        assert echo_of(found) == echo
+    else:
+        assert found is None  # into variations: not the main-line operator's meaning
+
+
+@SETTINGS
+@given(_UNTURNED)
+def test_the_names_of_the_two_positions_do_not_matter(relation: ct.Relation) -> None:
+    echo = echo_of(attrs.evolve(relation, scope=ct.RelationScope.MAINLINE))
+    if not isinstance(echo, ct.Echo):
+        return
+    names = {"source": "s", "target": "t"}
+
+    def rename(node: ct.Filter) -> ct.Filter:
+        if isinstance(node, ct.PositionVariable):
+            return ct.PositionVariable(names[node.name])
+        return node
+
+    renamed = ct.Echo("s", "t", echo.body.transform(rename))
+    swapped = ct.Echo("target", "source", echo.body)  # each name now means the other
+    assert relation_of(renamed) == relation_of(echo)
+    assert relation_of(swapped) is None
+
+
+@pytest.mark.parametrize(
+    "relation",
+    [
+        ":missingpiececount A 1 10",
+        ":pattern :changesidetomove",
+        ":ignoresidetomove :originalsamecount 20 64",
+        ":originaldifferentcount 1 3 :newpiececount Q 1 1",
+        ":missingpiececount [Pp] 1 2 :newpiececount A 0 0",
+    ],
+)
+def test_the_translated_text_read_back_is_known_again(relation: str) -> None:
+    """The CQL 6.1 text of a legacy relation, read by the modern reader, holds an echo
+    the evaluator runs as the relation."""
+    legacy = f"(match (position Kg1 Rh1 :relation ({relation})))"
+    query = api.Query.from_text(translate(legacy)).query
+    echoes = [node for q in query.lists for node in q.body.walk() if isinstance(node, ct.Echo)]
+    assert echoes
+    assert all(relation_of(echo) is not None for echo in echoes)
