@@ -32,14 +32,12 @@ from collections.abc import Callable, Sequence
 from cqllegacy.translator.errors import translation_error
 
 from cqllegacy.core import tree as core
-from cqllegacy.core.relation_echo import SOURCE, TARGET, echo_of
+from cqllegacy.core.relation_echo import SOURCE, TARGET, echo_of, transformed_board
 from cqllegacy.legacy import tree as lt
 from cqllegacy.vocab.pieces import TypeSet
 from cqllegacy.vocab.squares import FULL, iter_squares, popcount
 
 __all__ = ["SOURCE", "TARGET", "relation_echo"]
-
-_FALSE = core.Simple(core.Keyword.FALSE)
 
 
 def relation_echo(
@@ -94,34 +92,16 @@ def _transformed_board(
     for d in designators:
         if d.tag is None and popcount(d.squares) == 1 and d.types in _KINDS:
             pattern[next(iter(iter_squares(d.squares)))] = d.types
-    covered = 0
-    for square in pattern:
-        covered |= 1 << square
-    if covered != relation.allowable:
+    if sum(1 << square for square in pattern) != relation.allowable:
         raise refuse(
             "with :shift or :flip the later position must hold the pattern's content, and the "
             "pattern does not name one piece on each of its squares, so that content is unknown"
         )
-    missing_types, missing_lo, missing_hi = relation.missing
-    new_lo = relation.new[1]
+    missing_types, _, missing_hi = relation.missing
     if missing_hi != 0 or any(not (t & missing_types) for t in pattern.values()):
         raise refuse(
             "a shifted pattern may leave the board, which the legacy relation counts as missing "
             "pieces while a CQL 6.1 shift drops that placement: exact only when no pattern "
             "piece may go missing"
         )
-    if missing_lo > 0 or new_lo > 0:
-        return _FALSE  # every pattern square keeps its piece: nothing is missing or new
-    # In the order of the list's designators: a transform of the list moves each one in
-    # place, so the transformed lists' patterns stay alike and a modern transform of the
-    # whole list can be proved to mean the same (translator.orbits.choose_compact).
-    placed = core.Compound(
-        tuple(core.PieceSet(types, 1 << square) for square, types in pattern.items())
-    )
-    kinds = [core.TransformKind.SHIFT] if relation.shift else []
-    if relation.flip:
-        kinds.insert(0, core.TransformKind.FLIP)
-    result: core.Filter = placed
-    for kind in reversed(kinds):
-        result = core.Transform(kind, result)
-    return result
+    return transformed_board(relation, pattern)

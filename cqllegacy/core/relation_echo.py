@@ -9,7 +9,7 @@ and evaluating the body there.
 :func:`relation_of` is exact by construction. It reads a relation off the body and keeps
 it only when :func:`echo_of` gives the same ``echo`` back, node for node (the names of
 the two variables aside). So it admits exactly the texts the translator writes for
-untransformed main-line relations, however the body was found.
+untransformed relations, however the body was found.
 
 >>> relation = Relation(missing=(ANY_PIECE, 1, None))
 >>> echo = echo_of(relation)
@@ -46,11 +46,21 @@ from cqllegacy.core.tree import (
     RelationSideToMove,
     SideToMove,
     Simple,
+    Transform,
+    TransformKind,
 )
 from cqllegacy.vocab.pieces import ANY_PIECE, ANYTHING, EMPTY_BIT, TypeSet
 from cqllegacy.vocab.squares import FULL
 
-__all__ = ["SOURCE", "TARGET", "echo_of", "relation_of", "untransformed_board"]
+__all__ = [
+    "SOURCE",
+    "TARGET",
+    "Pattern",
+    "echo_of",
+    "relation_of",
+    "transformed_board",
+    "untransformed_board",
+]
 
 #: The names the translator gives the two positions.
 SOURCE, TARGET = "source", "target"
@@ -64,6 +74,8 @@ _TRUE = Simple(Keyword.TRUE)
 _FALSE = Simple(Keyword.FALSE)
 
 Bounds = tuple[int, int | None]
+#: The piece type on each square of a relation's ``:pattern``, in the list's order.
+Pattern = dict[int, TypeSet]
 
 
 def echo_of(relation: Relation, board: Sequence[Filter] | None = None) -> Filter:
@@ -123,8 +135,8 @@ def untransformed_board(relation: Relation) -> list[Filter]:
 
 
 def relation_of(echo: Filter) -> Relation | None:
-    """The untransformed main-line relation whose :func:`echo_of` is ``echo`` (its two
-    variables named anything), or None for any other filter."""
+    """The untransformed relation whose :func:`echo_of` is ``echo`` (its two variables
+    named anything), or None for any other filter."""
     if not isinstance(echo, Echo) or echo.in_all or not isinstance(echo.body, Compound):
         return None
     if echo.source == echo.target:
@@ -138,6 +150,26 @@ def relation_of(echo: Filter) -> Relation | None:
     if guess is None or echo_of(guess) != Echo(SOURCE, TARGET, body):
         return None
     return guess
+
+
+def transformed_board(relation: Relation, pattern: Pattern) -> Filter:
+    """Some map of the relation's ``:shift``/``:flip`` moves P2 onto P1's ``pattern`` (one
+    piece type a square, in the list's order), or ``false`` when a count asks for a
+    missing or a new piece (every pattern square keeps its piece).  Exact where P1 holds
+    the pattern and no pattern piece may go missing (the translator checks)."""
+    if relation.missing[1] > 0 or relation.new[1] > 0:
+        return _FALSE
+    # In the order of the list's designators: a transform of the list moves each one in
+    # place, so the transformed lists' patterns stay alike and a modern transform of the
+    # whole list can be proved to mean the same (translator.orbits.choose_compact).
+    result: Filter = Compound(
+        tuple(PieceSet(types, 1 << square) for square, types in pattern.items())
+    )
+    if relation.shift:
+        result = Transform(TransformKind.SHIFT, result)
+    if relation.flip:
+        result = Transform(TransformKind.FLIP, result)
+    return result
 
 
 # --------------------------------------------------------------------------------------
@@ -218,28 +250,25 @@ def _guess(items: tuple[Filter, ...]) -> Relation | None:
     """The relation the conjuncts ``items`` seem to say, by the order :func:`echo_of`
     writes them in; only a guess (:func:`relation_of` checks it)."""
     parts = list(items)
-    if parts[:2] != [Ancestor(_SOURCE, _TARGET), Simple(Keyword.MAINLINE)]:
+    if parts[:1] != [Ancestor(_SOURCE, _TARGET)]:
         return None
-    parts = parts[2:]
+    parts = parts[1:]
+    scope = RelationScope.ALL  # no keyword: every later position examined
+    if parts and isinstance(parts[0], Simple) and parts[0] in _SCOPES:
+        scope = _SCOPES[parts.pop(0)]
     side = RelationSideToMove.IGNORE
     first = parts[0] if parts else None
     if isinstance(first, Compare) and first.left == SideToMove():
         parts.pop(0)
         same = first.op is CompareOp.EQ
         side = RelationSideToMove.SAME if same else RelationSideToMove.CHANGE
-    allowable = _allowable_in(parts)
+    fields: dict[str, object] = {"side_to_move": side, "scope": scope}
+    fields["allowable"] = allowable = _allowable_in(parts)
     allowed = _allowed(allowable)
-    fields: dict[str, object] = {"allowable": allowable, "side_to_move": side}
-    conflict = Not(_conflict(allowed))
-    if conflict in parts:
-        at = parts.index(conflict)
-        originals, rest = parts[:at], parts[at + 1 :]
-        fields["missing"] = _piece_count(rest, _missing, allowed)
-        fields["new"] = _piece_count(rest, _new, allowed)
-    elif parts and parts[-1] == Not(_meet(Complement(_SAME_SQUARES), *allowed)):
-        originals = parts[:-1]
-    else:
+    board = _board_guess(parts, allowed, fields)
+    if board is None:
         return None
+    originals = parts[:board]
     for part in originals:
         found = _counted(part)
         if found is None:
@@ -252,6 +281,31 @@ def _guess(items: tuple[Filter, ...]) -> Relation | None:
         else:
             return None
     return Relation().replace(**fields)
+
+
+def _board_guess(
+    parts: list[Filter], allowed: list[Filter], fields: dict[str, object]
+) -> int | None:
+    """Where the untransformed comparison of the boards begins among ``parts`` (the
+    original counts stand before it), its counts put in ``fields``; None when it is not
+    there."""
+    conflict = Not(_conflict(allowed))
+    if conflict in parts:
+        at = parts.index(conflict)
+        rest = parts[at + 1 :]
+        fields["missing"] = _piece_count(rest, _missing, allowed)
+        fields["new"] = _piece_count(rest, _new, allowed)
+        return at
+    if parts and parts[-1] == Not(_meet(Complement(_SAME_SQUARES), *allowed)):
+        return len(parts) - 1
+    return None
+
+
+#: The keyword of a scope that :func:`echo_of` writes one for.
+_SCOPES: dict[Filter, RelationScope] = {
+    Simple(Keyword.MAINLINE): RelationScope.MAINLINE,
+    Simple(Keyword.VARIATION): RelationScope.VARIATIONS,
+}
 
 
 def _allowable_in(parts: list[Filter]) -> int:

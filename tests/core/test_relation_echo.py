@@ -1,6 +1,6 @@
 """A relation's ``echo`` read back (``core.relation_echo``): every echo the translator
-writes for an untransformed main-line relation, and the text it prints, is known again;
-nothing else is."""
+writes for an untransformed relation, and the text it prints, is known again; nothing
+else is."""
 
 from __future__ import annotations
 
@@ -21,16 +21,15 @@ _UNTURNED = _relations().map(lambda r: attrs.evolve(r, shift=False, flip=False))
 
 @SETTINGS
 @given(_UNTURNED)
-def test_a_main_line_relations_echo_is_known_again(relation: ct.Relation) -> None:
+def test_an_untransformed_relations_echo_is_known_again(relation: ct.Relation) -> None:
     echo = echo_of(relation)
     found = relation_of(echo)
     if not isinstance(echo, ct.Echo):
         assert found is None  # ``false``: a relation that never holds
-    elif relation.scope is ct.RelationScope.MAINLINE:
-        assert found is not None
-        assert echo_of(found) == echo
     else:
-        assert found is None  # into variations: not the main-line operator's meaning
+        assert found is not None
+        assert found.scope is relation.scope
+        assert echo_of(found) == echo
 
 
 @SETTINGS
@@ -60,6 +59,8 @@ def test_the_names_of_the_two_positions_do_not_matter(relation: ct.Relation) -> 
         ":ignoresidetomove :originalsamecount 20 64",
         ":originaldifferentcount 1 3 :newpiececount Q 1 1",
         ":missingpiececount [Pp] 1 2 :newpiececount A 0 0",
+        ":newpiececount [Qq] 1 :missingpiececount [Pp] 1 :variationsonly",
+        ":missingpiececount A 1 3 :variations",
     ],
 )
 def test_the_translated_text_read_back_is_known_again(relation: str) -> None:

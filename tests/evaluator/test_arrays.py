@@ -458,11 +458,14 @@ def test_relations_along_the_main_line(relation: ct.Relation) -> None:
 
 
 @settings(SETTINGS, max_examples=15)
-@given(_UNTURNED)
-def test_the_echo_of_a_relation_is_evaluated_as_the_relation(relation: ct.Relation) -> None:
-    """The ``echo`` the translator writes for a main-line relation has the relation's
-    array form; its reference rule makes each other position current."""
-    echo = echo_of(relation)
+@given(_UNTURNED, st.sampled_from(list(ct.RelationScope)))
+def test_the_echo_of_a_relation_is_evaluated_as_the_relation(
+    relation: ct.Relation, scope: ct.RelationScope
+) -> None:
+    """The ``echo`` the translator writes for a relation has the relation's array form
+    (along the main line, which is all a stored game examines); its reference rule makes
+    each other position current."""
+    echo = echo_of(attrs.evolve(relation, scope=scope))
     assume(isinstance(echo, ct.Echo))
     assert assert_same(echo)
 

@@ -213,6 +213,15 @@ def test_every_answer_is_the_reference_rules(relation: ct.Relation) -> None:
 
 _ECHOED = [
     ct.Relation(missing=(ANY_PIECE, 1, 10), new=(ANY_PIECE, 0, 0)),
+    ct.Relation(missing=(ANY_PIECE, 1, 10), new=(ANY_PIECE, 0, 0), scope=ct.RelationScope.ALL),
+    ct.Relation(scope=ct.RelationScope.ALL, side_to_move=ct.RelationSideToMove.IGNORE),
+    ct.Relation(scope=ct.RelationScope.VARIATIONS),
+    ct.Relation(
+        missing=(ANYTHING, 0, None),
+        new=(ANYTHING, 0, None),
+        original_different=(1, 4),
+        scope=ct.RelationScope.VARIATIONS,
+    ),
     ct.Relation(),
     ct.Relation(missing=(types_of("Pp"), 1, 2), new=(ANYTHING, 0, 0)),
     ct.Relation(original_same=(20, None), side_to_move=ct.RelationSideToMove.IGNORE),
@@ -241,9 +250,9 @@ def _with_variations() -> Context:
 
 @pytest.mark.parametrize("relation", _ECHOED)
 def test_the_echo_of_a_relation_answers_as_its_reference_rule(relation: ct.Relation) -> None:
-    """The translator's ``echo`` of a main-line relation is lowered to the relation's
-    operator (main line) or its own rule (variations): at every position, in either
-    scope, the reference rule's answer."""
+    """The translator's ``echo`` of a relation is lowered to the relation's operator
+    (or, inside a variation, its own rule): at every position, in either scope, the
+    reference rule's answer."""
     echo = echo_of(relation)
     assert isinstance(echo, ct.Echo)
     lowered = Compiler(REFERENCE_RULES, LOWERING)
@@ -271,7 +280,7 @@ def test_an_echo_of_another_shape_keeps_its_reference_rule() -> None:
     assert isinstance(ancestor, ct.Ancestor) and mainline == ct.Simple(ct.Keyword.MAINLINE)
     swapped = ct.Ancestor(ancestor.right, ancestor.left)
     moved = (ancestor, mainline, *rest[1:], rest[0])  # the side compared last
-    for items in ((ancestor, *rest), (swapped, mainline, *rest), moved):
+    for items in ((mainline, ancestor, *rest), (swapped, mainline, *rest), moved):
         other = echo.replace(body=ct.Compound(tuple(items)))
         assert LOWERING[ct.Echo](compiler, other) is None
 

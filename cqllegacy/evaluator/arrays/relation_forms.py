@@ -57,12 +57,15 @@ def _relation(c: ArrayCompiler, node: Relation) -> ArrayFn:
 
 @_form(Echo)
 def _echo(c: ArrayCompiler, node: Echo) -> ArrayFn:
-    # The echo the translator writes for a main-line relation is that relation
-    # (core.relation_echo); the stored positions are all on the main line.
+    # The echo the translator writes for a relation is that relation (core.relation_echo).
+    # A run from stored positions examines the main line alone: the echo's targets are
+    # its positions, none of them in a variation.
     relation = relation_of(node)
     if relation is None:
         raise RowOnly("it binds a position variable that each position of the game tries in turn")
-    return _relation(c, relation)
+    if relation.scope is RelationScope.VARIATIONS:
+        return lambda positions: np.zeros(positions.size, np.bool_)
+    return _relation(c, relation.replace(scope=RelationScope.MAINLINE))
 
 
 class _Pairs:

@@ -1,6 +1,6 @@
 """Legacy ``:relation``: the reference rule's comparison run by
 :class:`~cqllegacy.evaluator.operators.relation.RelationOperator`; and the ``echo`` that
-the translator writes for a main-line relation, run by the same operator.
+the translator writes for an untransformed relation, run by the same operator.
 
 Run by its reference rule, such an ``echo`` makes each other position of the game current
 and evaluates its body there: 205 s on 3,000 games, where the legacy script it came from
@@ -41,18 +41,31 @@ def lower_relation(c: Compiler, node: Relation) -> Compiled:
 
 
 def lower_echo(c: Compiler, node: Echo) -> Compiled | None:
-    """An ``echo`` that says a main-line relation (:func:`~cqllegacy.core.relation_echo.
-    relation_of`): at a main-line position, the relation's operator; at a position in a
-    variation (whose later main-line positions are none of its descendants, while the
-    relation's "later" follows the variation), the reference rule.  None for any other
-    ``echo``."""
+    """An ``echo`` that says an untransformed relation
+    (:func:`~cqllegacy.core.relation_echo.relation_of`), run by the relation's operator;
+    None for any other ``echo``.
+
+    The echo's targets are the positions the list examines.  Where that is the main line,
+    the relation is its main-line form (one into variations finds no target).  Where it is
+    the whole tree, the relation as written, except at a position inside a variation for a
+    relation of the main line or of variations: there the relation's "later" follows the
+    variation, while the echo's targets (main-line positions, or those in variations)
+    descend from it differently, and the reference rule answers."""
     relation = relation_of(node)
     if relation is None:
         return None
-    main_line = lower_relation(c, relation).fn
-    elsewhere = c.reference(node).fn
+    scope = relation.scope
+    reference = c.reference(node).fn
+    as_written = lower_relation(c, relation).fn
+    along_main_line = lower_relation(c, relation.replace(scope=RelationScope.MAINLINE)).fn
 
     def echo(ctx: Context, p: int) -> bool:
-        return bool(main_line(ctx, p) if p < ctx.mainline_end else elsewhere(ctx, p))
+        if p >= ctx.mainline_end and scope is not RelationScope.ALL:
+            return bool(reference(ctx, p))
+        if ctx.next is ctx.children:  # every position examined (the reference rule's test)
+            return bool(as_written(ctx, p))
+        if p >= ctx.mainline_end:
+            return bool(reference(ctx, p))
+        return scope is not RelationScope.VARIATIONS and bool(along_main_line(ctx, p))
 
     return Compiled(Kind.LOGICAL, echo)
