@@ -1,5 +1,5 @@
 """The array form of the legacy ``:relation`` (semantics: S-relation, decision L18), and of
-the ``echo`` the translator writes for a main-line one.
+the ``echo`` the translator writes for an untransformed one.
 
 A position P1 holds when some later position P2 of its game's main line stands in the
 relation to it.  Every pair of a game is compared, all games at once, a distance at a
