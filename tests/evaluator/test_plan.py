@@ -107,3 +107,33 @@ def test_a_designators_squares_are_python_chess_pieces_on_its_squares(
     value = designator_squares(types, squares)
     for board in BOARDS:
         assert value(board) == _by_python_chess(board, types, squares)
+
+
+def test_disjunctions_of_the_same_members_share_one_index() -> None:
+    """Orbits with the same members (one's pattern an image of the other's under the
+    orbit's own transforms) compile one index; orbits of other members their own, and
+    every answer is the reference rules'."""
+    from cqllegacy.evaluator.compiler import Compiler
+    from cqllegacy.evaluator.evaluate import REFERENCE_RULES, evaluate_filter
+    from cqllegacy.evaluator.lowering import LOWERING
+    from cqllegacy.evaluator.testing import position
+
+    flip, shift = ct.TransformKind.FLIP, ct.TransformKind.SHIFT
+    pattern = ct.Compound((pd("Ke6"), pd("be7")))
+    moved = ct.Compound((pd("Kd3"), pd("bd2")))  # turned upside down, one file to the left
+    both = [ct.Transform(flip, ct.Transform(shift, x)) for x in (pattern, moved)]
+    flipped = ct.Transform(flip, pattern)
+    compiler = Compiler(REFERENCE_RULES, LOWERING)
+    # (The compound's value is a set: the orbit's truth is its ``test``.)
+    first, second, other = (compiler.compile(node).test for node in (*both, flipped))
+    assert first is not None
+    assert first is second
+    assert other is not first
+    shifted_far = position("8/8/8/8/8/1b6/1K6/7k w - - 0 1")  # Kb2 bb3: shifted, not turned
+    answers = {node: evaluate_filter(node, shifted_far) for node in (*both, flipped)}
+    assert {node: bool(value) for node, value in answers.items()} == {
+        **{node: True for node in both},
+        flipped: False,
+    }
+    for node in (*both, flipped):
+        assert evaluate_filter(node, shifted_far, optimize=False) == answers[node]
