@@ -56,8 +56,10 @@ def lower_echo(c: Compiler, node: Echo) -> Compiled | None:
         return None
     scope = relation.scope
     reference = c.reference(node).fn
-    as_written = lower_relation(c, relation).fn
-    along_main_line = lower_relation(c, relation.replace(scope=RelationScope.MAINLINE)).fn
+    # Compiled as nodes: a main-line relation's two forms are one operator (one memo of
+    # answers), shared with any equal relation of the query.
+    as_written = c.compile(relation).fn
+    along_main_line = c.compile(relation.replace(scope=RelationScope.MAINLINE)).fn
 
     def echo(ctx: Context, p: int) -> bool:
         if p >= ctx.mainline_end and scope is not RelationScope.ALL:
