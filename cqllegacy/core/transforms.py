@@ -61,6 +61,7 @@ from cqllegacy.vocab.squares import (
     Direction,
     SquareSet,
     color_swap_set,
+    iter_squares,
     modern_shift,
 )
 
@@ -221,15 +222,10 @@ def orbit(kind: TransformKind, filter: Filter) -> tuple[Filter, ...]:
     >>> orbit(TransformKind.SHIFT, Simple(Keyword.CHECK))
     (Simple(keyword=<Keyword.CHECK: 'check'>),)
     """
-    members: dict[Filter, None] = {}
-    squares = _reached_squares(filter) if kind in _SHIFT_KINDS else None
-    for tau in basic_transforms(kind):
-        if squares is not None and not tau.keeps_all(squares):
-            continue  # apply would give None: a designator it reaches leaves the board
-        image = apply(tau, filter)
-        if image is not None:
-            members.setdefault(image, None)
-    return tuple(members)
+    if kind in _SHIFT_KINDS:
+        return _shift_orbit(kind, filter)
+    images = (apply(tau, filter) for tau in basic_transforms(kind))
+    return tuple(dict.fromkeys(image for image in images if image is not None))
 
 
 #: The kinds whose basic transforms are shifts: most of their images are invalid.
@@ -238,11 +234,79 @@ _SHIFT_KINDS = frozenset(
 )
 
 
+def _shift_orbit(kind: TransformKind, filter: Filter) -> tuple[Filter, ...]:
+    """:func:`orbit` for a kind of shifts, read off the orbit of the same pattern placed
+    elsewhere where one was made (:func:`_placement`)."""
+    placement = _placement(kind, filter)
+    if placement is not None:
+        known = _EDGE_IMAGES.get((kind, placement[0]))
+        if known is not None:
+            # Each valid image of the edge is a basic transform's image of ``filter``
+            # (a square it keeps lies within seven files and ranks of where it stands);
+            # the one equal to ``filter`` is the identity's, which comes first.
+            return tuple(dict.fromkeys((filter, *(image for _, image in known))))
+    squares = _reached_squares(filter)
+    shifted: list[tuple[tuple[int, int], Filter]] = []
+    for tau in basic_transforms(kind):
+        if squares is not None and not tau.keeps_all(squares):
+            continue  # apply would give None: a designator it reaches leaves the board
+        image = apply(tau, filter)
+        if image is not None:
+            shifted.append(((tau.dx, tau.dy), image))
+    if placement is not None:
+        edge, dx, dy = placement
+        if len(_EDGE_IMAGES) >= 64:
+            _EDGE_IMAGES.clear()
+        # The edge's images by its own shifts, ranks then files upwards: the order of
+        # basic_transforms but for the identity, which a translation keeps.
+        moved = (((x + dx, y + dy), image) for (x, y), image in shifted)
+        _EDGE_IMAGES[(kind, edge)] = tuple(sorted(moved, key=lambda m: m[0][::-1]))
+    return tuple(dict.fromkeys(image for _, image in shifted))
+
+
+#: The valid images of a pattern at the edge of the board (:func:`_placement`) under
+#: the shifts of a kind, each with its shift, ranks then files upwards.
+_EDGE_IMAGES: dict[tuple[TransformKind, Filter], tuple[tuple[tuple[int, int], Filter], ...]] = {}
+
+
+def _placement(kind: TransformKind, filter: Filter) -> tuple[Filter, int, int] | None:
+    """``filter`` as a pattern W0 at the edge of the board moved by ``(dx, dy)``, both
+    as far as ``kind`` shifts (W0 touches the a-file and the first rank); None where its
+    shifts might not be W0's shifts moved (:func:`_shift_orbit`).
+
+    A shift moves every square of a designator with fewer than eight squares the same
+    way and drops those it takes off the board (no full rank or file to keep, M2), and
+    changes nothing else in the tree but a square's colour, which follows the distance's
+    parity.  W0 moved by ``(dx, dy)`` loses no square, so the image of ``filter`` under
+    the shift ``s`` is W0's under ``s + (dx, dy)``, valid exactly when that one is.
+    The CQL 6.1 text of a shifted relation holds an inner ``flip shift`` orbit in each
+    of the 240 members of its outer one, each the same pattern moved: all of them are
+    read off eight orbits (one for each turn of the pattern), not made image by image.
+    """
+    squares = _reached_squares(filter)
+    if not squares or any(s.bit_count() >= 8 for s in squares):
+        return None
+    union = 0
+    for s in squares:
+        union |= s
+    if not union:
+        return None  # nothing moves: every image but a colour's is the tree itself
+    dx = min(sq & 7 for sq in iter_squares(union)) if kind is not _VERTICAL else 0
+    dy = (union & -union).bit_length() - 1 >> 3 if kind is not _HORIZONTAL else 0
+    edge = apply(BasicTransform(dx=-dx, dy=-dy), filter)
+    assert edge is not None  # moving towards a1 by the least file and rank loses nothing
+    return edge, dx, dy
+
+
+_HORIZONTAL, _VERTICAL = TransformKind.SHIFTHORIZONTAL, TransformKind.SHIFTVERTICAL
+
+
 def _reached_squares(filter: Filter) -> frozenset[SquareSet] | None:
-    """The square sets of the piece designators the rewrite of ``filter`` maps (every
-    one: each rule rewrites every sub-filter, and nothing stands below a node that
-    transforms leave alone), or None when the tree holds a node the rewrite refuses (it
-    must still be refused where a designator would leave the board after it).
+    """The square sets the rewrite of ``filter`` maps, those of its piece designators and
+    of the moves of a hypothetical line (every one: each rule rewrites every sub-filter,
+    and nothing stands below a node that transforms leave alone), or None when the tree
+    holds a node the rewrite refuses (it must still be refused where a designator would
+    leave the board after it).
 
     ``apply(tau, filter)`` is None exactly when ``tau.map_squares`` is None for one of
     them: :func:`orbit` skips those transforms without rewriting anything.  Remembered
@@ -252,6 +316,9 @@ def _reached_squares(filter: Filter) -> frozenset[SquareSet] | None:
         return None
     if isinstance(filter, PieceSet):
         return frozenset((filter.squares,))
+    if isinstance(filter, HypotheticalLine):
+        # Its moves' squares map as a designator's do; nothing stands below it.
+        return frozenset(s for m in filter.moves for s in (m.from_squares, m.to_squares))
     if how is Transforms.NOTHING:
         return frozenset()
     known = _SQUARES.get(id(filter))

@@ -21,9 +21,26 @@ from cqllegacy.core.transforms import (
     forget_images,
     orbit,
 )
-from cqllegacy.core.tree import Compound, Filter, Move, Not, Or, Origin, Relation, TransformKind
+from cqllegacy.core.tree import (
+    Compound,
+    DirectionSet,
+    Filter,
+    HypotheticalLine,
+    HypotheticalMove,
+    Move,
+    Not,
+    Or,
+    Origin,
+    PieceSet,
+    Relation,
+    SquareColor,
+    Transform,
+    TransformKind,
+)
 from cqllegacy.evaluator.testing import pd
+from cqllegacy.vocab.pieces import EMPTY_BIT
 from cqllegacy.vocab.spans import Span
+from cqllegacy.vocab.squares import Direction
 from tests.support.strategies import filters
 
 #: Every basic transform of every kind, each once.
@@ -147,3 +164,56 @@ def test_an_orbit_with_a_relation_is_refused_though_shifts_empty_its_anchors() -
     refused = image(orbit_afresh, TransformKind.SHIFTHORIZONTAL, tree)
     assert refused[0] == "refused"  # type: ignore[index]
     assert image(orbit_unremembered, TransformKind.SHIFTHORIZONTAL, tree) == refused
+
+
+def _line_move(start: Filter, end: Filter) -> HypotheticalMove:
+    """A move of a hypothetical line between the squares of two designators (its squares
+    are its own, not a designator's)."""
+    assert isinstance(start, PieceSet) and isinstance(end, PieceSet)
+    return HypotheticalMove(start.types, start.squares, EMPTY_BIT, end.squares)
+
+
+#: Patterns whose squares a shift moves as a whole (designators of one to three squares,
+#: no full rank or file), under nodes with rules of their own: a square's colour, a
+#: direction, a move, another orbit, a hypothetical line.
+PATTERN = st.lists(
+    st.builds(
+        lambda squares, white: pd(("Q" if white else "b") + f"[{','.join(squares)}]"),
+        st.lists(
+            st.sampled_from(["a1", "b2", "c7", "d4", "e6", "f3", "h5", "g8"]),
+            min_size=1,
+            max_size=3,
+        ),
+        st.booleans(),
+    ),
+    min_size=1,
+    max_size=4,
+).flatmap(
+    lambda sets: st.sampled_from(
+        [
+            Compound(tuple(sets)),
+            Compound((SquareColor(True, sets[0]), *sets[1:])),
+            Compound((DirectionSet(Direction.UP, sets[0], 1, 3), Not(sets[-1]))),
+            Compound((Move(from_=sets[0], to=sets[-1]), *sets)),
+            Compound((sets[0], Transform(TransformKind.FLIP, Compound(tuple(sets))))),
+            # The line's move reaches squares that no designator holds.
+            Compound((*(sets[:-1] or sets), HypotheticalLine((_line_move(sets[0], sets[-1]),)))),
+        ]
+    )
+)
+SHIFT_KINDS = [TransformKind.SHIFT, TransformKind.SHIFTHORIZONTAL, TransformKind.SHIFTVERTICAL]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(PATTERN, st.integers(-7, 7), st.integers(-7, 7), st.sampled_from(SHIFT_KINDS))
+def test_the_orbit_of_a_moved_pattern_is_read_off_the_pattern_at_the_edge(
+    pattern: Filter, dx: int, dy: int, kind: TransformKind
+) -> None:
+    # orbit reads a shift orbit off the images of the tree moved to the a-file and the
+    # first rank (the table of that tree, shared by every copy of it placed elsewhere):
+    # the same members, in the same order, as every basic transform made afresh; with
+    # the square colour, the direction, the nested orbit, the squares shifted off.
+    moved = apply_unremembered(BasicTransform(dx=dx, dy=dy), pattern)
+    for tree in (pattern, moved):
+        if tree is not None:
+            assert orbit_unremembered(kind, tree) == orbit_afresh(kind, tree)

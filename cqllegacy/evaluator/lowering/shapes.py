@@ -5,6 +5,7 @@ reads."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 from cqllegacy.core import tree as ct
@@ -56,9 +57,16 @@ def disjunction_members(node: Filter) -> Iterator[Filter]:
     for part in node.disjuncts():
         if isinstance(part, Transform) and not part.count:
             for member in orbit_members(part):
-                yield from disjunction_members(member)
+                yield from _member_disjuncts(member)
         else:
             yield part
+
+
+@functools.lru_cache(maxsize=4096)
+def _member_disjuncts(member: Filter) -> tuple[Filter, ...]:
+    # The members of nested orbits come again (each member of an outer orbit may hold an
+    # inner one of the same members): each is opened once.
+    return tuple(disjunction_members(member))
 
 
 def set_members(node: Filter) -> Iterator[Filter]:
