@@ -255,7 +255,7 @@ def _shift_orbit(kind: TransformKind, filter: Filter) -> tuple[Filter, ...]:
             shifted.append(((tau.dx, tau.dy), image))
     if placement is not None:
         edge, dx, dy = placement
-        if len(_EDGE_IMAGES) >= 64:
+        if len(_EDGE_IMAGES) >= MAX_REMEMBERED_EDGES:
             _EDGE_IMAGES.clear()
         # The edge's images by its own shifts, ranks then files upwards: the order of
         # basic_transforms but for the identity, which a translation keeps.
@@ -265,7 +265,10 @@ def _shift_orbit(kind: TransformKind, filter: Filter) -> tuple[Filter, ...]:
 
 
 #: The valid images of a pattern at the edge of the board (:func:`_placement`) under
-#: the shifts of a kind, each with its shift, ranks then files upwards.
+#: the shifts of a kind, each with its shift, ranks then files upwards.  At most
+#: ``MAX_REMEMBERED_EDGES`` patterns (a nested orbit's turns need eight), as many as the
+#: orbits :func:`orbit` keeps, so that a long process keeps no more alive.
+MAX_REMEMBERED_EDGES = 64
 _EDGE_IMAGES: dict[tuple[TransformKind, Filter], tuple[tuple[tuple[int, int], Filter], ...]] = {}
 
 
