@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 from cqllegacy.core.tree import (
@@ -134,9 +135,11 @@ def untransformed_board(relation: Relation) -> list[Filter]:
     return out
 
 
+@functools.lru_cache(maxsize=256)
 def relation_of(echo: Filter) -> Relation | None:
     """The untransformed relation whose :func:`echo_of` is ``echo`` (its two variables
-    named anything), or None for any other filter."""
+    named anything), or None for any other filter.  Remembered: the lowering and the
+    array forms both ask."""
     if not isinstance(echo, Echo) or echo.in_all or not isinstance(echo.body, Compound):
         return None
     if echo.source == echo.target:
