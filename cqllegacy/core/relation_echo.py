@@ -60,6 +60,7 @@ __all__ = [
     "echo_of",
     "relation_of",
     "transformed_board",
+    "transformed_relation_of",
     "untransformed_board",
 ]
 
@@ -140,19 +141,87 @@ def relation_of(echo: Filter) -> Relation | None:
     """The untransformed relation whose :func:`echo_of` is ``echo`` (its two variables
     named anything), or None for any other filter.  Remembered: the lowering and the
     array forms both ask."""
-    if not isinstance(echo, Echo) or echo.in_all or not isinstance(echo.body, Compound):
-        return None
-    if echo.source == echo.target:
-        return None
-    body: Compound | None = echo.body
-    if (echo.source, echo.target) != (SOURCE, TARGET):
-        body = _renamed(echo.body, {echo.source: SOURCE, echo.target: TARGET})
+    body = _body(echo)
     if body is None:
         return None
     guess = _guess(body.items)
     if guess is None or echo_of(guess) != Echo(SOURCE, TARGET, body):
         return None
     return guess
+
+
+def transformed_relation_of(echo: Filter) -> tuple[Relation, Pattern] | None:
+    """The shifted or turned relation and the pattern whose ``echo`` (:func:`echo_of`
+    with :func:`transformed_board`) is ``echo``, or None for any other filter.
+
+    The two mean the same only where P1 holds the pattern (the translator writes the
+    ``echo`` beside the pattern's designators).  Of the relations with that ``echo``,
+    the one whose missing and new counts are the defaults: where P1 holds the pattern,
+    every allowable square holds a piece, so no other count says anything else.
+
+    >>> from cqllegacy.vocab.pieces import types_of
+    >>> relation = Relation(allowable=1 << 6, shift=True, original_same=(0, 0))
+    >>> pattern = {6: types_of("K")}
+    >>> echo = echo_of(relation, [transformed_board(relation, pattern)])
+    >>> transformed_relation_of(echo) == (relation, pattern)
+    True
+    """
+    body = _body(echo)
+    if body is None:
+        return None
+    read = _transformed_pattern(body.items[-1])
+    if read is None:
+        return None
+    pattern, shift, flip = read
+    allowable = sum(1 << square for square in pattern)
+    same = Not(_meet(Complement(_SAME_SQUARES), *_allowed(allowable)))
+    guess = _guess((*body.items[:-1], same))
+    if guess is None:
+        return None
+    guess = guess.replace(allowable=allowable, shift=shift, flip=flip)
+    if echo_of(guess, [transformed_board(guess, pattern)]) != Echo(SOURCE, TARGET, body):
+        return None
+    return guess, pattern
+
+
+def _body(echo: Filter) -> Compound | None:
+    """The body of an ``echo`` with its variables named as :func:`echo_of` names them;
+    None for another filter."""
+    if not isinstance(echo, Echo) or echo.in_all or not isinstance(echo.body, Compound):
+        return None
+    if echo.source == echo.target:
+        return None
+    if (echo.source, echo.target) != (SOURCE, TARGET):
+        return _renamed(echo.body, {echo.source: SOURCE, echo.target: TARGET})
+    return echo.body
+
+
+def _transformed_pattern(board: Filter) -> tuple[Pattern, bool, bool] | None:
+    """The pattern of :func:`transformed_board` and whether it shifts and turns."""
+    flip = isinstance(board, Transform) and board.kind is TransformKind.FLIP
+    if flip:
+        assert isinstance(board, Transform)
+        board = board.arg
+    shift = isinstance(board, Transform) and board.kind is TransformKind.SHIFT
+    if shift:
+        assert isinstance(board, Transform)
+        board = board.arg
+    if not (shift or flip) or not isinstance(board, Compound):
+        return None
+    pattern: Pattern = {}
+    for item in board.items:
+        # One piece on one square: P1's content there is known (the translator writes
+        # no other pattern; ``[KQ]g1`` would let P2 hold a queen where P1 has a king).
+        if not isinstance(item, PieceSet) or item.squares.bit_count() != 1:
+            return None
+        if item.types not in _KINDS:
+            return None
+        pattern[item.squares.bit_length() - 1] = item.types
+    return pattern, shift, flip
+
+
+#: The type set of each single kind of piece (one colour, one type).
+_KINDS = frozenset(1 << i for i in range(12))
 
 
 def transformed_board(relation: Relation, pattern: Pattern) -> Filter:

@@ -8,10 +8,17 @@ import attrs
 import pytest
 from cqllegacy.translator import translate
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from cqllegacy import api
 from cqllegacy.core import tree as ct
-from cqllegacy.core.relation_echo import echo_of, relation_of
+from cqllegacy.core.relation_echo import (
+    echo_of,
+    relation_of,
+    transformed_board,
+    transformed_relation_of,
+)
+from cqllegacy.vocab.pieces import ANYTHING, types_of
 from tests.evaluator.test_equivalence import _relations
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -71,3 +78,56 @@ def test_the_translated_text_read_back_is_known_again(relation: str) -> None:
     echoes = [node for q in query.lists for node in q.body.walk() if isinstance(node, ct.Echo)]
     assert echoes
     assert all(relation_of(echo) is not None for echo in echoes)
+
+
+#: Patterns of a shifted or turned relation: one piece a square.
+_PATTERNS = st.dictionaries(
+    st.integers(0, 63),
+    st.sampled_from([types_of(c) for c in "KQRBNPkqrbnp"]),
+    min_size=1,
+    max_size=4,
+)
+
+
+@SETTINGS
+@given(_relations(), _PATTERNS)
+def test_a_transformed_relations_echo_is_known_again(
+    relation: ct.Relation, pattern: dict[int, int]
+) -> None:
+    """The ``echo`` of a shifted or turned relation gives back its pattern and a relation
+    with the same ``echo``: the same scope, transforms, side and original counts."""
+    relation = attrs.evolve(
+        relation,
+        allowable=sum(1 << square for square in pattern),
+        missing=(ANYTHING, 0, 0),
+        new=(ANYTHING, 0, 0),
+    )
+    echo = echo_of(relation, [transformed_board(relation, pattern)])
+    found = transformed_relation_of(echo)
+    if not (relation.shift or relation.flip):
+        assert found is None  # the untransformed relation's own text is another
+        return
+    assert isinstance(echo, ct.Echo) and found is not None
+    read, read_pattern = found
+    assert read_pattern == pattern
+    assert (read.shift, read.flip, read.scope) == (relation.shift, relation.flip, relation.scope)
+    # A count that admits anything is written as nothing: only the echo is the same.
+    assert echo_of(read, [transformed_board(read, pattern)]) == echo
+
+
+def test_an_echo_not_written_for_a_transformed_relation_is_not_read_as_one() -> None:
+    relation = ct.Relation(allowable=1 << 6, shift=True, original_same=(0, 0))
+    echo = echo_of(relation, [transformed_board(relation, {6: types_of("K")})])
+    assert isinstance(echo, ct.Echo) and isinstance(echo.body, ct.Compound)
+    *rest, board = echo.body.items
+    assert isinstance(board, ct.Transform)
+    others = [
+        ct.Transform(board.kind, board.arg, count=True),  # counted, not some placement
+        ct.Transform(ct.TransformKind.SHIFTHORIZONTAL, board.arg),
+        ct.Transform(board.kind, ct.Compound((ct.PieceSet(types_of("K"), 3 << 6),))),
+        # A king or a queen: P1's content on g1 is not known.
+        ct.Transform(board.kind, ct.Compound((ct.PieceSet(types_of("KQ"), 1 << 6),))),
+    ]
+    for other in others:
+        assert transformed_relation_of(echo.replace(body=ct.Compound((*rest, other)))) is None
+    assert transformed_relation_of(echo.replace(body=ct.Compound((*rest[1:], board)))) is None

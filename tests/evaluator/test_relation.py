@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cqllegacy.core import tree as ct
-from cqllegacy.core.relation_echo import echo_of
+from cqllegacy.core.relation_echo import echo_of, transformed_board
 from cqllegacy.evaluator.compiler import Compiler, Context
 from cqllegacy.evaluator.evaluate import REFERENCE_RULES
 from cqllegacy.evaluator.gametree import GameInfo, PositionTable
@@ -268,6 +268,73 @@ def test_the_echo_of_a_relation_answers_as_its_reference_rule(relation: ct.Relat
                 matched += answer
         ctx.set_scope(ct.Scope.MAINLINE)
     assert matched
+
+
+#: Shifted relations of the CQL 6.1 text and their patterns (fixtures 139 and 150 and the
+#: like): a king or a castled rook met again elsewhere, a knight of the game with
+#: variations, in every scope.
+_SHIFTED_ECHOED = [
+    (ct.Relation(allowable=1 << chess.G1, shift=True, original_same=(0, 0)), {chess.G1: "K"}),
+    (
+        ct.Relation(
+            allowable=1 << chess.G1 | 1 << chess.F1,
+            shift=True,
+            side_to_move=ct.RelationSideToMove.IGNORE,
+            scope=ct.RelationScope.ALL,
+        ),
+        {chess.G1: "K", chess.F1: "R"},
+    ),
+    (ct.Relation(allowable=1 << chess.E8, shift=True), {chess.E8: "k"}),
+    (
+        ct.Relation(allowable=1 << chess.F3, shift=True, scope=ct.RelationScope.VARIATIONS),
+        {chess.F3: "N"},
+    ),
+    (
+        ct.Relation(
+            allowable=1 << chess.F3,
+            shift=True,
+            side_to_move=ct.RelationSideToMove.CHANGE,
+            original_different=(1, None),
+        ),
+        {chess.F3: "N"},
+    ),
+]
+
+
+@pytest.mark.parametrize(("relation", "pieces"), _SHIFTED_ECHOED)
+def test_the_echo_of_a_shifted_relation_answers_as_its_reference_rule(
+    relation: ct.Relation, pieces: dict[int, str]
+) -> None:
+    """The ``echo`` of a shifted relation says the relation where the position holds its
+    pattern: the operator answers there, the reference rule elsewhere; at every position,
+    in either scope, the reference rule's answer."""
+    pattern = {square: types_of(letter) for square, letter in pieces.items()}
+    echo = echo_of(relation, [transformed_board(relation, pattern)])
+    assert isinstance(echo, ct.Echo)
+    lowered = Compiler(REFERENCE_RULES, LOWERING)
+    assert LOWERING[ct.Echo](lowered, echo) is not None
+    fast, reference = lowered.truth(echo), Compiler(REFERENCE_RULES).truth(echo)
+    holds = Compiler(REFERENCE_RULES).truth(
+        ct.Compound(tuple(ct.PieceSet(t, 1 << s) for s, t in pattern.items()))
+    )
+    matched = held = 0
+    for ctx in [*CONTEXTS, _with_variations()]:
+        for scope in (ct.Scope.MAINLINE, ct.Scope.ALL):
+            ctx.set_scope(scope)
+            for p in range(len(ctx.table)):
+                answer = reference(ctx, p)
+                assert fast(ctx, p) == answer
+                matched += answer
+                held += holds(ctx, p)
+        ctx.set_scope(ct.Scope.MAINLINE)
+    assert matched and held
+
+
+def test_the_echo_of_a_turned_relation_keeps_its_reference_rule() -> None:
+    # Its keyed orbit of the pattern is faster than the operator's eight turns.
+    relation = ct.Relation(allowable=1 << chess.G1, shift=True, flip=True)
+    echo = echo_of(relation, [transformed_board(relation, {chess.G1: types_of("K")})])
+    assert LOWERING[ct.Echo](Compiler(REFERENCE_RULES, LOWERING), echo) is None
 
 
 def test_an_echo_of_another_shape_keeps_its_reference_rule() -> None:
