@@ -32,10 +32,16 @@ from collections.abc import Callable, Sequence
 from cqllegacy.translator.errors import translation_error
 
 from cqllegacy.core import tree as core
-from cqllegacy.core.relation_echo import SOURCE, TARGET, echo_of, transformed_board
+from cqllegacy.core.relation_echo import (
+    SOURCE,
+    TARGET,
+    echo_of,
+    is_pattern_piece,
+    transformed_board,
+)
 from cqllegacy.legacy import tree as lt
 from cqllegacy.vocab.pieces import TypeSet
-from cqllegacy.vocab.squares import FULL, iter_squares, popcount
+from cqllegacy.vocab.squares import FULL, iter_squares
 
 __all__ = ["SOURCE", "TARGET", "relation_echo"]
 
@@ -73,8 +79,6 @@ def relation_echo(
     return echo_of(relation)
 
 
-_KINDS = tuple(1 << i for i in range(12))
-
 
 def _transformed_board(
     relation: core.Relation,
@@ -90,7 +94,7 @@ def _transformed_board(
         )
     pattern: dict[int, TypeSet] = {}
     for d in designators:
-        if d.tag is None and popcount(d.squares) == 1 and d.types in _KINDS:
+        if d.tag is None and is_pattern_piece(d.types, d.squares):
             pattern[next(iter(iter_squares(d.squares)))] = d.types
     if sum(1 << square for square in pattern) != relation.allowable:
         raise refuse(

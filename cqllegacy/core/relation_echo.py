@@ -51,13 +51,15 @@ from cqllegacy.core.tree import (
     TransformKind,
 )
 from cqllegacy.vocab.pieces import ANY_PIECE, ANYTHING, EMPTY_BIT, TypeSet
-from cqllegacy.vocab.squares import FULL
+from cqllegacy.vocab.squares import FULL, SquareSet
 
 __all__ = [
     "SOURCE",
     "TARGET",
     "Pattern",
     "echo_of",
+    "is_pattern_piece",
+    "pattern_designators",
     "relation_of",
     "transformed_board",
     "transformed_relation_of",
@@ -210,18 +212,27 @@ def _transformed_pattern(board: Filter) -> tuple[Pattern, bool, bool] | None:
         return None
     pattern: Pattern = {}
     for item in board.items:
-        # One piece on one square: P1's content there is known (the translator writes
-        # no other pattern; ``[KQ]g1`` would let P2 hold a queen where P1 has a king).
-        if not isinstance(item, PieceSet) or item.squares.bit_count() != 1:
-            return None
-        if item.types not in _KINDS:
+        if not isinstance(item, PieceSet) or not is_pattern_piece(item.types, item.squares):
             return None
         pattern[item.squares.bit_length() - 1] = item.types
     return pattern, shift, flip
 
 
+def is_pattern_piece(types: TypeSet, squares: SquareSet) -> bool:
+    """Whether a designator can stand in the pattern of a shifted or turned relation: one
+    kind of piece (one colour, one type) on one square, so that P1's content there is
+    known (``[KQ]g1`` would let P2 hold a queen where P1 has a king)."""
+    return squares.bit_count() == 1 and types in _KINDS
+
+
 #: The type set of each single kind of piece (one colour, one type).
 _KINDS = frozenset(1 << i for i in range(12))
+
+
+def pattern_designators(pattern: Pattern) -> Filter:
+    """The designators of ``pattern``, in its order: what P1 holds where a shifted or
+    turned relation's ``echo`` says the relation."""
+    return Compound(tuple(PieceSet(types, 1 << square) for square, types in pattern.items()))
 
 
 def transformed_board(relation: Relation, pattern: Pattern) -> Filter:
@@ -234,9 +245,7 @@ def transformed_board(relation: Relation, pattern: Pattern) -> Filter:
     # In the order of the list's designators: a transform of the list moves each one in
     # place, so the transformed lists' patterns stay alike and a modern transform of the
     # whole list can be proved to mean the same (translator.orbits.choose_compact).
-    result: Filter = Compound(
-        tuple(PieceSet(types, 1 << square) for square, types in pattern.items())
-    )
+    result = pattern_designators(pattern)
     if relation.shift:
         result = Transform(TransformKind.SHIFT, result)
     if relation.flip:

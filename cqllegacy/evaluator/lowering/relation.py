@@ -12,15 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from cqllegacy.core.relation_echo import relation_of, transformed_relation_of
-from cqllegacy.core.tree import (
-    Compound,
-    Echo,
-    PieceSet,
-    Relation,
-    RelationScope,
-    RelationSideToMove,
+from cqllegacy.core.relation_echo import (
+    pattern_designators,
+    relation_of,
+    transformed_relation_of,
 )
+from cqllegacy.core.tree import Echo, Relation, RelationScope, RelationSideToMove
 from cqllegacy.evaluator.compiler import Compiled, Compiler, Context, Fn, Kind, truth
 from cqllegacy.evaluator.operators.relation import RelationParameters, relation
 from cqllegacy.vocab.squares import Dihedral
@@ -72,7 +69,7 @@ def lower_echo(c: Compiler, node: Echo) -> Compiled | None:
     relation, pattern = found
     reference = c.reference(node).fn
     related = _as_relation(c, relation, reference)
-    holds = truth(c.compile(Compound(tuple(PieceSet(t, 1 << s) for s, t in pattern.items()))))
+    holds = truth(c.compile(pattern_designators(pattern)))
 
     def echo(ctx: Context, p: int) -> bool:
         return related(ctx, p) if holds(ctx, p) else bool(reference(ctx, p))
