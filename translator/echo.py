@@ -79,7 +79,6 @@ def relation_echo(
     return echo_of(relation)
 
 
-
 def _transformed_board(
     relation: core.Relation,
     designators: Sequence[lt.Designator],
