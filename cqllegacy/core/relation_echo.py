@@ -176,8 +176,10 @@ def transformed_relation_of(echo: Filter) -> tuple[Relation, Pattern] | None:
         return None
     pattern, shift, flip = read
     allowable = sum(1 << square for square in pattern)
-    same = Not(_meet(Complement(_SAME_SQUARES), *_allowed(allowable)))
-    guess = _guess((*body.items[:-1], same))
+    # The rest of the body is read as an untransformed relation's with the default
+    # counts; its board comparison stands in for the transformed one.
+    untransformed = untransformed_board(Relation(allowable=allowable))
+    guess = _guess((*body.items[:-1], *untransformed))
     if guess is None:
         return None
     guess = guess.replace(allowable=allowable, shift=shift, flip=flip)
