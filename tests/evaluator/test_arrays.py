@@ -99,48 +99,57 @@ def _lines() -> list[list[chess.Board]]:
 LINES = _lines()
 
 
-def _positions() -> tuple[arrays.Positions, list[tuple[Context, int]]]:
+def _positions(
+    lines: list[list[chess.Board]] = LINES,
+) -> tuple[arrays.Positions, list[tuple[Context, int]]]:
     """All the lines as one set of positions, and the reference context of each row."""
     import numpy as np
 
-    parts = [arrays.Positions.of_boards(boards, game=n) for n, boards in enumerate(LINES, 1)]
+    parts = [arrays.Positions.of_boards(boards, game=n) for n, boards in enumerate(lines, 1)]
     columns = {name: np.concatenate([p.columns[name] for p in parts]) for name in parts[0].columns}
     contexts = []
-    for boards in LINES:
+    for boards in lines:
         moves = [boards[i + 1].peek() for i in range(len(boards) - 1)]
         ctx = Context(PositionTable.from_main_line(boards, moves), GameInfo())
         ctx.set_scope(ct.Scope.MAINLINE)
         contexts += [(ctx, p) for p in range(len(boards))]
-    fullmoves = {n: boards[0].fullmove_number for n, boards in enumerate(LINES, 1)}
+    fullmoves = {n: boards[0].fullmove_number for n, boards in enumerate(lines, 1)}
     return arrays.Positions(columns, fullmoves=fullmoves), contexts
 
 
 POSITIONS, CONTEXTS = _positions()
 
 
-def _reference_values(node: ct.Filter) -> list[object]:
+def _reference_values(
+    node: ct.Filter, contexts: list[tuple[Context, int]] | None = None
+) -> list[object]:
     fn = Compiler(REFERENCE_RULES).compile(node).fn
-    return [fn(ctx, p) for ctx, p in CONTEXTS]
+    return [fn(ctx, p) for ctx, p in (CONTEXTS if contexts is None else contexts)]
 
 
-def _array_values(node: ct.Filter) -> list[object]:
-    value = arrays.compile_array(node)(POSITIONS)
+def _array_values(node: ct.Filter, positions: arrays.Positions | None = None) -> list[object]:
+    value = arrays.compile_array(node)(POSITIONS if positions is None else positions)
     if isinstance(value, arrays.Numbers):
         pairs = zip(value.values.tolist(), value.valid.tolist(), strict=True)
         return [v if ok else None for v, ok in pairs]
     return value.tolist()
 
 
-def assert_same(node: ct.Filter) -> bool:
+def assert_same(
+    node: ct.Filter,
+    positions: arrays.Positions | None = None,
+    contexts: list[tuple[Context, int]] | None = None,
+) -> bool:
     """The array form's value equals the reference rule's at every position (False when
-    the node has no array form: nothing compared)."""
+    the node has no array form: nothing compared); by default, those of :data:`LINES`."""
     try:
-        got = _array_values(node)
+        got = _array_values(node, positions)
     except arrays.RowOnly:
         return False
-    want = _reference_values(node)
+    contexts = CONTEXTS if contexts is None else contexts
+    want = _reference_values(node, contexts)
     for row, (a, r) in enumerate(zip(got, want, strict=True)):
-        ctx, p = CONTEXTS[row]
+        ctx, p = contexts[row]
         assert a == r, f"{node!r} at {ctx.boards[p].fen()}: array {a!r}, reference {r!r}"
     return True
 
@@ -470,11 +479,61 @@ def test_the_echo_of_a_relation_is_evaluated_as_the_relation(
     assert assert_same(echo)
 
 
-@pytest.mark.parametrize(
-    "changes",
-    [{"shift": True}, {"flip": True}, {"scope": ct.RelationScope.ALL}],
-    ids=["shift", "flip", "variations"],
+#: Short lines for the turned relations: the reference rule tries up to 1,800 placements
+#: of each pair of positions, which the whole lines would make slow.
+_SHORT = _positions([boards[:12] for boards in LINES[::3]])
+#: Turned and shifted, a pair may take 1,800 placements: fewer pairs still.
+_TINY = _positions([boards[:10] for boards in LINES[::6]])
+
+_TURNED = _relations().map(
+    lambda r: attrs.evolve(r, shift=r.shift or not r.flip, scope=ct.RelationScope.MAINLINE)
 )
-def test_turned_relations_and_those_into_variations_are_row_only(changes: dict) -> None:
+
+
+@settings(SETTINGS, max_examples=25)
+@given(_TURNED)
+def test_shifted_and_turned_relations_along_the_main_line(relation: ct.Relation) -> None:
+    """A relation whose later position may be shifted or turned: each pair tried under
+    every turn, then every shift the reference rule tries (pinned by bound + 1 counted
+    pieces, or all 225)."""
+    assert assert_same(relation, *(_TINY if relation.flip and relation.shift else _SHORT))
+
+
+@pytest.mark.parametrize(
+    "relation",
+    [
+        # The README's relation with no CQL 6.1 form: one white piece gone, shifted.
+        ct.Relation(shift=True, missing=(WHITE_PIECES, 1, 1)),
+        ct.Relation(shift=True, new=(ANY_PIECE, 0, 1), missing=(ANY_PIECE, 0, 9)),
+        ct.Relation(flip=True, original_same=(0, 40)),
+        ct.Relation(allowable=0xFF00FF00, shift=True, missing=(ANY_PIECE, 1, 2)),
+    ],
+    ids=["one-white-missing", "nine-pins", "turned", "pattern"],
+)
+def test_shifted_and_turned_relations_on_whole_games(relation: ct.Relation) -> None:
+    """The same on every position of the whole lines: many pins, none, more pins than
+    the array form takes (then all 225 shifts), a pattern of allowable squares."""
+    assert assert_same(relation)
+
+
+def test_a_position_met_again_reflected() -> None:
+    """Kings a1 and b8, later a1 and h2: only the reflection in the long diagonal turns
+    the later position into the first (every rotation moves a1)."""
+    board = chess.Board("1k6/8/8/8/8/8/8/K7 w - - 0 1")
+    line = [board.copy()]
+    for white, black in zip(
+        ["Ka2", "Ka1"] * 3, ["Kc7", "Kd6", "Ke5", "Kf4", "Kg3", "Kh2"], strict=True
+    ):
+        for san in (white, black):
+            board.push_san(san)
+            line.append(board.copy())
+    positions, contexts = _positions([line])
+    relation = ct.Relation(flip=True)
+    assert assert_same(relation, positions, contexts)
+    assert _array_values(relation, positions)[0]
+    assert not _array_values(ct.Relation(), positions)[0]
+
+
+def test_relations_into_variations_are_row_only() -> None:
     with pytest.raises(arrays.RowOnly):
-        arrays.compile_array(attrs.evolve(ct.Relation(), **changes))
+        arrays.compile_array(ct.Relation(scope=ct.RelationScope.ALL))

@@ -132,11 +132,13 @@ def test_a_form_that_needs_rows_at_run_time_leaves_the_batch_to_the_rows(
     assert run_outputs(script, games, tmp_path / "index") == scanned
 
 
-@pytest.mark.parametrize(
-    ("name", "here"), [("knight-fork", True), ("relation-shift-missing", False)]
-)
+#: A list the rows judge: Scidb's half-move clock is read from python-chess's boards.
+ROWS_JUDGE = "(match (position :halfmoveclock 20 100))"
+
+
+@pytest.mark.parametrize(("name", "here"), [("knight-fork", True), ("halfmoveclock", False)])
 def test_default_workers_leave_an_answer_in_columns_here(
-    name: str, here: bool, games: Path, monkeypatch: pytest.MonkeyPatch
+    name: str, here: bool, games: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Workers chosen by default are not used where the index answers every list in
     columns (each unit would ask the index again and ship its positions); a query the
@@ -148,8 +150,12 @@ def test_default_workers_leave_an_answer_in_columns_here(
     from cqllegacy.runner.progress import Messages
     from cqllegacy.runner.results import InputFile
 
-    script = next(s for s in SCRIPTS if s.stem.startswith(name))
+    script = next((s for s in SCRIPTS if s.stem.startswith(name)), tmp_path / "rows.cql")
+    if not script.exists():
+        script.write_text(ROWS_JUDGE, encoding="utf-8")
     loaded = load(script)
+    arrays = loaded.compiled.arrays
+    assert (arrays is not None and all(lists.exact is not None for lists in arrays)) == here
     monkeypatch.setattr(parallel, "worth_spreading", lambda inputs: True)
     spread: list[bool] = []
     real_scan_on = scanner._scan_on
