@@ -15,7 +15,7 @@ indexed once.  The questions, each counted over every main-line position:
   from the first square, the results AND-ed, kept to the translations that fit;
 * **check**: the side to move in check, from the bitboards (its highest king attacked;
   sliders by occluded fills in SQL, by lookups from the king's square in numpy since the
-  figures of docs/index.md were taken), checked against the flag the index stored;
+  figures of docs/index-measurements.md were taken), checked against the flag the index stored;
 * **attackers of e4**: the white pieces that attack e4, counted (summed).
 
 numpy: the chunks are read once (timed apart: ``read``), each question on each chunk

@@ -38,7 +38,7 @@ the share that matches (counted once per script and file, kept in
 (the candidate games spread over N processes), in wall seconds, on a few queries
 (:data:`SCALE_OUT`); the outputs must be identical.
 
-The tables it prints are the ones in docs/index.md (docs/performance.md gives their
+The tables it prints are the ones in docs/index-measurements.md (docs/performance.md gives their
 headline figures).
 """
 

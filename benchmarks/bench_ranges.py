@@ -15,7 +15,7 @@ the script (by default ``(match (position Pd4 Pe4))``), the best of ``--rounds``
   candidate lies near its end;
 * splitting the whole plain file (as a run reads candidates "from the file").
 
-The figures on keeping ranges in docs/index.md (Byte ranges) come from this.
+The figures on keeping ranges in docs/index-measurements.md (Byte ranges) come from this.
 """
 
 from __future__ import annotations

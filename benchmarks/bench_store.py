@@ -7,7 +7,7 @@ DuckDB index file and as the same tables in Parquet files (pyarrow; snappy and z
 for each: the time to write, the size per game, and the time of the candidate question
 (:func:`~cqllegacy.indexing.sql.candidate_query`, best of 5) for queries of several
 shapes, the Parquet files queried by DuckDB through views of the same names.  The
-store table of docs/index.md (Choice of store) comes from this on the first 10,000
+store table of docs/index-measurements.md (Choice of store) comes from this on the first 10,000
 games of the generated corpus (``make_corpus.py``).
 """
 

@@ -162,6 +162,8 @@ class _TurnedPairs(_Pairs):
         self.pin_kinds = tuple(k for k in PIN_ORDER if self.missing_types >> k & 1)
 
     def related(self, facts: _Facts, one: Rows, two: Rows) -> Bools:
+        """Whether some turn of P2, then some shift (with ``shift``), fits P1, after the
+        untransformed tests and the count of pieces P2 needs (:attr:`_Facts.need`)."""
         assert not isinstance(one, slice) and not isinstance(two, slice)
         ok = self.untransformed(facts, one, two) & (facts.enough[two] >= facts.need[one])
         found = np.zeros(len(one), np.bool_)
