@@ -279,9 +279,7 @@ def _fits(
     allowable = np.uint64(node.allowable)
     move = _Move(dx, dy)
     occupied1, occupied2 = facts.occupied[one], move(placed.occupied[two])
-    differ = np.zeros(len(occupied1), np.uint64)
-    for plane1, plane2 in zip(facts.planes, placed.planes, strict=True):
-        differ |= plane1[one] ^ move(plane2[two])
+    differ = _differing(facts.planes, one, placed.planes, two, move)
     ok = (occupied1 & occupied2 & differ & allowable) == 0
     missing = occupied1 & ~occupied2 & allowable & facts.missing[one]
     ok &= _within(ba.popcount(missing), node.missing[1:])
@@ -364,12 +362,17 @@ class _Facts:
 
 
 def _differing(
-    planes1: tuple[Squares, ...], one: Rows, planes2: tuple[Squares, ...], two: Rows
+    planes1: tuple[Squares, ...],
+    one: Rows,
+    planes2: tuple[Squares, ...],
+    two: Rows,
+    move: Callable[[Squares], Squares] = lambda squares: squares,
 ) -> Squares:
-    """The squares whose pieces differ between two placements (empty squares too)."""
-    differ = planes1[0][one] ^ planes2[0][two]
+    """The squares whose pieces differ between two placements (empty squares too), the
+    second moved by ``move``."""
+    differ = planes1[0][one] ^ move(planes2[0][two])
     for plane1, plane2 in zip(planes1[1:], planes2[1:], strict=True):
-        differ |= plane1[one] ^ plane2[two]
+        differ |= plane1[one] ^ move(plane2[two])
     return differ
 
 
